@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The MPI bootstrap: ranks, hosts, the collectives the driver needs, CUDA-awareness. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+#if HAVE_MPI_EXT_H
+#include <mpi-ext.h>
+#endif
+
+#include "gdrb_boot.h"
+#include "gdrb_boot_mpi.h"
+#include "gdrb_log.h"
+
+#define MPI_CHECK(call)                                                           \
+	do {                                                                      \
+		int rc_ = (call);                                                 \
+		if (rc_ != MPI_SUCCESS) {                                         \
+			char msg_[MPI_MAX_ERROR_STRING];                          \
+			int len_ = 0;                                             \
+			MPI_Error_string(rc_, msg_, &len_);                       \
+			gdrb_err("%s failed: %s", #call, msg_);                   \
+			return GDRB_ERR;                                          \
+		}                                                                 \
+	} while (0)
+
+static void detect_cuda_aware(struct gdrb_boot *b)
+{
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+	int runtime = MPIX_Query_cuda_support();
+
+	b->cuda_aware = runtime == 1;
+	snprintf(b->cuda_aware_why, sizeof(b->cuda_aware_why),
+		 "MPIX_Query_cuda_support() = %d, built with MPIX_CUDA_AWARE_SUPPORT = %d", runtime,
+		 MPIX_CUDA_AWARE_SUPPORT);
+#else
+	b->cuda_aware = false;
+	snprintf(b->cuda_aware_why, sizeof(b->cuda_aware_why),
+		 "this MPI offers no CUDA-awareness query (no MPIX_CUDA_AWARE_SUPPORT in mpi-ext.h)");
+#endif
+}
+
+static int mpi_init(struct gdrb_boot *b, int *argc, char ***argv)
+{
+	char version[MPI_MAX_LIBRARY_VERSION_STRING];
+	char host[MPI_MAX_PROCESSOR_NAME];
+	int len = 0;
+
+	MPI_CHECK(MPI_Init(argc, argv));
+	MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &b->rank));
+	MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &b->size));
+	MPI_Get_library_version(version, &len);
+	version[strcspn(version, ",\n")] = '\0';
+	snprintf(b->library, sizeof(b->library), "%.127s", version);
+
+	b->hosts = calloc((size_t)b->size, sizeof(*b->hosts));
+	if (!b->hosts) {
+		gdrb_err("out of memory for %d host names", b->size);
+		return GDRB_ERR;
+	}
+	MPI_CHECK(MPI_Get_processor_name(host, &len));
+	snprintf(b->hosts[b->rank], GDRB_HOST_MAX, "%.63s", host);
+	MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b->hosts, GDRB_HOST_MAX,
+				MPI_CHAR, MPI_COMM_WORLD));
+	gdrb_boot_derive_hosts(b);
+	detect_cuda_aware(b);
+	return 0;
+}
+
+static int mpi_barrier(struct gdrb_boot *b)
+{
+	(void)b;
+	MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	return 0;
+}
+
+static MPI_Op to_mpi_op(enum gdrb_reduce_op op)
+{
+	return op == GDRB_OP_MAX ? MPI_MAX : op == GDRB_OP_MIN ? MPI_MIN : MPI_SUM;
+}
+
+static int mpi_allreduce_u64(struct gdrb_boot *b, uint64_t *v, size_t n, enum gdrb_reduce_op op)
+{
+	(void)b;
+	MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, to_mpi_op(op),
+				MPI_COMM_WORLD));
+	return 0;
+}
+
+static int mpi_allreduce_double(struct gdrb_boot *b, double *v, size_t n, enum gdrb_reduce_op op)
+{
+	(void)b;
+	MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, to_mpi_op(op),
+				MPI_COMM_WORLD));
+	return 0;
+}
+
+static int mpi_gather(struct gdrb_boot *b, const void *send, size_t len, void *recv)
+{
+	(void)b;
+	MPI_CHECK(MPI_Gather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, 0,
+			     MPI_COMM_WORLD));
+	return 0;
+}
+
+static int mpi_bcast(struct gdrb_boot *b, void *buf, size_t len, int root)
+{
+	(void)b;
+	MPI_CHECK(MPI_Bcast(buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD));
+	return 0;
+}
+
+static void mpi_finalize(struct gdrb_boot *b)
+{
+	free(b->hosts);
+	b->hosts = NULL;
+	MPI_Finalize();
+}
+
+static void mpi_abort(struct gdrb_boot *b, int code)
+{
+	(void)b;
+	MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+struct gdrb_boot gdrb_boot_mpi = {
+	.name = "MPI",
+	.init = mpi_init,
+	.barrier = mpi_barrier,
+	.allreduce_u64 = mpi_allreduce_u64,
+	.allreduce_double = mpi_allreduce_double,
+	.gather = mpi_gather,
+	.bcast = mpi_bcast,
+	.finalize = mpi_finalize,
+	.abort = mpi_abort,
+};

@@ -1,0 +1,867 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "gdrb_clock.h"
+#include "gdrb_driver.h"
+#include "gdrb_log.h"
+#include "gdrb_pattern.h"
+#include "gdrb_report.h"
+#include "gdrb_stats.h"
+#include "gdrb_watchdog.h"
+
+/*
+ * Buffers hold the largest message; small messages also get a window of
+ * distinct slots, up to this many bytes, so that every in-flight message
+ * has its own bytes to validate.
+ */
+#define WINDOW_BYTES_CAP (32u << 20)
+/* Share of the time budget that warm-up may use. */
+#define WARMUP_SHARE 0.1
+
+/* What each rank reports to rank 0 after one size and variant. */
+struct rank_result {
+	int32_t initiator;
+	int32_t pair;
+	int32_t failed;
+	int32_t pad;
+	uint64_t errors;
+	double total_us;        /* sum of timed samples */
+	double bytes_per_iter;  /* payload bytes this rank's pair moves per iteration */
+};
+
+/* A measured (or skipped) variant at one size, as rank 0 sees it. */
+struct outcome {
+	const char *status;
+	uint64_t iters, errors;
+	struct gdrb_stats lat;  /* per message, us */
+	double bw_GBps;
+};
+
+struct run {
+	struct gdrb_ctx c;
+	struct gdrb_params p;
+	FILE *csv;
+	int exit_code;
+	int corrupt_rank;       /* fault injection for the checker tests; -1: off */
+	double *samples;
+	size_t samples_cap;
+	double *all_samples;    /* rank 0: every rank's samples */
+	struct rank_result *all_results;
+	struct gdrb_table table;
+};
+
+uint64_t gdrb_p2p_seed(size_t size, uint64_t iter, unsigned slot, unsigned role)
+{
+	return gdrb_pattern_seed(size, iter, slot, role);
+}
+
+void gdrb_mismatch(struct gdrb_ctx *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (c->mismatches_shown++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gdrb_err("validation: %s (later mismatches at this size are counted, not shown)", msg);
+}
+
+int gdrb_stage_out(struct gdrb_ctx *c, size_t off, size_t len)
+{
+	if (!c->variant->staged)
+		return 0;
+	return gdrb_buf_copy(&c->send_bounce, off, &c->send, off, len);
+}
+
+int gdrb_stage_in(struct gdrb_ctx *c, size_t off, size_t len)
+{
+	if (!c->variant->staged)
+		return 0;
+	return gdrb_buf_copy(&c->recv, off, &c->recv_bounce, off, len);
+}
+
+static bool role_sends(const struct gdrb_ctx *c)
+{
+	switch (c->bench->traffic) {
+	case GDRB_TRAFFIC_UNIDIR:
+		return c->initiator;
+	case GDRB_TRAFFIC_PINGPONG:
+	case GDRB_TRAFFIC_BIDIR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool role_receives(const struct gdrb_ctx *c)
+{
+	switch (c->bench->traffic) {
+	case GDRB_TRAFFIC_UNIDIR:
+		return !c->initiator;
+	case GDRB_TRAFFIC_PINGPONG:
+	case GDRB_TRAFFIC_BIDIR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int p2p_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
+{
+	unsigned k, role = c->initiator ? 0 : 1;
+
+	if (!role_sends(c))
+		return 0;
+	for (k = 0; k < c->window; k++)
+		if (gdrb_buf_fill_pattern(&c->send, (size_t)k * size, size,
+					  gdrb_p2p_seed(size, iter, k, role)))
+			return GDRB_ERR;
+	return 0;
+}
+
+static uint64_t p2p_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
+{
+	unsigned k, peer_role = c->initiator ? 1 : 0;
+	uint64_t bad = 0;
+
+	if (!role_receives(c))
+		return 0;
+	for (k = 0; k < c->window; k++) {
+		size_t first = 0;
+		uint64_t b = gdrb_buf_check_pattern(&c->recv, (size_t)k * size, size,
+						    gdrb_p2p_seed(size, iter, k, peer_role), &first);
+
+		if (b == (uint64_t)-1)
+			return b;
+		if (b)
+			gdrb_mismatch(c, "%llu wrong byte(s) from rank %d at size %zu, iteration %llu, slot %u, first at byte %zu",
+				      (unsigned long long)b, c->peer, size, (unsigned long long)iter, k,
+				      first);
+		bad += b;
+	}
+	return bad;
+}
+
+static uint64_t run_check(struct run *r, size_t size, uint64_t iter)
+{
+	struct gdrb_ctx *c = &r->c;
+
+	/* The fault injection of the checker test: one flipped byte per message received. */
+	if (r->corrupt_rank == c->boot->rank && role_receives(c))
+		gdrb_buf_corrupt(&c->recv, size / 2);
+	return c->bench->check ? c->bench->check(c, size, iter) : p2p_check(c, size, iter);
+}
+
+/*
+ * Run n iterations; samples (optional) get each one's ticks. Returns 0 and
+ * the total seconds in *elapsed, or a negative code.
+ */
+static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *samples,
+		     double *elapsed, uint64_t *errors)
+{
+	struct gdrb_ctx *c = &r->c;
+	const struct gdrb_bench *b = c->bench;
+	uint64_t i, t_prev, t, start;
+	bool validate = r->p.validate;
+
+	start = t_prev = gdrb_ticks();
+	for (i = 0; i < n; i++, (*iter)++) {
+		if (validate) {
+			int rc = b->prepare ? b->prepare(c, size, *iter) : p2p_prepare(c, size, *iter);
+
+			if (rc || c->boot->barrier(c->boot))
+				return GDRB_ERR;
+			t_prev = gdrb_ticks();
+		}
+		if (b->iteration(c, size))
+			return GDRB_ERR;
+		t = gdrb_ticks();
+		if (samples)
+			samples[i] = gdrb_ticks_to_us(t - t_prev);
+		gdrb_watchdog_kick_at(t);
+		t_prev = t;
+		if (validate) {
+			uint64_t bad = run_check(r, size, *iter);
+
+			if (bad == (uint64_t)-1)
+				return GDRB_ERR;
+			*errors += bad;
+			gdrb_watchdog_kick();
+		}
+	}
+	*elapsed = gdrb_ticks_to_us(gdrb_ticks() - start) * 1e-6;
+	return 0;
+}
+
+/* Iterations for this size: probe once, warm up, then fill the time budget. */
+static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *errors,
+			    double *total_us)
+{
+	struct gdrb_ctx *c = &r->c;
+	const struct gdrb_params *p = &r->p;
+	uint64_t iter = 0, w, n, i, min_iters;
+	double t_probe, t_warm, est[1];
+
+	if (run_batch(r, size, 1, &iter, NULL, &t_probe, errors))
+		return GDRB_ERR;
+	est[0] = t_probe;
+	if (c->boot->allreduce_double(c->boot, est, 1, GDRB_OP_MAX))
+		return GDRB_ERR;
+	w = p->warmup > 1 ? p->warmup - 1 : 0;
+	if (est[0] > 0 && (double)w * est[0] > WARMUP_SHARE * p->time_per_size)
+		w = (uint64_t)(WARMUP_SHARE * p->time_per_size / est[0]);
+	if (w) {
+		if (run_batch(r, size, w, &iter, NULL, &t_warm, errors))
+			return GDRB_ERR;
+		est[0] = t_warm / (double)w;
+		if (c->boot->allreduce_double(c->boot, est, 1, GDRB_OP_MAX))
+			return GDRB_ERR;
+	}
+	min_iters = p->iters < GDRB_DEF_MIN_ITERS ? p->iters : GDRB_DEF_MIN_ITERS;
+	n = p->iters;
+	if (est[0] > 0 && p->time_per_size / est[0] < (double)n)
+		n = (uint64_t)(p->time_per_size / est[0]);
+	if (n < min_iters)
+		n = min_iters;
+	if (n > r->samples_cap) {
+		free(r->samples);
+		r->samples = malloc(n * sizeof(*r->samples));
+		if (!r->samples) {
+			gdrb_err("out of memory for %llu samples", (unsigned long long)n);
+			return GDRB_ERR;
+		}
+		r->samples_cap = n;
+	}
+	if (run_batch(r, size, n, &iter, r->samples, &t_warm, errors))
+		return GDRB_ERR;
+	*total_us = 0;
+	for (i = 0; i < n; i++)
+		*total_us += r->samples[i];
+	*n_out = n;
+	return 0;
+}
+
+/* Per-message time of a sample: half a round trip, or a window's share. */
+static double sample_scale(const struct gdrb_ctx *c)
+{
+	if (c->bench->traffic == GDRB_TRAFFIC_PINGPONG)
+		return 0.5;
+	if (c->bench->metric == GDRB_METRIC_BW)
+		return 1.0 / c->window;
+	return 1.0;
+}
+
+static double bytes_per_iter(const struct gdrb_ctx *c, size_t size)
+{
+	double bytes = (double)size * c->window;
+
+	/* A round trip carries the message both ways; a bidirectional window too. */
+	if (c->bench->traffic == GDRB_TRAFFIC_BIDIR || c->bench->traffic == GDRB_TRAFFIC_PINGPONG)
+		bytes *= 2;
+	return bytes;
+}
+
+static void csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
+		    const char *pair, const struct outcome *o)
+{
+	struct gdrb_ctx *c = &r->c;
+	struct gdrb_row row = {
+		.benchmark = c->bench->name,
+		.layer = c->bench->layer,
+		.mem = v->mem,
+		.path = v->path,
+		.reg = v->reg,
+		.pair = pair,
+		.size = size,
+		.iterations = o->iters,
+		.lat = o->lat,
+		.bw_GBps = o->bw_GBps,
+		.algbw_GBps = NAN,
+		.busbw_GBps = NAN,
+		.ranks = c->boot->size,
+		.hosts = c->boot->nhosts,
+		.gpu = c->have_gpu ? c->gpu.name : "",
+		.nic = c->nic ? c->nic : "",
+		.status = o->status,
+		.errors = o->errors,
+		.note = v->supported ? (r->p.label ? r->p.label : "") : v->why,
+	};
+
+	if (r->csv && gdrb_csv_write(r->csv, &row))
+		r->exit_code = GDRB_EXIT_FAIL;
+}
+
+/* Rank 0: turn gathered results into per-pair and aggregate outcomes. */
+static void summarise(struct run *r, size_t size, const struct gdrb_variant *v, uint64_t n,
+		      struct outcome *agg, struct outcome *pairs)
+{
+	struct gdrb_ctx *c = &r->c;
+	int rank, np = c->npairs ? c->npairs : 1;
+	double scale = sample_scale(c), *pooled;
+	size_t npooled = 0, i;
+
+	memset(agg, 0, sizeof(*agg));
+	agg->iters = n;
+	pooled = r->all_samples;
+	for (rank = 0; rank < c->boot->size; rank++) {
+		const struct rank_result *rr = &r->all_results[rank];
+		struct outcome *o = &pairs[rr->pair % np];
+
+		o->errors += rr->errors;
+		agg->errors += rr->errors;
+		if (rr->failed)
+			o->status = GDRB_ST_FAILED;
+		if (!rr->initiator)
+			continue;
+		o->iters = n;
+		o->bw_GBps = rr->total_us > 0 ? rr->bytes_per_iter * (double)n / rr->total_us * 1e-3 : 0;
+		agg->bw_GBps += o->bw_GBps;
+		/* Pool the initiators' samples, scaled to per-message times. */
+		for (i = 0; i < n; i++)
+			pooled[npooled + i] = r->all_samples[(size_t)rank * n + i] * scale;
+		gdrb_stats_compute(pooled + npooled, n, &o->lat);
+		npooled += n;
+	}
+	gdrb_stats_compute(pooled, npooled, &agg->lat);
+	agg->status = GDRB_ST_OK;
+	for (i = 0; i < (size_t)np; i++) {
+		if (!pairs[i].status)
+			pairs[i].status = pairs[i].errors ? GDRB_ST_INVALID : GDRB_ST_OK;
+		if (strcmp(pairs[i].status, GDRB_ST_OK) && !strcmp(agg->status, GDRB_ST_OK))
+			agg->status = pairs[i].status;
+	}
+	(void)size;
+	(void)v;
+}
+
+static int measure_variant(struct run *r, size_t size, const struct gdrb_variant *v,
+			   struct outcome *agg, struct outcome *pairs)
+{
+	struct gdrb_ctx *c = &r->c;
+	struct rank_result mine = { 0 };
+	uint64_t n = 0, errors = 0;
+	double total_us = 0;
+	int rc;
+
+	c->variant = v;
+	c->mismatches_shown = 0;
+	gdrb_watchdog_context(c->peer, c->peer >= 0 ? c->boot->hosts[c->peer] : "the GPU",
+			      v->label, size);
+	rc = plan_and_measure(r, size, &n, &errors, &total_us);
+	if (rc) {
+		/* The peer may be blocked mid-iteration: take every rank down. */
+		gdrb_err("%s failed at size %zu on the %s path", c->bench->name, size, v->label);
+		fflush(stdout);
+		c->boot->abort(c->boot, GDRB_EXIT_FAIL);
+		return GDRB_ERR;
+	}
+	if (gdrb_verbose() && c->initiator)
+		gdrb_info("%s size %zu path %s: %llu timed iterations, %.3f s, %llu wrong bytes",
+			  c->bench->name, size, v->label, (unsigned long long)n, total_us * 1e-6,
+			  (unsigned long long)errors);
+	mine.initiator = c->initiator;
+	mine.pair = c->pair;
+	mine.errors = errors;
+	mine.total_us = total_us;
+	mine.bytes_per_iter = bytes_per_iter(c, size);
+	gdrb_watchdog_context(-1, "every rank (gathering results)", v->label, size);
+	if (c->boot->gather(c->boot, &mine, sizeof(mine), r->all_results) ||
+	    c->boot->gather(c->boot, r->samples, n * sizeof(double), r->all_samples))
+		return GDRB_ERR;
+	if (c->boot->rank == 0)
+		summarise(r, size, v, n, agg, pairs);
+	return 0;
+}
+
+static const char *metric_cell(const struct run *r, const struct outcome *o, char *buf,
+			       size_t len, int which)
+{
+	if (!o->status)
+		return "n/a";
+	if (!strcmp(o->status, GDRB_ST_INVALID))
+		return "INVALID";
+	if (strcmp(o->status, GDRB_ST_OK))
+		return o->status;
+	if (r->c.bench->metric == GDRB_METRIC_BW)
+		return gdrb_fmt_num(buf, len, o->bw_GBps, 3);
+	return gdrb_fmt_num(buf, len, which ? o->lat.p99 : o->lat.p50, 2);
+}
+
+/* Rank 0: one table line for a size (aggregate or one pair) across variants. */
+static void table_line(struct run *r, size_t size, const char *pair, const struct outcome *o)
+{
+	struct gdrb_ctx *c = &r->c;
+	char cells[GDRB_TABLE_MAX_COLS][32], sz[32];
+	const char *cell[GDRB_TABLE_MAX_COLS];
+	size_t k = 0, i;
+
+	cell[k++] = gdrb_size_format(size, sz, sizeof(sz));
+	if (c->npairs > 1)
+		cell[k++] = pair;
+	if (c->nvariants == 1) {
+		const struct outcome *x = &o[0];
+		bool ok = x->status && !strcmp(x->status, GDRB_ST_OK);
+
+		snprintf(cells[k], sizeof(cells[k]), "%llu", (unsigned long long)x->iters);
+		cell[k] = cells[k];
+		k++;
+		if (c->bench->metric == GDRB_METRIC_BW) {
+			snprintf(cells[k], sizeof(cells[k]), "%u", c->window);
+			cell[k] = cells[k];
+			k++;
+			cell[k] = metric_cell(r, x, cells[k], sizeof(cells[k]), 0);
+			k++;
+			cell[k] = ok ? gdrb_fmt_num(cells[k], sizeof(cells[k]),
+						    x->lat.avg > 0 ? 1.0 / x->lat.avg : NAN, 3) : "-";
+			k++;
+			cell[k] = ok ? gdrb_fmt_num(cells[k], sizeof(cells[k]), x->lat.avg, 2) : "-";
+			k++;
+		} else {
+			const double v[] = { x->lat.min, x->lat.p50, x->lat.avg, x->lat.p99,
+					     x->lat.p999, x->lat.max, x->lat.stdev };
+
+			for (i = 0; i < sizeof(v) / sizeof(v[0]); i++, k++)
+				cell[k] = ok ? gdrb_fmt_num(cells[k], sizeof(cells[k]), v[i], 2) :
+					       metric_cell(r, x, cells[k], sizeof(cells[k]), 0);
+		}
+	} else {
+		for (i = 0; i < c->nvariants; i++) {
+			cell[k] = metric_cell(r, &o[i], cells[k], sizeof(cells[k]), 0);
+			k++;
+			if (c->bench->metric == GDRB_METRIC_LAT) {
+				cell[k] = metric_cell(r, &o[i], cells[k], sizeof(cells[k]), 1);
+				k++;
+			}
+		}
+		if (c->nvariants == 2) {
+			bool both = o[0].status && o[1].status && !strcmp(o[0].status, GDRB_ST_OK) &&
+				    !strcmp(o[1].status, GDRB_ST_OK);
+			double ratio = NAN;
+
+			if (both)
+				ratio = c->bench->metric == GDRB_METRIC_BW ?
+					o[0].bw_GBps / o[1].bw_GBps : o[1].lat.p50 / o[0].lat.p50;
+			cell[k] = gdrb_fmt_num(cells[k], sizeof(cells[k]), ratio, 2);
+			k++;
+		}
+	}
+	gdrb_table_print_row(stdout, &r->table, cell);
+}
+
+static void table_setup(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	static char titles[GDRB_TABLE_MAX_COLS][48];
+	const char *t[GDRB_TABLE_MAX_COLS];
+	size_t k = 0, i;
+
+	t[k++] = "size";
+	if (c->npairs > 1)
+		t[k++] = "pair";
+	if (c->nvariants == 1) {
+		static const char *const lat[] = { "iters", "min_us", "p50_us", "avg_us", "p99_us",
+						   "p99.9_us", "max_us", "stdev_us" };
+		static const char *const bw[] = { "iters", "window", "bw_GBps", "Mmsg/s",
+						  "avg_us" };
+		const char *const *src = c->bench->metric == GDRB_METRIC_BW ? bw : lat;
+		size_t n = c->bench->metric == GDRB_METRIC_BW ? 5 : 8;
+
+		for (i = 0; i < n; i++)
+			t[k++] = src[i];
+	} else {
+		for (i = 0; i < c->nvariants && k + 3 < GDRB_TABLE_MAX_COLS; i++) {
+			const char *label = c->variants[i].label;
+
+			if (c->bench->metric == GDRB_METRIC_BW) {
+				snprintf(titles[k], sizeof(titles[k]), "%s_GBps", label);
+				t[k] = titles[k];
+				k++;
+			} else {
+				snprintf(titles[k], sizeof(titles[k]), "%s_p50_us", label);
+				t[k] = titles[k];
+				k++;
+				snprintf(titles[k], sizeof(titles[k]), "%s_p99_us", label);
+				t[k] = titles[k];
+				k++;
+			}
+		}
+		if (c->nvariants == 2)
+			t[k++] = "speedup";
+	}
+	gdrb_table_init(&r->table, k, t);
+}
+
+static void print_header(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	const struct gdrb_params *p = &r->p;
+	const struct gdrb_bench *b = c->bench;
+	char lo[32], hi[32];
+	size_t i;
+
+	printf("# gdrbench %s %s: %s\n", PACKAGE_VERSION, b->name, b->summary);
+	if (b->traffic == GDRB_TRAFFIC_LOCAL)
+		printf("# layer %s, one process on %s\n", b->layer, c->boot->hosts[0]);
+	else
+		printf("# layer %s, mem %s (%s), %d ranks on %d host(s), %d pair(s): rank i with rank i+%d\n",
+		       b->layer, gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
+		       c->boot->size, c->boot->nhosts, c->npairs, c->npairs);
+	if (strcmp(c->boot->library, "none"))
+		printf("# MPI: %s; CUDA-aware: %s (%s)\n", c->boot->library,
+		       c->boot->cuda_aware ? "yes" : "no", c->boot->cuda_aware_why);
+	if (c->have_gpu)
+		printf("# GPU: %s, PCI %s (rank 0: device %d of %d), CUDA runtime %d.%d, driver %d.%d\n",
+		       c->gpu.name, c->gpu.pci_bus_id, c->gpu.index, c->gpu.count,
+		       c->gpu.runtime_version / 1000, c->gpu.runtime_version % 1000 / 10,
+		       c->gpu.driver_version / 1000, c->gpu.driver_version % 1000 / 10);
+	else
+		printf("# GPU: none used (%s)\n", c->gpu_why[0] ? c->gpu_why : "host memory run");
+	for (i = 0; i < c->nvariants; i++) {
+		const struct gdrb_variant *v = &c->variants[i];
+
+		if (v->supported)
+			printf("# path %s: %s (reg %s)\n", v->label, v->how, v->reg);
+		else
+			printf("# path %s: n/a: %s\n", v->label, v->why);
+	}
+	printf("# clock %s; sizes %s..%s (%zu); up to %llu iterations and %.2f s per size, %llu warm-up; validation %s; timeout %s\n",
+	       gdrb_clock.source, gdrb_size_format(p->sizes.v[0], lo, sizeof(lo)),
+	       gdrb_size_format(p->sizes.v[p->sizes.n - 1], hi, sizeof(hi)), p->sizes.n,
+	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
+	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
+	if (b->metric == GDRB_METRIC_LAT)
+		printf("# latency in us per message%s; percentiles over iterations\n",
+		       b->traffic == GDRB_TRAFFIC_PINGPONG ? " (half round trip)" : "");
+	else
+		printf("# bandwidth in GB/s (1e9 B/s) over the timed iterations%s\n",
+		       b->traffic == GDRB_TRAFFIC_BIDIR ? ", both directions added" : "");
+	if (c->nvariants == 2)
+		printf("# speedup: %s\n", b->metric == GDRB_METRIC_BW ?
+		       "first path's bandwidth / second path's" :
+		       "second path's p50 / first path's p50");
+	gdrb_table_print_header(stdout, &r->table);
+	fflush(stdout);
+}
+
+/* The default variants of a point-to-point benchmark for the --mem kind. */
+static void default_variants(struct gdrb_ctx *c)
+{
+	struct gdrb_variant *v = c->variants;
+	const char *mem = gdrb_mem_kind_name(c->p->mem);
+
+	memset(c->variants, 0, sizeof(c->variants));
+	v[0] = (struct gdrb_variant){ .label = "direct", .mem = mem, .path = "direct",
+				      .reg = "host", .supported = true,
+				      .how = "the transport reads and writes the buffer itself" };
+	c->nvariants = 1;
+	if (c->p->mem != GDRB_MEM_DEVICE)
+		return;
+	v[1] = (struct gdrb_variant){ .label = "staged", .mem = mem, .path = "staged",
+				      .reg = "staged", .staged = true, .supported = true,
+				      .how = "cudaMemcpy device->pinned bounce before each send and bounce->device after each receive, copies timed" };
+	c->nvariants = 2;
+}
+
+static int alloc_buffers(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	const struct gdrb_mem_ops *ops, *pinned;
+	size_t max = gdrb_sizes_max(&r->p.sizes);
+	size_t want = (size_t)r->p.window * max;
+	const char *why;
+
+	c->bufsize = max;
+	if (c->bench->metric == GDRB_METRIC_BW && want > max)
+		c->bufsize = want < WINDOW_BYTES_CAP ? want : (max > WINDOW_BYTES_CAP ? max : WINDOW_BYTES_CAP);
+	ops = gdrb_mem_ops_get(r->p.mem, &why);
+	if (!ops) {
+		gdrb_err("--mem %s: %s", gdrb_mem_kind_name(r->p.mem), why);
+		return GDRB_ERR_UNSUPP;
+	}
+	if (gdrb_buf_alloc(&c->send, ops, c->bufsize) || gdrb_buf_alloc(&c->recv, ops, c->bufsize))
+		return GDRB_ERR;
+	if (r->p.mem == GDRB_MEM_DEVICE) {
+		pinned = gdrb_mem_ops_get(GDRB_MEM_PINNED, &why);
+		if (gdrb_buf_alloc(&c->send_bounce, pinned, c->bufsize) ||
+		    gdrb_buf_alloc(&c->recv_bounce, pinned, c->bufsize))
+			return GDRB_ERR;
+	}
+	/* Touch every page once, so first-touch faults never land in a sample. */
+	if (gdrb_buf_fill_pattern(&c->send, 0, c->bufsize, 1) ||
+	    gdrb_buf_fill_pattern(&c->recv, 0, c->bufsize, 2))
+		return GDRB_ERR;
+	if (c->send_bounce.ptr) {
+		memset(c->send_bounce.ptr, 0, c->bufsize);
+		memset(c->recv_bounce.ptr, 0, c->bufsize);
+	}
+	return 0;
+}
+
+static void free_buffers(struct gdrb_ctx *c)
+{
+	gdrb_buf_free(&c->send);
+	gdrb_buf_free(&c->recv);
+	gdrb_buf_free(&c->send_bounce);
+	gdrb_buf_free(&c->recv_bounce);
+}
+
+/* Every rank agrees on the worst code; rank 0 has already said why. */
+static int agree(struct gdrb_boot *b, int code)
+{
+	uint64_t v = (uint64_t)code;
+
+	if (b->allreduce_u64(b, &v, 1, GDRB_OP_MAX))
+		return GDRB_EXIT_FAIL;
+	return (int)v;
+}
+
+static int code_of(int rc)
+{
+	return rc == 0 ? GDRB_EXIT_OK : rc == GDRB_ERR_USAGE ? GDRB_EXIT_USAGE :
+	       rc == GDRB_ERR_UNSUPP ? GDRB_EXIT_UNSUPPORTED : GDRB_EXIT_FAIL;
+}
+
+static int check_layout(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	int n = c->boot->size;
+
+	if (c->bench->traffic == GDRB_TRAFFIC_LOCAL) {
+		c->peer = -1;
+		c->initiator = true;
+		c->npairs = 1;
+		if (n != 1)
+			gdrb_warn("%s runs in one process; %d ranks each measure on their own",
+				  c->bench->name, n);
+		return 0;
+	}
+	if (n < 2 || n % 2) {
+		gdrb_usage_err("%s is point-to-point: it needs an even number of ranks, at least 2 (got %d); run it as 'mpirun -np 2 %s'",
+			       c->bench->name, n, gdrb_prog());
+		return GDRB_ERR_USAGE;
+	}
+	c->npairs = n / 2;
+	c->initiator = c->boot->rank < c->npairs;
+	c->pair = c->boot->rank % c->npairs;
+	c->peer = c->initiator ? c->boot->rank + c->npairs : c->boot->rank - c->npairs;
+	return 0;
+}
+
+static int open_gpu(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	int rc;
+
+	if (r->p.mem == GDRB_MEM_HOST && c->bench->traffic != GDRB_TRAFFIC_LOCAL)
+		return 0;
+	rc = gdrb_gpu_open(r->p.gpu, c->boot->local_rank, &c->gpu, c->gpu_why, sizeof(c->gpu_why));
+	c->have_gpu = rc == 0;
+	if (rc == 0 || (r->p.mem == GDRB_MEM_PINNED && c->bench->traffic != GDRB_TRAFFIC_LOCAL))
+		return 0;       /* pinned memory falls back to mlock */
+	if (rc == GDRB_ERR_USAGE)
+		gdrb_usage_err("%s", c->gpu_why);
+	else if (gdrb_log_is_leader())
+		gdrb_info("unsupported on this node: %s: %s",
+			  c->bench->traffic == GDRB_TRAFFIC_LOCAL ? c->bench->name : "--mem device",
+			  c->gpu_why);
+	return rc;
+}
+
+static void sweep(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	struct outcome agg[GDRB_MAX_VARIANTS], *pairs;
+	size_t s, i;
+	int np = c->npairs ? c->npairs : 1, q;
+
+	pairs = calloc((size_t)np * GDRB_MAX_VARIANTS, sizeof(*pairs));
+	if (!pairs) {
+		gdrb_err("out of memory");
+		r->exit_code = GDRB_EXIT_FAIL;
+		return;
+	}
+	for (s = 0; s < r->p.sizes.n; s++) {
+		size_t size = r->p.sizes.v[s];
+
+		c->window = 1;
+		if (c->bench->metric == GDRB_METRIC_BW && c->bench->traffic != GDRB_TRAFFIC_LOCAL) {
+			size_t fit = c->bufsize / size;
+
+			c->window = fit < r->p.window ? (unsigned)(fit ? fit : 1) : r->p.window;
+		}
+		memset(agg, 0, sizeof(agg));
+		memset(pairs, 0, (size_t)np * GDRB_MAX_VARIANTS * sizeof(*pairs));
+		for (i = 0; i < c->nvariants; i++) {
+			const struct gdrb_variant *v = &c->variants[i];
+			struct outcome *po = pairs + i * (size_t)np;
+
+			if (!v->supported) {
+				agg[i] = (struct outcome){ .status = GDRB_ST_UNSUPPORTED, .bw_GBps = NAN };
+				if (c->boot->rank == 0)
+					csv_row(r, v, size, "all", &agg[i]);
+				continue;
+			}
+			if (measure_variant(r, size, v, &agg[i], po)) {
+				r->exit_code = GDRB_EXIT_FAIL;
+				goto out;
+			}
+			if (c->boot->rank != 0)
+				continue;
+			csv_row(r, v, size, "all", &agg[i]);
+			if (strcmp(agg[i].status, GDRB_ST_OK))
+				r->exit_code = GDRB_EXIT_FAIL;
+			for (q = 0; q < np && np > 1; q++) {
+				char label[32];
+
+				snprintf(label, sizeof(label), "%d:%d", q, q + np);
+				csv_row(r, v, size, label, &po[q]);
+			}
+		}
+		if (c->boot->rank != 0)
+			continue;
+		table_line(r, size, "all", agg);
+		for (q = 0; q < np && np > 1; q++) {
+			struct outcome line[GDRB_MAX_VARIANTS];
+			char label[32];
+
+			for (i = 0; i < c->nvariants; i++)
+				line[i] = c->variants[i].supported ? pairs[i * (size_t)np + q] : agg[i];
+			snprintf(label, sizeof(label), "%d:%d", q, q + np);
+			table_line(r, size, label, line);
+		}
+		for (i = 0; i < c->nvariants; i++)
+			if (agg[i].errors)
+				gdrb_err("%s: %llu wrong byte(s) at size %zu on the %s path (status invalid-data)",
+					 c->bench->name, (unsigned long long)agg[i].errors, size,
+					 c->variants[i].label);
+	}
+out:
+	free(pairs);
+}
+
+static int setup_results(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	size_t n = r->p.iters;
+
+	r->samples_cap = n;
+	r->samples = malloc(n * sizeof(double));
+	if (c->boot->rank == 0) {
+		r->all_results = calloc((size_t)c->boot->size, sizeof(*r->all_results));
+		r->all_samples = malloc((size_t)c->boot->size * n * sizeof(double));
+	}
+	if (!r->samples || (c->boot->rank == 0 && (!r->all_results || !r->all_samples))) {
+		gdrb_err("out of memory for %zu samples per rank; lower --iters", n);
+		return GDRB_ERR;
+	}
+	return 0;
+}
+
+static void report_peak_memory(struct gdrb_boot *b)
+{
+	struct rusage ru;
+	uint64_t kib = 0;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		kib = (uint64_t)ru.ru_maxrss;
+	if (b->allreduce_u64(b, &kib, 1, GDRB_OP_MAX) == 0 && b->rank == 0 && gdrb_verbose())
+		gdrb_info("peak resident memory of the largest rank: %.1f MiB", (double)kib / 1024.0);
+}
+
+int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)
+{
+	struct run *r;
+	struct gdrb_ctx *c;
+	const char *inject;
+	int rc, code;
+
+	gdrb_log_init(argv[0]);
+	gdrb_log_set_leader(gdrb_boot_rank_hint() == 0);
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		gdrb_err("out of memory");
+		return GDRB_EXIT_FAIL;
+	}
+	rc = gdrb_opts_parse(argc, argv, bench->opt_groups, bench->summary, &r->p);
+	if (rc) {
+		free(r);
+		return rc == GDRB_PARSE_EXIT ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
+	}
+	c = &r->c;
+	c->p = &r->p;
+	c->bench = bench;
+	c->boot = boot;
+	r->corrupt_rank = -1;
+	inject = getenv("GDRB_INJECT_CORRUPTION");
+	if (inject && *inject)
+		r->corrupt_rank = atoi(inject);
+
+	if (boot->init(boot, &argc, &argv)) {
+		free(r);
+		return GDRB_EXIT_FAIL;
+	}
+	gdrb_log_set_rank(boot->size > 1 ? boot->rank : -1, boot->hosts[boot->rank]);
+	gdrb_log_set_leader(boot->rank == 0);
+	gdrb_clock_init(r->p.monotonic_clock);
+
+	/* Everything that can be refused is refused here, before any measurement. */
+	rc = check_layout(r);
+	if (!rc && boot->rank == 0 && r->p.csv_path) {
+		r->csv = gdrb_csv_open(r->p.csv_path);
+		if (!r->csv)
+			rc = GDRB_ERR_USAGE;
+	}
+	code = agree(boot, code_of(rc));
+	if (code == GDRB_EXIT_OK)
+		code = agree(boot, code_of(open_gpu(r)));
+	if (code == GDRB_EXIT_OK) {
+		if (bench->own_buffers) {
+			rc = 0;
+		} else {
+			default_variants(c);
+			rc = alloc_buffers(r);
+		}
+		if (!rc && bench->setup)
+			rc = bench->setup(c);
+		if (!rc)
+			rc = setup_results(r);
+		code = agree(boot, code_of(rc));
+	}
+	if (code != GDRB_EXIT_OK)
+		goto out;
+
+	c->nic = c->nic ? c->nic : "";
+	c->variant = &c->variants[0];
+	table_setup(r);
+	if (boot->rank == 0)
+		print_header(r);
+	if (gdrb_watchdog_start(r->p.timeout)) {
+		code = GDRB_EXIT_FAIL;
+		goto out;
+	}
+	sweep(r);
+	gdrb_watchdog_stop();
+	report_peak_memory(boot);
+	code = agree(boot, r->exit_code);
+out:
+	if (bench->teardown)
+		bench->teardown(c);
+	free_buffers(c);
+	if (r->csv)
+		fclose(r->csv);
+	free(r->samples);
+	free(r->all_samples);
+	free(r->all_results);
+	boot->finalize(boot);
+	free(r);
+	return code;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The common driver. A benchmark is a descriptor plus callbacks; the driver
+ * owns options, buffers, the size sweep, the iteration policy (warm-up, count
+ * and time budget), timing, validation, both data paths side by side, the
+ * timeout and the output.
+ */
+#ifndef GDRB_DRIVER_H
+#define GDRB_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gdrb_boot.h"
+#include "gdrb_mem.h"
+#include "gdrb_opts.h"
+
+enum gdrb_metric {
+	GDRB_METRIC_LAT,        /* table shows latency percentiles */
+	GDRB_METRIC_BW,         /* table shows bandwidth */
+};
+
+/* Who sends what in one iteration; drives pairing and the generic validation. */
+enum gdrb_traffic {
+	GDRB_TRAFFIC_PINGPONG,  /* initiator sends, responder answers; sample = round trip */
+	GDRB_TRAFFIC_UNIDIR,    /* initiator sends a window, responder acknowledges */
+	GDRB_TRAFFIC_BIDIR,     /* both send a window to each other */
+	GDRB_TRAFFIC_LOCAL,     /* one process, no peer (copy benchmarks) */
+};
+
+#define GDRB_MAX_VARIANTS 8
+
+/* One way of moving the bytes, measured side by side with the others. */
+struct gdrb_variant {
+	const char *label;      /* table column prefix: "direct", "staged", "h2d_pinned" */
+	const char *mem;        /* CSV mem */
+	const char *path;       /* CSV path: direct, staged, or the benchmark's own */
+	const char *reg;        /* CSV reg: host, dmabuf, peermem, mpi-cuda, staged, none */
+	const char *how;        /* one line for the header: how this path moves the bytes */
+	bool staged;            /* bytes pass through the pinned bounce buffers */
+	bool supported;
+	char why[640];          /* why not, when !supported */
+	int id;                 /* the benchmark's own tag */
+};
+
+struct gdrb_bench;
+
+struct gdrb_ctx {
+	const struct gdrb_params *p;
+	const struct gdrb_bench *bench;
+	struct gdrb_boot *boot;
+
+	int peer;               /* paired rank, -1 for local benchmarks */
+	bool initiator;         /* times and reports the pair */
+	int pair, npairs;
+
+	size_t bufsize;         /* bytes in each buffer below */
+	struct gdrb_buf send, recv;                 /* --mem kind */
+	struct gdrb_buf send_bounce, recv_bounce;   /* pinned, device memory only */
+	unsigned window;        /* messages per iteration at the current size */
+
+	struct gdrb_variant variants[GDRB_MAX_VARIANTS];
+	size_t nvariants;
+	const struct gdrb_variant *variant;         /* the one being measured */
+
+	bool have_gpu;
+	struct gdrb_gpu_info gpu;
+	char gpu_why[320];
+	const char *nic;        /* CSV nic column ("" for MPI) */
+
+	unsigned mismatches_shown;  /* at the current size and path */
+	void *priv;             /* the benchmark's state */
+};
+
+struct gdrb_bench {
+	const char *name;       /* CSV benchmark column: "mpi_latency" */
+	const char *layer;      /* "mpi", "verbs", "local" */
+	const char *summary;    /* one line for --help and the header */
+	enum gdrb_metric metric;
+	enum gdrb_traffic traffic;
+	unsigned opt_groups;    /* enum gdrb_opt_group bits beyond COMMON */
+	bool own_buffers;       /* setup allocates; the driver allocates none */
+
+	/* After buffers exist: decide which variants run (direct path support). */
+	int (*setup)(struct gdrb_ctx *c);
+	/* One timed iteration of this rank's role at `size`. */
+	int (*iteration)(struct gdrb_ctx *c, size_t size);
+	/* Validation (untimed); NULL: the driver's point-to-point pattern. */
+	int (*prepare)(struct gdrb_ctx *c, size_t size, uint64_t iter);
+	uint64_t (*check)(struct gdrb_ctx *c, size_t size, uint64_t iter);
+	void (*teardown)(struct gdrb_ctx *c);
+};
+
+/* Run a benchmark; returns the process exit code. */
+int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv);
+
+/* Buffers of the current variant: what goes on the wire. */
+static inline char *gdrb_wire_send(const struct gdrb_ctx *c)
+{
+	return (char *)(c->variant->staged ? c->send_bounce.ptr : c->send.ptr);
+}
+
+static inline char *gdrb_wire_recv(const struct gdrb_ctx *c)
+{
+	return (char *)(c->variant->staged ? c->recv_bounce.ptr : c->recv.ptr);
+}
+
+/* Staged path: device to bounce before sending, bounce to device after receiving. */
+int gdrb_stage_out(struct gdrb_ctx *c, size_t off, size_t len);
+int gdrb_stage_in(struct gdrb_ctx *c, size_t off, size_t len);
+
+/* A validation mismatch: the first of each size and path is logged, the rest counted. */
+void gdrb_mismatch(struct gdrb_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The point-to-point pattern seed of a message (role: 0 initiator, 1 responder). */
+uint64_t gdrb_p2p_seed(size_t size, uint64_t iter, unsigned slot, unsigned role);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the MPI point-to-point benchmarks share: the direct path's support
+ * (device pointers only to a CUDA-aware MPI) and sends and receives of any
+ * size_t length (split into chunks of at most 1 GiB, since MPI counts are int).
+ */
+#ifndef GDRB_MPI_P2P_H
+#define GDRB_MPI_P2P_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include "gdrb_driver.h"
+
+#define GDRB_MPI_CHUNK ((size_t)1 << 30)
+#define GDRB_TAG_DATA 1
+#define GDRB_TAG_ACK 2
+
+struct gdrb_mpi_p2p {
+	MPI_Request *reqs;
+	int nreqs, cap;
+};
+
+/* setup/teardown callbacks for every MPI point-to-point descriptor. */
+int gdrb_mpi_p2p_setup(struct gdrb_ctx *c);
+void gdrb_mpi_p2p_teardown(struct gdrb_ctx *c);
+
+int gdrb_mpi_send(const void *buf, size_t len, int peer, int tag);
+int gdrb_mpi_recv(void *buf, size_t len, int peer, int tag);
+
+/* Non-blocking: requests are appended to the context's list. */
+int gdrb_mpi_isend(struct gdrb_ctx *c, const void *buf, size_t len, int tag);
+int gdrb_mpi_irecv(struct gdrb_ctx *c, void *buf, size_t len, int tag);
+/* Wait for every request in the list and empty it. */
+int gdrb_mpi_waitall(struct gdrb_ctx *c);
+
+#endif

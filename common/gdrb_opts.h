@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Options: one params struct filled by getopt_long from option groups that
+ * every binary shares. A binary names the groups it takes.
+ */
+#ifndef GDRB_OPTS_H
+#define GDRB_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gdrb_mem.h"
+#include "gdrb_size.h"
+
+enum gdrb_opt_group {
+	GDRB_OPTG_COMMON = 1u << 0,   /* sizes, iterations, time, csv, validate, ... */
+	GDRB_OPTG_MEM = 1u << 1,      /* --mem, --gpu */
+	GDRB_OPTG_WINDOW = 1u << 2,   /* --window (bandwidth benchmarks) */
+};
+
+/* Defaults, shown by --help from these same constants. */
+#define GDRB_DEF_SIZES "8:1G"
+#define GDRB_DEF_ITERS 10000
+#define GDRB_DEF_WARMUP 100
+#define GDRB_DEF_MIN_ITERS 3
+#define GDRB_DEF_TIME_PER_SIZE 0.3
+#define GDRB_DEF_TIMEOUT 60.0
+#define GDRB_DEF_WINDOW 64
+
+struct gdrb_params {
+	struct gdrb_sizes sizes;
+	uint64_t iters;             /* most timed iterations per size */
+	uint64_t warmup;            /* most warm-up iterations per size */
+	double time_per_size;       /* seconds of timed iterations per size (budget) */
+	double timeout;             /* seconds without progress before giving up; 0: never */
+	enum gdrb_mem_kind mem;
+	int gpu;                    /* -1: local rank modulo GPU count */
+	unsigned window;            /* messages in flight per iteration */
+	bool validate;
+	const char *csv_path;       /* NULL: no CSV */
+	const char *label;          /* free text copied to the CSV note column */
+	int verbose;
+	bool monotonic_clock;       /* do not use the TSC */
+};
+
+struct gdrb_bench;
+
+enum {
+	GDRB_PARSE_RUN = 0,         /* go on and measure */
+	GDRB_PARSE_EXIT = 1,        /* --help or --version printed: exit 0 */
+};
+
+/*
+ * Parse argv for a binary taking `groups`. Returns GDRB_PARSE_RUN,
+ * GDRB_PARSE_EXIT, or GDRB_ERR_USAGE after printing one line that names the
+ * option and its accepted form.
+ */
+int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
+		    struct gdrb_params *p);
+void gdrb_opts_defaults(struct gdrb_params *p);
+void gdrb_opts_usage(FILE *out, unsigned groups, const char *summary);
+
+#endif

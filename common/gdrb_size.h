@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Message sizes: parsing "-m" forms and printing sizes as people read them. */
+#ifndef GDRB_SIZE_H
+#define GDRB_SIZE_H
+
+#include <stddef.h>
+
+#define GDRB_SIZES_MAX 128
+
+struct gdrb_sizes {
+	size_t n;
+	size_t v[GDRB_SIZES_MAX];
+};
+
+/*
+ * One size: a decimal number with an optional binary suffix (K, M, G, T,
+ * KiB, MiB, GiB, TiB, case-insensitive) or a plain "B" (8B). "KB" and the
+ * like are refused: decimal or binary would be a guess.
+ * Returns 0, or -1 with a reason in err (never NULL) for "%s".
+ */
+int gdrb_size_parse(const char *text, size_t *out, const char **err);
+
+/*
+ * A size set: "MIN:MAX" (MIN, 2*MIN, ... up to MAX, MAX included) or a
+ * comma list "8,4K,1M". Every size is at least 1 byte.
+ * Returns 0, or -1 with a reason in err.
+ */
+int gdrb_sizes_parse(const char *text, struct gdrb_sizes *out, const char **err);
+
+size_t gdrb_sizes_max(const struct gdrb_sizes *s);
+
+/* "8B", "4KiB", "1GiB", "1536B" (exact: non-round sizes stay in bytes). */
+char *gdrb_size_format(size_t size, char *buf, size_t len);
+
+#define GDRB_SIZE_FORMS "MIN:MAX (powers of two) or a list like 8,4K,1M; suffixes K,M,G,T or KiB,MiB,GiB,TiB"
+
+#endif

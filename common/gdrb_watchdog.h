@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A peer that stops answering must end the run, never hang it. The timed
+ * loops call only blocking transport functions, so a watchdog thread watches
+ * the last progress mark; when it is older than --timeout it names the rank
+ * and host this rank was waiting for and ends the process. Rows already
+ * written to the CSV stay there (each was flushed when written).
+ */
+#ifndef GDRB_WATCHDOG_H
+#define GDRB_WATCHDOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gdrb_clock.h"
+
+extern volatile uint64_t gdrb_watchdog_mark;
+
+/* Start watching with a limit in seconds; 0 disables. */
+int gdrb_watchdog_start(double timeout_s);
+void gdrb_watchdog_stop(void);
+
+/* What this rank waits for now, for the message: "rank 1 (nodeB)" and where. */
+void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *what, size_t size);
+
+/* Progress: cheap enough for every iteration (one store). */
+static inline void gdrb_watchdog_kick_at(uint64_t ticks)
+{
+	__atomic_store_n(&gdrb_watchdog_mark, ticks, __ATOMIC_RELAXED);
+}
+
+static inline void gdrb_watchdog_kick(void)
+{
+	gdrb_watchdog_kick_at(gdrb_ticks());
+}
+
+#endif

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gdrb_log.h"
+#include "gdrb_mem.h"
+#include "gdrb_pattern.h"
+
+/* Device buffers are filled and checked through a host chunk of this size. */
+#define STAGE_CHUNK (16u << 20)
+
+static bool gpu_opened;
+
+static size_t page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (size_t)ps : 4096;
+}
+
+static int host_alloc(struct gdrb_buf *buf, size_t len)
+{
+	size_t ps = page_size();
+	size_t rounded = (len + ps - 1) / ps * ps;
+	int rc = posix_memalign(&buf->ptr, ps, rounded);
+
+	if (rc) {
+		gdrb_err("cannot allocate %zu bytes of host memory: %s; use smaller sizes (-m)",
+			 len, strerror(rc));
+		buf->ptr = NULL;
+		return GDRB_ERR;
+	}
+	return 0;
+}
+
+static void host_free(struct gdrb_buf *buf)
+{
+	free(buf->ptr);
+}
+
+static int host_to_host(void *dst, const struct gdrb_buf *src, size_t off, size_t len)
+{
+	memcpy(dst, (const char *)src->ptr + off, len);
+	return 0;
+}
+
+static int host_from_host(struct gdrb_buf *dst, size_t off, const void *src, size_t len)
+{
+	memcpy((char *)dst->ptr + off, src, len);
+	return 0;
+}
+
+static int mlock_alloc(struct gdrb_buf *buf, size_t len)
+{
+	if (host_alloc(buf, len))
+		return GDRB_ERR;
+	if (mlock(buf->ptr, len)) {
+		int e = errno;
+
+		gdrb_err("mlock of %zu bytes failed: %s; raise the locked-memory limit (ulimit -l unlimited)",
+			 len, strerror(e));
+		free(buf->ptr);
+		buf->ptr = NULL;
+		return GDRB_ERR;
+	}
+	return 0;
+}
+
+static void mlock_free(struct gdrb_buf *buf)
+{
+	munlock(buf->ptr, buf->len ? buf->len : 1);  /* what mlock_alloc locked */
+	free(buf->ptr);
+}
+
+static const struct gdrb_mem_ops host_ops = {
+	.name = "host",
+	.how = "page-aligned pageable host memory",
+	.host_accessible = true,
+	.alloc = host_alloc,
+	.free = host_free,
+	.to_host = host_to_host,
+	.from_host = host_from_host,
+};
+
+static const struct gdrb_mem_ops mlock_ops = {
+	.name = "pinned",
+	.how = "mlock'ed host memory (no usable GPU for cudaMallocHost)",
+	.host_accessible = true,
+	.alloc = mlock_alloc,
+	.free = mlock_free,
+	.to_host = host_to_host,
+	.from_host = host_from_host,
+};
+
+static const char *const kind_names[] = { "host", "pinned", "device" };
+
+int gdrb_mem_kind_parse(const char *text, enum gdrb_mem_kind *kind, const char **hint)
+{
+	static const struct {
+		const char *alias, *meant;
+	} aliases[] = {
+		{ "gpu", "device" }, { "cuda", "device" }, { "dev", "device" },
+		{ "vram", "device" }, { "hbm", "device" }, { "pageable", "host" },
+		{ "cpu", "host" }, { "sys", "host" }, { "locked", "pinned" },
+		{ "page-locked", "pinned" }, { "mlock", "pinned" },
+	};
+	size_t i;
+
+	*hint = NULL;
+	for (i = 0; i < 3; i++) {
+		if (strcasecmp(text, kind_names[i]) == 0) {
+			*kind = (enum gdrb_mem_kind)i;
+			return 0;
+		}
+	}
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcasecmp(text, aliases[i].alias) == 0)
+			*hint = aliases[i].meant;
+	return -1;
+}
+
+const char *gdrb_mem_kind_name(enum gdrb_mem_kind kind)
+{
+	return kind_names[kind];
+}
+
+bool gdrb_gpu_ready(void)
+{
+	return gpu_opened;
+}
+
+int gdrb_gpu_open(int want, int local_rank, struct gdrb_gpu_info *info, char *why, size_t len)
+{
+	int rc = gdrb_cuda_open(want, local_rank, info, why, len);
+
+	gpu_opened = rc == 0;
+	return rc;
+}
+
+const struct gdrb_mem_ops *gdrb_mem_ops_get(enum gdrb_mem_kind kind, const char **why)
+{
+	*why = NULL;
+	switch (kind) {
+	case GDRB_MEM_HOST:
+		return &host_ops;
+	case GDRB_MEM_PINNED:
+		return gpu_opened ? &gdrb_mem_cuda_pinned_ops : &mlock_ops;
+	case GDRB_MEM_DEVICE:
+		if (gpu_opened)
+			return &gdrb_mem_cuda_device_ops;
+		*why = gdrb_cuda_built() ? "no usable GPU was opened" :
+					   "gdrbench was built without CUDA";
+		return NULL;
+	}
+	return NULL;
+}
+
+int gdrb_buf_alloc(struct gdrb_buf *buf, const struct gdrb_mem_ops *ops, size_t len)
+{
+	buf->ops = ops;
+	buf->len = len;
+	buf->ptr = NULL;
+	/* A zero-length buffer still gets one byte, so every kind hands out a real pointer. */
+	if (ops->alloc(buf, len ? len : 1))
+		return GDRB_ERR;
+	return 0;
+}
+
+void gdrb_buf_free(struct gdrb_buf *buf)
+{
+	if (buf->ptr && buf->ops)
+		buf->ops->free(buf);
+	buf->ptr = NULL;
+}
+
+int gdrb_buf_copy(struct gdrb_buf *dst, size_t dst_off, const struct gdrb_buf *src,
+		  size_t src_off, size_t len)
+{
+	char *d = (char *)dst->ptr + dst_off;
+	const char *s = (const char *)src->ptr + src_off;
+
+	if (dst->ops->host_accessible && src->ops->host_accessible) {
+		memcpy(d, s, len);
+		return 0;
+	}
+	return gdrb_cuda_copy(d, s, len);
+}
+
+static void *chunk_buffer(void)
+{
+	static void *chunk;
+
+	if (!chunk && posix_memalign(&chunk, page_size(), STAGE_CHUNK))
+		chunk = NULL;
+	if (!chunk)
+		gdrb_err("cannot allocate the %u-byte host chunk used to check device memory",
+			 STAGE_CHUNK);
+	return chunk;
+}
+
+int gdrb_buf_fill_pattern(struct gdrb_buf *buf, size_t off, size_t len, uint64_t seed)
+{
+	size_t done, n;
+	void *chunk;
+
+	if (buf->ops->host_accessible) {
+		gdrb_pattern_fill((char *)buf->ptr + off, len, seed);
+		return 0;
+	}
+	chunk = chunk_buffer();
+	if (!chunk)
+		return GDRB_ERR;
+	for (done = 0; done < len; done += n) {
+		n = len - done < STAGE_CHUNK ? len - done : STAGE_CHUNK;
+		gdrb_pattern_fill_at(chunk, n, seed, done);
+		if (buf->ops->from_host(buf, off + done, chunk, n))
+			return GDRB_ERR;
+	}
+	return 0;
+}
+
+uint64_t gdrb_buf_check_pattern(const struct gdrb_buf *buf, size_t off, size_t len,
+				uint64_t seed, size_t *first_bad)
+{
+	uint64_t bad = 0;
+	size_t done, n;
+	void *chunk;
+
+	if (buf->ops->host_accessible)
+		return gdrb_pattern_check((const char *)buf->ptr + off, len, seed, 0, first_bad);
+	chunk = chunk_buffer();
+	if (!chunk)
+		return (uint64_t)-1;
+	for (done = 0; done < len; done += n) {
+		n = len - done < STAGE_CHUNK ? len - done : STAGE_CHUNK;
+		if (buf->ops->to_host(chunk, buf, off + done, n))
+			return (uint64_t)-1;
+		size_t chunk_bad_at = 0;
+		uint64_t chunk_bad = gdrb_pattern_check(chunk, n, seed, done, &chunk_bad_at);
+
+		if (chunk_bad && !bad)
+			*first_bad = chunk_bad_at;
+		bad += chunk_bad;
+	}
+	return bad;
+}
+
+int gdrb_buf_corrupt(struct gdrb_buf *buf, size_t off)
+{
+	unsigned char byte;
+
+	if (buf->ops->to_host(&byte, buf, off, 1))
+		return GDRB_ERR;
+	byte ^= 0x5a;
+	return buf->ops->from_host(buf, off, &byte, 1);
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* CUDA memory backend, reached through libcudart only (starts without a driver). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gdrb_log.h"
+#include "gdrb_mem.h"
+
+#define CUDA_CHECK(call, what)                                                     \
+	do {                                                                       \
+		cudaError_t err_ = (call);                                         \
+		if (err_ != cudaSuccess) {                                         \
+			gdrb_err("%s: %s (%s)", what, cudaGetErrorString(err_),   \
+				 cudaGetErrorName(err_));                          \
+			return GDRB_ERR;                                           \
+		}                                                                  \
+	} while (0)
+
+bool gdrb_cuda_built(void)
+{
+	return true;
+}
+
+static int cuda_device_alloc(struct gdrb_buf *buf, size_t len)
+{
+	CUDA_CHECK(cudaMalloc(&buf->ptr, len), "cudaMalloc");
+	return 0;
+}
+
+static void cuda_device_free(struct gdrb_buf *buf)
+{
+	cudaFree(buf->ptr);
+}
+
+static int cuda_pinned_alloc(struct gdrb_buf *buf, size_t len)
+{
+	CUDA_CHECK(cudaMallocHost(&buf->ptr, len), "cudaMallocHost");
+	return 0;
+}
+
+static void cuda_pinned_free(struct gdrb_buf *buf)
+{
+	cudaFreeHost(buf->ptr);
+}
+
+int gdrb_cuda_copy(void *dst, const void *src, size_t len)
+{
+	CUDA_CHECK(cudaMemcpy(dst, src, len, cudaMemcpyDefault), "cudaMemcpy");
+	return 0;
+}
+
+static int cuda_to_host(void *dst, const struct gdrb_buf *src, size_t off, size_t len)
+{
+	return gdrb_cuda_copy(dst, (const char *)src->ptr + off, len);
+}
+
+static int cuda_from_host(struct gdrb_buf *dst, size_t off, const void *src, size_t len)
+{
+	return gdrb_cuda_copy((char *)dst->ptr + off, src, len);
+}
+
+static int pinned_to_host(void *dst, const struct gdrb_buf *src, size_t off, size_t len)
+{
+	memcpy(dst, (const char *)src->ptr + off, len);
+	return 0;
+}
+
+static int pinned_from_host(struct gdrb_buf *dst, size_t off, const void *src, size_t len)
+{
+	memcpy((char *)dst->ptr + off, src, len);
+	return 0;
+}
+
+const struct gdrb_mem_ops gdrb_mem_cuda_device_ops = {
+	.name = "device",
+	.how = "cudaMalloc",
+	.host_accessible = false,
+	.alloc = cuda_device_alloc,
+	.free = cuda_device_free,
+	.to_host = cuda_to_host,
+	.from_host = cuda_from_host,
+};
+
+const struct gdrb_mem_ops gdrb_mem_cuda_pinned_ops = {
+	.name = "pinned",
+	.how = "cudaMallocHost",
+	.host_accessible = true,
+	.alloc = cuda_pinned_alloc,
+	.free = cuda_pinned_free,
+	.to_host = pinned_to_host,
+	.from_host = pinned_from_host,
+};
+
+int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *why, size_t len)
+{
+	struct cudaDeviceProp prop;
+	cudaError_t err;
+	int count = 0;
+
+	memset(info, 0, sizeof(*info));
+	info->index = -1;
+	cudaRuntimeGetVersion(&info->runtime_version);
+	cudaDriverGetVersion(&info->driver_version);
+	err = cudaGetDeviceCount(&count);
+	if (err != cudaSuccess) {
+		snprintf(why, len, "no usable GPU: cudaGetDeviceCount: %s (%s)",
+			 cudaGetErrorString(err), cudaGetErrorName(err));
+		return GDRB_ERR_UNSUPP;
+	}
+	if (count == 0) {
+		snprintf(why, len, "no GPU visible to CUDA (check CUDA_VISIBLE_DEVICES)");
+		return GDRB_ERR_UNSUPP;
+	}
+	if (want >= count) {
+		snprintf(why, len, "--gpu %d: this node has %d GPU(s), 0..%d", want, count,
+			 count - 1);
+		return GDRB_ERR_USAGE;
+	}
+	info->count = count;
+	info->index = want >= 0 ? want : local_rank % count;
+	err = cudaSetDevice(info->index);
+	if (err == cudaSuccess)
+		err = cudaGetDeviceProperties(&prop, info->index);
+	if (err == cudaSuccess)
+		err = cudaDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof(info->pci_bus_id),
+					    info->index);
+	/* Create the context now so that its cost never lands in a timed region. */
+	if (err == cudaSuccess)
+		err = cudaFree(NULL);
+	if (err != cudaSuccess) {
+		snprintf(why, len, "GPU %d unusable: %s (%s)", info->index,
+			 cudaGetErrorString(err), cudaGetErrorName(err));
+		return GDRB_ERR_UNSUPP;
+	}
+	snprintf(info->name, sizeof(info->name), "%.127s", prop.name);
+	return 0;
+}

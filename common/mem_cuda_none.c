@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The CUDA backend's twin for builds without CUDA: every entry says so. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gdrb_log.h"
+#include "gdrb_mem.h"
+
+bool gdrb_cuda_built(void)
+{
+	return false;
+}
+
+static int none_alloc(struct gdrb_buf *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	gdrb_err("gdrbench was built without CUDA; reconfigure with --with-cuda");
+	return GDRB_ERR_UNSUPP;
+}
+
+static void none_free(struct gdrb_buf *buf)
+{
+	(void)buf;
+}
+
+static int none_to_host(void *dst, const struct gdrb_buf *src, size_t off, size_t len)
+{
+	(void)dst;
+	(void)src;
+	(void)off;
+	(void)len;
+	return GDRB_ERR_UNSUPP;
+}
+
+static int none_from_host(struct gdrb_buf *dst, size_t off, const void *src, size_t len)
+{
+	(void)dst;
+	(void)src;
+	(void)off;
+	(void)len;
+	return GDRB_ERR_UNSUPP;
+}
+
+const struct gdrb_mem_ops gdrb_mem_cuda_device_ops = {
+	.name = "device", .how = "not built", .host_accessible = false,
+	.alloc = none_alloc, .free = none_free,
+	.to_host = none_to_host, .from_host = none_from_host,
+};
+
+const struct gdrb_mem_ops gdrb_mem_cuda_pinned_ops = {
+	.name = "pinned", .how = "not built", .host_accessible = true,
+	.alloc = none_alloc, .free = none_free,
+	.to_host = none_to_host, .from_host = none_from_host,
+};
+
+int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *why, size_t len)
+{
+	(void)want;
+	(void)local_rank;
+	memset(info, 0, sizeof(*info));
+	info->index = -1;
+	snprintf(why, len, "gdrbench was built without CUDA; reconfigure with --with-cuda");
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_copy(void *dst, const void *src, size_t len)
+{
+	(void)dst;
+	(void)src;
+	(void)len;
+	gdrb_err("gdrbench was built without CUDA");
+	return GDRB_ERR_UNSUPP;
+}

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdrb_log.h"
+#include "gdrb_opts.h"
+
+enum {
+	OPT_CSV = 0x100,
+	OPT_LABEL,
+	OPT_MEM,
+	OPT_GPU,
+	OPT_CLOCK,
+};
+
+struct opt_desc {
+	struct option lo;
+	int short_opt;
+	unsigned group;
+	const char *arg;        /* metavariable, NULL for flags */
+	const char *help;       /* "%s" in help is replaced by the default */
+};
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const struct opt_desc opt_table[] = {
+	{ { "sizes", required_argument, NULL, 'm' }, 'm', GDRB_OPTG_COMMON, "SIZES",
+	  "message sizes: MIN:MAX (powers of two) or a list like 8,4K,1M; K,M,G,T or KiB,MiB,GiB,TiB (default " GDRB_DEF_SIZES ")" },
+	{ { "iters", required_argument, NULL, 'n' }, 'n', GDRB_OPTG_COMMON, "N",
+	  "most timed iterations per size (default " STR(GDRB_DEF_ITERS) ")" },
+	{ { "warmup", required_argument, NULL, 'w' }, 'w', GDRB_OPTG_COMMON, "N",
+	  "most warm-up iterations per size, bounded by a tenth of the time budget (default " STR(GDRB_DEF_WARMUP) ")" },
+	{ { "time-per-size", required_argument, NULL, 't' }, 't', GDRB_OPTG_COMMON, "SEC",
+	  "time budget of timed iterations per size; at least " STR(GDRB_DEF_MIN_ITERS) " iterations run (default " STR(GDRB_DEF_TIME_PER_SIZE) ")" },
+	{ { "timeout", required_argument, NULL, 'T' }, 'T', GDRB_OPTG_COMMON, "SEC",
+	  "give up when a peer makes no progress for SEC seconds at any size; 0: never (default " STR(GDRB_DEF_TIMEOUT) ")" },
+	{ { "validate", no_argument, NULL, 'c' }, 'c', GDRB_OPTG_COMMON, NULL,
+	  "check every received byte against a pattern that changes with size and iteration (outside the timed region)" },
+	{ { "csv", required_argument, NULL, OPT_CSV }, 0, GDRB_OPTG_COMMON, "FILE",
+	  "append one row per size and path to FILE (header written once; default: none)" },
+	{ { "label", required_argument, NULL, OPT_LABEL }, 0, GDRB_OPTG_COMMON, "TEXT",
+	  "free text stored in the CSV note column (default: none)" },
+	{ { "mem", required_argument, NULL, OPT_MEM }, 0, GDRB_OPTG_MEM, "KIND",
+	  "buffer memory: host, pinned or device (default host)" },
+	{ { "gpu", required_argument, NULL, OPT_GPU }, 0, GDRB_OPTG_MEM, "N",
+	  "CUDA device for --mem device (default: local rank modulo the GPU count)" },
+	{ { "window", required_argument, NULL, 'W' }, 'W', GDRB_OPTG_WINDOW, "N",
+	  "messages in flight per iteration, reduced where they do not fit the buffer (default " STR(GDRB_DEF_WINDOW) ")" },
+	{ { "clock", required_argument, NULL, OPT_CLOCK }, 0, GDRB_OPTG_COMMON, "SRC",
+	  "timer: auto (invariant TSC where present) or monotonic (default auto)" },
+	{ { "verbose", no_argument, NULL, 'v' }, 'v', GDRB_OPTG_COMMON, NULL,
+	  "progress and per-size details on stderr" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', GDRB_OPTG_COMMON, NULL,
+	  "print this help and exit" },
+	{ { "version", no_argument, NULL, 'V' }, 'V', GDRB_OPTG_COMMON, NULL,
+	  "print the version and exit" },
+};
+
+#define N_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
+
+void gdrb_opts_defaults(struct gdrb_params *p)
+{
+	const char *err;
+
+	memset(p, 0, sizeof(*p));
+	gdrb_sizes_parse(GDRB_DEF_SIZES, &p->sizes, &err);
+	p->iters = GDRB_DEF_ITERS;
+	p->warmup = GDRB_DEF_WARMUP;
+	p->time_per_size = GDRB_DEF_TIME_PER_SIZE;
+	p->timeout = GDRB_DEF_TIMEOUT;
+	p->mem = GDRB_MEM_HOST;
+	p->gpu = -1;
+	p->window = GDRB_DEF_WINDOW;
+}
+
+void gdrb_opts_usage(FILE *out, unsigned groups, const char *summary)
+{
+	size_t i;
+
+	fprintf(out, "Usage: %s [OPTION]...\n%s\n\n", gdrb_prog(), summary);
+	for (i = 0; i < N_OPTS; i++) {
+		const struct opt_desc *d = &opt_table[i];
+		char lhs[64];
+
+		if (!(d->group & groups))
+			continue;
+		if (d->short_opt)
+			snprintf(lhs, sizeof(lhs), "-%c, --%s%s%s", d->short_opt, d->lo.name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		else
+			snprintf(lhs, sizeof(lhs), "    --%s%s%s", d->lo.name, d->arg ? " " : "",
+				 d->arg ? d->arg : "");
+		fprintf(out, "  %-26s %s\n", lhs, d->help);
+	}
+	fprintf(out, "\nExit status: 0 ok, 1 failure or invalid data, 2 bad usage, 77 unsupported on this node.\n");
+}
+
+static const struct opt_desc *find_desc(int code)
+{
+	size_t i;
+
+	for (i = 0; i < N_OPTS; i++)
+		if (opt_table[i].lo.val == code)
+			return &opt_table[i];
+	return NULL;
+}
+
+static int parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max,
+		     uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	if (*text == '-' || *text == '+' || *text == '\0')
+		goto bad;
+	v = strtoull(text, &end, 10);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	gdrb_usage_err("--%s: expected an integer from %llu to %llu, got '%s'", opt,
+		       (unsigned long long)min, (unsigned long long)max, text);
+	return GDRB_ERR_USAGE;
+}
+
+static int parse_seconds(const char *opt, const char *text, bool zero_ok, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !isfinite(v) || v < 0.0 || (!zero_ok && v == 0.0) ||
+	    v > 1e6) {
+		gdrb_usage_err("--%s: expected seconds, a number %s 0 and at most 1e6, got '%s'",
+			       opt, zero_ok ? "at least" : "above", text);
+		return GDRB_ERR_USAGE;
+	}
+	*out = v;
+	return 0;
+}
+
+static int apply(int code, const char *arg, struct gdrb_params *p)
+{
+	const char *err, *hint;
+	uint64_t v;
+
+	switch (code) {
+	case 'm':
+		if (gdrb_sizes_parse(arg, &p->sizes, &err)) {
+			gdrb_usage_err("-m/--sizes: %s in '%s'; accepted: %s", err, arg,
+				       GDRB_SIZE_FORMS);
+			return GDRB_ERR_USAGE;
+		}
+		return 0;
+	case 'n':
+		return parse_u64("iters", arg, 1, UINT64_C(1) << 24, &p->iters);
+	case 'w':
+		return parse_u64("warmup", arg, 0, UINT64_C(1) << 32, &p->warmup);
+	case 'W':
+		if (parse_u64("window", arg, 1, 1u << 16, &v))
+			return GDRB_ERR_USAGE;
+		p->window = (unsigned)v;
+		return 0;
+	case OPT_GPU:
+		if (parse_u64("gpu", arg, 0, 1023, &v))
+			return GDRB_ERR_USAGE;
+		p->gpu = (int)v;
+		return 0;
+	case 't':
+		return parse_seconds("time-per-size", arg, false, &p->time_per_size);
+	case 'T':
+		return parse_seconds("timeout", arg, true, &p->timeout);
+	case 'c':
+		p->validate = true;
+		return 0;
+	case OPT_CSV:
+		if (!*arg) {
+			gdrb_usage_err("--csv: expected a file name");
+			return GDRB_ERR_USAGE;
+		}
+		p->csv_path = arg;
+		return 0;
+	case OPT_LABEL:
+		p->label = arg;
+		return 0;
+	case OPT_MEM:
+		if (gdrb_mem_kind_parse(arg, &p->mem, &hint)) {
+			gdrb_usage_err("--mem: unknown memory kind '%s'; accepted: host, pinned, device%s%s%s",
+				       arg, hint ? " (did you mean '" : "", hint ? hint : "",
+				       hint ? "'?)" : "");
+			return GDRB_ERR_USAGE;
+		}
+		return 0;
+	case OPT_CLOCK:
+		if (strcmp(arg, "auto") && strcmp(arg, "monotonic")) {
+			gdrb_usage_err("--clock: unknown clock '%s'; accepted: auto, monotonic", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->monotonic_clock = strcmp(arg, "monotonic") == 0;
+		return 0;
+	case 'v':
+		p->verbose++;
+		return 0;
+	}
+	return GDRB_ERR_USAGE;
+}
+
+int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
+		    struct gdrb_params *p)
+{
+	struct option longopts[N_OPTS + 1];
+	char shortopts[3 * N_OPTS + 2] = ":";
+	size_t i, n = 0, s = 1;
+	int c;
+
+	gdrb_opts_defaults(p);
+	groups |= GDRB_OPTG_COMMON;
+	for (i = 0; i < N_OPTS; i++) {
+		const struct opt_desc *d = &opt_table[i];
+
+		if (!(d->group & groups))
+			continue;
+		longopts[n++] = d->lo;
+		if (d->short_opt) {
+			shortopts[s++] = (char)d->short_opt;
+			if (d->arg)
+				shortopts[s++] = ':';
+		}
+	}
+	memset(&longopts[n], 0, sizeof(longopts[n]));
+	shortopts[s] = '\0';
+
+	opterr = 0;
+	optind = 0;      /* 0, not 1: glibc then also forgets a half-parsed "-xc" */
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const char *bad = argv[optind - 1];
+
+		if (c == 'h') {
+			if (gdrb_log_is_leader())
+				gdrb_opts_usage(stdout, groups, summary);
+			return GDRB_PARSE_EXIT;
+		}
+		if (c == 'V') {
+			if (gdrb_log_is_leader())
+				printf("%s (%s) %s\n", gdrb_prog(), PACKAGE_NAME, PACKAGE_VERSION);
+			return GDRB_PARSE_EXIT;
+		}
+		if (c == '?') {
+			if (optopt)
+				gdrb_usage_err("unknown option '-%c'; run '%s --help' for the options",
+					       optopt, gdrb_prog());
+			else
+				gdrb_usage_err("unknown option '%s'; run '%s --help' for the options",
+					       bad, gdrb_prog());
+			return GDRB_ERR_USAGE;
+		}
+		if (c == ':') {
+			const struct opt_desc *d = find_desc(optopt ? optopt : 0);
+
+			if (d)
+				gdrb_usage_err("--%s needs a value: %s", d->lo.name, d->arg);
+			else
+				gdrb_usage_err("option '%s' needs a value; run '%s --help'", bad,
+					       gdrb_prog());
+			return GDRB_ERR_USAGE;
+		}
+		if (apply(c, optarg, p))
+			return GDRB_ERR_USAGE;
+	}
+	if (optind < argc) {
+		gdrb_usage_err("unexpected argument '%s'; run '%s --help' for the options",
+			       argv[optind], gdrb_prog());
+		return GDRB_ERR_USAGE;
+	}
+	gdrb_set_verbose(p->verbose);
+	return GDRB_PARSE_RUN;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI bidirectional bandwidth: both ranks of a pair send a window to each other at once. */
+#include "config.h"
+
+#include "gdrb_boot_mpi.h"
+#include "gdrb_driver.h"
+#include "gdrb_log.h"
+#include "gdrb_mpi_p2p.h"
+
+static int bibw_iteration(struct gdrb_ctx *c, size_t size)
+{
+	unsigned k;
+
+	for (k = 0; k < c->window; k++)
+		if (gdrb_mpi_irecv(c, gdrb_wire_recv(c) + (size_t)k * size, size, GDRB_TAG_DATA))
+			return GDRB_ERR;
+	for (k = 0; k < c->window; k++)
+		if (gdrb_stage_out(c, (size_t)k * size, size) ||
+		    gdrb_mpi_isend(c, gdrb_wire_send(c) + (size_t)k * size, size, GDRB_TAG_DATA))
+			return GDRB_ERR;
+	if (gdrb_mpi_waitall(c))
+		return GDRB_ERR;
+	for (k = 0; k < c->window; k++)
+		if (gdrb_stage_in(c, (size_t)k * size, size))
+			return GDRB_ERR;
+	return 0;
+}
+
+static const struct gdrb_bench mpi_bibw = {
+	.name = "mpi_bibw",
+	.layer = "mpi",
+	.summary = "MPI bidirectional bandwidth (both ranks of a pair send a window at once)",
+	.metric = GDRB_METRIC_BW,
+	.traffic = GDRB_TRAFFIC_BIDIR,
+	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_WINDOW,
+	.setup = gdrb_mpi_p2p_setup,
+	.iteration = bibw_iteration,
+	.teardown = gdrb_mpi_p2p_teardown,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_main(&mpi_bibw, &gdrb_boot_mpi, argc, argv);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI unidirectional bandwidth: a window of MPI_Isend, the receiver acknowledges it. */
+#include "config.h"
+
+#include "gdrb_boot_mpi.h"
+#include "gdrb_driver.h"
+#include "gdrb_log.h"
+#include "gdrb_mpi_p2p.h"
+
+static int bw_iteration(struct gdrb_ctx *c, size_t size)
+{
+	unsigned k;
+
+	if (c->initiator) {
+		for (k = 0; k < c->window; k++)
+			if (gdrb_stage_out(c, (size_t)k * size, size) ||
+			    gdrb_mpi_isend(c, gdrb_wire_send(c) + (size_t)k * size, size, GDRB_TAG_DATA))
+				return GDRB_ERR;
+		if (gdrb_mpi_waitall(c) || gdrb_mpi_recv(NULL, 0, c->peer, GDRB_TAG_ACK))
+			return GDRB_ERR;
+		return 0;
+	}
+	for (k = 0; k < c->window; k++)
+		if (gdrb_mpi_irecv(c, gdrb_wire_recv(c) + (size_t)k * size, size, GDRB_TAG_DATA))
+			return GDRB_ERR;
+	if (gdrb_mpi_waitall(c))
+		return GDRB_ERR;
+	for (k = 0; k < c->window; k++)
+		if (gdrb_stage_in(c, (size_t)k * size, size))
+			return GDRB_ERR;
+	return gdrb_mpi_send(NULL, 0, c->peer, GDRB_TAG_ACK);
+}
+
+static const struct gdrb_bench mpi_bw = {
+	.name = "mpi_bw",
+	.layer = "mpi",
+	.summary = "MPI unidirectional bandwidth (window of MPI_Isend/MPI_Irecv, then an acknowledgement)",
+	.metric = GDRB_METRIC_BW,
+	.traffic = GDRB_TRAFFIC_UNIDIR,
+	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_WINDOW,
+	.setup = gdrb_mpi_p2p_setup,
+	.iteration = bw_iteration,
+	.teardown = gdrb_mpi_p2p_teardown,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_main(&mpi_bw, &gdrb_boot_mpi, argc, argv);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI ping-pong latency: the initiator sends, the responder answers; half the round trip. */
+#include "config.h"
+
+#include "gdrb_boot_mpi.h"
+#include "gdrb_driver.h"
+#include "gdrb_log.h"
+#include "gdrb_mpi_p2p.h"
+
+static int latency_iteration(struct gdrb_ctx *c, size_t size)
+{
+	if (c->initiator) {
+		if (gdrb_stage_out(c, 0, size) ||
+		    gdrb_mpi_send(gdrb_wire_send(c), size, c->peer, GDRB_TAG_DATA) ||
+		    gdrb_mpi_recv(gdrb_wire_recv(c), size, c->peer, GDRB_TAG_DATA) ||
+		    gdrb_stage_in(c, 0, size))
+			return GDRB_ERR;
+		return 0;
+	}
+	if (gdrb_mpi_recv(gdrb_wire_recv(c), size, c->peer, GDRB_TAG_DATA) ||
+	    gdrb_stage_in(c, 0, size) || gdrb_stage_out(c, 0, size) ||
+	    gdrb_mpi_send(gdrb_wire_send(c), size, c->peer, GDRB_TAG_DATA))
+		return GDRB_ERR;
+	return 0;
+}
+
+static const struct gdrb_bench mpi_latency = {
+	.name = "mpi_latency",
+	.layer = "mpi",
+	.summary = "MPI ping-pong latency (MPI_Send/MPI_Recv, half round trip)",
+	.metric = GDRB_METRIC_LAT,
+	.traffic = GDRB_TRAFFIC_PINGPONG,
+	.opt_groups = GDRB_OPTG_MEM,
+	.setup = gdrb_mpi_p2p_setup,
+	.iteration = latency_iteration,
+	.teardown = gdrb_mpi_p2p_teardown,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_main(&mpi_latency, &gdrb_boot_mpi, argc, argv);
+}

@@ -1,0 +1,64 @@
+# Check a gdrbench CSV against the schema of results/README.md.
+# Variables (-v): status=S every row has status S; rows=N exactly N data rows;
+# ranks=N every row has N ranks; bench=B only rows of benchmark B are counted.
+# Prints one line per problem and exits 1 if there is any.
+function parse(line,    n, i, c, field, inq) {
+	n = 0; field = ""; inq = 0
+	for (i = 1; i <= length(line); i++) {
+		c = substr(line, i, 1)
+		if (inq) {
+			if (c == "\"") {
+				if (substr(line, i + 1, 1) == "\"") { field = field "\""; i++ }
+				else inq = 0
+			} else field = field c
+		} else if (c == "\"") inq = 1
+		else if (c == ",") { F[++n] = field; field = "" }
+		else field = field c
+	}
+	F[++n] = field
+	return n
+}
+function num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?$/ }
+function bad(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; errors++ }
+BEGIN {
+	want = "benchmark,layer,mem,path,reg,pair,size_bytes,iterations,lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,status,errors,note,timestamp,version"
+	nh = split(want, H, ",")
+	for (i = 1; i <= nh; i++) COL[H[i]] = i
+	errors = 0; count = 0
+}
+FNR == 1 {
+	if ($0 != want) bad("header differs from the schema")
+	next
+}
+{
+	n = parse($0)
+	if (n != nh) { bad("has " n " fields, the schema has " nh); next }
+	if (bench != "" && F[COL["benchmark"]] != bench) next
+	count++
+	st = F[COL["status"]]
+	if (st !~ /^(ok|unsupported|failed|invalid-data)$/) bad("unknown status '" st "'")
+	if (status != "" && st != status) bad("status " st ", expected " status)
+	if (F[COL["layer"]] !~ /^(mpi|verbs|local)$/) bad("unknown layer " F[COL["layer"]])
+	if (F[COL["path"]] == "") bad("empty path")
+	if (F[COL["reg"]] !~ /^(host|dmabuf|peermem|mpi-cuda|staged|none)$/) bad("unknown reg " F[COL["reg"]])
+	if (F[COL["size_bytes"]] !~ /^[1-9][0-9]*$/) bad("size_bytes not a positive integer")
+	if (F[COL["errors"]] !~ /^[0-9]+$/) bad("errors not an integer")
+	if (ranks != "" && F[COL["ranks"]] != ranks) bad("ranks " F[COL["ranks"]] ", expected " ranks)
+	if (F[COL["timestamp"]] !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$/) bad("bad timestamp")
+	if (F[COL["version"]] == "") bad("empty version")
+	if (st == "ok" || st == "invalid-data") {
+		if (F[COL["iterations"]] !~ /^[1-9][0-9]*$/) bad("no iterations")
+		split("lat_min_us lat_p50_us lat_avg_us lat_p99_us lat_p999_us lat_max_us lat_stdev_us bw_GBps", L, " ")
+		for (i = 1; i <= 8; i++) if (!num(F[COL[L[i]]])) bad(L[i] " not a number")
+		if (F[COL["lat_min_us"]] + 0 > F[COL["lat_p50_us"]] + 0 || F[COL["lat_p50_us"]] + 0 > F[COL["lat_p99_us"]] + 0 || F[COL["lat_p99_us"]] + 0 > F[COL["lat_max_us"]] + 0)
+			bad("latency percentiles out of order")
+		if (F[COL["bw_GBps"]] + 0 <= 0) bad("bandwidth not positive")
+	}
+	if (st == "ok" && F[COL["errors"]] != 0) bad("status ok with errors")
+	if (st == "invalid-data" && F[COL["errors"]] == 0) bad("invalid-data without errors")
+	if (st == "unsupported" && F[COL["note"]] == "") bad("unsupported without a reason in note")
+}
+END {
+	if (rows != "" && count != rows) { printf "%s: %d rows, expected %d\n", FILENAME, count, rows; errors++ }
+	exit errors ? 1 : 0
+}

@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# Helpers shared by the integration tests (sourced, not run).
+set -u
+
+top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+MPIRUN=${MPIRUN:-mpirun}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# Keep Open MPI on shared memory here: no network is needed on one host.
+export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gdrb-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+
+need_mpi() {
+	[ "${HAVE_MPI:-1}" = 1 ] || skip "built without MPI"
+	command -v "$MPIRUN" >/dev/null 2>&1 || skip "no mpirun"
+	[ -x "$top_builddir/mpi/gdrb_mpi_latency" ] || skip "MPI binaries not built"
+}
+
+# mpi NP ARGS...: run under mpirun with NP ranks.
+mpi() {
+	local np=$1
+	shift
+	"$MPIRUN" -np "$np" "$@"
+}
+
+# A GPU this process can use (the driver answers, a device is listed).
+have_gpu() {
+	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+}
+
+csv_check() {
+	awk -f "$top_srcdir/tests/csv_check.awk" "$@"
+}
+
+# Lines our binary printed to stderr (mpirun adds its own banner lines).
+our_lines() {
+	grep -c "^$1:" "$2" || true
+}

@@ -1,0 +1,30 @@
+#!/bin/bash
+# The MPI point-to-point binaries under mpirun with 2 and 4 ranks, host and
+# pinned memory, validation on; every CSV row checked against the schema.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+need_mpi
+
+csv=$WORK/p2p.csv
+sizes=8,1K,64K,1M
+for np in 2 4; do
+	for mem in host pinned; do
+		for b in latency bw bibw; do
+			out=$WORK/$b-$np-$mem.out
+			mpi "$np" "$top_builddir/mpi/gdrb_mpi_$b" -m $sizes -c -t 0.02 -n 200 \
+				--mem "$mem" --csv "$csv" >"$out" 2>"$WORK/err" ||
+				{ cat "$out" "$WORK/err"; fail "gdrb_mpi_$b np=$np mem=$mem exited $?"; }
+			grep -q "^# layer mpi, mem $mem" "$out" || fail "$b: header lacks the memory kind"
+			grep -q "^# MPI: " "$out" || fail "$b: header lacks the MPI library"
+			[ "$(grep -vc '^#' "$out")" -eq $((np / 2 == 1 ? 4 : 12)) ] ||
+				{ cat "$out"; fail "$b np=$np: wrong number of table rows"; }
+			pass "gdrb_mpi_$b np=$np mem=$mem"
+		done
+	done
+done
+# 3 binaries x 2 kinds x 4 sizes x (1 row for 2 ranks + 3 rows for 4 ranks)
+csv_check -v status=ok -v rows=96 "$csv" || fail "CSV rows do not match the schema"
+grep -q '^mpi_bw,mpi,pinned,direct,host,1:3,1048576,' "$csv" || fail "no per-pair row for 4 ranks"
+grep -q '^mpi_latency,mpi,host,direct,host,all,8,[0-9]*,.*,2,1,,,ok,0,' "$csv" ||
+	fail "2-rank latency row missing or wrong"
+pass "CSV: 96 rows, schema and values checked"

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of common/opts.c: defaults, every option, and one-line usage errors. */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gdrb_log.h"
+#include "gdrb_opts.h"
+
+#define PROG "test_opts"
+#define SUMMARY "Unit test of the option parser."
+#define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW)
+#define MAX_ARGS 16
+
+/* One parse: argv (NULL-terminated, without argv[0]) in, rc and output out. */
+struct parse_run {
+	unsigned groups;
+	const char *args[MAX_ARGS];
+	int rc;
+	char out[8192];         /* what it printed on stdout */
+	char err[1024];         /* ... and on stderr */
+};
+
+static void redirect(FILE *stream, FILE *tmp, int *saved)
+{
+	fflush(stream);
+	*saved = dup(fileno(stream));
+	ck_assert_int_ge(*saved, 0);
+	ck_assert_int_ge(dup2(fileno(tmp), fileno(stream)), 0);
+}
+
+static void restore(FILE *stream, FILE *tmp, int saved, char *buf, size_t len)
+{
+	size_t n;
+
+	fflush(stream);
+	dup2(saved, fileno(stream));
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, len - 1, tmp);
+	buf[n] = '\0';
+	fclose(tmp);
+}
+
+static int parse(struct parse_run *run, struct gdrb_params *p)
+{
+	char *argv[MAX_ARGS + 2];
+	FILE *out = tmpfile(), *err = tmpfile();
+	int argc = 0, saved_out, saved_err;
+	size_t i;
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(err);
+	argv[argc++] = (char *)PROG;
+	for (i = 0; i < MAX_ARGS && run->args[i]; i++)
+		argv[argc++] = (char *)run->args[i];
+	argv[argc] = NULL;
+
+	redirect(stdout, out, &saved_out);
+	redirect(stderr, err, &saved_err);
+	run->rc = gdrb_opts_parse(argc, argv, run->groups, SUMMARY, p);
+	restore(stderr, err, saved_err, run->err, sizeof(run->err));
+	restore(stdout, out, saved_out, run->out, sizeof(run->out));
+	return run->rc;
+}
+
+/* Parse args that must be accepted, printing nothing. */
+#define PARSE_OK(p, ...)                                                                \
+	do {                                                                            \
+		struct parse_run run_ = { ALL_GROUPS, { __VA_ARGS__, NULL }, 0, "", "" };  \
+		ck_assert_msg(parse(&run_, (p)) == GDRB_PARSE_RUN, "%s rejected: %s",     \
+			      run_.args[0], run_.err);                                  \
+		ck_assert_str_eq(run_.out, "");                                         \
+		ck_assert_str_eq(run_.err, "");                                         \
+	} while (0)
+
+static size_t count_char(const char *s, char c)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+static void check_defaults(const struct gdrb_params *p)
+{
+	size_t i;
+
+	ck_assert_uint_eq(p->sizes.n, 28);
+	for (i = 0; i < p->sizes.n; i++)
+		ck_assert_uint_eq(p->sizes.v[i], (size_t)8 << i);
+	ck_assert_uint_eq(p->sizes.v[27], (size_t)1 << 30);
+	ck_assert_uint_eq(p->iters, 10000);
+	ck_assert_uint_eq(p->warmup, 100);
+	ck_assert_double_eq_tol(p->time_per_size, 0.3, 1e-12);
+	ck_assert_double_eq_tol(p->timeout, 60.0, 1e-12);
+	ck_assert_int_eq(p->mem, GDRB_MEM_HOST);
+	ck_assert_int_eq(p->gpu, -1);
+	ck_assert_uint_eq(p->window, 64);
+	ck_assert(!p->validate);
+	ck_assert_ptr_null(p->csv_path);
+	ck_assert_ptr_null(p->label);
+	ck_assert_int_eq(p->verbose, 0);
+	ck_assert(!p->monotonic_clock);
+}
+
+START_TEST(test_defaults)
+{
+	struct parse_run run = { ALL_GROUPS, { NULL }, 0, "", "" };
+	struct gdrb_params p;
+
+	memset(&p, 0x5a, sizeof(p));
+	gdrb_opts_defaults(&p);
+	check_defaults(&p);
+
+	/* No options: the defaults, whatever p held before. */
+	memset(&p, 0x5a, sizeof(p));
+	ck_assert_int_eq(parse(&run, &p), GDRB_PARSE_RUN);
+	check_defaults(&p);
+	ck_assert_str_eq(run.err, "");
+	ck_assert_int_eq(gdrb_verbose(), 0);
+}
+END_TEST
+
+START_TEST(test_sizes)
+{
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "-m", "4K:16K");
+	ck_assert_uint_eq(p.sizes.n, 3);
+	ck_assert_uint_eq(p.sizes.v[0], 4096);
+	ck_assert_uint_eq(p.sizes.v[2], 16384);
+
+	PARSE_OK(&p, "--sizes=8,4K,1M");
+	ck_assert_uint_eq(p.sizes.n, 3);
+	ck_assert_uint_eq(p.sizes.v[1], 4096);
+	ck_assert_uint_eq(p.sizes.v[2], (size_t)1 << 20);
+
+	PARSE_OK(&p, "--sizes", "3:100");
+	ck_assert_uint_eq(p.sizes.n, 7);
+	ck_assert_uint_eq(p.sizes.v[6], 100);
+
+	/* The last -m wins; it replaces, never appends. */
+	PARSE_OK(&p, "-m", "8,16,32", "-m", "64");
+	ck_assert_uint_eq(p.sizes.n, 1);
+	ck_assert_uint_eq(p.sizes.v[0], 64);
+
+	if (SIZE_MAX > UINT32_MAX) {
+		PARSE_OK(&p, "-m", "16G");
+		ck_assert_uint_eq(p.sizes.v[0], (size_t)17179869184ull);
+	}
+}
+END_TEST
+
+START_TEST(test_iterations)
+{
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "-n", "5");
+	ck_assert_uint_eq(p.iters, 5);
+	PARSE_OK(&p, "--iters=16777216");
+	ck_assert_uint_eq(p.iters, 16777216);
+	PARSE_OK(&p, "--iters", "1", "-n", "7");
+	ck_assert_uint_eq(p.iters, 7);
+	PARSE_OK(&p, "-w", "0");
+	ck_assert_uint_eq(p.warmup, 0);
+	PARSE_OK(&p, "--warmup", "4294967296");
+	ck_assert_uint_eq(p.warmup, UINT64_C(4294967296));
+}
+END_TEST
+
+START_TEST(test_seconds)
+{
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "-t", "1.5");
+	ck_assert_double_eq_tol(p.time_per_size, 1.5, 1e-12);
+	PARSE_OK(&p, "--time-per-size=0.001");
+	ck_assert_double_eq_tol(p.time_per_size, 0.001, 1e-12);
+	PARSE_OK(&p, "--time-per-size", "1e6");
+	ck_assert_double_eq_tol(p.time_per_size, 1e6, 1e-6);
+	/* 0 is "never" for the timeout only. */
+	PARSE_OK(&p, "-T", "0");
+	ck_assert_double_eq(p.timeout, 0.0);
+	PARSE_OK(&p, "--timeout", "2.5");
+	ck_assert_double_eq_tol(p.timeout, 2.5, 1e-12);
+}
+END_TEST
+
+START_TEST(test_flags)
+{
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "-c");
+	ck_assert(p.validate);
+	PARSE_OK(&p, "--validate");
+	ck_assert(p.validate);
+	/* A unique prefix of a long option is that option. */
+	PARSE_OK(&p, "--valid");
+	ck_assert(p.validate);
+
+	PARSE_OK(&p, "-v", "--verbose");
+	ck_assert_int_eq(p.verbose, 2);
+	ck_assert_int_eq(gdrb_verbose(), 2);
+	PARSE_OK(&p, "-cv");
+	ck_assert(p.validate);
+	ck_assert_int_eq(p.verbose, 1);
+	ck_assert_int_eq(gdrb_verbose(), 1);
+
+	PARSE_OK(&p, "--clock", "monotonic");
+	ck_assert(p.monotonic_clock);
+	PARSE_OK(&p, "--clock=monotonic", "--clock", "auto");
+	ck_assert(!p.monotonic_clock);
+}
+END_TEST
+
+START_TEST(test_csv_and_label)
+{
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "--csv", "out.csv", "--label", "run 1, \"quoted\"");
+	ck_assert_pstr_eq(p.csv_path, "out.csv");
+	ck_assert_pstr_eq(p.label, "run 1, \"quoted\"");
+	PARSE_OK(&p, "--csv=/tmp/x.csv", "--label=");
+	ck_assert_pstr_eq(p.csv_path, "/tmp/x.csv");
+	ck_assert_pstr_eq(p.label, "");
+}
+END_TEST
+
+START_TEST(test_mem_and_gpu)
+{
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "--mem", "pinned");
+	ck_assert_int_eq(p.mem, GDRB_MEM_PINNED);
+	PARSE_OK(&p, "--mem=device", "--gpu", "3");
+	ck_assert_int_eq(p.mem, GDRB_MEM_DEVICE);
+	ck_assert_int_eq(p.gpu, 3);
+	PARSE_OK(&p, "--mem", "host", "--gpu=0");
+	ck_assert_int_eq(p.mem, GDRB_MEM_HOST);
+	ck_assert_int_eq(p.gpu, 0);
+	PARSE_OK(&p, "--gpu", "1023");
+	ck_assert_int_eq(p.gpu, 1023);
+}
+END_TEST
+
+START_TEST(test_window)
+{
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "-W", "16");
+	ck_assert_uint_eq(p.window, 16);
+	PARSE_OK(&p, "--window=1");
+	ck_assert_uint_eq(p.window, 1);
+	PARSE_OK(&p, "--window", "65536");
+	ck_assert_uint_eq(p.window, 65536);
+}
+END_TEST
+
+/* GNU getopt permutes: options after an operand still count, the operand is an error. */
+START_TEST(test_all_together)
+{
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "-m", "1K,2K", "-n", "9", "-cv", "--mem=pinned", "-W", "2", "--csv=a.csv",
+		 "-T", "0");
+	ck_assert_uint_eq(p.sizes.n, 2);
+	ck_assert_uint_eq(p.iters, 9);
+	ck_assert(p.validate);
+	ck_assert_int_eq(p.verbose, 1);
+	ck_assert_int_eq(p.mem, GDRB_MEM_PINNED);
+	ck_assert_uint_eq(p.window, 2);
+	ck_assert_pstr_eq(p.csv_path, "a.csv");
+	ck_assert_double_eq(p.timeout, 0.0);
+}
+END_TEST
+
+struct bad_case {
+	unsigned groups;
+	const char *args[MAX_ARGS];
+	const char *says;       /* a part of the one line printed */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ ALL_GROUPS, { "-m", "0" }, "at least 1 byte" },
+	{ ALL_GROUPS, { "-m", "8:4:2" }, "one ':'" },
+	{ ALL_GROUPS, { "-m", "1Q" }, "unknown size suffix in '1Q'" },
+	{ ALL_GROUPS, { "-m", "99999999999999999999" }, "too large" },
+	{ ALL_GROUPS, { "-m", "64:8" }, "larger" },
+	{ ALL_GROUPS, { "--sizes=8,,16" }, "-m/--sizes" },
+	{ ALL_GROUPS, { "-m", "" }, "-m/--sizes" },
+	{ ALL_GROUPS, { "--mem", "gpu" }, "did you mean 'device'" },
+	{ ALL_GROUPS, { "--mem", "cpu" }, "did you mean 'host'" },
+	{ ALL_GROUPS, { "--mem", "xyz" }, "accepted: host, pinned, device" },
+	{ ALL_GROUPS, { "--iters", "-1" }, "--iters: expected an integer from 1 to 16777216" },
+	{ ALL_GROUPS, { "--iters", "0" }, "--iters" },
+	{ ALL_GROUPS, { "-n", "16777217" }, "--iters" },
+	{ ALL_GROUPS, { "-n", "12x" }, "'12x'" },
+	{ ALL_GROUPS, { "-n", "0x10" }, "--iters" },
+	{ ALL_GROUPS, { "-n", "" }, "--iters" },
+	{ ALL_GROUPS, { "-n", "+5" }, "--iters" },
+	{ ALL_GROUPS, { "-n", "99999999999999999999" }, "--iters" },
+	{ ALL_GROUPS, { "-w", "-1" }, "--warmup" },
+	{ ALL_GROUPS, { "-w", "4294967297" }, "--warmup" },
+	{ ALL_GROUPS, { "-t", "0" }, "--time-per-size" },
+	{ ALL_GROUPS, { "-t", "-1" }, "--time-per-size" },
+	{ ALL_GROUPS, { "-t", "nan" }, "--time-per-size" },
+	{ ALL_GROUPS, { "-t", "inf" }, "--time-per-size" },
+	{ ALL_GROUPS, { "-t", "1e7" }, "--time-per-size" },
+	{ ALL_GROUPS, { "-t", "1s" }, "--time-per-size" },
+	{ ALL_GROUPS, { "-t", "" }, "--time-per-size" },
+	{ ALL_GROUPS, { "-T", "-1" }, "--timeout" },
+	{ ALL_GROUPS, { "-W", "0" }, "--window" },
+	{ ALL_GROUPS, { "--window", "65537" }, "--window" },
+	{ ALL_GROUPS, { "--gpu", "-1" }, "--gpu" },
+	{ ALL_GROUPS, { "--gpu", "1024" }, "--gpu" },
+	{ ALL_GROUPS, { "--clock", "tsc" }, "accepted: auto, monotonic" },
+	{ ALL_GROUPS, { "--csv", "" }, "--csv: expected a file name" },
+	{ ALL_GROUPS, { "--bogus" }, "unknown option '--bogus'" },
+	{ ALL_GROUPS, { "-x" }, "unknown option '-x'" },
+	{ ALL_GROUPS, { "--ti", "1" }, "unknown option '--ti'" },
+	{ ALL_GROUPS, { "-m" }, "--sizes needs a value" },
+	{ ALL_GROUPS, { "--csv" }, "--csv needs a value" },
+	{ ALL_GROUPS, { "-n", "5", "--iters" }, "--iters needs a value" },
+	{ ALL_GROUPS, { "--gpu" }, "--gpu needs a value" },
+	{ ALL_GROUPS, { "extra" }, "unexpected argument 'extra'" },
+	{ ALL_GROUPS, { "-c", "extra", "-v" }, "unexpected argument 'extra'" },
+	{ ALL_GROUPS, { "--", "-c" }, "unexpected argument '-c'" },
+	/* Options of groups a binary does not take do not exist for it. */
+	{ GDRB_OPTG_COMMON, { "--mem", "host" }, "unknown option '--mem'" },
+	{ GDRB_OPTG_COMMON, { "--gpu=0" }, "unknown option '--gpu=0'" },
+	{ GDRB_OPTG_COMMON, { "-W", "4" }, "unknown option '-W'" },
+	{ GDRB_OPTG_MEM, { "--window", "4" }, "unknown option '--window'" },
+};
+
+/* Every bad input: GDRB_ERR_USAGE and one line "prog: ..." naming the problem. */
+START_TEST(test_bad_input)
+{
+	const struct bad_case *c = &bad_cases[_i];
+	struct parse_run run;
+	struct gdrb_params p;
+
+	memset(&run, 0, sizeof(run));
+	run.groups = c->groups;
+	memcpy(run.args, c->args, sizeof(run.args));
+	ck_assert_msg(parse(&run, &p) == GDRB_ERR_USAGE, "'%s %s' gave %d, want %d",
+		      c->args[0], c->args[1] ? c->args[1] : "", run.rc, GDRB_ERR_USAGE);
+	ck_assert_str_eq(run.out, "");
+	ck_assert_msg(count_char(run.err, '\n') == 1 && run.err[strlen(run.err) - 1] == '\n',
+		      "'%s': not one line on stderr: '%s'", c->args[0], run.err);
+	ck_assert_msg(strncmp(run.err, PROG ": ", strlen(PROG ": ")) == 0,
+		      "'%s': line does not start with the program name: '%s'", c->args[0],
+		      run.err);
+	ck_assert_msg(strstr(run.err, c->says) != NULL, "'%s %s': '%s' does not say '%s'",
+		      c->args[0], c->args[1] ? c->args[1] : "", run.err, c->says);
+}
+END_TEST
+
+/* An unknown kind with no likely meaning gets no "did you mean". */
+START_TEST(test_mem_no_hint)
+{
+	struct parse_run run = { ALL_GROUPS, { "--mem", "xyz" }, 0, "", "" };
+	struct gdrb_params p;
+
+	ck_assert_int_eq(parse(&run, &p), GDRB_ERR_USAGE);
+	ck_assert_ptr_null(strstr(run.err, "did you mean"));
+}
+END_TEST
+
+/* Only the leader prints usage errors and help; the result is the same. */
+START_TEST(test_not_leader_quiet)
+{
+	struct parse_run bad = { ALL_GROUPS, { "-m", "0" }, 0, "", "" };
+	struct parse_run help = { ALL_GROUPS, { "--help" }, 0, "", "" };
+	struct gdrb_params p;
+
+	gdrb_log_set_leader(0);
+	ck_assert_int_eq(parse(&bad, &p), GDRB_ERR_USAGE);
+	ck_assert_str_eq(bad.err, "");
+	ck_assert_int_eq(parse(&help, &p), GDRB_PARSE_EXIT);
+	ck_assert_str_eq(help.out, "");
+	gdrb_log_set_leader(1);
+}
+END_TEST
+
+START_TEST(test_help)
+{
+	struct parse_run all = { ALL_GROUPS, { "--help" }, 0, "", "" };
+	struct parse_run common = { GDRB_OPTG_COMMON, { "-n", "5", "-h" }, 0, "", "" };
+	struct gdrb_params p;
+
+	ck_assert_int_eq(parse(&all, &p), GDRB_PARSE_EXIT);
+	ck_assert_str_eq(all.err, "");
+	ck_assert_ptr_eq(strstr(all.out, "Usage: " PROG " [OPTION]...\n" SUMMARY "\n"), all.out);
+	ck_assert_ptr_nonnull(strstr(all.out, "-m, --sizes SIZES"));
+	ck_assert_ptr_nonnull(strstr(all.out, "(default " GDRB_DEF_SIZES ")"));
+	ck_assert_ptr_nonnull(strstr(all.out, "--mem KIND"));
+	ck_assert_ptr_nonnull(strstr(all.out, "--gpu N"));
+	ck_assert_ptr_nonnull(strstr(all.out, "-W, --window N"));
+	ck_assert_ptr_nonnull(strstr(all.out, "Exit status: 0 ok"));
+
+	/* A binary without --mem and --window does not offer them. */
+	ck_assert_int_eq(parse(&common, &p), GDRB_PARSE_EXIT);
+	ck_assert_ptr_nonnull(strstr(common.out, "--sizes"));
+	ck_assert_ptr_null(strstr(common.out, "--mem"));
+	ck_assert_ptr_null(strstr(common.out, "--gpu"));
+	ck_assert_ptr_null(strstr(common.out, "--window"));
+}
+END_TEST
+
+/* The number in "(default N)" on the help line of opt; fails unless exactly "N)". */
+static double help_default(const char *help, const char *opt)
+{
+	const char *line = strstr(help, opt), *eol, *def;
+	char *end;
+	double v;
+
+	ck_assert_msg(line != NULL, "no %s in the help", opt);
+	eol = strchr(line, '\n');
+	def = strstr(line, "(default ");
+	ck_assert_msg(def != NULL && eol != NULL && def < eol, "%s: no default in the help", opt);
+	def += strlen("(default ");
+	v = strtod(def, &end);
+	ck_assert_msg(end != def && *end == ')', "%s: default '%.*s' is not a number", opt,
+		      (int)(eol - def), def);
+	return v;
+}
+
+/* --help shows the defaults gdrb_opts_defaults sets, as plain numbers. */
+START_TEST(test_help_defaults)
+{
+	struct parse_run run = { ALL_GROUPS, { "--help" }, 0, "", "" };
+	struct gdrb_params p, def;
+
+	gdrb_opts_defaults(&def);
+	ck_assert_int_eq(parse(&run, &p), GDRB_PARSE_EXIT);
+	ck_assert_double_eq(help_default(run.out, "--iters N"), (double)def.iters);
+	ck_assert_double_eq(help_default(run.out, "--warmup N"), (double)def.warmup);
+	ck_assert_double_eq(help_default(run.out, "--time-per-size SEC"), def.time_per_size);
+	ck_assert_double_eq(help_default(run.out, "--timeout SEC"), def.timeout);
+	ck_assert_double_eq(help_default(run.out, "--window N"), (double)def.window);
+	ck_assert_ptr_nonnull(strstr(run.out, "at least 3 iterations run"));
+}
+END_TEST
+
+START_TEST(test_version)
+{
+	struct parse_run run = { ALL_GROUPS, { "--version" }, 0, "", "" };
+	struct parse_run short_run = { ALL_GROUPS, { "-V" }, 0, "", "" };
+	struct gdrb_params p;
+
+	ck_assert_int_eq(parse(&run, &p), GDRB_PARSE_EXIT);
+	ck_assert_str_eq(run.out, PROG " (" PACKAGE_NAME ") " PACKAGE_VERSION "\n");
+	ck_assert_str_eq(run.err, "");
+	ck_assert_int_eq(parse(&short_run, &p), GDRB_PARSE_EXIT);
+	ck_assert_str_eq(short_run.out, run.out);
+}
+END_TEST
+
+/* A second parse in one process starts clean after one that stopped mid "-xc". */
+START_TEST(test_reparse_after_error)
+{
+	struct parse_run bad = { ALL_GROUPS, { "-xc", NULL }, 0, "", "" };
+	struct gdrb_params p;
+
+	ck_assert_int_eq(parse(&bad, &p), GDRB_ERR_USAGE);
+	PARSE_OK(&p, "-m", "8");
+	ck_assert_uint_eq(p.sizes.n, 1);
+	ck_assert_uint_eq(p.sizes.v[0], 8);
+	ck_assert(!p.validate);
+}
+END_TEST
+
+static void add_case(Suite *s, const char *name, const TTest *test)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_test(tc, test);
+	suite_add_tcase(s, tc);
+}
+
+static Suite *opts_suite(void)
+{
+	Suite *s = suite_create("opts");
+	TCase *tc;
+
+	add_case(s, "defaults", test_defaults);
+	add_case(s, "sizes", test_sizes);
+	add_case(s, "iterations", test_iterations);
+	add_case(s, "seconds", test_seconds);
+	add_case(s, "flags", test_flags);
+	add_case(s, "csv_and_label", test_csv_and_label);
+	add_case(s, "mem_and_gpu", test_mem_and_gpu);
+	add_case(s, "window", test_window);
+	add_case(s, "all_together", test_all_together);
+	/* One run per bad input, each in a fresh process. */
+	tc = tcase_create("bad_input");
+	tcase_add_loop_test(tc, test_bad_input, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
+	suite_add_tcase(s, tc);
+	add_case(s, "mem_no_hint", test_mem_no_hint);
+	add_case(s, "not_leader_quiet", test_not_leader_quiet);
+	add_case(s, "help", test_help);
+	add_case(s, "help_defaults", test_help_defaults);
+	add_case(s, "version", test_version);
+	add_case(s, "reparse_after_error", test_reparse_after_error);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(opts_suite());
+	int failed;
+
+	gdrb_log_init(PROG);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
