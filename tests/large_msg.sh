@@ -1,0 +1,21 @@
+#!/bin/bash
+# Messages above INT_MAX bytes (2 GiB + 8): sizes are size_t end to end and
+# MPI messages are split into 1 GiB chunks. Ping-pong and bandwidth, every
+# byte validated. Needs about 9 GiB of free memory (two ranks, two buffers each).
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+need_mpi
+
+avail_kib=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)
+[ "${avail_kib:-0}" -ge $((10 * 1024 * 1024)) ] || skip "needs 10 GiB free memory, $((avail_kib / 1024)) MiB available"
+
+size=$(((2 << 30) + 8))
+for b in latency bw; do
+	mpi 2 "$top_builddir/mpi/gdrb_mpi_$b" -m "$size" -c -n 2 -w 1 -t 0.01 --csv "$WORK/large.csv" \
+		>"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_$b at $size bytes"; }
+	grep -q "^ *2147483656B " "$WORK/out" || { cat "$WORK/out"; fail "no table row at 2147483656 B"; }
+	pass "gdrb_mpi_$b: $size bytes, validated"
+done
+csv_check -v status=ok -v rows=2 "$WORK/large.csv" || fail "CSV"
+grep -q ",all,2147483656,[1-9]" "$WORK/large.csv" || fail "size_bytes not exact in the CSV"
+pass "messages above INT_MAX work and validate"
