@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -24,8 +25,10 @@ int main(int argc, char **argv)
 	size = argc > 1 ? atoi(argv[1]) : 1 << 20;
 	window = argc > 2 ? atoi(argv[2]) : 64;
 	iters = argc > 3 ? atoi(argv[3]) : 20;
-	buf = calloc((size_t)window, (size_t)size);
+	buf = malloc((size_t)window * (size_t)size);
 	reqs = calloc((size_t)window, sizeof(*reqs));
+	/* Real bytes on touched pages: calloc'ed memory would send the shared zero page. */
+	memset(buf, 0x5a, (size_t)window * (size_t)size);
 	for (i = -2; i < iters; i++) {
 		if (i == 0) {
 			MPI_Barrier(MPI_COMM_WORLD);

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -22,7 +23,8 @@ int main(int argc, char **argv)
 	size = argc > 1 ? atoi(argv[1]) : 8;
 	iters = argc > 2 ? atoi(argv[2]) : 10000;
 	warmup = iters / 10 + 1;
-	buf = calloc(1, (size_t)size + 1);
+	buf = malloc((size_t)size + 1);
+	memset(buf, 0x5a, (size_t)size + 1);
 	for (i = -warmup; i < iters; i++) {
 		if (i == 0) {
 			MPI_Barrier(MPI_COMM_WORLD);
