@@ -42,6 +42,7 @@ struct outcome {
 	uint64_t iters, errors;
 	struct gdrb_stats lat;  /* per message, us */
 	double bw_GBps;
+	double algbw_GBps, busbw_GBps;  /* collectives; NAN otherwise */
 };
 
 struct run {
@@ -109,6 +110,7 @@ static bool role_receives(const struct gdrb_ctx *c)
 		return !c->initiator;
 	case GDRB_TRAFFIC_PINGPONG:
 	case GDRB_TRAFFIC_BIDIR:
+	case GDRB_TRAFFIC_COLLECTIVE:
 		return true;
 	default:
 		return false;
@@ -119,6 +121,7 @@ static int p2p_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 {
 	unsigned k, role = c->initiator ? 0 : 1;
 
+	c->check_span = size;
 	if (!role_sends(c))
 		return 0;
 	for (k = 0; k < c->window; k++)
@@ -156,8 +159,8 @@ static uint64_t run_check(struct run *r, size_t size, uint64_t iter)
 	struct gdrb_ctx *c = &r->c;
 
 	/* The fault injection of the checker test: one flipped byte per message received. */
-	if (r->corrupt_rank == c->boot->rank && role_receives(c))
-		gdrb_buf_corrupt(&c->recv, size / 2);
+	if (r->corrupt_rank == c->boot->rank && role_receives(c) && c->check_span)
+		gdrb_buf_corrupt(&c->recv, c->check_span / 2);
 	return c->bench->check ? c->bench->check(c, size, iter) : p2p_check(c, size, iter);
 }
 
@@ -255,6 +258,8 @@ static double sample_scale(const struct gdrb_ctx *c)
 {
 	if (c->bench->traffic == GDRB_TRAFFIC_PINGPONG)
 		return 0.5;
+	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		return 1.0;
 	if (c->bench->metric == GDRB_METRIC_BW)
 		return 1.0 / c->window;
 	return 1.0;
@@ -264,6 +269,8 @@ static double bytes_per_iter(const struct gdrb_ctx *c, size_t size)
 {
 	double bytes = (double)size * c->window;
 
+	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		return (double)size;
 	/* A round trip carries the message both ways; a bidirectional window too. */
 	if (c->bench->traffic == GDRB_TRAFFIC_BIDIR || c->bench->traffic == GDRB_TRAFFIC_PINGPONG)
 		bytes *= 2;
@@ -285,8 +292,8 @@ static void csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.iterations = o->iters,
 		.lat = o->lat,
 		.bw_GBps = o->bw_GBps,
-		.algbw_GBps = NAN,
-		.busbw_GBps = NAN,
+		.algbw_GBps = o->algbw_GBps,
+		.busbw_GBps = o->busbw_GBps,
 		.ranks = c->boot->size,
 		.hosts = c->boot->nhosts,
 		.gpu = c->have_gpu ? c->gpu.name : "",
@@ -298,6 +305,33 @@ static void csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 
 	if (r->csv && gdrb_csv_write(r->csv, &row))
 		r->exit_code = GDRB_EXIT_FAIL;
+}
+
+/*
+ * Collectives: time across ranks. avg is the mean of the per-rank means, min
+ * and max the fastest and slowest rank's mean; the percentiles and stdev stay
+ * those of every rank's samples pooled. algbw = size / avg, busbw = algbw x
+ * the benchmark's bus factor.
+ */
+static void summarise_collective(struct run *r, size_t size, uint64_t n, struct outcome *agg)
+{
+	struct gdrb_ctx *c = &r->c;
+	double sum = 0, lo = INFINITY, hi = 0;
+	int rank;
+
+	for (rank = 0; rank < c->boot->size; rank++) {
+		double mean = r->all_results[rank].total_us / (double)n;
+
+		sum += mean;
+		lo = mean < lo ? mean : lo;
+		hi = mean > hi ? mean : hi;
+	}
+	agg->lat.avg = sum / c->boot->size;
+	agg->lat.min = lo;
+	agg->lat.max = hi;
+	agg->algbw_GBps = size && agg->lat.avg > 0 ? (double)size / agg->lat.avg * 1e-3 : NAN;
+	agg->busbw_GBps = agg->algbw_GBps * c->bench->bus_factor(c);
+	agg->bw_GBps = agg->algbw_GBps;
 }
 
 /* Rank 0: turn gathered results into per-pair and aggregate outcomes. */
@@ -334,12 +368,15 @@ static void summarise(struct run *r, size_t size, const struct gdrb_variant *v, 
 	gdrb_stats_compute(pooled, npooled, &agg->lat);
 	agg->status = GDRB_ST_OK;
 	for (i = 0; i < (size_t)np; i++) {
+		pairs[i].algbw_GBps = pairs[i].busbw_GBps = NAN;
 		if (!pairs[i].status)
 			pairs[i].status = pairs[i].errors ? GDRB_ST_INVALID : GDRB_ST_OK;
 		if (strcmp(pairs[i].status, GDRB_ST_OK) && !strcmp(agg->status, GDRB_ST_OK))
 			agg->status = pairs[i].status;
 	}
-	(void)size;
+	agg->algbw_GBps = agg->busbw_GBps = NAN;
+	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		summarise_collective(r, size, n, agg);
 	(void)v;
 }
 
@@ -354,8 +391,9 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 
 	c->variant = v;
 	c->mismatches_shown = 0;
-	gdrb_watchdog_context(c->peer, c->peer >= 0 ? c->boot->hosts[c->peer] : "the GPU",
-			      v->label, size);
+	gdrb_watchdog_context(c->peer, c->peer >= 0 ? c->boot->hosts[c->peer] :
+			      c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE ?
+			      "the other ranks of the collective" : "the GPU", v->label, size);
 	rc = plan_and_measure(r, size, &n, &errors, &total_us);
 	if (rc) {
 		/* The peer may be blocked mid-iteration: take every rank down. */
@@ -382,24 +420,83 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	return 0;
 }
 
-static const char *metric_cell(const struct run *r, const struct outcome *o, char *buf,
-			       size_t len, int which)
+/* A table column: a title and how to read its value from an outcome. */
+struct column {
+	const char *title;
+	double (*get)(const struct run *r, const struct outcome *o);
+	int decimals;
+};
+
+static double col_iters(const struct run *r, const struct outcome *o) { (void)r; return (double)o->iters; }
+static double col_window(const struct run *r, const struct outcome *o) { (void)o; return r->c.window; }
+static double col_min(const struct run *r, const struct outcome *o) { (void)r; return o->lat.min; }
+static double col_p50(const struct run *r, const struct outcome *o) { (void)r; return o->lat.p50; }
+static double col_avg(const struct run *r, const struct outcome *o) { (void)r; return o->lat.avg; }
+static double col_p99(const struct run *r, const struct outcome *o) { (void)r; return o->lat.p99; }
+static double col_p999(const struct run *r, const struct outcome *o) { (void)r; return o->lat.p999; }
+static double col_max(const struct run *r, const struct outcome *o) { (void)r; return o->lat.max; }
+static double col_stdev(const struct run *r, const struct outcome *o) { (void)r; return o->lat.stdev; }
+static double col_bw(const struct run *r, const struct outcome *o) { (void)r; return o->bw_GBps; }
+static double col_algbw(const struct run *r, const struct outcome *o) { (void)r; return o->algbw_GBps; }
+static double col_busbw(const struct run *r, const struct outcome *o) { (void)r; return o->busbw_GBps; }
+static double col_rate(const struct run *r, const struct outcome *o)
 {
-	if (!o->status)
-		return "n/a";
-	if (!strcmp(o->status, GDRB_ST_INVALID))
-		return "INVALID";
-	if (strcmp(o->status, GDRB_ST_OK))
-		return o->status;
-	if (r->c.bench->metric == GDRB_METRIC_BW)
-		return gdrb_fmt_num(buf, len, o->bw_GBps, 3);
-	return gdrb_fmt_num(buf, len, which ? o->lat.p99 : o->lat.p50, 2);
+	(void)r;
+	return o->lat.avg > 0 ? 1.0 / o->lat.avg : NAN;
+}
+
+/* Columns of a one-path table, and of each path in a side-by-side table. */
+static const struct column lat_one[] = {
+	{ "iters", col_iters, 0 }, { "min_us", col_min, 2 }, { "p50_us", col_p50, 2 },
+	{ "avg_us", col_avg, 2 }, { "p99_us", col_p99, 2 }, { "p99.9_us", col_p999, 2 },
+	{ "max_us", col_max, 2 }, { "stdev_us", col_stdev, 2 }, { NULL, NULL, 0 },
+};
+static const struct column bw_one[] = {
+	{ "iters", col_iters, 0 }, { "window", col_window, 0 }, { "bw_GBps", col_bw, 3 },
+	{ "Mmsg/s", col_rate, 3 }, { "avg_us", col_avg, 2 }, { NULL, NULL, 0 },
+};
+static const struct column coll_one[] = {
+	{ "iters", col_iters, 0 }, { "avg_us", col_avg, 2 }, { "min_us", col_min, 2 },
+	{ "max_us", col_max, 2 }, { "p50_us", col_p50, 2 }, { "p99_us", col_p99, 2 },
+	{ "algbw_GBps", col_algbw, 3 }, { "busbw_GBps", col_busbw, 3 }, { NULL, NULL, 0 },
+};
+static const struct column lat_each[] = {
+	{ "p50_us", col_p50, 2 }, { "p99_us", col_p99, 2 }, { NULL, NULL, 0 },
+};
+static const struct column bw_each[] = { { "GBps", col_bw, 3 }, { NULL, NULL, 0 } };
+static const struct column coll_each[] = {
+	{ "avg_us", col_avg, 2 }, { "busbw_GBps", col_busbw, 3 }, { NULL, NULL, 0 },
+};
+
+static const struct column *table_columns(const struct gdrb_ctx *c)
+{
+	bool one = c->nvariants == 1;
+
+	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		return one ? coll_one : coll_each;
+	if (c->bench->metric == GDRB_METRIC_BW)
+		return one ? bw_one : bw_each;
+	return one ? lat_one : lat_each;
+}
+
+/* The speedup of the first path over the second: time ratio or bandwidth ratio. */
+static double speedup(const struct gdrb_ctx *c, const struct outcome *o)
+{
+	if (!o[0].status || !o[1].status || strcmp(o[0].status, GDRB_ST_OK) ||
+	    strcmp(o[1].status, GDRB_ST_OK))
+		return NAN;
+	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		return o[1].lat.avg / o[0].lat.avg;
+	if (c->bench->metric == GDRB_METRIC_BW)
+		return o[0].bw_GBps / o[1].bw_GBps;
+	return o[1].lat.p50 / o[0].lat.p50;
 }
 
 /* Rank 0: one table line for a size (aggregate or one pair) across variants. */
 static void table_line(struct run *r, size_t size, const char *pair, const struct outcome *o)
 {
 	struct gdrb_ctx *c = &r->c;
+	const struct column *cols = table_columns(c), *col;
 	char cells[GDRB_TABLE_MAX_COLS][32], sz[32];
 	const char *cell[GDRB_TABLE_MAX_COLS];
 	size_t k = 0, i;
@@ -407,52 +504,24 @@ static void table_line(struct run *r, size_t size, const char *pair, const struc
 	cell[k++] = gdrb_size_format(size, sz, sizeof(sz));
 	if (c->npairs > 1)
 		cell[k++] = pair;
-	if (c->nvariants == 1) {
-		const struct outcome *x = &o[0];
-		bool ok = x->status && !strcmp(x->status, GDRB_ST_OK);
+	for (i = 0; i < c->nvariants; i++) {
+		const char *st = o[i].status;
 
-		snprintf(cells[k], sizeof(cells[k]), "%llu", (unsigned long long)x->iters);
-		cell[k] = cells[k];
+		for (col = cols; col->title && k < GDRB_TABLE_MAX_COLS; col++, k++) {
+			if (!st || !strcmp(st, GDRB_ST_UNSUPPORTED))
+				cell[k] = "n/a";
+			else if (!strcmp(st, GDRB_ST_INVALID))
+				cell[k] = "INVALID";
+			else if (strcmp(st, GDRB_ST_OK))
+				cell[k] = st;
+			else
+				cell[k] = gdrb_fmt_num(cells[k], sizeof(cells[k]), col->get(r, &o[i]),
+						       col->decimals);
+		}
+	}
+	if (c->nvariants == 2 && k < GDRB_TABLE_MAX_COLS) {
+		cell[k] = gdrb_fmt_num(cells[k], sizeof(cells[k]), speedup(c, o), 2);
 		k++;
-		if (c->bench->metric == GDRB_METRIC_BW) {
-			snprintf(cells[k], sizeof(cells[k]), "%u", c->window);
-			cell[k] = cells[k];
-			k++;
-			cell[k] = metric_cell(r, x, cells[k], sizeof(cells[k]), 0);
-			k++;
-			cell[k] = ok ? gdrb_fmt_num(cells[k], sizeof(cells[k]),
-						    x->lat.avg > 0 ? 1.0 / x->lat.avg : NAN, 3) : "-";
-			k++;
-			cell[k] = ok ? gdrb_fmt_num(cells[k], sizeof(cells[k]), x->lat.avg, 2) : "-";
-			k++;
-		} else {
-			const double v[] = { x->lat.min, x->lat.p50, x->lat.avg, x->lat.p99,
-					     x->lat.p999, x->lat.max, x->lat.stdev };
-
-			for (i = 0; i < sizeof(v) / sizeof(v[0]); i++, k++)
-				cell[k] = ok ? gdrb_fmt_num(cells[k], sizeof(cells[k]), v[i], 2) :
-					       metric_cell(r, x, cells[k], sizeof(cells[k]), 0);
-		}
-	} else {
-		for (i = 0; i < c->nvariants; i++) {
-			cell[k] = metric_cell(r, &o[i], cells[k], sizeof(cells[k]), 0);
-			k++;
-			if (c->bench->metric == GDRB_METRIC_LAT) {
-				cell[k] = metric_cell(r, &o[i], cells[k], sizeof(cells[k]), 1);
-				k++;
-			}
-		}
-		if (c->nvariants == 2) {
-			bool both = o[0].status && o[1].status && !strcmp(o[0].status, GDRB_ST_OK) &&
-				    !strcmp(o[1].status, GDRB_ST_OK);
-			double ratio = NAN;
-
-			if (both)
-				ratio = c->bench->metric == GDRB_METRIC_BW ?
-					o[0].bw_GBps / o[1].bw_GBps : o[1].lat.p50 / o[0].lat.p50;
-			cell[k] = gdrb_fmt_num(cells[k], sizeof(cells[k]), ratio, 2);
-			k++;
-		}
 	}
 	gdrb_table_print_row(stdout, &r->table, cell);
 }
@@ -461,42 +530,26 @@ static void table_setup(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
 	static char titles[GDRB_TABLE_MAX_COLS][48];
+	const struct column *cols = table_columns(c), *col;
 	const char *t[GDRB_TABLE_MAX_COLS];
 	size_t k = 0, i;
 
 	t[k++] = "size";
 	if (c->npairs > 1)
 		t[k++] = "pair";
-	if (c->nvariants == 1) {
-		static const char *const lat[] = { "iters", "min_us", "p50_us", "avg_us", "p99_us",
-						   "p99.9_us", "max_us", "stdev_us" };
-		static const char *const bw[] = { "iters", "window", "bw_GBps", "Mmsg/s",
-						  "avg_us" };
-		const char *const *src = c->bench->metric == GDRB_METRIC_BW ? bw : lat;
-		size_t n = c->bench->metric == GDRB_METRIC_BW ? 5 : 8;
-
-		for (i = 0; i < n; i++)
-			t[k++] = src[i];
-	} else {
-		for (i = 0; i < c->nvariants && k + 3 < GDRB_TABLE_MAX_COLS; i++) {
-			const char *label = c->variants[i].label;
-
-			if (c->bench->metric == GDRB_METRIC_BW) {
-				snprintf(titles[k], sizeof(titles[k]), "%s_GBps", label);
-				t[k] = titles[k];
-				k++;
-			} else {
-				snprintf(titles[k], sizeof(titles[k]), "%s_p50_us", label);
-				t[k] = titles[k];
-				k++;
-				snprintf(titles[k], sizeof(titles[k]), "%s_p99_us", label);
-				t[k] = titles[k];
-				k++;
+	for (i = 0; i < c->nvariants; i++) {
+		for (col = cols; col->title && k < GDRB_TABLE_MAX_COLS; col++, k++) {
+			if (c->nvariants == 1) {
+				t[k] = col->title;
+				continue;
 			}
+			snprintf(titles[k], sizeof(titles[k]), "%s_%s", c->variants[i].label,
+				 col->title);
+			t[k] = titles[k];
 		}
-		if (c->nvariants == 2)
-			t[k++] = "speedup";
 	}
+	if (c->nvariants == 2 && k < GDRB_TABLE_MAX_COLS)
+		t[k++] = "speedup";
 	gdrb_table_init(&r->table, k, t);
 }
 
@@ -511,6 +564,10 @@ static void print_header(struct run *r)
 	printf("# gdrbench %s %s: %s\n", PACKAGE_VERSION, b->name, b->summary);
 	if (b->traffic == GDRB_TRAFFIC_LOCAL)
 		printf("# layer %s, one process on %s\n", b->layer, c->boot->hosts[0]);
+	else if (b->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		printf("# layer %s, mem %s (%s), %d ranks on %d host(s)\n", b->layer,
+		       gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
+		       c->boot->size, c->boot->nhosts);
 	else
 		printf("# layer %s, mem %s (%s), %d ranks on %d host(s), %d pair(s): rank i with rank i+%d\n",
 		       b->layer, gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
@@ -538,14 +595,24 @@ static void print_header(struct run *r)
 	       gdrb_size_format(p->sizes.v[p->sizes.n - 1], hi, sizeof(hi)), p->sizes.n,
 	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
 	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
-	if (b->metric == GDRB_METRIC_LAT)
+	if (b->describe) {
+		char line[512];
+
+		b->describe(c, line, sizeof(line));
+		printf("# %s\n", line);
+	}
+	if (b->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		printf("# time per call in us: avg = mean of the per-rank means, min/max = fastest/slowest rank's mean, p50/p99 over every rank's samples; algbw = size / avg, busbw = algbw x %.3f (GB/s = 1e9 B/s)\n",
+		       b->bus_factor(c));
+	else if (b->metric == GDRB_METRIC_LAT)
 		printf("# latency in us per message%s; percentiles over iterations\n",
 		       b->traffic == GDRB_TRAFFIC_PINGPONG ? " (half round trip)" : "");
 	else
 		printf("# bandwidth in GB/s (1e9 B/s) over the timed iterations%s\n",
 		       b->traffic == GDRB_TRAFFIC_BIDIR ? ", both directions added" : "");
 	if (c->nvariants == 2)
-		printf("# speedup: %s\n", b->metric == GDRB_METRIC_BW ?
+		printf("# speedup: %s\n", b->traffic == GDRB_TRAFFIC_COLLECTIVE ?
+		       "second path's avg / first path's avg" : b->metric == GDRB_METRIC_BW ?
 		       "first path's bandwidth / second path's" :
 		       "second path's p50 / first path's p50");
 	gdrb_table_print_header(stdout, &r->table);
@@ -575,9 +642,14 @@ static int alloc_buffers(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
 	const struct gdrb_mem_ops *ops, *pinned;
-	size_t max = gdrb_sizes_max(&r->p.sizes);
-	size_t want = (size_t)r->p.window * max;
+	size_t max = gdrb_sizes_max(&r->p.sizes), want, i;
 	const char *why;
+
+	/* Rounding may raise a tiny size to one element per rank. */
+	for (i = 0; c->bench->adjust_size && i < r->p.sizes.n; i++)
+		if (c->bench->adjust_size(c, r->p.sizes.v[i]) > max)
+			max = c->bench->adjust_size(c, r->p.sizes.v[i]);
+	want = (size_t)r->p.window * max;
 
 	c->bufsize = max;
 	if (c->bench->metric == GDRB_METRIC_BW && want > max)
@@ -644,6 +716,12 @@ static int check_layout(struct run *r)
 				  c->bench->name, n);
 		return 0;
 	}
+	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE) {
+		c->peer = -1;
+		c->initiator = true;
+		c->npairs = 1;
+		return 0;
+	}
 	if (n < 2 || n % 2) {
 		gdrb_usage_err("%s is point-to-point: it needs an even number of ranks, at least 2 (got %d); run it as 'mpirun -np 2 %s'",
 			       c->bench->name, n, gdrb_prog());
@@ -692,6 +770,14 @@ static void sweep(struct run *r)
 	for (s = 0; s < r->p.sizes.n; s++) {
 		size_t size = r->p.sizes.v[s];
 
+		if (c->bench->adjust_size) {
+			size_t asked = size;
+
+			size = c->bench->adjust_size(c, asked);
+			/* Rounding can map two sizes to one: measure it once. */
+			if (s > 0 && size == c->bench->adjust_size(c, r->p.sizes.v[s - 1]))
+				continue;
+		}
 		c->window = 1;
 		if (c->bench->metric == GDRB_METRIC_BW && c->bench->traffic != GDRB_TRAFFIC_LOCAL) {
 			size_t fit = c->bufsize / size;
@@ -705,7 +791,8 @@ static void sweep(struct run *r)
 			struct outcome *po = pairs + i * (size_t)np;
 
 			if (!v->supported) {
-				agg[i] = (struct outcome){ .status = GDRB_ST_UNSUPPORTED, .bw_GBps = NAN };
+				agg[i] = (struct outcome){ .status = GDRB_ST_UNSUPPORTED, .bw_GBps = NAN,
+							   .algbw_GBps = NAN, .busbw_GBps = NAN };
 				if (c->boot->rank == 0)
 					csv_row(r, v, size, "all", &agg[i]);
 				continue;
@@ -795,6 +882,10 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	if (rc) {
 		free(r);
 		return rc == GDRB_PARSE_EXIT ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
+	}
+	if (bench->opt_groups & GDRB_OPTG_NO_SIZES) {
+		r->p.sizes.n = 1;       /* no payload: one row of 0 bytes */
+		r->p.sizes.v[0] = 0;
 	}
 	c = &r->c;
 	c->p = &r->p;

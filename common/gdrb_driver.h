@@ -27,6 +27,7 @@ enum gdrb_traffic {
 	GDRB_TRAFFIC_UNIDIR,    /* initiator sends a window, responder acknowledges */
 	GDRB_TRAFFIC_BIDIR,     /* both send a window to each other */
 	GDRB_TRAFFIC_LOCAL,     /* one process, no peer (copy benchmarks) */
+	GDRB_TRAFFIC_COLLECTIVE, /* every rank takes part; times across ranks */
 };
 
 #define GDRB_MAX_VARIANTS 8
@@ -70,6 +71,7 @@ struct gdrb_ctx {
 	const char *nic;        /* CSV nic column ("" for MPI) */
 
 	unsigned mismatches_shown;  /* at the current size and path */
+	size_t check_span;      /* bytes of result this rank checks at this size (fault injection) */
 	void *priv;             /* the benchmark's state */
 };
 
@@ -81,6 +83,13 @@ struct gdrb_bench {
 	enum gdrb_traffic traffic;
 	unsigned opt_groups;    /* enum gdrb_opt_group bits beyond COMMON */
 	bool own_buffers;       /* setup allocates; the driver allocates none */
+
+	/* Collectives: the bus-bandwidth factor for algbw -> busbw (nccl-tests' convention). */
+	double (*bus_factor)(const struct gdrb_ctx *c);
+	/* The size actually measured for a requested size (rounding); NULL: as asked. */
+	size_t (*adjust_size)(const struct gdrb_ctx *c, size_t size);
+	/* A line for the header describing benchmark-specific settings; NULL: none. */
+	void (*describe)(const struct gdrb_ctx *c, char *buf, size_t len);
 
 	/* After buffers exist: decide which variants run (direct path support). */
 	int (*setup)(struct gdrb_ctx *c);

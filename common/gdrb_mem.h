@@ -73,6 +73,14 @@ int gdrb_buf_fill_pattern(struct gdrb_buf *buf, size_t off, size_t len, uint64_t
 /* Returns the number of wrong bytes, or (uint64_t)-1 if the copy back failed. */
 uint64_t gdrb_buf_check_pattern(const struct gdrb_buf *buf, size_t off, size_t len,
 				uint64_t seed, size_t *first_bad);
+/* The same, for a slice that starts `base` bytes into the pattern. */
+int gdrb_buf_fill_pattern_at(struct gdrb_buf *buf, size_t off, size_t len, uint64_t seed,
+			     size_t base);
+uint64_t gdrb_buf_check_pattern_at(const struct gdrb_buf *buf, size_t off, size_t len,
+				   uint64_t seed, size_t base, size_t *first_bad);
+/* The process's host chunk used to reach device memory (NULL if it cannot be had). */
+void *gdrb_host_chunk(size_t *len);
+
 /* Flip one byte (fault injection for tests of the checkers). */
 int gdrb_buf_corrupt(struct gdrb_buf *buf, size_t off);
 

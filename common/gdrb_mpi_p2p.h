@@ -22,6 +22,12 @@ struct gdrb_mpi_p2p {
 	int nreqs, cap;
 };
 
+/*
+ * The direct path over MPI: host memory always; device memory only when MPI is
+ * CUDA-aware, otherwise the variant is marked unsupported with the reason.
+ */
+int gdrb_mpi_check_direct(struct gdrb_ctx *c);
+
 /* setup/teardown callbacks for every MPI point-to-point descriptor. */
 int gdrb_mpi_p2p_setup(struct gdrb_ctx *c);
 void gdrb_mpi_p2p_teardown(struct gdrb_ctx *c);

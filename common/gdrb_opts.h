@@ -17,7 +17,19 @@ enum gdrb_opt_group {
 	GDRB_OPTG_COMMON = 1u << 0,   /* sizes, iterations, time, csv, validate, ... */
 	GDRB_OPTG_MEM = 1u << 1,      /* --mem, --gpu */
 	GDRB_OPTG_WINDOW = 1u << 2,   /* --window (bandwidth benchmarks) */
+	GDRB_OPTG_REDUCE = 1u << 3,   /* --op, --dtype (reducing collectives) */
+	GDRB_OPTG_ROOT = 1u << 4,     /* --root (rooted collectives) */
+	GDRB_OPTG_INPLACE = 1u << 5,  /* --in-place */
+	GDRB_OPTG_SIZES = 1u << 6,    /* -m: implied unless GDRB_OPTG_NO_SIZES */
+	GDRB_OPTG_NO_SIZES = 1u << 7, /* the benchmark has no message size (barrier) */
 };
+
+enum gdrb_dtype { GDRB_INT8, GDRB_INT32, GDRB_INT64, GDRB_FLOAT, GDRB_DOUBLE, GDRB_DTYPE_COUNT };
+enum gdrb_redop { GDRB_SUM, GDRB_PROD, GDRB_MIN, GDRB_MAX, GDRB_REDOP_COUNT };
+
+extern const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT];
+extern const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT];
+extern const char *const gdrb_redop_names[GDRB_REDOP_COUNT];
 
 /* Defaults, shown by --help from these same constants. */
 #define GDRB_DEF_SIZES "8:1G"
@@ -42,6 +54,10 @@ struct gdrb_params {
 	const char *label;          /* free text copied to the CSV note column */
 	int verbose;
 	bool monotonic_clock;       /* do not use the TSC */
+	enum gdrb_redop op;         /* reducing collectives */
+	enum gdrb_dtype dtype;
+	int root;                   /* rooted collectives */
+	bool in_place;
 };
 
 struct gdrb_bench;

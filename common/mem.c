@@ -12,6 +12,7 @@
 #include "gdrb_log.h"
 #include "gdrb_mem.h"
 #include "gdrb_pattern.h"
+#include "gdrb_watchdog.h"
 
 /* Device buffers are filled and checked through a host chunk of this size. */
 #define STAGE_CHUNK (16u << 20)
@@ -205,13 +206,25 @@ static void *chunk_buffer(void)
 	return chunk;
 }
 
+void *gdrb_host_chunk(size_t *len)
+{
+	*len = STAGE_CHUNK;
+	return chunk_buffer();
+}
+
 int gdrb_buf_fill_pattern(struct gdrb_buf *buf, size_t off, size_t len, uint64_t seed)
+{
+	return gdrb_buf_fill_pattern_at(buf, off, len, seed, 0);
+}
+
+int gdrb_buf_fill_pattern_at(struct gdrb_buf *buf, size_t off, size_t len, uint64_t seed,
+			     size_t base)
 {
 	size_t done, n;
 	void *chunk;
 
 	if (buf->ops->host_accessible) {
-		gdrb_pattern_fill((char *)buf->ptr + off, len, seed);
+		gdrb_pattern_fill_at((char *)buf->ptr + off, len, seed, base);
 		return 0;
 	}
 	chunk = chunk_buffer();
@@ -219,7 +232,8 @@ int gdrb_buf_fill_pattern(struct gdrb_buf *buf, size_t off, size_t len, uint64_t
 		return GDRB_ERR;
 	for (done = 0; done < len; done += n) {
 		n = len - done < STAGE_CHUNK ? len - done : STAGE_CHUNK;
-		gdrb_pattern_fill_at(chunk, n, seed, done);
+		gdrb_pattern_fill_at(chunk, n, seed, base + done);
+		gdrb_watchdog_kick();
 		if (buf->ops->from_host(buf, off + done, chunk, n))
 			return GDRB_ERR;
 	}
@@ -229,12 +243,18 @@ int gdrb_buf_fill_pattern(struct gdrb_buf *buf, size_t off, size_t len, uint64_t
 uint64_t gdrb_buf_check_pattern(const struct gdrb_buf *buf, size_t off, size_t len,
 				uint64_t seed, size_t *first_bad)
 {
+	return gdrb_buf_check_pattern_at(buf, off, len, seed, 0, first_bad);
+}
+
+uint64_t gdrb_buf_check_pattern_at(const struct gdrb_buf *buf, size_t off, size_t len,
+				   uint64_t seed, size_t base, size_t *first_bad)
+{
 	uint64_t bad = 0;
 	size_t done, n;
 	void *chunk;
 
 	if (buf->ops->host_accessible)
-		return gdrb_pattern_check((const char *)buf->ptr + off, len, seed, 0, first_bad);
+		return gdrb_pattern_check((const char *)buf->ptr + off, len, seed, base, first_bad);
 	chunk = chunk_buffer();
 	if (!chunk)
 		return (uint64_t)-1;
@@ -243,8 +263,9 @@ uint64_t gdrb_buf_check_pattern(const struct gdrb_buf *buf, size_t off, size_t l
 		if (buf->ops->to_host(chunk, buf, off + done, n))
 			return (uint64_t)-1;
 		size_t chunk_bad_at = 0;
-		uint64_t chunk_bad = gdrb_pattern_check(chunk, n, seed, done, &chunk_bad_at);
+		uint64_t chunk_bad = gdrb_pattern_check(chunk, n, seed, base + done, &chunk_bad_at);
 
+		gdrb_watchdog_kick();
 		if (chunk_bad && !bad)
 			*first_bad = chunk_bad_at;
 		bad += chunk_bad;

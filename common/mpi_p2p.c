@@ -19,7 +19,6 @@ static size_t chunks_of(size_t len)
 
 int gdrb_mpi_p2p_setup(struct gdrb_ctx *c)
 {
-	struct gdrb_variant *direct = &c->variants[0];
 	struct gdrb_mpi_p2p *m;
 	size_t max = 0, i;
 
@@ -37,9 +36,15 @@ int gdrb_mpi_p2p_setup(struct gdrb_ctx *c)
 		return GDRB_ERR;
 	}
 	c->priv = m;
+	return gdrb_mpi_check_direct(c);
+}
+
+int gdrb_mpi_check_direct(struct gdrb_ctx *c)
+{
+	struct gdrb_variant *direct = &c->variants[0];
 
 	if (c->p->mem != GDRB_MEM_DEVICE) {
-		direct->how = "MPI sends and receives the host buffer";
+		direct->how = "MPI reads and writes the host buffers";
 		return 0;
 	}
 	direct->reg = "mpi-cuda";

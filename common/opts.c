@@ -17,7 +17,15 @@ enum {
 	OPT_MEM,
 	OPT_GPU,
 	OPT_CLOCK,
+	OPT_OP,
+	OPT_DTYPE,
+	OPT_ROOT,
+	OPT_IN_PLACE,
 };
+
+const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
+const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT] = { 1, 4, 8, 4, 8 };
+const char *const gdrb_redop_names[GDRB_REDOP_COUNT] = { "sum", "prod", "min", "max" };
 
 struct opt_desc {
 	struct option lo;
@@ -31,7 +39,7 @@ struct opt_desc {
 #define STR(x) STR_(x)
 
 static const struct opt_desc opt_table[] = {
-	{ { "sizes", required_argument, NULL, 'm' }, 'm', GDRB_OPTG_COMMON, "SIZES",
+	{ { "sizes", required_argument, NULL, 'm' }, 'm', GDRB_OPTG_SIZES, "SIZES",
 	  "message sizes: MIN:MAX (powers of two) or a list like 8,4K,1M; K,M,G,T or KiB,MiB,GiB,TiB (default " GDRB_DEF_SIZES ")" },
 	{ { "iters", required_argument, NULL, 'n' }, 'n', GDRB_OPTG_COMMON, "N",
 	  "most timed iterations per size (default " STR(GDRB_DEF_ITERS) ")" },
@@ -53,6 +61,14 @@ static const struct opt_desc opt_table[] = {
 	  "CUDA device for --mem device (default: local rank modulo the GPU count)" },
 	{ { "window", required_argument, NULL, 'W' }, 'W', GDRB_OPTG_WINDOW, "N",
 	  "messages in flight per iteration, reduced where they do not fit the buffer (default " STR(GDRB_DEF_WINDOW) ")" },
+	{ { "op", required_argument, NULL, OPT_OP }, 0, GDRB_OPTG_REDUCE, "OP",
+	  "reduction: sum, prod, min or max (default sum)" },
+	{ { "dtype", required_argument, NULL, OPT_DTYPE }, 0, GDRB_OPTG_REDUCE, "TYPE",
+	  "element type: int8, int32, int64, float or double (default float); sizes must be multiples of its size" },
+	{ { "root", required_argument, NULL, OPT_ROOT }, 0, GDRB_OPTG_ROOT, "N",
+	  "root rank (default 0)" },
+	{ { "in-place", no_argument, NULL, OPT_IN_PLACE }, 0, GDRB_OPTG_INPLACE, NULL,
+	  "MPI_IN_PLACE: the result overwrites the input buffer" },
 	{ { "clock", required_argument, NULL, OPT_CLOCK }, 0, GDRB_OPTG_COMMON, "SRC",
 	  "timer: auto (invariant TSC where present) or monotonic (default auto)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', GDRB_OPTG_COMMON, NULL,
@@ -78,12 +94,36 @@ void gdrb_opts_defaults(struct gdrb_params *p)
 	p->mem = GDRB_MEM_HOST;
 	p->gpu = -1;
 	p->window = GDRB_DEF_WINDOW;
+	p->op = GDRB_SUM;
+	p->dtype = GDRB_FLOAT;
+	p->root = 0;
+}
+
+/* Index of text in names[n], or -1. */
+static int lookup(const char *text, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(text, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* COMMON always applies, and sizes unless the benchmark has none. */
+static unsigned effective_groups(unsigned groups)
+{
+	groups |= GDRB_OPTG_COMMON;
+	if (!(groups & GDRB_OPTG_NO_SIZES))
+		groups |= GDRB_OPTG_SIZES;
+	return groups;
 }
 
 void gdrb_opts_usage(FILE *out, unsigned groups, const char *summary)
 {
 	size_t i;
 
+	groups = effective_groups(groups);
 	fprintf(out, "Usage: %s [OPTION]...\n%s\n\n", gdrb_prog(), summary);
 	for (i = 0; i < N_OPTS; i++) {
 		const struct opt_desc *d = &opt_table[i];
@@ -153,6 +193,7 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 {
 	const char *err, *hint;
 	uint64_t v;
+	int i;
 
 	switch (code) {
 	case 'm':
@@ -201,6 +242,31 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 			return GDRB_ERR_USAGE;
 		}
 		return 0;
+	case OPT_OP:
+		i = lookup(arg, gdrb_redop_names, GDRB_REDOP_COUNT);
+		if (i < 0) {
+			gdrb_usage_err("--op: unknown reduction '%s'; accepted: sum, prod, min, max", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->op = (enum gdrb_redop)i;
+		return 0;
+	case OPT_DTYPE:
+		i = lookup(arg, gdrb_dtype_names, GDRB_DTYPE_COUNT);
+		if (i < 0) {
+			gdrb_usage_err("--dtype: unknown type '%s'; accepted: int8, int32, int64, float, double",
+				       arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->dtype = (enum gdrb_dtype)i;
+		return 0;
+	case OPT_ROOT:
+		if (parse_u64("root", arg, 0, 1u << 30, &v))
+			return GDRB_ERR_USAGE;
+		p->root = (int)v;
+		return 0;
+	case OPT_IN_PLACE:
+		p->in_place = true;
+		return 0;
 	case OPT_CLOCK:
 		if (strcmp(arg, "auto") && strcmp(arg, "monotonic")) {
 			gdrb_usage_err("--clock: unknown clock '%s'; accepted: auto, monotonic", arg);
@@ -220,16 +286,15 @@ int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 {
 	struct option longopts[N_OPTS + 1];
 	char shortopts[3 * N_OPTS + 2] = ":";
+	const struct opt_desc *d;
 	size_t i, n = 0, s = 1;
 	int c;
 
 	gdrb_opts_defaults(p);
-	groups |= GDRB_OPTG_COMMON;
+	groups = effective_groups(groups);
+	/* Every option is known, so one that does not apply gets its own message. */
 	for (i = 0; i < N_OPTS; i++) {
-		const struct opt_desc *d = &opt_table[i];
-
-		if (!(d->group & groups))
-			continue;
+		d = &opt_table[i];
 		longopts[n++] = d->lo;
 		if (d->short_opt) {
 			shortopts[s++] = (char)d->short_opt;
@@ -265,13 +330,19 @@ int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 			return GDRB_ERR_USAGE;
 		}
 		if (c == ':') {
-			const struct opt_desc *d = find_desc(optopt ? optopt : 0);
+			d = find_desc(optopt ? optopt : 0);
 
 			if (d)
 				gdrb_usage_err("--%s needs a value: %s", d->lo.name, d->arg);
 			else
 				gdrb_usage_err("option '%s' needs a value; run '%s --help'", bad,
 					       gdrb_prog());
+			return GDRB_ERR_USAGE;
+		}
+		d = find_desc(c);
+		if (d && !(d->group & groups)) {
+			gdrb_usage_err("--%s does not apply to %s; run '%s --help' for its options",
+				       d->lo.name, gdrb_prog(), gdrb_prog());
 			return GDRB_ERR_USAGE;
 		}
 		if (apply(c, optarg, p))

@@ -118,9 +118,9 @@ int gdrb_csv_write(FILE *f, const struct gdrb_row *r)
 	csv_num(f, have_lat ? l->p999 : NAN, 3);
 	csv_num(f, have_lat ? l->max : NAN, 3);
 	csv_num(f, have_lat ? l->stdev : NAN, 3);
-	csv_num(f, r->bw_GBps, 6);
-	csv_num(f, r->algbw_GBps, 6);
-	csv_num(f, r->busbw_GBps, 6);
+	csv_num(f, r->bw_GBps, 9);
+	csv_num(f, r->algbw_GBps, 9);
+	csv_num(f, r->busbw_GBps, 9);
 	fprintf(f, ",%d,%d", r->ranks, r->hosts);
 	csv_str(f, r->gpu);
 	csv_str(f, r->nic);

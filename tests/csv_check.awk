@@ -41,19 +41,31 @@ FNR == 1 {
 	if (F[COL["layer"]] !~ /^(mpi|verbs|local)$/) bad("unknown layer " F[COL["layer"]])
 	if (F[COL["path"]] == "") bad("empty path")
 	if (F[COL["reg"]] !~ /^(host|dmabuf|peermem|mpi-cuda|staged|none)$/) bad("unknown reg " F[COL["reg"]])
-	if (F[COL["size_bytes"]] !~ /^[1-9][0-9]*$/) bad("size_bytes not a positive integer")
+	if (F[COL["size_bytes"]] !~ /^[1-9][0-9]*$/ && !(F[COL["benchmark"]] == "mpi_barrier" && F[COL["size_bytes"]] == "0"))
+		bad("size_bytes not a positive integer")
 	if (F[COL["errors"]] !~ /^[0-9]+$/) bad("errors not an integer")
 	if (ranks != "" && F[COL["ranks"]] != ranks) bad("ranks " F[COL["ranks"]] ", expected " ranks)
 	if (F[COL["timestamp"]] !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$/) bad("bad timestamp")
 	if (F[COL["version"]] == "") bad("empty version")
+	coll = F[COL["benchmark"]] ~ /^mpi_(allreduce|allgather|reduce_scatter|alltoall|bcast|reduce|gather|scatter|barrier)$/
+	payload = F[COL["size_bytes"]] != "0"
 	if (st == "ok" || st == "invalid-data") {
 		if (F[COL["iterations"]] !~ /^[1-9][0-9]*$/) bad("no iterations")
-		split("lat_min_us lat_p50_us lat_avg_us lat_p99_us lat_p999_us lat_max_us lat_stdev_us bw_GBps", L, " ")
-		for (i = 1; i <= 8; i++) if (!num(F[COL[L[i]]])) bad(L[i] " not a number")
-		if (F[COL["lat_min_us"]] + 0 > F[COL["lat_p50_us"]] + 0 || F[COL["lat_p50_us"]] + 0 > F[COL["lat_p99_us"]] + 0 || F[COL["lat_p99_us"]] + 0 > F[COL["lat_max_us"]] + 0)
-			bad("latency percentiles out of order")
-		if (F[COL["bw_GBps"]] + 0 <= 0) bad("bandwidth not positive")
+		split("lat_min_us lat_p50_us lat_avg_us lat_p99_us lat_p999_us lat_max_us lat_stdev_us", L, " ")
+		for (i = 1; i <= 7; i++) if (!num(F[COL[L[i]]])) bad(L[i] " not a number")
+		mn = F[COL["lat_min_us"]] + 0; p50 = F[COL["lat_p50_us"]] + 0; avg = F[COL["lat_avg_us"]] + 0
+		p99 = F[COL["lat_p99_us"]] + 0; mx = F[COL["lat_max_us"]] + 0
+		# Collectives: min/avg/max are per-rank means, the percentiles pooled samples.
+		if (coll ? (mn > avg || avg > mx || p50 > p99) : (mn > p50 || p50 > p99 || p99 > mx))
+			bad("latency figures out of order")
+		if (payload) {
+			if (!num(F[COL["bw_GBps"]]) || F[COL["bw_GBps"]] + 0 <= 0) bad("bandwidth not positive")
+			if (coll && (!num(F[COL["algbw_GBps"]]) || !num(F[COL["busbw_GBps"]])))
+				bad("collective without algbw/busbw")
+		}
 	}
+	if (!coll && (F[COL["algbw_GBps"]] != "" || F[COL["busbw_GBps"]] != ""))
+		bad("algbw/busbw on a point-to-point row")
 	if (st == "ok" && F[COL["errors"]] != 0) bad("status ok with errors")
 	if (st == "invalid-data" && F[COL["errors"]] == 0) bad("invalid-data without errors")
 	if (st == "unsupported" && F[COL["note"]] == "") bad("unsupported without a reason in note")

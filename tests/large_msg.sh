@@ -6,8 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_mpi
 
-avail_kib=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)
-[ "${avail_kib:-0}" -ge $((10 * 1024 * 1024)) ] || skip "needs 10 GiB free memory, $((avail_kib / 1024)) MiB available"
+need_memory 10
 
 size=$(((2 << 30) + 8))
 for b in latency bw; do

@@ -35,6 +35,17 @@ have_gpu() {
 	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
 }
 
+# need_memory GIB: hold the big-memory lock (tests needing many GiB run one at a
+# time, also under make -j), then skip unless GIB GiB are available.
+need_memory() {
+	local avail_kib
+	exec 9>"${TMPDIR:-/tmp}/gdrb-big-memory.lock"
+	flock 9
+	avail_kib=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)
+	[ "${avail_kib:-0}" -ge $(($1 * 1024 * 1024)) ] ||
+		skip "needs $1 GiB of free memory, $((avail_kib / 1024)) MiB available"
+}
+
 csv_check() {
 	awk -f "$top_srcdir/tests/csv_check.awk" "$@"
 }

@@ -333,11 +333,17 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "extra" }, "unexpected argument 'extra'" },
 	{ ALL_GROUPS, { "-c", "extra", "-v" }, "unexpected argument 'extra'" },
 	{ ALL_GROUPS, { "--", "-c" }, "unexpected argument '-c'" },
-	/* Options of groups a binary does not take do not exist for it. */
-	{ GDRB_OPTG_COMMON, { "--mem", "host" }, "unknown option '--mem'" },
-	{ GDRB_OPTG_COMMON, { "--gpu=0" }, "unknown option '--gpu=0'" },
-	{ GDRB_OPTG_COMMON, { "-W", "4" }, "unknown option '-W'" },
-	{ GDRB_OPTG_MEM, { "--window", "4" }, "unknown option '--window'" },
+	/* Options of groups a binary does not take are refused by name. */
+	{ GDRB_OPTG_COMMON, { "--mem", "host" }, "--mem does not apply to test_opts" },
+	{ GDRB_OPTG_COMMON, { "--gpu=0" }, "--gpu does not apply to test_opts" },
+	{ GDRB_OPTG_COMMON, { "-W", "4" }, "--window does not apply to test_opts" },
+	{ GDRB_OPTG_MEM, { "--window", "4" }, "--window does not apply to test_opts" },
+	{ GDRB_OPTG_MEM, { "--op", "sum" }, "--op does not apply to test_opts" },
+	{ GDRB_OPTG_MEM, { "--root", "1" }, "--root does not apply to test_opts" },
+	{ GDRB_OPTG_NO_SIZES, { "-m", "8" }, "--sizes does not apply to test_opts" },
+	{ GDRB_OPTG_REDUCE, { "--op", "avg" }, "--op: unknown reduction 'avg'; accepted: sum, prod, min, max" },
+	{ GDRB_OPTG_REDUCE, { "--dtype", "half" }, "--dtype: unknown type 'half'; accepted" },
+	{ GDRB_OPTG_ROOT, { "--root", "-1" }, "--root: expected an integer" },
 };
 
 /* Every bad input: GDRB_ERR_USAGE and one line "prog: ..." naming the problem. */

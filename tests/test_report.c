@@ -180,7 +180,7 @@ static void sample_row(struct gdrb_row *r)
 
 #define SAMPLE_LINE \
 	"mpi_latency,mpi,host,direct,none,0-1,4096,1000," \
-	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000,,,2,1,,mlx5_0,ok,0,plain," \
+	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,ok,0,plain," \
 	TS "," PACKAGE_VERSION "\n"
 
 /* Write one row to a memory stream and return the text (caller frees). */
@@ -294,7 +294,7 @@ START_TEST(test_not_applicable_empty)
 	r.algbw_GBps = 12.5;
 	r.busbw_GBps = 18.75;
 	text = row_text(&r);
-	ck_assert_ptr_nonnull(strstr(text, ",0.250,,12.500000,18.750000,2,1,"));
+	ck_assert_ptr_nonnull(strstr(text, ",0.250,,12.500000000,18.750000000,2,1,"));
 	free(text);
 }
 END_TEST

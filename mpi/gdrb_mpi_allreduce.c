@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI_Allreduce: every rank gets the reduction of every rank's vector */
+#include "config.h"
+
+#include "gdrb_coll.h"
+
+static int allreduce_call(const struct gdrb_coll_call *k)
+{
+	return MPI_Allreduce(k->send, k->recv, k->count, k->type, k->op, MPI_COMM_WORLD);
+}
+
+static const struct gdrb_coll allreduce = {
+	.name = "mpi_allreduce",
+	.summary = "MPI_Allreduce: every rank gets the reduction of every rank's vector",
+	.layout = GDRB_LAYOUT_FULL,
+	.flags = GDRB_COLL_REDUCES | GDRB_COLL_IN_PLACE,
+	.bus_factor = gdrb_bus_allreduce,
+	.call = allreduce_call,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_coll_main(&allreduce, argc, argv);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI_Barrier latency */
+#include "config.h"
+
+#include "gdrb_coll.h"
+
+static int barrier_call(const struct gdrb_coll_call *k)
+{
+	(void)k;
+	return MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static const struct gdrb_coll barrier = {
+	.name = "mpi_barrier",
+	.summary = "MPI_Barrier latency",
+	.layout = GDRB_LAYOUT_NONE,
+	.flags = 0,
+	.bus_factor = gdrb_bus_one,
+	.call = barrier_call,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_coll_main(&barrier, argc, argv);
+}

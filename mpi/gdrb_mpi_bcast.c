@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI_Bcast: every rank gets the root's vector */
+#include "config.h"
+
+#include "gdrb_coll.h"
+
+static int bcast_call(const struct gdrb_coll_call *k)
+{
+	return MPI_Bcast(k->recv, k->count, k->type, k->root, MPI_COMM_WORLD);
+}
+
+static const struct gdrb_coll bcast = {
+	.name = "mpi_bcast",
+	.summary = "MPI_Bcast: every rank gets the root's vector",
+	.layout = GDRB_LAYOUT_ONE_BUF,
+	.flags = GDRB_COLL_ROOTED | GDRB_COLL_ROOT_IN,
+	.bus_factor = gdrb_bus_one,
+	.call = bcast_call,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_coll_main(&bcast, argc, argv);
+}

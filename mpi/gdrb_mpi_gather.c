@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI_Gather: the root gets every rank's block */
+#include "config.h"
+
+#include "gdrb_coll.h"
+
+static int gather_call(const struct gdrb_coll_call *k)
+{
+	return MPI_Gather(k->send, k->count, k->type, k->recv, k->count, k->type, k->root, MPI_COMM_WORLD);
+}
+
+static const struct gdrb_coll gather = {
+	.name = "mpi_gather",
+	.summary = "MPI_Gather: the root gets every rank's block",
+	.layout = GDRB_LAYOUT_GATHER,
+	.flags = GDRB_COLL_ROOTED | GDRB_COLL_ROOT_OUT | GDRB_COLL_IN_PLACE,
+	.bus_factor = gdrb_bus_spread,
+	.call = gather_call,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_coll_main(&gather, argc, argv);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI_Reduce: the root gets the reduction of every rank's vector */
+#include "config.h"
+
+#include "gdrb_coll.h"
+
+static int reduce_call(const struct gdrb_coll_call *k)
+{
+	return MPI_Reduce(k->send, k->recv, k->count, k->type, k->op, k->root, MPI_COMM_WORLD);
+}
+
+static const struct gdrb_coll reduce = {
+	.name = "mpi_reduce",
+	.summary = "MPI_Reduce: the root gets the reduction of every rank's vector",
+	.layout = GDRB_LAYOUT_FULL,
+	.flags = GDRB_COLL_REDUCES | GDRB_COLL_ROOTED | GDRB_COLL_ROOT_OUT | GDRB_COLL_IN_PLACE,
+	.bus_factor = gdrb_bus_one,
+	.call = reduce_call,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_coll_main(&reduce, argc, argv);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI_Scatter: rank i gets block i of the root's vector */
+#include "config.h"
+
+#include "gdrb_coll.h"
+
+static int scatter_call(const struct gdrb_coll_call *k)
+{
+	return MPI_Scatter(k->send, k->count, k->type, k->recv, k->count, k->type, k->root, MPI_COMM_WORLD);
+}
+
+static const struct gdrb_coll scatter = {
+	.name = "mpi_scatter",
+	.summary = "MPI_Scatter: rank i gets block i of the root's vector",
+	.layout = GDRB_LAYOUT_SCATTER,
+	.flags = GDRB_COLL_ROOTED | GDRB_COLL_ROOT_IN | GDRB_COLL_IN_PLACE,
+	.bus_factor = gdrb_bus_spread,
+	.call = scatter_call,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_coll_main(&scatter, argc, argv);
+}
