@@ -386,6 +386,20 @@ static void coll_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 			 " values are small integers chosen so that no result overflows, so results are exact; floats compared within 1e-6 (float) or 1e-12 (double) relative");
 }
 
+/*
+ * bcast has one buffer. In place, the input moves to the receive buffer,
+ * except at the root of scatter (its input stays put) and on the non-roots of
+ * reduce and gather (they are not in place).
+ */
+static bool coll_uses_send(const struct gdrb_ctx *c)
+{
+	if (coll->layout == GDRB_LAYOUT_ONE_BUF || coll->layout == GDRB_LAYOUT_NONE)
+		return false;
+	if (!c->p->in_place || (coll->flags & GDRB_COLL_ROOT_IN))
+		return true;
+	return (coll->flags & GDRB_COLL_ROOTED) && c->boot->rank != c->p->root;
+}
+
 static double coll_bus_factor(const struct gdrb_ctx *c)
 {
 	return coll->bus_factor(c->boot->size);
@@ -611,6 +625,7 @@ int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 		.bus_factor = coll_bus_factor,
 		.adjust_size = coll_adjust_size,
 		.describe = coll_describe,
+		.uses_send = coll_uses_send,
 		.setup = coll_setup,
 		.iteration = coll_iteration,
 		.prepare = coll_prepare,

@@ -644,6 +644,7 @@ static int alloc_buffers(struct run *r)
 	const struct gdrb_mem_ops *ops, *pinned;
 	size_t max = gdrb_sizes_max(&r->p.sizes), want, i;
 	const char *why;
+	bool uses_send;
 
 	/* Rounding may raise a tiny size to one element per rank. */
 	for (i = 0; c->bench->adjust_size && i < r->p.sizes.n; i++)
@@ -659,22 +660,24 @@ static int alloc_buffers(struct run *r)
 		gdrb_err("--mem %s: %s", gdrb_mem_kind_name(r->p.mem), why);
 		return GDRB_ERR_UNSUPP;
 	}
-	if (gdrb_buf_alloc(&c->send, ops, c->bufsize) || gdrb_buf_alloc(&c->recv, ops, c->bufsize))
+	/* In place and bcast never read a send buffer: it is not even allocated. */
+	uses_send = !c->bench->uses_send || c->bench->uses_send(c);
+	if ((uses_send && gdrb_buf_alloc(&c->send, ops, c->bufsize)) ||
+	    gdrb_buf_alloc(&c->recv, ops, c->bufsize))
 		return GDRB_ERR;
 	if (r->p.mem == GDRB_MEM_DEVICE) {
 		pinned = gdrb_mem_ops_get(GDRB_MEM_PINNED, &why);
-		if (gdrb_buf_alloc(&c->send_bounce, pinned, c->bufsize) ||
+		if ((uses_send && gdrb_buf_alloc(&c->send_bounce, pinned, c->bufsize)) ||
 		    gdrb_buf_alloc(&c->recv_bounce, pinned, c->bufsize))
 			return GDRB_ERR;
+		memset(c->recv_bounce.ptr, 0, c->bufsize);
+		if (uses_send)
+			memset(c->send_bounce.ptr, 0, c->bufsize);
 	}
 	/* Touch every page once, so first-touch faults never land in a sample. */
-	if (gdrb_buf_fill_pattern(&c->send, 0, c->bufsize, 1) ||
+	if ((uses_send && gdrb_buf_fill_pattern(&c->send, 0, c->bufsize, 1)) ||
 	    gdrb_buf_fill_pattern(&c->recv, 0, c->bufsize, 2))
 		return GDRB_ERR;
-	if (c->send_bounce.ptr) {
-		memset(c->send_bounce.ptr, 0, c->bufsize);
-		memset(c->recv_bounce.ptr, 0, c->bufsize);
-	}
 	return 0;
 }
 

@@ -88,6 +88,8 @@ struct gdrb_bench {
 	double (*bus_factor)(const struct gdrb_ctx *c);
 	/* The size actually measured for a requested size (rounding); NULL: as asked. */
 	size_t (*adjust_size)(const struct gdrb_ctx *c, size_t size);
+	/* Whether this rank reads a send buffer; NULL: yes. */
+	bool (*uses_send)(const struct gdrb_ctx *c);
 	/* A line for the header describing benchmark-specific settings; NULL: none. */
 	void (*describe)(const struct gdrb_ctx *c, char *buf, size_t len);
 
