@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # Helpers for the tests of scripts/gdrb-* (sourced after lib.sh).
 
+: "${top_srcdir:?source lib.sh first}"
 SCRIPTS=$top_srcdir/scripts
+# shellcheck disable=SC2034 # used by the tests that source this file
 DATA=$top_srcdir/tests/data
 command -v gawk >/dev/null 2>&1 || skip "gawk not installed"
 

@@ -98,3 +98,16 @@ js() {
 jn() {
 	if [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; then printf '%s' "$1"; else printf 'null'; fi
 }
+
+# shell_join WORDS...: one command line that a shell reads back as WORDS (quoted where needed).
+shell_join() {
+	local w out=
+	for w in "$@"; do
+		if [[ $w =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then
+			out+=" $w"
+		else
+			out+=" '${w//\'/\'\\\'\'}'"
+		fi
+	done
+	printf '%s' "${out# }"
+}
