@@ -214,3 +214,15 @@ expect_exit2 "unknown option '--fast'" "$sweep" --fast
 expect_exit2 "--out: '$WORK/quick' already holds results" "$sweep" --out "$WORK/quick"
 printf 'run gdrb_mpi_bw mem=host\nrule r mpi_bw bw >= 1\n' >"$WORK/bad.profile"
 expect_exit2 "bad.profile:2: rule r: unknown column 'bw'" "$sweep" --profile "$WORK/bad.profile"
+
+# --- nothing to run here: not a success ---------------------------------------------------
+"$sweep" --bin-dir "$top_builddir" --bench write_bw --out "$WORK/none" >/dev/null 2>"$WORK/none.err"
+rc=$?
+if [ -d /sys/class/infiniband ] && [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	echo "this host has an RDMA device: the 'nothing ran' case is not tested here"
+else
+	[ "$rc" -eq 1 ] || { cat "$WORK/none.err"; fail "a sweep where every line is skipped exited $rc, expected 1"; }
+	grep -q 'nothing ran: every line of profile quick was skipped here' "$WORK/none.err" || fail "no word on why nothing ran"
+	grep -q 'gdrb_write_bw mem=host: needs an RDMA device' "$WORK/none/summary.md" || fail "summary.md lacks the reasons"
+	pass "a sweep where nothing applies exits 1 and says why"
+fi

@@ -15,8 +15,10 @@
 function is_latency(bench) { return bench ~ /(^|_)(lat|latency|barrier)$/ }
 
 function median(key, n,    v, i, m) {
+	if (n == 1)
+		return VALS[key, 1]
 	for (i = 1; i <= n; i++)
-		v[i] = VALS[key, i]
+		v[i] = VALS[key, i] + 0
 	m = asort(v)
 	return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 }
@@ -73,7 +75,8 @@ function xtics(lo, hi,    elo, ehi, step, e, s, first) {
 	s = ""
 	first = 1
 	for (e = elo; e <= ehi; e++) {
-		if (e % step == 0 || (step <= 2 && (e == elo || e == ehi)) || (e == elo && e + step / 2 < (int(e / step) + 1) * step))
+		# The smallest size gets a label too unless a major tic is next to it.
+		if (e % step == 0 || (step <= 2 && (e == elo || e == ehi)) || (e == elo && (int(e / step) + 1) * step - e >= 2))
 			s = s (first ? "" : ", ") gp_str(size_fmt(2 ^ e)) " " sprintf("%.0f", 2 ^ e) " 0"
 		else
 			s = s (first ? "" : ", ") "\"\" " sprintf("%.0f", 2 ^ e) " 1"
@@ -150,11 +153,11 @@ END {
 			for (s = 1; s <= NS[g, path]; s++) {
 				size = SIZES[g, path, s]
 				key = g SUBSEP path SUBSEP size
-				if (lat)
-					printf "%.0f %s %s\n", size, median(key "p50", N[key]), median(key "p99", N[key]) > file
-				else
-					printf "%.0f %s\n", size, median(key metric, N[key]) > file
 				VAL[path, size] = median(key metric, N[key])
+				if (lat)
+					printf "%.0f %s %s\n", size, VAL[path, size], median(key "p99", N[key]) > file
+				else
+					printf "%.0f %s\n", size, VAL[path, size] > file
 				if (lo == 0 || size < lo) lo = size
 				if (size > hi) hi = size
 			}
