@@ -1,0 +1,101 @@
+# gen_csv.awk: write a synthetic gdrbench results CSV with plausible numbers for a node pair
+# with InfiniBand NDR (400 Gb/s) NICs and H100 GPUs, CUDA-aware MPI.
+#
+#   gawk -f scripts/lib/gdrb.awk -f tests/gen_csv.awk [-v fault=1] [-v rows=N] [-v pairs=P]
+#
+# 28 sizes (8 B..1 GiB) x mpi_latency, mpi_bw, write_lat, write_bw (host and device memory,
+# direct and staged) and copy_bw: 476 aggregate rows. fault=1 plants what an acceptance run
+# must catch: write_bw direct from GPU memory dips to 41 GB/s at 4-16 MiB, the 8-byte
+# write_lat p99 on device memory is 7.9 us, and write_bw from host memory failed at 1 GiB.
+# rows=N repeats the run until N rows are written (a large file for timing the scripts);
+# pairs=P adds P per-pair rows after each aggregate row.
+# Deterministic: the jitter comes from srand(1).
+
+function lat_row(bench, layer, mem, path, reg, size, base, bw, nic,    p50) {
+	p50 = (base + size / (bw * 1e3)) * (1 + 0.02 * rand())
+	row(bench, layer, mem, path, reg, size, p50, p50 * 1.3 + 0.2, size / (p50 * 1e3), nic)
+}
+
+function bw_row(bench, layer, mem, path, reg, size, peak, half, nic,    gbps, t) {
+	gbps = peak * size / (size + half) * (1 - 0.01 * rand())
+	t = size / (gbps * 1e3)
+	row(bench, layer, mem, path, reg, size, t, t * 1.2, gbps, nic)
+}
+
+function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, status, line, i) {
+	if (fault && bench == "write_bw" && mem == "device" && path == "direct" && size >= 4194304 && size <= 16777216) {
+		gbps = 41 + (size / 4194304) * 0.1
+		p50 = p99 = size / (gbps * 1e3)
+	}
+	if (fault && bench == "write_lat" && mem == "device" && path == "direct" && size == 8)
+		p99 = 7.9
+	status = "ok"
+	if (fault && bench == "write_bw" && mem == "host" && size == 1073741824)
+		status = "failed"
+	iters = int(0.3 / (p50 * 1e-6))
+	iters = iters > 10000 ? 10000 : (iters < 3 ? 3 : iters)
+	SECOND++
+	for (i = 0; i <= pairs; i++) {
+		if (status == "ok")
+			line = sprintf("%s,%s,%s,%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,,,%d,%d,%s,%s,ok,0,acceptance,%s,0.1.0",
+				bench, layer, mem, path, reg, i ? (i - 1) ":" (i - 1 + pairs) : "all", size, iters,
+				p50 * 0.93, p50, p50 * 1.04, p99, p99 * 1.5, p99 * 3, p50 * 0.08, gbps / (i ? pairs : 1),
+				layer == "local" ? 1 : (i ? 2 * pairs : 2), layer == "local" ? 1 : 2,
+				mem == "host" && layer != "local" ? "" : GPU, nic, stamp(SECOND))
+		else
+			line = sprintf("%s,%s,%s,%s,%s,%s,%d,0,,,,,,,,,,,%d,2,%s,%s,failed,0,\"gdrb-sweep: %s exited 1; see logs/04-%s-%s.log\",%s,0.1.0",
+				bench, layer, mem, path, reg, i ? (i - 1) ":" (i - 1 + pairs) : "all", size,
+				i ? 2 * pairs : 2, mem == "host" ? "" : GPU, nic, "gdrb_" bench, bench, mem, stamp(SECOND))
+		print line
+		if (++WRITTEN == rows)
+			exit 0
+	}
+}
+
+function stamp(s) {
+	return strftime("%Y-%m-%dT%H:%M:%SZ", 1795082400 + s, 1)
+}
+
+function run(    n, k, s, nic) {
+	n = sizes_expand("8:1G", S)
+	nic = "mlx5_0:1"
+	for (k = 1; k <= n; k++) lat_row("mpi_latency", "mpi", "host", "direct", "host", S[k], 1.9, 24, "")
+	for (k = 1; k <= n; k++) {
+		lat_row("mpi_latency", "mpi", "device", "direct", "mpi-cuda", S[k], 2.6, 22, "")
+		lat_row("mpi_latency", "mpi", "device", "staged", "staged", S[k], 12.6, 11, "")
+	}
+	for (k = 1; k <= n; k++) bw_row("mpi_bw", "mpi", "host", "direct", "host", S[k], 24.5, 16384, "")
+	for (k = 1; k <= n; k++) {
+		bw_row("mpi_bw", "mpi", "device", "direct", "mpi-cuda", S[k], 23.8, 24576, "")
+		bw_row("mpi_bw", "mpi", "device", "staged", "staged", S[k], 12.1, 65536, "")
+	}
+	for (k = 1; k <= n; k++) lat_row("write_lat", "verbs", "host", "direct", "host", S[k], 1.05, 48, nic)
+	for (k = 1; k <= n; k++) {
+		lat_row("write_lat", "verbs", "device", "direct", "dmabuf", S[k], 1.6, 47, nic)
+		lat_row("write_lat", "verbs", "device", "staged", "staged", S[k], 10.6, 17, nic)
+	}
+	for (k = 1; k <= n; k++) bw_row("write_bw", "verbs", "host", "direct", "host", S[k], 48.6, 8192, nic)
+	for (k = 1; k <= n; k++) {
+		bw_row("write_bw", "verbs", "device", "direct", "dmabuf", S[k], 48.2, 12288, nic)
+		bw_row("write_bw", "verbs", "device", "staged", "staged", S[k], 17.5, 65536, nic)
+	}
+	for (k = 1; k <= n; k++) {
+		bw_row("copy_bw", "local", "host", "h2d", "none", S[k], 12.4, 32768, "")
+		bw_row("copy_bw", "local", "pinned", "h2d", "none", S[k], 52.3, 131072, "")
+		bw_row("copy_bw", "local", "host", "d2h", "none", S[k], 10.8, 32768, "")
+		bw_row("copy_bw", "local", "pinned", "d2h", "none", S[k], 53.1, 131072, "")
+		bw_row("copy_bw", "local", "device", "d2d", "none", S[k], 1180, 1048576, "")
+	}
+}
+
+BEGIN {
+	srand(1)
+	gdrb_schema()
+	GPU = "NVIDIA H100 80GB HBM3"
+	pairs += 0
+	rows += 0
+	print GDRB_HEADER
+	do
+		run()
+	while (rows && WRITTEN < rows)
+}

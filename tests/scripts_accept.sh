@@ -1,0 +1,130 @@
+#!/bin/bash
+# gdrb-accept on the fixtures: the good run passes the NDR acceptance profile, the bad run
+# fails it naming each failing size with its value and threshold; link rates, path
+# comparisons, "no data" and bad input (exit 2, one line naming the file and line).
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=script_helpers.sh
+. "$(dirname "$0")/script_helpers.sh"
+
+accept=$SCRIPTS/gdrb-accept
+cp -r "$DATA/good-run" "$WORK/good"
+cp -r "$DATA/bad-run" "$WORK/bad"
+
+# rule_says FILE NAME REGEX: the two lines gdrb-accept prints for rule NAME, joined, match REGEX.
+rule_says() {
+	grep -A1 -E "^[A-Z]+ +$2: " "$1" | paste -sd' ' - | grep -q -E -- "$3" ||
+		{ cat "$1"; fail "rule $2: its lines do not match '$3'"; }
+}
+
+# The good run passes every rule of the NDR profile, and says by how much.
+"$accept" "$WORK/good" ib-ndr400 >"$WORK/good.out" 2>&1 || { cat "$WORK/good.out"; fail "good run: not accepted"; }
+grep -q '^PASS: 8 rules, 8 passed' "$WORK/good.out" || { cat "$WORK/good.out"; fail "good run: summary line"; }
+rule_says "$WORK/good.out" ndr-bw-gdr '^PASS .*11 checks at 11 sizes \(1MiB\.\.1GiB\), worst 47\.33 GB/s against 45\.00 GB/s at 1MiB'
+rule_says "$WORK/good.out" ndr-lat-p99 '^PASS .*worst 2\.315 us against 5\.000 us at 8B$'
+json_ok "$WORK/good/verdict.json" || fail "good run: verdict.json is not JSON"
+[ "$(json_get "$WORK/good/verdict.json" verdict)" = PASS ] || fail "good run: verdict.json does not say PASS"
+pass "good fixture passes ib-ndr400 (exit 0, verdict.json PASS)"
+
+# The bad run fails, and says where and by how much.
+"$accept" "$WORK/bad" ib-ndr400 >"$WORK/bad.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/bad.out"; fail "bad run: exit $rc, expected 1"; }
+rule_says "$WORK/bad.out" ndr-bw-gdr '^FAIL .*write_bw bw_GBps >= 45 GB/s .*3 of 11 checks failed: 4MiB: 41\.10 GB/s < 45\.00 GB/s; 8MiB: 41\.20 GB/s < 45\.00 GB/s; 16MiB: 41\.40 GB/s < 45\.00 GB/s$'
+rule_says "$WORK/bad.out" ndr-bw-port '^FAIL .*4MiB: 41\.10 GB/s < 45\.00 GB/s \(90% of 400 Gb/s\)'
+rule_says "$WORK/bad.out" ndr-lat-p99 '^FAIL .*write_lat lat_p99_us <= 5 us .*8B: 7\.900 us > 5\.000 us$'
+rule_says "$WORK/bad.out" ndr-bw-host '^FAIL .*1GiB: status failed \(gdrb-sweep: gdrb_write_bw exited 1'
+rule_says "$WORK/bad.out" ndr-lat-p50 '^PASS '
+grep -q '^FAIL: 8 rules, 4 passed, 4 failed, 0 without data' "$WORK/bad.out" || { cat "$WORK/bad.out"; fail "bad run: summary line"; }
+json_ok "$WORK/bad/verdict.json" || fail "bad run: verdict.json is not JSON"
+[ "$(json_get "$WORK/bad/verdict.json" rules.4.name)" = ndr-bw-gdr ] &&
+	[ "$(json_get "$WORK/bad/verdict.json" rules.4.failures.0.size_bytes)" = 4194304 ] &&
+	[ "$(json_get "$WORK/bad/verdict.json" rules.4.failures.0.threshold)" = 45 ] &&
+	[ "$(json_get "$WORK/bad/verdict.json" rules.4.failures.0.value)" = 41.1 ] ||
+	fail "bad run: verdict.json lacks the failing size, value and threshold"
+grep -q '<testsuites name="gdrbench" tests="8" failures="4">' "$WORK/bad/verdict.xml" ||
+	fail "bad run: JUnit XML lacks the counts"
+[ "$(grep -c '<failure type="threshold"' "$WORK/bad/verdict.xml")" -eq 4 ] || fail "bad run: JUnit XML: not 4 failures"
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout "$WORK/bad/verdict.xml" || fail "verdict.xml is not well-formed XML"
+fi
+pass "bad fixture fails ib-ndr400 (exit 1) naming 4MiB..16MiB against 45 GB/s, 8B p99 against 5 us, the failed 1GiB row"
+
+# The generic GDR profile passes the bad run: its dip stays above 130% of staged.
+"$accept" -q "$WORK/bad" gdr-effectiveness >"$WORK/gdr.out" 2>&1 || { cat "$WORK/gdr.out"; fail "gdr-effectiveness on the bad run"; }
+pass "gdr-effectiveness: $(head -n 1 "$WORK/gdr.out")"
+
+# Rules of our own: a staged comparison that fails, a link rule, Gb/s, no rows at all (NODATA).
+cat >"$WORK/rules.profile" <<'PROFILE'
+# test rules
+include quick
+rule lat-3x    write_lat   lat_p50_us <= 10% of staged  mem=device sizes=8:64
+rule bw-line   write_bw    bw_GBps    >= 95% of link    mem=device path=direct sizes=1G
+rule no-data   read_bw     bw_GBps    >= 1 GB/s
+rule gb-bits   write_bw    bw_GBps    >= 380 Gb/s       mem=host sizes=64M
+PROFILE
+"$accept" "$WORK/good" "$WORK/rules.profile" >"$WORK/rules.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/rules.out"; fail "own rules: exit $rc, expected 1"; }
+rule_says "$WORK/rules.out" lat-3x '^FAIL .*8B: direct 1\.627 us > 1\.063 us \(10% of staged 10\.63 us\); 16B: '
+rule_says "$WORK/rules.out" bw-line '^PASS .*against 47\.50 GB/s'
+rule_says "$WORK/rules.out" no-data '^NODATA .*no data: no row of read_bw with all sizes'
+rule_says "$WORK/rules.out" gb-bits '^PASS .*against 47\.50 GB/s'
+grep -q '<failure type="nodata"' "$WORK/good/verdict.xml" || fail "NODATA is not a failure in the JUnit XML"
+pass "staged comparison, link rate from meta.json, Gb/s units and NODATA"
+
+"$accept" --link-rate 800 "$WORK/good" "$WORK/rules.profile" >"$WORK/rules.out" 2>&1
+rule_says "$WORK/rules.out" bw-line '^FAIL .*95% of 800 Gb/s'
+# Without meta.json the rate comes from the nic column when it names one; else the rule fails.
+rm "$WORK/good/meta.json"
+"$accept" "$WORK/good" "$WORK/rules.profile" >"$WORK/rules.out" 2>&1
+rule_says "$WORK/rules.out" bw-line '^FAIL .*no link rate recorded'
+sed 's|,mlx5_0:1,|,mlx5_0:1 200 Gb/s,|' "$DATA/good-run/results.csv" >"$WORK/good/results.csv"
+"$accept" "$WORK/good" "$WORK/rules.profile" >"$WORK/rules.out" 2>&1
+rule_says "$WORK/rules.out" bw-line '^PASS .*against 23\.75 GB/s'
+pass "--link-rate, the nic column's rate, and no rate recorded"
+
+# Bad input: exit 2, one line naming the file (and line).
+mkdir "$WORK/empty"
+: >"$WORK/emptycsv.csv"
+expect_exit2 "no-such-dir: no such results directory" "$accept" "$WORK/no-such-dir" quick
+expect_exit2 "empty: no results.csv" "$accept" "$WORK/empty" ib-ndr400
+expect_exit2 "emptycsv.csv:1: empty file" "$accept" "$WORK/emptycsv.csv" ib-ndr400
+expect_exit2 "malformed-header/results.csv:1: not a gdrbench results CSV" "$accept" "$DATA/malformed-header" ib-ndr400
+expect_exit2 "malformed-row/results.csv:4: has 25 fields, the schema has 27" "$accept" "$DATA/malformed-row" ib-ndr400
+expect_exit2 "nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400" "$accept" "$WORK/bad" nosuch
+expect_exit2 "quick.profile: no rule lines" "$accept" "$WORK/bad" quick
+expect_exit2 "expected RESULTS_DIR PROFILE" "$accept" "$WORK/bad"
+expect_exit2 "unknown option '--bogus'" "$accept" --bogus "$WORK/bad" quick
+expect_exit2 "--link-rate: expected the port rate in Gb/s" "$accept" --link-rate fast "$WORK/bad" quick
+
+# Malformed profile lines: each names its file and line.
+bad_profile() {
+	printf 'run gdrb_mpi_bw mem=host\n%s\n' "$1" >"$WORK/bad.profile"
+	expect_exit2 "bad.profile:2: $2" "$accept" "$WORK/bad" "$WORK/bad.profile"
+}
+bad_profile 'rule r mpi_bw bandwidth >= 1' "rule r: unknown column 'bandwidth'"
+bad_profile 'rule r nosuch_bw bw_GBps >= 1' "rule r: benchmark 'nosuch_bw' is not run by this profile; its run lines give: mpi_bw"
+bad_profile 'rule r mpi_bw bw_GBps => 1' "rule r: unknown operator '=>'"
+bad_profile 'rule r mpi_bw bw_GBps >= 1 us' "rule r: unit 'us' does not fit bw_GBps"
+bad_profile 'rule r mpi_bw bw_GBps >= fast' "rule r: threshold 'fast'"
+bad_profile 'rule r mpi_bw bw_GBps >= 90%' "rule r: a percentage must say of what"
+bad_profile 'rule r mpi_bw lat_p50_us >= 90% of link' "rule r: '% of link' compares a bandwidth column"
+bad_profile 'rule r mpi_bw bw_GBps >= 1 sizes=8:4:2' "rule r: sizes=8:4:2: expected MIN:MAX"
+bad_profile 'rule r mpi_bw bw_GBps >= 1 color=red' "rule r: unknown key 'color'"
+bad_profile 'rule r mpi_bw reg >= 1' "rule r: >= needs a numeric column; 'reg' is text"
+bad_profile 'rule r mpi_bw bw_GBps' "rule needs NAME BENCH COLUMN OP THRESHOLD"
+bad_profile 'run gdrb_mpi_bw mem=gpu' "mem=: unknown value 'gpu'; accepted: host,pinned,device"
+bad_profile 'run gdrb_mpi_bw sizes=0' "sizes: '0' is not a size list"
+bad_profile 'walk gdrb_mpi_bw' "unknown statement 'walk'"
+bad_profile 'run gdrb_mpi_bw args="-x' 'unterminated "quote"'
+bad_profile 'include no-such-profile' "include: cannot read"
+printf 'rule a mpi_bw bw_GBps >= 1\nrule a mpi_bw bw_GBps >= 2\nrun gdrb_mpi_bw\n' >"$WORK/dup.profile"
+expect_exit2 "dup.profile:2: rule name 'a' already used at .*dup.profile:1" "$accept" "$WORK/bad" "$WORK/dup.profile"
+
+# Every shipped profile parses.
+for p in "$SCRIPTS"/profiles/*.profile; do
+	gawk -f "$SCRIPTS/lib/gdrb.awk" -v profile="$p" -v profiles_dir="$SCRIPTS/profiles" \
+		-f "$SCRIPTS/lib/profile.awk" >/dev/null || fail "$p does not parse"
+done
+pass "every shipped profile parses"
