@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gdrb_doctor: the preconditions of GPUDirect RDMA on one node, checked one
+ * by one. doctor_checks.c runs the checks, doctor_out.c prints them; the
+ * single-node binary (bench/gdrb_doctor.c) and the MPI one
+ * (mpi/gdrb_doctor_mpi.c) share both.
+ */
+#ifndef GDRB_DOCTOR_H
+#define GDRB_DOCTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gdrb_cuda_info.h"
+#include "gdrb_node.h"
+#include "gdrb_rdma.h"
+#include "gdrb_topo.h"
+
+/* Ordered so that the worse verdict is the larger; SKIP says nothing. */
+enum doc_verdict { DOC_SKIP, DOC_PASS, DOC_WARN, DOC_FAIL };
+
+#define DOC_NCHECKS 11
+#define DOC_MAX_VERBS_DEVS 64
+
+struct doc_item {
+	enum doc_verdict v;
+	char text[448];
+};
+
+struct doc_check {
+	int id;
+	const char *name;               /* "rdma-ports": stable, for scripts */
+	const char *title;              /* "RDMA devices and ports" */
+	enum doc_verdict v;
+	char evidence[384];             /* one line: what was read */
+	char fix[384];                  /* one line: what to do; "" when nothing */
+	struct doc_item *items;         /* per device or per setting */
+	size_t nitems;
+};
+
+struct doctor {
+	const char *sysfs_root, *procfs_root;
+	bool live;                      /* the running system: libibverbs and CUDA are asked too */
+
+	struct gdrb_topo topo;
+	struct gdrb_node node;
+
+	bool cuda_ok;
+	struct gdrb_cuda_inventory cuda;
+	char cuda_why[256];
+
+	bool verbs_ok;
+	char verbs_devs[DOC_MAX_VERBS_DEVS][GDRB_RDMA_NAME_LEN];
+	size_t nverbs;
+	char verbs_why[256];
+
+	int *nic_of_gpu;                /* nearest NIC per GPU; -1 none */
+	enum gdrb_topo_dist *dist_of_gpu;
+
+	struct doc_check checks[DOC_NCHECKS];
+};
+
+/* Options shared by gdrb_doctor and gdrb_doctor_mpi. */
+struct doctor_opts {
+	const char *sysfs_root;         /* default "/sys" */
+	const char *procfs_root;        /* default "/proc" */
+	bool live;                      /* both roots are the running system's */
+	bool json;
+};
+
+/*
+ * Parse and check argv. 0: go on; 1: --help or --version printed (exit 0);
+ * GDRB_ERR_USAGE after one line naming the option and its accepted form.
+ */
+int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts *o);
+
+/* Read sysfs, procfs and (live) CUDA and libibverbs. 0 or a negative errno. */
+int doctor_load(struct doctor *d, const char *sysfs_root, const char *procfs_root, bool live);
+void doctor_run(struct doctor *d);
+void doctor_free(struct doctor *d);
+
+enum doc_verdict doctor_verdict(const struct doctor *d);
+const char *doc_verdict_name(enum doc_verdict v);
+
+void doctor_print_table(const struct doctor *d, FILE *f);
+void doctor_print_json(const struct doctor *d, FILE *f);
+/* "host: FAIL (7 PASS, 1 WARN, 2 FAIL, 1 SKIP) 1:rdma-ports=FAIL ..." */
+void doctor_summary(const struct doctor *d, const char *host, char *buf, size_t len);
+/* The same from the verdicts of checks 1..11 alone (what gdrb_doctor_mpi gathers). */
+void doctor_summary_of(const char *host, const enum doc_verdict v[DOC_NCHECKS], char *buf,
+		       size_t len);
+/* The stable name of check id (1..11): "rdma-ports". */
+const char *doctor_check_name(int id);
+
+#endif

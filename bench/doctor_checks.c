@@ -1,0 +1,798 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The eleven checks of gdrb_doctor; each records what it read, a verdict and a fix. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doctor.h"
+#include "gdrb_reg.h"
+
+#define GIB (1024.0 * 1024 * 1024)
+#define MIB (1024.0 * 1024)
+/* Below this RLIMIT_MEMLOCK, registering the default 1 GiB bounce buffers fails. */
+#define MEMLOCK_ENOUGH (1ull << 30)
+/* BAR1 below this (with GPU memory unknown) limits what GPUDirect can map at once. */
+#define BAR1_SMALL (1ull << 30)
+/* Bytes of device memory each registration attempt uses. */
+#define PROBE_BYTES (2u << 20)
+
+static const struct {
+	const char *name, *title;
+} check_names[DOC_NCHECKS] = {
+	{ "rdma-ports", "RDMA devices and ports" },
+	{ "roce-gid", "RoCE v2 GID" },
+	{ "gpus", "GPUs, driver and runtime" },
+	{ "gpu-registration", "GPU memory registration" },
+	{ "peermem-dmabuf", "nvidia_peermem module, dma-buf support" },
+	{ "memlock", "RLIMIT_MEMLOCK" },
+	{ "iommu", "IOMMU mode" },
+	{ "acs", "PCIe ACS between GPU and NIC" },
+	{ "topology", "GPU-NIC distance" },
+	{ "pcie-links", "PCIe link speed and width" },
+	{ "bar1", "GPU BAR1 size" },
+};
+
+const char *doctor_check_name(int id)
+{
+	return id >= 1 && id <= DOC_NCHECKS ? check_names[id - 1].name : "?";
+}
+
+const char *doc_verdict_name(enum doc_verdict v)
+{
+	static const char *const names[] = { "SKIP", "PASS", "WARN", "FAIL" };
+
+	return names[v];
+}
+
+static void evidence(struct doc_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void evidence(struct doc_check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * One finding. The check takes the worst verdict of its items, and the fix of
+ * the first item that made it that bad.
+ */
+static void item(struct doc_check *c, enum doc_verdict v, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void item(struct doc_check *c, enum doc_verdict v, const char *fix, const char *fmt, ...)
+{
+	struct doc_item *items;
+	va_list ap;
+
+	items = realloc(c->items, (c->nitems + 1) * sizeof(*items));
+	if (!items)
+		return;
+	c->items = items;
+	va_start(ap, fmt);
+	vsnprintf(items[c->nitems].text, sizeof(items[c->nitems].text), fmt, ap);
+	va_end(ap);
+	items[c->nitems++].v = v;
+	if (v > c->v) {
+		c->v = v;
+		snprintf(c->fix, sizeof(c->fix), "%s", fix && v != DOC_PASS ? fix : "");
+	} else if (v == c->v && !c->fix[0] && fix && v != DOC_PASS) {
+		snprintf(c->fix, sizeof(c->fix), "%s", fix);
+	}
+}
+
+static int count_items(const struct doc_check *c, enum doc_verdict v)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < c->nitems; i++)
+		n += c->items[i].v == v;
+	return n;
+}
+
+static char *human_bytes(char *buf, size_t len, double bytes)
+{
+	if (bytes >= GIB)
+		snprintf(buf, len, "%g GiB", bytes / GIB);
+	else if (bytes >= MIB)
+		snprintf(buf, len, "%g MiB", bytes / MIB);
+	else
+		snprintf(buf, len, "%g KiB", bytes / 1024);
+	return buf;
+}
+
+static bool same_bdf(const char *a, const char *b)
+{
+	unsigned ad, ab, as, af, bd, bb, bs, bf;
+
+	return sscanf(a, "%x:%x:%x.%x", &ad, &ab, &as, &af) == 4 &&
+	       sscanf(b, "%x:%x:%x.%x", &bd, &bb, &bs, &bf) == 4 && ad == bd && ab == bb &&
+	       as == bs && af == bf;
+}
+
+/* The CUDA device behind a PCI GPU; -1 when CUDA was not asked or does not see it. */
+static int cuda_index(const struct doctor *d, const char *bdf)
+{
+	int i;
+
+	for (i = 0; d->cuda_ok && i < d->cuda.count; i++)
+		if (same_bdf(d->cuda.devs[i].pci_bus_id, bdf))
+			return i;
+	return -1;
+}
+
+static bool verbs_lists(const struct doctor *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->nverbs; i++)
+		if (!strcmp(d->verbs_devs[i], name))
+			return true;
+	return false;
+}
+
+/* 1. RDMA devices and ports */
+static void check_rdma_ports(struct doctor *d, struct doc_check *c)
+{
+	static const char fix_none[] =
+		"load the NIC's RDMA driver and ib_uverbs (modprobe mlx5_ib ib_uverbs; install "
+		"rdma-core); 'ibv_devices' must list the NIC";
+	static const char fix_provider[] =
+		"install the NIC's user-space provider (Debian: ibverbs-providers, RHEL: "
+		"libibverbs; both from rdma-core)";
+	static const char fix_port[] =
+		"bring the port up: check the cable and the switch port ('ibstat', 'ip link', "
+		"'rdma link')";
+	static const char fix_mtu[] =
+		"set MTU 9000 (at least 4200) on the netdev and its switch ports so that RoCE "
+		"uses a 4096-byte RDMA MTU";
+	const struct gdrb_topo *t = &d->topo;
+	int ports = 0, active = 0;
+	size_t n, p, listed = 0;
+	char verbs[64];
+
+	if (!t->nnics) {
+		item(c, DOC_FAIL, fix_none, "%s/class/infiniband %s", d->sysfs_root,
+		     t->have_ib_class ? "is empty" : "does not exist: no RDMA driver is loaded");
+		if (d->live)
+			item(c, DOC_FAIL, fix_none, "libibverbs: %s",
+			     d->verbs_ok ? "lists no device" : d->verbs_why);
+		evidence(c, "no RDMA device");
+		return;
+	}
+	if (d->live && !d->verbs_ok)
+		item(c, DOC_FAIL, fix_provider, "libibverbs cannot list devices: %s", d->verbs_why);
+	for (n = 0; n < t->nnics; n++) {
+		const struct gdrb_topo_nic *nic = &t->nics[n];
+		bool nic_active = false;
+
+		if (d->live && d->verbs_ok && !verbs_lists(d, nic->name))
+			item(c, DOC_FAIL, fix_provider,
+			     "%s: in sysfs, but libibverbs does not list it (no user-space provider)",
+			     nic->name);
+		for (p = 0; p < nic->nports; p++)
+			nic_active |= nic->ports[p].state == GDRB_PORT_ACTIVE;
+		if (!nic->nports)
+			item(c, DOC_FAIL, fix_port, "%s: no ports in sysfs", nic->name);
+		for (p = 0; p < nic->nports; p++) {
+			const struct gdrb_topo_port *pt = &nic->ports[p];
+			struct gdrb_rdma_port_attr attr;
+			char mtu[160] = "", why[256];
+			bool eth = !strcmp(pt->link_layer, "Ethernet");
+			enum doc_verdict v = DOC_PASS;
+			int rdma_mtu = 0;
+			const char *fix = NULL;
+
+			ports++;
+			active += pt->state == GDRB_PORT_ACTIVE;
+			if (d->live && gdrb_rdma_query_port(nic->name, pt->num, &attr, why,
+							    sizeof(why)) == 0 && attr.active_mtu) {
+				rdma_mtu = attr.active_mtu;
+				snprintf(mtu, sizeof(mtu), ", active MTU %d (max %d)", attr.active_mtu,
+					 attr.max_mtu);
+			}
+			if (eth && pt->netdev_mtu) {
+				int derived = gdrb_roce_mtu(pt->netdev_mtu);
+				size_t used = strlen(mtu);
+
+				if (!rdma_mtu)
+					rdma_mtu = derived;
+				snprintf(mtu + used, sizeof(mtu) - used, ", %s MTU %d -> RDMA MTU %d%s",
+					 pt->netdev, pt->netdev_mtu, derived,
+					 used ? "" : " (derived as the kernel does)");
+			} else if (eth) {
+				size_t used = strlen(mtu);
+
+				snprintf(mtu + used, sizeof(mtu) - used, ", %s",
+					 pt->netdev[0] ? "netdev MTU unreadable" : "no netdev found");
+			}
+			if (pt->state != GDRB_PORT_ACTIVE) {
+				v = nic_active ? DOC_WARN : DOC_FAIL;
+				fix = fix_port;
+			} else if (rdma_mtu && rdma_mtu < 4096) {
+				v = DOC_WARN;
+				fix = eth ? fix_mtu : "set the subnet manager's MTU to 4096 "
+						      "(opensm: mtu 5 in the partition config)";
+			}
+			item(c, v, fix, "%s port %u: %s (%s), %s, %s%s", nic->name, pt->num,
+			     pt->state_name[0] ? pt->state_name : "state unknown",
+			     pt->phys_state[0] ? pt->phys_state : "?",
+			     pt->link_layer[0] ? pt->link_layer : "link layer unknown",
+			     pt->rate[0] ? pt->rate : "rate unknown", mtu);
+		}
+	}
+	for (n = 0; n < t->nnics; n++)
+		listed += verbs_lists(d, t->nics[n].name);
+	if (!d->live)
+		snprintf(verbs, sizeof(verbs), " (sysfs only: fixture tree)");
+	else if (!d->verbs_ok)
+		snprintf(verbs, sizeof(verbs), ", libibverbs lists none");
+	else if (listed == t->nnics)
+		snprintf(verbs, sizeof(verbs), ", all listed by libibverbs");
+	else
+		snprintf(verbs, sizeof(verbs), ", libibverbs lists %zu of them", listed);
+	evidence(c, "%zu RDMA device%s, %d of %d ports ACTIVE%s", t->nnics,
+		 t->nnics == 1 ? "" : "s", active, ports, verbs);
+}
+
+/* "0000:0000:0000:0000:0000:ffff:0a00:0001" -> " (::ffff:10.0.0.1)" */
+static void gid_ipv4(const char *gid, char *buf, size_t len)
+{
+	unsigned hi, lo;
+
+	buf[0] = '\0';
+	if (!strncmp(gid, "0000:0000:0000:0000:0000:ffff:", 30) &&
+	    sscanf(gid + 30, "%4x:%4x", &hi, &lo) == 2)
+		snprintf(buf, len, " (::ffff:%u.%u.%u.%u)", hi >> 8, hi & 0xff, lo >> 8, lo & 0xff);
+}
+
+/* 2. RoCE: a RoCE v2 GID exists, and its index */
+static void check_roce_gid(struct doctor *d, struct doc_check *c)
+{
+	static const char fix[] =
+		"give the netdev an IP address (RoCE v2 GIDs are made from its addresses) and "
+		"check the RoCE mode: 'cma_roce_mode -d DEV -p PORT' should say RoCE v2";
+	const struct gdrb_topo *t = &d->topo;
+	int roce = 0, with_v2 = 0;
+	size_t n, p;
+
+	for (n = 0; n < t->nnics; n++)
+		for (p = 0; p < t->nics[n].nports; p++) {
+			const struct gdrb_topo_port *pt = &t->nics[n].ports[p];
+			char v4[40];
+
+			if (strcmp(pt->link_layer, "Ethernet"))
+				continue;
+			roce++;
+			if (pt->roce_v2_gid < 0) {
+				item(c, DOC_FAIL, fix,
+				     "%s port %u (%s): no RoCE v2 GID among %d GIDs (%d RoCE v1)",
+				     t->nics[n].name, pt->num, pt->netdev[0] ? pt->netdev : "no netdev",
+				     pt->ngids, pt->ngids - pt->nv2);
+				continue;
+			}
+			with_v2++;
+			gid_ipv4(pt->roce_v2_gid_text, v4, sizeof(v4));
+			item(c, DOC_PASS, NULL, "%s port %u (%s): RoCE v2 GID index %d = %s%s",
+			     t->nics[n].name, pt->num, pt->netdev[0] ? pt->netdev : "no netdev",
+			     pt->roce_v2_gid, pt->roce_v2_gid_text, v4);
+		}
+	if (!roce)
+		evidence(c, "%s", t->nnics ? "no RoCE port (InfiniBand only)" : "no RDMA device");
+	else
+		evidence(c, "%d of %d RoCE ports have a RoCE v2 GID", with_v2, roce);
+}
+
+/* 3. GPUs visible, driver and runtime versions */
+static void check_gpus(struct doctor *d, struct doc_check *c)
+{
+	static const char fix_gpu[] =
+		"install the GPU or pass it through to this VM or container; 'nvidia-smi -L' must "
+		"list it";
+	static const char fix_driver[] =
+		"install and load the NVIDIA driver (modprobe nvidia); the GPU must be bound to "
+		"'nvidia', not vfio-pci";
+	static const char fix_cuda[] =
+		"install an NVIDIA driver at least as new as the CUDA runtime gdrbench was built "
+		"with, and check CUDA_VISIBLE_DEVICES";
+	const struct gdrb_topo *t = &d->topo;
+	const struct gdrb_node *nd = &d->node;
+	char rt[16], drv[16], cuda[160], nv[96];
+	size_t g;
+
+	if (nd->nv_version[0])
+		snprintf(nv, sizeof(nv), "NVIDIA driver %s%s", nd->nv_version,
+			 nd->nv_open == 1 ? " (open kernel modules)" :
+			 nd->nv_open == 0 ? " (proprietary kernel module)" : "");
+	else
+		snprintf(nv, sizeof(nv), "no NVIDIA kernel driver loaded");
+	if (!d->live)
+		snprintf(cuda, sizeof(cuda), "CUDA not asked (fixture tree)");
+	else if (d->cuda_ok)
+		snprintf(cuda, sizeof(cuda), "CUDA runtime %s, driver API %s, %d device%s",
+			 gdrb_cuda_version_text(d->cuda.runtime_version, rt, sizeof(rt)),
+			 gdrb_cuda_version_text(d->cuda.driver_version, drv, sizeof(drv)),
+			 d->cuda.count, d->cuda.count == 1 ? "" : "s");
+	else
+		snprintf(cuda, sizeof(cuda), "CUDA runtime %s, driver API %s",
+			 gdrb_cuda_version_text(d->cuda.runtime_version, rt, sizeof(rt)),
+			 gdrb_cuda_version_text(d->cuda.driver_version, drv, sizeof(drv)));
+	evidence(c, "%zu NVIDIA GPU%s on the PCI bus; %s; %s", t->ngpus, t->ngpus == 1 ? "" : "s",
+		 nv, cuda);
+
+	if (!t->ngpus)
+		item(c, d->live && d->cuda_ok ? DOC_WARN : DOC_FAIL, fix_gpu,
+		     "no NVIDIA GPU (vendor 0x10de, class 0x0300/0x0302) under %s/bus/pci/devices",
+		     d->sysfs_root);
+	if (!nd->nv_version[0] && !nd->mod_nvidia)
+		item(c, DOC_FAIL, fix_driver, "%s", nv);
+	if (d->live && !d->cuda_ok)
+		item(c, DOC_FAIL, nd->nv_version[0] ? fix_cuda : fix_driver, "CUDA: %s", d->cuda_why);
+	for (g = 0; g < t->ngpus; g++) {
+		const struct gdrb_pci_fn *fn = &t->gpus[g].pci;
+		int ci = cuda_index(d, fn->bdf);
+		bool bound = !strcmp(fn->driver, "nvidia");
+
+		item(c, bound ? DOC_PASS : DOC_FAIL, fix_driver,
+		     "%s device 0x%04x%s%s, driver %s, NUMA node %d%s", fn->bdf, fn->device,
+		     ci >= 0 ? " " : "", ci >= 0 ? d->cuda.devs[ci].name : "",
+		     fn->driver[0] ? fn->driver : "none", fn->numa_node,
+		     !d->live || !d->cuda_ok ? "" : ci >= 0 ? ", visible to CUDA" : ", not visible to CUDA");
+	}
+	if (d->live && d->cuda_ok && d->cuda.count < (int)t->ngpus)
+		item(c, DOC_WARN, "unset CUDA_VISIBLE_DEVICES (or check 'nvidia-smi')",
+		     "CUDA sees %d of the %zu GPUs", d->cuda.count, t->ngpus);
+}
+
+/* The CUDA device to pair with NIC n: one whose nearest NIC it is, else device 0. */
+static int gpu_for_nic(const struct doctor *d, size_t n)
+{
+	size_t g;
+	int ci;
+
+	for (g = 0; g < d->topo.ngpus; g++)
+		if (d->nic_of_gpu[g] == (int)n && (ci = cuda_index(d, d->topo.gpus[g].pci.bdf)) >= 0)
+			return ci;
+	return 0;
+}
+
+/* 4. GPU memory registration really attempted on each NIC */
+static void check_registration(struct doctor *d, struct doc_check *c)
+{
+	static const char fix[] =
+		"load nvidia_peermem for peer memory; for dma-buf use the NVIDIA open kernel "
+		"modules (r515+) on Linux >= 5.12; see checks 5 and 6";
+	static const enum gdrb_reg_mode modes[] = { GDRB_REG_DMABUF, GDRB_REG_PEERMEM };
+	int nics = 0, ok_nics = 0;
+	size_t v, n;
+	int m;
+
+	if (!d->live) {
+		evidence(c, "not attempted: a fixture tree is not this node (registration needs "
+			 "the live node)");
+		return;
+	}
+	if (!gdrb_reg_built()) {
+		evidence(c, "not attempted: gdrbench was built without libibverbs or without CUDA");
+		return;
+	}
+	if (!d->verbs_ok || !d->nverbs) {
+		evidence(c, "not attempted: no RDMA device to register with (check 1)");
+		return;
+	}
+	if (!d->cuda_ok) {
+		evidence(c, "not attempted: no usable GPU (check 3)");
+		return;
+	}
+	for (v = 0; v < d->nverbs; v++) {
+		struct gdrb_reg_attempt att[2];
+		int gpu = 0, rc[2], worked = 0;
+
+		for (n = 0; n < d->topo.nnics; n++)
+			if (!strcmp(d->topo.nics[n].name, d->verbs_devs[v]))
+				gpu = gpu_for_nic(d, n);
+		for (m = 0; m < 2; m++) {
+			rc[m] = gdrb_reg_probe(d->verbs_devs[v], gpu, PROBE_BYTES, modes[m], &att[m]);
+			worked += rc[m] == 0;
+		}
+		nics++;
+		ok_nics += worked > 0;
+		for (m = 0; m < 2; m++)
+			item(c, rc[m] == 0 ? DOC_PASS : worked ? DOC_WARN : DOC_FAIL, fix,
+			     "%s with GPU %d (%s): %s: %s", d->verbs_devs[v], gpu,
+			     d->cuda.devs[gpu].pci_bus_id,
+			     modes[m] == GDRB_REG_DMABUF ? "dma-buf" : "peer memory", att[m].why);
+	}
+	evidence(c, "%d of %d RDMA devices registered GPU memory (%u KiB each, dma-buf and peer "
+		 "memory tried separately)", ok_nics, nics, PROBE_BYTES / 1024);
+}
+
+/* 5. nvidia_peermem loaded; dma-buf support in kernel and driver */
+static void check_modules(struct doctor *d, struct doc_check *c)
+{
+	static const char fix_both[] =
+		"modprobe nvidia_peermem (and list it in /etc/modules-load.d), or use the NVIDIA "
+		"open kernel modules (r515+) on Linux >= 5.12 for dma-buf";
+	static const char fix_peermem[] =
+		"modprobe nvidia_peermem for software that registers GPU memory as peer memory "
+		"(MPI, UCX or NCCL builds without dma-buf)";
+	const struct gdrb_node *nd = &d->node;
+	char why[256] = "";
+	bool peermem = nd->mod_nvidia_peermem || nd->mod_nv_peer_mem;
+	int kernel_ok = gdrb_kernel_at_least(nd->kernel, 5, 12);
+	bool dmabuf = kernel_ok == 1 && nd->nv_open == 1 && nd->nv_major >= 515;
+	size_t used = 0;
+
+	if (!nd->mod_nvidia && !nd->nv_version[0]) {
+		evidence(c, "no NVIDIA kernel driver loaded (check 3)");
+		return;
+	}
+	if (kernel_ok != 1)
+		used += (size_t)snprintf(why + used, sizeof(why) - used, "; kernel %s%s",
+					 nd->kernel[0] ? nd->kernel : "version unknown",
+					 kernel_ok == 0 ? " is older than 5.12" : "");
+	if (nd->nv_open != 1 && used < sizeof(why))
+		used += (size_t)snprintf(why + used, sizeof(why) - used, "; %s",
+					 nd->nv_open == 0 ?
+						 "the NVIDIA kernel module is the proprietary one, "
+						 "dma-buf needs the open one" :
+						 "NVIDIA kernel module flavour unknown");
+	if (nd->nv_major && nd->nv_major < 515 && used < sizeof(why))
+		snprintf(why + used, sizeof(why) - used, "; NVIDIA driver %s is older than 515",
+			 nd->nv_version);
+
+	if (!nd->modules_readable)
+		item(c, DOC_SKIP, NULL, "module list unreadable (no %s/modules, no %s/module)",
+		     d->procfs_root, d->sysfs_root);
+	else
+		item(c, peermem ? DOC_PASS : dmabuf ? DOC_WARN : DOC_FAIL,
+		     dmabuf ? fix_peermem : fix_both, "%s",
+		     nd->mod_nvidia_peermem ? "nvidia_peermem loaded" :
+		     nd->mod_nv_peer_mem ? "nv_peer_mem loaded" :
+		     dmabuf ? "neither nvidia_peermem nor nv_peer_mem is loaded: only dma-buf "
+			      "registration is possible" :
+			      "neither nvidia_peermem nor nv_peer_mem is loaded");
+	if (dmabuf)
+		item(c, DOC_PASS, NULL, "dma-buf: kernel %s, NVIDIA %s open kernel modules",
+		     nd->kernel, nd->nv_version);
+	else
+		item(c, peermem ? DOC_PASS : DOC_FAIL, fix_both, "dma-buf: unavailable: %s",
+		     why[0] ? why + 2 : "reason unknown");
+	evidence(c, "peer memory: %s; dma-buf: %s",
+		 !nd->modules_readable ? "unknown" : peermem ? "yes" : "no", dmabuf ? "yes" : "no");
+}
+
+/* 6. RLIMIT_MEMLOCK large enough */
+static void check_memlock(struct doctor *d, struct doc_check *c)
+{
+	static const char fix[] =
+		"raise it to unlimited: '* - memlock unlimited' in /etc/security/limits.conf, "
+		"LimitMEMLOCK=infinity for systemd services and slurmd";
+	const struct gdrb_node *nd = &d->node;
+	const char *src = d->live ? "getrlimit" : "self/limits";
+	char size[32];
+	enum doc_verdict v;
+
+	if (!nd->memlock_known) {
+		evidence(c, "not known: no %s/self/limits", d->procfs_root);
+		return;
+	}
+	if (nd->memlock_unlimited) {
+		item(c, DOC_PASS, NULL, "RLIMIT_MEMLOCK unlimited (%s)", src);
+		evidence(c, "unlimited");
+		return;
+	}
+	human_bytes(size, sizeof(size), (double)nd->memlock_bytes);
+	v = nd->memlock_bytes >= MEMLOCK_ENOUGH || nd->cap_ipc_lock ? DOC_WARN : DOC_FAIL;
+	item(c, v, fix, "RLIMIT_MEMLOCK %s (%s): registering more than that fails with ENOMEM", size,
+	     src);
+	if (nd->cap_ipc_lock)
+		item(c, DOC_WARN, fix,
+		     "this process has CAP_IPC_LOCK and is exempt; unprivileged jobs are not");
+	evidence(c, "%s%s", size, nd->cap_ipc_lock ? ", exempt here (CAP_IPC_LOCK)" : "");
+}
+
+/* 7. IOMMU mode */
+static void check_iommu(struct doctor *d, struct doc_check *c)
+{
+	static const char fix[] =
+		"boot with iommu=pt (Intel: intel_iommu=on iommu=pt), or turn the IOMMU off in the "
+		"firmware: GPUDirect RDMA needs untranslated peer addresses";
+	const struct gdrb_node *nd = &d->node;
+
+	item(c, nd->iommu == GDRB_IOMMU_TRANSLATED ? DOC_FAIL : DOC_PASS, fix, "%s: %s",
+	     gdrb_iommu_mode_name(nd->iommu), nd->iommu_why);
+	item(c, DOC_PASS, NULL, "%d IOMMU units in %s/class/iommu; kernel command line: %s",
+	     nd->iommu_units, d->sysfs_root, nd->iommu_args[0] ? nd->iommu_args : "no IOMMU options");
+	evidence(c, "%s (%s)", gdrb_iommu_mode_name(nd->iommu), nd->iommu_why);
+}
+
+/* 8. PCIe ACS on the bridges between each GPU and its nearest NIC */
+static void check_acs(struct doctor *d, struct doc_check *c)
+{
+	static const char fix[] =
+		"clear ACS redirect on those ports ('setpci -s BDF ECAP_ACS+0x6.w=0000' at every "
+		"boot) or disable ACS in the firmware; keep it only where VMs need isolation";
+	static const char fix_root[] = "run gdrb_doctor as root: ACS lives in extended config space";
+	const struct gdrb_topo *t = &d->topo;
+	int pairs = 0, redirected = 0;
+	size_t g, b;
+
+	for (g = 0; g < t->ngpus; g++) {
+		char bridges[GDRB_TOPO_MAX_HOPS * 2][GDRB_BDF_LEN], list[320] = "", flags[96];
+		const struct gdrb_topo_nic *nic;
+		size_t nb, used = 0;
+		bool unreadable = false;
+
+		if (d->nic_of_gpu[g] < 0 || !t->nics[d->nic_of_gpu[g]].has_pci)
+			continue;
+		nic = &t->nics[d->nic_of_gpu[g]];
+		pairs++;
+		if (d->dist_of_gpu[g] > GDRB_DIST_PXB) {
+			item(c, DOC_PASS, NULL,
+			     "GPU %s - %s: %s, the path crosses the host bridge; ACS does not "
+			     "change it (check 9)", t->gpus[g].pci.bdf, nic->name,
+			     gdrb_topo_dist_name(d->dist_of_gpu[g]));
+			continue;
+		}
+		nb = gdrb_topo_path(&t->gpus[g].pci, &nic->pci, bridges, GDRB_TOPO_MAX_HOPS * 2);
+		for (b = 0; b < nb; b++) {
+			struct gdrb_acs acs;
+			int rc = gdrb_topo_acs(d->sysfs_root, bridges[b], &acs);
+
+			if (rc || !acs.readable) {
+				unreadable = true;
+				continue;
+			}
+			if (!acs.present || !(acs.ctrl & GDRB_ACS_P2P_REDIRECT) || used >= sizeof(list))
+				continue;
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s %s (%s)",
+						 used ? "; " : "", gdrb_pcie_port_name(acs.port_type),
+						 bridges[b],
+						 gdrb_acs_flags(acs.ctrl, flags, sizeof(flags)));
+		}
+		if (used) {
+			redirected++;
+			item(c, DOC_FAIL, fix,
+			     "GPU %s - %s: ACS redirects peer-to-peer to the root complex at %s",
+			     t->gpus[g].pci.bdf, nic->name, list);
+		} else if (unreadable) {
+			item(c, DOC_SKIP, fix_root,
+			     "GPU %s - %s: config space of the %zu bridges between them not "
+			     "readable (needs root)", t->gpus[g].pci.bdf, nic->name, nb);
+		} else {
+			item(c, DOC_PASS, NULL, "GPU %s - %s: %zu bridge%s between them, no ACS "
+			     "redirect", t->gpus[g].pci.bdf, nic->name, nb, nb == 1 ? "" : "s");
+		}
+	}
+	if (!pairs)
+		evidence(c, "no GPU with a PCI NIC to check");
+	else if (!count_items(c, DOC_PASS) && !redirected)
+		evidence(c, "ACS not readable: run as root");
+	else
+		evidence(c, "%d of %d GPU-NIC paths redirected by ACS", redirected, pairs);
+	if (count_items(c, DOC_SKIP) && c->v == DOC_PASS)
+		snprintf(c->fix, sizeof(c->fix), "%s", fix_root);
+}
+
+/* 9. GPU-NIC topology */
+static void check_topology(struct doctor *d, struct doc_check *c)
+{
+	static const char fix_far[] =
+		"put each GPU and its NIC under one PCIe switch (move a card), or pick the nearest "
+		"NIC per GPU (NCCL_IB_HCA, UCX_NET_DEVICES)";
+	static const char fix_sys[] =
+		"install a NIC on each GPU's socket: GPUDirect RDMA across the socket "
+		"interconnect is slow or refused";
+	const struct gdrb_topo *t = &d->topo;
+	int per_class[GDRB_DIST_UNKNOWN + 1] = { 0 };
+	char counts[160] = "";
+	size_t g, used = 0;
+	int k;
+
+	if (!t->ngpus || !t->nnics) {
+		evidence(c, "%s", !t->ngpus ? "no GPU" : "no RDMA device");
+		return;
+	}
+	for (g = 0; g < t->ngpus; g++) {
+		const struct gdrb_pci_fn *gpu = &t->gpus[g].pci;
+		const struct gdrb_topo_nic *nic = &t->nics[d->nic_of_gpu[g]];
+		enum gdrb_topo_dist dist = d->dist_of_gpu[g];
+		enum doc_verdict v = dist <= GDRB_DIST_PXB ? DOC_PASS :
+				     dist == GDRB_DIST_SYS ? DOC_FAIL : DOC_WARN;
+
+		per_class[dist]++;
+		item(c, v, dist == GDRB_DIST_SYS ? fix_sys : fix_far,
+		     "GPU %s (NUMA %d) -> %s %s (NUMA %d): %s, %s", gpu->bdf, gpu->numa_node,
+		     nic->name, nic->has_pci ? nic->pci.bdf : "(no PCI function)",
+		     nic->has_pci ? nic->pci.numa_node : -1, gdrb_topo_dist_name(dist),
+		     gdrb_topo_dist_what(dist));
+	}
+	for (k = 0; k <= GDRB_DIST_UNKNOWN; k++)
+		if (per_class[k] && used < sizeof(counts))
+			used += (size_t)snprintf(counts + used, sizeof(counts) - used, "%s%d %s",
+						 used ? ", " : "", per_class[k],
+						 gdrb_topo_dist_name((enum gdrb_topo_dist)k));
+	evidence(c, "%zu GPUs, %zu RDMA devices; nearest NIC per GPU: %s", t->ngpus, t->nnics,
+		 counts);
+}
+
+static void link_item(struct doc_check *c, const char *what, const struct gdrb_pci_fn *fn,
+		      bool gpu, int *down)
+{
+	static const char fix_down[] =
+		"reseat the card, its riser or cable; check the slot's speed and bifurcation in "
+		"the firmware; 'lspci -vv' LnkSta must equal LnkCap";
+	static const char fix_idle[] =
+		"GPUs lower the link speed when idle: re-check under load ('nvidia-smi -q -d "
+		"PCI' shows the current generation)";
+	static const char fix_slot[] =
+		"move the card to a slot (or switch port) that runs at the card's own maximum";
+	const struct gdrb_pci_link *l = &fn->link;
+	double target_gts;
+	int target_width;
+
+	gdrb_pci_link_target(fn, &target_gts, &target_width);
+	if (!l->cur_gts || !l->cur_width || !target_gts || !target_width) {
+		item(c, DOC_SKIP, NULL, "%s %s: link speed or width not reported", what, fn->bdf);
+		return;
+	}
+	if (l->cur_width < target_width || (!gpu && l->cur_gts < target_gts)) {
+		(*down)++;
+		item(c, DOC_FAIL, fix_down, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d) "
+		     "x%d: down-trained", what, fn->bdf, l->cur_gts, gdrb_pci_gen(l->cur_gts),
+		     l->cur_width, target_gts, gdrb_pci_gen(target_gts), target_width);
+	} else if (l->cur_gts < target_gts) {
+		item(c, DOC_WARN, fix_idle, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d): "
+		     "lower speed (idle GPU, or down-trained)", what, fn->bdf, l->cur_gts,
+		     gdrb_pci_gen(l->cur_gts), l->cur_width, target_gts, gdrb_pci_gen(target_gts));
+	} else if (target_gts < l->max_gts || target_width < l->max_width) {
+		item(c, DOC_WARN, fix_slot, "%s %s: %.1f GT/s (Gen%d) x%d, limited by the port above "
+		     "it (the card can do %.1f GT/s x%d)", what, fn->bdf, l->cur_gts,
+		     gdrb_pci_gen(l->cur_gts), l->cur_width, l->max_gts, l->max_width);
+	} else {
+		item(c, DOC_PASS, NULL, "%s %s: %.1f GT/s (Gen%d) x%d, its maximum", what, fn->bdf,
+		     l->cur_gts, gdrb_pci_gen(l->cur_gts), l->cur_width);
+	}
+}
+
+/* 10. PCIe links of GPUs and NICs: current against maximum */
+static void check_links(struct doctor *d, struct doc_check *c)
+{
+	const struct gdrb_topo *t = &d->topo;
+	int down = 0;
+	size_t i;
+
+	for (i = 0; i < t->ngpus; i++)
+		link_item(c, "GPU", &t->gpus[i].pci, true, &down);
+	for (i = 0; i < t->nnics; i++) {
+		char what[80];
+
+		if (!t->nics[i].has_pci)
+			continue;
+		snprintf(what, sizeof(what), "NIC %s", t->nics[i].name);
+		link_item(c, what, &t->nics[i].pci, false, &down);
+	}
+	if (!c->nitems)
+		evidence(c, "no GPU or NIC on the PCI bus");
+	else
+		evidence(c, "%zu links: %d at their maximum, %d down-trained, %d slower or limited",
+			 c->nitems, count_items(c, DOC_PASS), down, count_items(c, DOC_WARN));
+}
+
+/* 11. GPU BAR1 size against GPU memory */
+static void check_bar1(struct doctor *d, struct doc_check *c)
+{
+	static const char fix_none[] =
+		"enable 'Above 4G decoding' (and Resizable BAR) in the firmware so that BAR1 is "
+		"assigned";
+	static const char fix_small[] =
+		"enable Resizable BAR / large BAR1 in the firmware ('nvidia-smi -q -d MEMORY' shows "
+		"BAR1): GPUDirect maps GPU memory through BAR1";
+	const struct gdrb_topo *t = &d->topo;
+	size_t g;
+
+	for (g = 0; g < t->ngpus; g++) {
+		const struct gdrb_topo_gpu *gpu = &t->gpus[g];
+		int ci = cuda_index(d, gpu->pci.bdf);
+		char bar[32], mem[32];
+
+		human_bytes(bar, sizeof(bar), (double)gpu->bar1_bytes);
+		if (!gpu->bar1_bytes)
+			item(c, DOC_FAIL, fix_none, "GPU %s: BAR1 not assigned", gpu->pci.bdf);
+		else if (ci >= 0 && gpu->bar1_bytes < d->cuda.devs[ci].total_mem)
+			item(c, DOC_WARN, fix_small, "GPU %s: BAR1 %s < %s of memory: at most %s can "
+			     "be registered at once", gpu->pci.bdf, bar,
+			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem), bar);
+		else if (ci >= 0)
+			item(c, DOC_PASS, NULL, "GPU %s: BAR1 %s >= %s of memory", gpu->pci.bdf, bar,
+			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem));
+		else if (gpu->bar1_bytes < BAR1_SMALL)
+			item(c, DOC_WARN, fix_small, "GPU %s: BAR1 %s (GPU memory unknown): at most "
+			     "%s can be registered at once", gpu->pci.bdf, bar, bar);
+		else
+			item(c, DOC_PASS, NULL, "GPU %s: BAR1 %s (GPU memory unknown%s)", gpu->pci.bdf,
+			     bar, d->live ? ": not visible to CUDA" : ": fixture tree");
+	}
+	if (!t->ngpus)
+		evidence(c, "no GPU");
+	else
+		evidence(c, "%zu GPUs: %d with BAR1 >= memory (or >= 1 GiB), %d small, %d unassigned",
+			 t->ngpus, count_items(c, DOC_PASS), count_items(c, DOC_WARN),
+			 count_items(c, DOC_FAIL));
+}
+
+int doctor_load(struct doctor *d, const char *sysfs_root, const char *procfs_root, bool live)
+{
+	size_t g;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->sysfs_root = sysfs_root;
+	d->procfs_root = procfs_root;
+	d->live = live;
+	rc = gdrb_topo_load(sysfs_root, &d->topo);
+	if (rc)
+		return rc;
+	rc = gdrb_node_load(sysfs_root, procfs_root, live, &d->node);
+	if (rc)
+		return rc;
+	d->nic_of_gpu = calloc(d->topo.ngpus + 1, sizeof(*d->nic_of_gpu));
+	d->dist_of_gpu = calloc(d->topo.ngpus + 1, sizeof(*d->dist_of_gpu));
+	if (!d->nic_of_gpu || !d->dist_of_gpu)
+		return -ENOMEM;
+	for (g = 0; g < d->topo.ngpus; g++)
+		d->nic_of_gpu[g] = gdrb_topo_nearest_nic(&d->topo, g, false, &d->dist_of_gpu[g]);
+	if (live) {
+		d->cuda_ok = gdrb_cuda_inventory(&d->cuda, d->cuda_why, sizeof(d->cuda_why)) == 0;
+		d->verbs_ok = gdrb_rdma_devices(d->verbs_devs, DOC_MAX_VERBS_DEVS, &d->nverbs,
+						d->verbs_why, sizeof(d->verbs_why)) == 0;
+	}
+	return 0;
+}
+
+void doctor_run(struct doctor *d)
+{
+	static void (*const run[DOC_NCHECKS])(struct doctor *, struct doc_check *) = {
+		check_rdma_ports, check_roce_gid, check_gpus, check_registration, check_modules,
+		check_memlock, check_iommu, check_acs, check_topology, check_links, check_bar1,
+	};
+	int i;
+
+	for (i = 0; i < DOC_NCHECKS; i++) {
+		struct doc_check *c = &d->checks[i];
+
+		c->id = i + 1;
+		c->name = check_names[i].name;
+		c->title = check_names[i].title;
+		c->v = DOC_SKIP;
+		run[i](d, c);
+	}
+}
+
+void doctor_free(struct doctor *d)
+{
+	int i;
+
+	for (i = 0; i < DOC_NCHECKS; i++)
+		free(d->checks[i].items);
+	free(d->nic_of_gpu);
+	free(d->dist_of_gpu);
+	gdrb_topo_free(&d->topo);
+}
+
+enum doc_verdict doctor_verdict(const struct doctor *d)
+{
+	enum doc_verdict v = DOC_PASS;
+	int i;
+
+	for (i = 0; i < DOC_NCHECKS; i++)
+		if (d->checks[i].v > v)
+			v = d->checks[i].v;
+	return v;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* gdrb_doctor options: the roots to read, the output form. */
+#include "config.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doctor.h"
+#include "gdrb_log.h"
+#include "gdrb_sysfs.h"
+
+enum { OPT_SYSFS = 0x100, OPT_PROCFS };
+
+static void usage(FILE *f, const char *summary)
+{
+	fprintf(f,
+		"Usage: %s [OPTIONS]\n"
+		"%s\n"
+		"\n"
+		"  --sysfs-root DIR   read sysfs from DIR instead of /sys\n"
+		"  --procfs-root DIR  read procfs from DIR instead of /proc\n"
+		"                     (when either is not the live one, libibverbs and CUDA are\n"
+		"                     not asked and registration is not attempted)\n"
+		"  -j, --json         print JSON instead of the table\n"
+		"  -h, --help         print this help and exit\n"
+		"  -V, --version      print the version and exit\n"
+		"\n"
+		"Checks: 1 rdma-ports, 2 roce-gid, 3 gpus, 4 gpu-registration, 5 peermem-dmabuf,\n"
+		"6 memlock, 7 iommu, 8 acs, 9 topology, 10 pcie-links, 11 bar1; each PASS, WARN,\n"
+		"FAIL or SKIP with the evidence read and a one-line fix.\n"
+		"Exit status: 0 nothing FAILs, 1 something FAILs, 2 bad usage.\n",
+		gdrb_prog(), summary);
+}
+
+/* DIR must be a directory holding every one of the entries named (NULL-terminated). */
+static int check_root(const char *opt, const char *dir, const char *const *need,
+		      const char *kind, const char *like)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	if (!gdrb_is_dir(dir)) {
+		gdrb_usage_err("%s: '%s' is not a directory; expected a directory laid out like %s",
+			       opt, dir, like);
+		return GDRB_ERR_USAGE;
+	}
+	for (i = 0; need[i]; i++)
+		if (gdrb_path(path, sizeof(path), dir, "%s", need[i]) || !gdrb_exists(path)) {
+			gdrb_usage_err("%s: '%s' is not a %s tree (no %s in it); expected a "
+				       "directory laid out like %s", opt, dir, kind, need[i], like);
+			return GDRB_ERR_USAGE;
+		}
+	return 0;
+}
+
+static bool is_live(const char *dir, const char *live)
+{
+	char real[PATH_MAX];
+
+	return realpath(dir, real) && !strcmp(real, live);
+}
+
+int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
+		{ "procfs-root", required_argument, NULL, OPT_PROCFS },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const sys_need[] = { "bus", "class", "devices", NULL };
+	static const char *const proc_need[] = { "cmdline", NULL };
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->sysfs_root = "/sys";
+	o->procfs_root = "/proc";
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":jhV", longopts, NULL)) != -1) {
+		const char *bad = argv[optind - 1];
+
+		switch (c) {
+		case OPT_SYSFS:
+			o->sysfs_root = optarg;
+			break;
+		case OPT_PROCFS:
+			o->procfs_root = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			if (gdrb_log_is_leader())
+				usage(stdout, summary);
+			return 1;
+		case 'V':
+			if (gdrb_log_is_leader())
+				printf("%s (%s) %s\n", gdrb_prog(), PACKAGE_NAME, PACKAGE_VERSION);
+			return 1;
+		case ':':
+			gdrb_usage_err("%s needs a value: DIR", bad);
+			return GDRB_ERR_USAGE;
+		default:
+			if (optopt && optopt < 0x100)
+				gdrb_usage_err("unknown option '-%c'; run '%s --help' for the options",
+					       optopt, gdrb_prog());
+			else
+				gdrb_usage_err("unknown option '%s'; run '%s --help' for the options",
+					       bad, gdrb_prog());
+			return GDRB_ERR_USAGE;
+		}
+	}
+	if (optind < argc) {
+		gdrb_usage_err("unexpected argument '%s'; run '%s --help' for the options",
+			       argv[optind], gdrb_prog());
+		return GDRB_ERR_USAGE;
+	}
+	if (check_root("--sysfs-root", o->sysfs_root, sys_need, "sysfs", "/sys") ||
+	    check_root("--procfs-root", o->procfs_root, proc_need, "procfs", "/proc"))
+		return GDRB_ERR_USAGE;
+	o->live = is_live(o->sysfs_root, "/sys") && is_live(o->procfs_root, "/proc");
+	return 0;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* gdrb_doctor output: the table for people, JSON for machines, one summary line per node. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "doctor.h"
+#include "gdrb_json.h"
+#include "gdrb_log.h"
+
+/* Where evidence starts in the table: "NN name.............. VERDICT ". */
+#define EVIDENCE_COL 31
+
+static void counts_of(const enum doc_verdict v[DOC_NCHECKS], int n[4])
+{
+	int i;
+
+	memset(n, 0, 4 * sizeof(*n));
+	for (i = 0; i < DOC_NCHECKS; i++)
+		n[v[i]]++;
+}
+
+static void verdicts(const struct doctor *d, enum doc_verdict v[DOC_NCHECKS])
+{
+	int i;
+
+	for (i = 0; i < DOC_NCHECKS; i++)
+		v[i] = d->checks[i].v;
+}
+
+void doctor_summary_of(const char *host, const enum doc_verdict v[DOC_NCHECKS], char *buf,
+		       size_t len)
+{
+	enum doc_verdict worst = DOC_PASS;
+	size_t used;
+	int n[4], i;
+
+	counts_of(v, n);
+	for (i = 0; i < DOC_NCHECKS; i++)
+		if (v[i] > worst)
+			worst = v[i];
+	snprintf(buf, len, "%s: %s (%d PASS, %d WARN, %d FAIL, %d SKIP)", host,
+		 doc_verdict_name(worst), n[DOC_PASS], n[DOC_WARN], n[DOC_FAIL], n[DOC_SKIP]);
+	for (i = 0; i < DOC_NCHECKS; i++) {
+		used = strlen(buf);
+		if (v[i] >= DOC_WARN && used < len)
+			snprintf(buf + used, len - used, " %d:%s=%s", i + 1, doctor_check_name(i + 1),
+				 doc_verdict_name(v[i]));
+	}
+}
+
+void doctor_summary(const struct doctor *d, const char *host, char *buf, size_t len)
+{
+	enum doc_verdict v[DOC_NCHECKS];
+
+	verdicts(d, v);
+	doctor_summary_of(host, v, buf, len);
+}
+
+void doctor_print_table(const struct doctor *d, FILE *f)
+{
+	char line[1024];
+	size_t k;
+	int i;
+
+	fprintf(f, "# gdrb_doctor (%s %s): GPUDirect RDMA preconditions on %s\n", PACKAGE_NAME,
+		PACKAGE_VERSION, gdrb_host());
+	fprintf(f, "# sysfs %s, procfs %s (%s)\n", d->sysfs_root, d->procfs_root,
+		d->live ? "this node" : "fixture tree: libibverbs and CUDA not asked");
+	fprintf(f, "#%2s %-17s %-8s %s\n", "", "check", "verdict", "evidence");
+	for (i = 0; i < DOC_NCHECKS; i++) {
+		const struct doc_check *c = &d->checks[i];
+
+		fprintf(f, "%3d %-17s %-8s %s\n", c->id, c->name, doc_verdict_name(c->v),
+			c->evidence);
+		for (k = 0; k < c->nitems; k++)
+			fprintf(f, "%*s%-4s %s\n", EVIDENCE_COL, "", doc_verdict_name(c->items[k].v),
+				c->items[k].text);
+		if (c->fix[0])
+			fprintf(f, "%*sfix: %s\n", EVIDENCE_COL, "", c->fix);
+	}
+	doctor_summary(d, gdrb_host(), line, sizeof(line));
+	fprintf(f, "# %s\n", line);
+	fflush(f);
+}
+
+static void json_topology(const struct doctor *d, struct gdrb_json *j)
+{
+	const struct gdrb_topo *t = &d->topo;
+	size_t g, n, p;
+
+	gdrb_json_open_array(j, "gpus");
+	for (g = 0; g < t->ngpus; g++) {
+		const struct gdrb_topo_gpu *gpu = &t->gpus[g];
+
+		gdrb_json_open_object(j, NULL);
+		gdrb_json_string(j, "pci", gpu->pci.bdf);
+		gdrb_json_int(j, "numa_node", gpu->pci.numa_node);
+		gdrb_json_string(j, "driver", gpu->pci.driver);
+		gdrb_json_int(j, "bar1_bytes", (long long)gpu->bar1_bytes);
+		gdrb_json_string(j, "nearest_nic",
+				 d->nic_of_gpu[g] >= 0 ? t->nics[d->nic_of_gpu[g]].name : NULL);
+		gdrb_json_string(j, "distance", gdrb_topo_dist_name(d->dist_of_gpu[g]));
+		gdrb_json_close_object(j);
+	}
+	gdrb_json_close_array(j);
+	gdrb_json_open_array(j, "nics");
+	for (n = 0; n < t->nnics; n++) {
+		const struct gdrb_topo_nic *nic = &t->nics[n];
+
+		gdrb_json_open_object(j, NULL);
+		gdrb_json_string(j, "name", nic->name);
+		gdrb_json_string(j, "pci", nic->has_pci ? nic->pci.bdf : NULL);
+		gdrb_json_int(j, "numa_node", nic->has_pci ? nic->pci.numa_node : -1);
+		gdrb_json_open_array(j, "ports");
+		for (p = 0; p < nic->nports; p++) {
+			const struct gdrb_topo_port *pt = &nic->ports[p];
+
+			gdrb_json_open_object(j, NULL);
+			gdrb_json_int(j, "port", pt->num);
+			gdrb_json_string(j, "state", pt->state_name);
+			gdrb_json_string(j, "link_layer", pt->link_layer);
+			gdrb_json_string(j, "rate", pt->rate);
+			gdrb_json_string(j, "netdev", pt->netdev[0] ? pt->netdev : NULL);
+			gdrb_json_int(j, "roce_v2_gid_index", pt->roce_v2_gid);
+			gdrb_json_close_object(j);
+		}
+		gdrb_json_close_array(j);
+		gdrb_json_close_object(j);
+	}
+	gdrb_json_close_array(j);
+}
+
+void doctor_print_json(const struct doctor *d, FILE *f)
+{
+	static const char *const keys[] = { "skip", "pass", "warn", "fail" };
+	enum doc_verdict v[DOC_NCHECKS];
+	struct gdrb_json j;
+	size_t k;
+	int n[4], i;
+
+	verdicts(d, v);
+	counts_of(v, n);
+	gdrb_json_init(&j, f);
+	gdrb_json_open_object(&j, NULL);
+	gdrb_json_string(&j, "tool", "gdrb_doctor");
+	gdrb_json_string(&j, "version", PACKAGE_VERSION);
+	gdrb_json_string(&j, "host", gdrb_host());
+	gdrb_json_string(&j, "sysfs_root", d->sysfs_root);
+	gdrb_json_string(&j, "procfs_root", d->procfs_root);
+	gdrb_json_bool(&j, "live", d->live);
+	gdrb_json_string(&j, "verdict", doc_verdict_name(doctor_verdict(d)));
+	gdrb_json_open_object(&j, "counts");
+	for (i = DOC_PASS; i <= DOC_FAIL; i++)
+		gdrb_json_int(&j, keys[i], n[i]);
+	gdrb_json_int(&j, keys[DOC_SKIP], n[DOC_SKIP]);
+	gdrb_json_close_object(&j);
+	gdrb_json_open_array(&j, "checks");
+	for (i = 0; i < DOC_NCHECKS; i++) {
+		const struct doc_check *c = &d->checks[i];
+
+		gdrb_json_open_object(&j, NULL);
+		gdrb_json_int(&j, "id", c->id);
+		gdrb_json_string(&j, "name", c->name);
+		gdrb_json_string(&j, "title", c->title);
+		gdrb_json_string(&j, "verdict", doc_verdict_name(c->v));
+		gdrb_json_string(&j, "evidence", c->evidence);
+		gdrb_json_string(&j, "fix", c->fix);
+		gdrb_json_open_array(&j, "items");
+		for (k = 0; k < c->nitems; k++) {
+			gdrb_json_open_object(&j, NULL);
+			gdrb_json_string(&j, "verdict", doc_verdict_name(c->items[k].v));
+			gdrb_json_string(&j, "text", c->items[k].text);
+			gdrb_json_close_object(&j);
+		}
+		gdrb_json_close_array(&j);
+		gdrb_json_close_object(&j);
+	}
+	gdrb_json_close_array(&j);
+	gdrb_json_open_object(&j, "topology");
+	json_topology(d, &j);
+	gdrb_json_close_object(&j);
+	gdrb_json_close_object(&j);
+	fflush(f);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gdrb_doctor: whether GPUDirect RDMA can work on this node, and why not.
+ * Eleven checks, each PASS, WARN, FAIL or SKIP with the evidence read and a
+ * one-line fix. Exit 0 when nothing fails, 1 when something does.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "doctor.h"
+#include "gdrb_log.h"
+
+int main(int argc, char **argv)
+{
+	struct doctor_opts o;
+	struct doctor d;
+	int rc;
+
+	gdrb_log_init(argv[0]);
+	rc = doctor_parse(argc, argv, "Check the preconditions of GPUDirect RDMA on this node.", &o);
+	if (rc)
+		return rc > 0 ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
+	rc = doctor_load(&d, o.sysfs_root, o.procfs_root, o.live);
+	if (rc) {
+		gdrb_err("reading %s and %s: %s", o.sysfs_root, o.procfs_root, strerror(-rc));
+		doctor_free(&d);
+		return GDRB_EXIT_FAIL;
+	}
+	doctor_run(&d);
+	if (o.json)
+		doctor_print_json(&d, stdout);
+	else
+		doctor_print_table(&d, stdout);
+	rc = doctor_verdict(&d) == DOC_FAIL ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+	doctor_free(&d);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A small streaming JSON writer: objects and arrays nest, commas and
+ * indentation are handled here, strings are escaped. Enough for reports;
+ * no parser.
+ */
+#ifndef GDRB_JSON_H
+#define GDRB_JSON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define GDRB_JSON_MAX_DEPTH 16
+
+struct gdrb_json {
+	FILE *f;
+	int depth;
+	bool has_items[GDRB_JSON_MAX_DEPTH];
+};
+
+void gdrb_json_init(struct gdrb_json *j, FILE *f);
+/* key is NULL inside arrays (and for the outermost value). */
+void gdrb_json_open_object(struct gdrb_json *j, const char *key);
+void gdrb_json_close_object(struct gdrb_json *j);
+void gdrb_json_open_array(struct gdrb_json *j, const char *key);
+void gdrb_json_close_array(struct gdrb_json *j);
+void gdrb_json_string(struct gdrb_json *j, const char *key, const char *value);  /* NULL: null */
+void gdrb_json_int(struct gdrb_json *j, const char *key, long long value);
+void gdrb_json_number(struct gdrb_json *j, const char *key, double value);      /* NAN: null */
+void gdrb_json_bool(struct gdrb_json *j, const char *key, bool value);
+
+/* Write s as a quoted JSON string. */
+void gdrb_json_quote(FILE *f, const char *s);
+
+#endif

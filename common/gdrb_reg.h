@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * GPU memory registration with an RDMA device (GPUDirect RDMA), separate
+ * from allocation:
+ *   dma-buf:     cuMemGetHandleForAddressRange exports the range as a dma-buf
+ *                fd, ibv_reg_dmabuf_mr imports it (Linux >= 5.12, NVIDIA open
+ *                kernel modules);
+ *   peer memory: ibv_reg_mr on the device pointer (needs nvidia_peermem).
+ * CUDA driver entry points are reached through cudaGetDriverEntryPointByVersion,
+ * never by linking libcuda. Backend reg.c needs verbs and CUDA; reg_none.c is
+ * its twin when either is not built. Mode names and errno meanings
+ * (reg_common.c) are always built.
+ */
+#ifndef GDRB_REG_H
+#define GDRB_REG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ibv_pd;
+struct ibv_mr;
+
+enum gdrb_reg_mode {
+	GDRB_REG_AUTO,          /* dma-buf first, then peer memory */
+	GDRB_REG_DMABUF,
+	GDRB_REG_PEERMEM,
+};
+
+/* One registration attempt and its outcome. */
+struct gdrb_reg_attempt {
+	enum gdrb_reg_mode mode;        /* dmabuf or peermem */
+	bool ok;
+	int err;                        /* errno of the failing call; 0 if CUDA failed */
+	int cu_err;                     /* CUresult of the failing CUDA call; 0 if none */
+	char call[48];                  /* the failing call: "ibv_reg_dmabuf_mr" */
+	char why[384];                  /* the error, what it means and the fix */
+};
+
+struct gdrb_gpu_mr {
+	struct ibv_mr *mr;
+	enum gdrb_reg_mode used;        /* the mode that succeeded */
+	int dmabuf_fd;                  /* -1 unless dma-buf */
+	struct gdrb_reg_attempt tried[2];
+	int ntried;
+};
+
+/* Whether this build can register GPU memory (verbs and CUDA both built). */
+bool gdrb_reg_built(void);
+
+/* "auto", "dmabuf", "peermem"; GDRB_ERR_USAGE otherwise. */
+int gdrb_reg_mode_parse(const char *text, enum gdrb_reg_mode *mode);
+const char *gdrb_reg_mode_name(enum gdrb_reg_mode mode);
+
+/* What errno from the registration call of mode means for GPU memory, and the fix. */
+const char *gdrb_reg_explain(enum gdrb_reg_mode mode, int err);
+/* The same for a CUresult from cuMemGetHandleForAddressRange or cuPointerSetAttribute. */
+const char *gdrb_cu_explain(int cu_err);
+
+/*
+ * Register device memory [ptr, ptr + len) with pd for access (IBV_ACCESS_*),
+ * after setting CU_POINTER_ATTRIBUTE_SYNC_MEMOPS on it. AUTO tries dma-buf,
+ * then peer memory. 0 with m->mr set; GDRB_ERR_UNSUPP when every mode tried
+ * failed, m->tried[] saying why. Nothing is logged.
+ */
+int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
+		 enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m);
+void gdrb_reg_gpu_release(struct gdrb_gpu_mr *m);
+
+/*
+ * A registration attempt from scratch, for gdrb_doctor: open RDMA device
+ * ibdev, allocate len bytes on CUDA device gpu and register them with mode
+ * (DMABUF or PEERMEM). 0 when it registered; GDRB_ERR_UNSUPP when
+ * registration failed (*att says why); GDRB_ERR when the probe could not get
+ * that far (device, protection domain or allocation; *att says why).
+ */
+int gdrb_reg_probe(const char *ibdev, int gpu, size_t len, enum gdrb_reg_mode mode,
+		   struct gdrb_reg_attempt *att);
+
+#endif

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "gdrb_json.h"
+
+void gdrb_json_quote(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void gdrb_json_init(struct gdrb_json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->has_items[0] = false;
+}
+
+/* Comma, newline and indentation before an item, then its key. */
+static void item(struct gdrb_json *j, const char *key)
+{
+	if (j->depth > 0) {
+		fputs(j->has_items[j->depth] ? ",\n" : "\n", j->f);
+		fprintf(j->f, "%*s", 2 * j->depth, "");
+	}
+	j->has_items[j->depth] = true;
+	if (key) {
+		gdrb_json_quote(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void open_(struct gdrb_json *j, const char *key, char c)
+{
+	item(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 < GDRB_JSON_MAX_DEPTH)
+		j->depth++;
+	j->has_items[j->depth] = false;
+}
+
+static void close_(struct gdrb_json *j, char c)
+{
+	bool had = j->has_items[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (had)
+		fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	fputc(c, j->f);
+	if (j->depth == 0)
+		fputc('\n', j->f);
+}
+
+void gdrb_json_open_object(struct gdrb_json *j, const char *key)
+{
+	open_(j, key, '{');
+}
+
+void gdrb_json_close_object(struct gdrb_json *j)
+{
+	close_(j, '}');
+}
+
+void gdrb_json_open_array(struct gdrb_json *j, const char *key)
+{
+	open_(j, key, '[');
+}
+
+void gdrb_json_close_array(struct gdrb_json *j)
+{
+	close_(j, ']');
+}
+
+void gdrb_json_string(struct gdrb_json *j, const char *key, const char *value)
+{
+	item(j, key);
+	if (value)
+		gdrb_json_quote(j->f, value);
+	else
+		fputs("null", j->f);
+}
+
+void gdrb_json_int(struct gdrb_json *j, const char *key, long long value)
+{
+	item(j, key);
+	fprintf(j->f, "%lld", value);
+}
+
+void gdrb_json_number(struct gdrb_json *j, const char *key, double value)
+{
+	item(j, key);
+	if (isfinite(value))
+		fprintf(j->f, "%.10g", value);
+	else
+		fputs("null", j->f);
+}
+
+void gdrb_json_bool(struct gdrb_json *j, const char *key, bool value)
+{
+	item(j, key);
+	fputs(value ? "true" : "false", j->f);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Registration modes and what their failures mean; built with or without verbs and CUDA. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "gdrb_log.h"
+#include "gdrb_reg.h"
+
+/* CUresult values (cuda.h) that the explanations name; no CUDA header needed. */
+enum {
+	CU_INVALID_VALUE = 1,
+	CU_OUT_OF_MEMORY = 2,
+	CU_NOT_INITIALIZED = 3,
+	CU_NO_DEVICE = 100,
+	CU_INVALID_CONTEXT = 201,
+	CU_NOT_SUPPORTED = 801,
+};
+
+static const char *const mode_names[] = { "auto", "dmabuf", "peermem" };
+
+int gdrb_reg_mode_parse(const char *text, enum gdrb_reg_mode *mode)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (!strcmp(text, mode_names[i])) {
+			*mode = (enum gdrb_reg_mode)i;
+			return 0;
+		}
+	return GDRB_ERR_USAGE;
+}
+
+const char *gdrb_reg_mode_name(enum gdrb_reg_mode mode)
+{
+	return (unsigned)mode < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[mode] : "?";
+}
+
+static const char *explain_dmabuf(int err)
+{
+	switch (err) {
+	case EOPNOTSUPP:
+	case ENOSYS:
+		return "the kernel or the RDMA driver cannot import a dma-buf: it needs Linux >= 5.12, "
+		       "an RDMA driver with dma-buf support (mlx5, for example) and rdma-core >= 34";
+	case EINVAL:
+		return "the RDMA driver rejected the dma-buf (offset, length or access flags), or "
+		       "cannot map this exporter's memory";
+	case EFAULT:
+		return "the kernel could not map the dma-buf pages: the NVIDIA driver's export failed";
+	case EBADF:
+		return "the dma-buf file descriptor is not valid";
+	case ENOMEM:
+		return "out of memory, or RLIMIT_MEMLOCK reached: raise 'ulimit -l' (unlimited)";
+	case EPERM:
+	case EACCES:
+		return "permission denied for these access flags";
+	default:
+		return "unexpected error from ibv_reg_dmabuf_mr";
+	}
+}
+
+static const char *explain_peermem(int err)
+{
+	switch (err) {
+	case EFAULT:
+		return "the kernel could not pin the address: no peer-memory client claims GPU "
+		       "memory; load nvidia_peermem (modprobe nvidia_peermem)";
+	case EINVAL:
+		return "the address is not host memory and no peer-memory client took it: load "
+		       "nvidia_peermem, or the access flags are not supported";
+	case EOPNOTSUPP:
+	case ENOSYS:
+		return "the RDMA stack has no peer-memory support (needs MLNX_OFED/DOCA-OFED or a "
+		       "kernel with the peer-memory API, and nvidia_peermem)";
+	case ENOMEM:
+		return "out of memory, BAR1 exhausted, or RLIMIT_MEMLOCK reached: raise 'ulimit -l' "
+		       "(unlimited)";
+	case EPERM:
+	case EACCES:
+		return "permission denied for these access flags";
+	default:
+		return "unexpected error from ibv_reg_mr";
+	}
+}
+
+const char *gdrb_reg_explain(enum gdrb_reg_mode mode, int err)
+{
+	return mode == GDRB_REG_PEERMEM ? explain_peermem(err) : explain_dmabuf(err);
+}
+
+const char *gdrb_cu_explain(int cu_err)
+{
+	switch (cu_err) {
+	case CU_NOT_SUPPORTED:
+		return "the NVIDIA driver cannot export dma-buf: it needs the open kernel modules "
+		       "(r515 or later) and Linux >= 5.12";
+	case CU_INVALID_VALUE:
+		return "the range is not device memory this driver can export";
+	case CU_OUT_OF_MEMORY:
+		return "out of device memory";
+	case CU_NOT_INITIALIZED:
+	case CU_INVALID_CONTEXT:
+		return "no CUDA context: the runtime did not initialise the device";
+	case CU_NO_DEVICE:
+		return "no CUDA device";
+	default:
+		return "unexpected CUDA driver error";
+	}
+}

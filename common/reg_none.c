@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The GPU registration twin for builds without verbs or without CUDA. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gdrb_log.h"
+#include "gdrb_reg.h"
+
+#define NOT_BUILT "not built: GPU registration needs both libibverbs and CUDA at build time; " \
+		  "reconfigure with --with-verbs and --with-cuda"
+
+bool gdrb_reg_built(void)
+{
+	return false;
+}
+
+static void not_built(struct gdrb_reg_attempt *att, enum gdrb_reg_mode mode)
+{
+	memset(att, 0, sizeof(*att));
+	att->mode = mode;
+	att->err = EOPNOTSUPP;
+	snprintf(att->why, sizeof(att->why), NOT_BUILT);
+}
+
+int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
+		 enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m)
+{
+	(void)pd;
+	(void)ptr;
+	(void)len;
+	(void)access;
+	memset(m, 0, sizeof(*m));
+	m->dmabuf_fd = -1;
+	not_built(&m->tried[0], mode);
+	m->ntried = 1;
+	return GDRB_ERR_UNSUPP;
+}
+
+void gdrb_reg_gpu_release(struct gdrb_gpu_mr *m)
+{
+	m->mr = NULL;
+	m->dmabuf_fd = -1;
+}
+
+int gdrb_reg_probe(const char *ibdev, int gpu, size_t len, enum gdrb_reg_mode mode,
+		   struct gdrb_reg_attempt *att)
+{
+	(void)ibdev;
+	(void)gpu;
+	(void)len;
+	not_built(att, mode);
+	return GDRB_ERR;
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gdrb_doctor_mpi: gdrb_doctor on every node of an mpirun or srun job. The
+ * first rank of each host runs the checks; rank 0 prints one summary line per
+ * node (or JSON with every check's verdict per node). The exit status is 1
+ * when any node FAILs a check.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doctor.h"
+#include "gdrb_boot_mpi.h"
+#include "gdrb_json.h"
+#include "gdrb_log.h"
+
+/* What each rank sends to rank 0; ran == 0 for ranks that are not the first on their host. */
+struct node_result {
+	char host[GDRB_HOST_MAX];
+	int32_t ran;
+	int32_t load_err;               /* -errno when the trees could not be read */
+	int32_t v[DOC_NCHECKS];
+};
+
+static void print_json(const struct node_result *all, int n, enum doc_verdict worst)
+{
+	enum doc_verdict v[DOC_NCHECKS];
+	struct gdrb_json j;
+	int r, i;
+
+	gdrb_json_init(&j, stdout);
+	gdrb_json_open_object(&j, NULL);
+	gdrb_json_string(&j, "tool", "gdrb_doctor_mpi");
+	gdrb_json_string(&j, "version", PACKAGE_VERSION);
+	gdrb_json_string(&j, "verdict", doc_verdict_name(worst));
+	gdrb_json_open_array(&j, "nodes");
+	for (r = 0; r < n; r++) {
+		char line[1024];
+
+		if (!all[r].ran)
+			continue;
+		for (i = 0; i < DOC_NCHECKS; i++)
+			v[i] = (enum doc_verdict)all[r].v[i];
+		doctor_summary_of(all[r].host, v, line, sizeof(line));
+		gdrb_json_open_object(&j, NULL);
+		gdrb_json_string(&j, "host", all[r].host);
+		gdrb_json_int(&j, "rank", r);
+		gdrb_json_string(&j, "summary", line);
+		gdrb_json_open_object(&j, "checks");
+		for (i = 0; i < DOC_NCHECKS; i++)
+			gdrb_json_string(&j, doctor_check_name(i + 1), doc_verdict_name(v[i]));
+		gdrb_json_close_object(&j);
+		gdrb_json_close_object(&j);
+	}
+	gdrb_json_close_array(&j);
+	gdrb_json_close_object(&j);
+}
+
+static enum doc_verdict print_nodes(const struct node_result *all, int n, bool json)
+{
+	enum doc_verdict worst = DOC_PASS, v[DOC_NCHECKS];
+	int r, i, nodes = 0, failed = 0;
+	char line[1024];
+
+	for (r = 0; r < n; r++) {
+		enum doc_verdict node = DOC_PASS;
+
+		if (!all[r].ran)
+			continue;
+		nodes++;
+		for (i = 0; i < DOC_NCHECKS; i++) {
+			v[i] = (enum doc_verdict)all[r].v[i];
+			if (v[i] > node)
+				node = v[i];
+		}
+		failed += node == DOC_FAIL;
+		if (node > worst)
+			worst = node;
+		if (json)
+			continue;
+		if (all[r].load_err)
+			printf("%s: FAIL (cannot read sysfs or procfs: %s)\n", all[r].host,
+			       strerror(-all[r].load_err));
+		else {
+			doctor_summary_of(all[r].host, v, line, sizeof(line));
+			printf("%s\n", line);
+		}
+	}
+	if (json)
+		print_json(all, n, worst);
+	else
+		printf("# %d node%s, %d with a FAIL: %s\n", nodes, nodes == 1 ? "" : "s", failed,
+		       doc_verdict_name(worst));
+	fflush(stdout);
+	return worst;
+}
+
+int main(int argc, char **argv)
+{
+	struct gdrb_boot *b = &gdrb_boot_mpi;
+	struct node_result mine, *all = NULL;
+	struct doctor_opts o;
+	uint64_t code = GDRB_EXIT_OK;
+	int rc, i;
+
+	gdrb_log_init(argv[0]);
+	if (b->init(b, &argc, &argv))
+		return GDRB_EXIT_FAIL;
+	gdrb_log_set_rank(b->rank, b->hosts[b->rank]);
+	gdrb_log_set_leader(b->rank == 0);
+	rc = doctor_parse(argc, argv, "Check the preconditions of GPUDirect RDMA on every node of "
+			  "an MPI job; rank 0 prints one line per node.", &o);
+	if (rc) {
+		b->finalize(b);
+		return rc > 0 ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
+	}
+	memset(&mine, 0, sizeof(mine));
+	snprintf(mine.host, sizeof(mine.host), "%s", b->hosts[b->rank]);
+	if (b->local_rank == 0) {
+		struct doctor d;
+
+		mine.ran = 1;
+		mine.load_err = doctor_load(&d, o.sysfs_root, o.procfs_root, o.live);
+		if (mine.load_err) {
+			for (i = 0; i < DOC_NCHECKS; i++)
+				mine.v[i] = DOC_FAIL;
+		} else {
+			doctor_run(&d);
+			for (i = 0; i < DOC_NCHECKS; i++)
+				mine.v[i] = (int32_t)d.checks[i].v;
+		}
+		doctor_free(&d);
+	}
+	if (b->rank == 0) {
+		all = calloc((size_t)b->size, sizeof(*all));
+		if (!all)
+			b->abort(b, GDRB_EXIT_FAIL);
+	}
+	if (b->gather(b, &mine, sizeof(mine), all))
+		b->abort(b, GDRB_EXIT_FAIL);
+	if (b->rank == 0)
+		code = print_nodes(all, b->size, o.json) == DOC_FAIL ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+	/* Every rank exits with the job's verdict, so launchers agree with rank 0. */
+	b->allreduce_u64(b, &code, 1, GDRB_OP_MAX);
+	free(all);
+	b->finalize(b);
+	return (int)code;
+}

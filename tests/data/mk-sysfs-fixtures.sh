@@ -1,0 +1,334 @@
+#!/bin/bash
+# Generate the sysfs and procfs fixture trees that test_topo and gdrb_doctor's
+# tests read:
+#
+#   mk-sysfs-fixtures.sh OUTDIR
+#
+# gives OUTDIR/<fixture>/sys and OUTDIR/<fixture>/proc. The trees are laid out
+# like the kernel's: /sys/bus/pci/devices/<bdf> are symlinks into
+# /sys/devices/pci<domain>:<bus>/..., /sys/class/infiniband/<dev> links into the
+# NIC's PCI function, bridges carry a binary "config" (PCIe and ACS
+# capabilities). Every fault fixture is a healthy node plus the one fault it is
+# named after, so a checker that flags it reacts to that fault alone.
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+	echo "usage: $0 OUTDIR" >&2
+	exit 2
+fi
+out=$1
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+S= # sysfs root of the fixture being built
+P= # procfs root
+gpu_n=0 nic_n=0 group=0
+IOMMU_TYPE=identity  # IOMMU group type; "" for no IOMMU
+LINK_LAYER=InfiniBand
+NETDEV_MTU=9000
+ROCE_V2=1
+
+# w FILE TEXT: one line of text, directories made as needed.
+w() {
+	[[ -d ${1%/*} ]] || mkdir -p "${1%/*}"
+	printf '%s\n' "$2" >"$1"
+}
+
+# up N: "../" N times.
+up() {
+	local i r=
+	for ((i = 0; i < $1; i++)); do r+=../; done
+	printf '%s' "$r"
+}
+
+# depth PATH: directory levels from $S/devices/PATH up to $S.
+depth() {
+	local slashes=${1//[^\/]/}
+	echo $((${#slashes} + 2))
+}
+
+hex2() { printf '%02x' "$1"; }
+
+# poke FILE OFFSET BYTE...: write bytes (two hex digits each) at OFFSET.
+poke() {
+	local f=$1 off=$2 b esc=
+	shift 2
+	for b in "$@"; do esc+="\\x$b"; done
+	printf '%b' "$esc" | dd of="$f" bs=1 seek=$((off)) conv=notrunc status=none
+}
+
+# cfg_template TYPE ACS: path of a 4 KiB config space of a PCIe bridge: power
+# management capability at 0x40, PCI Express (port TYPE) at 0x50, AER at 0x100,
+# ACS at 0x148 with capability 0x005f and control ACS. Made once per pair.
+cfg_template() {
+	local type=$1 acs=$2 f
+	f=$out/.config-$type-$acs
+	if [[ ! -f $f ]]; then
+		head -c 4096 /dev/zero >"$f"
+		poke "$f" 0x00 b5 10 34 12                       # vendor 0x10b5, device 0x1234
+		poke "$f" 0x06 10 00                             # status: capability list
+		poke "$f" 0x0e 01                                # header type 1: bridge
+		poke "$f" 0x34 40                                # first capability
+		poke "$f" 0x40 01 50 03 00                       # power management, next 0x50
+		poke "$f" 0x50 10 00 "$(hex2 $((type << 4 | 2)))" 00  # PCI Express v2, port type
+		poke "$f" 0x100 01 00 81 14                      # AER v1, next 0x148
+		poke "$f" 0x148 0d 00 01 00                      # ACS v1, last
+		poke "$f" 0x14c 5f 00 "$(hex2 $((acs & 0xff)))" "$(hex2 $((acs >> 8)))"
+	fi
+	echo "$f"
+}
+
+# fn PATH CLASS VENDOR DEVICE NUMA: a PCI function at $S/devices/PATH, at
+# 32 GT/s x16, with its bus/pci/devices link and an IOMMU group.
+fn() {
+	local path=$1 d=$S/devices/$1 bdf=${1##*/}
+	mkdir -p "$d"
+	w "$d/class" "$2"
+	w "$d/vendor" "$3"
+	w "$d/device" "$4"
+	w "$d/numa_node" "$5"
+	w "$d/current_link_speed" "32.0 GT/s PCIe"
+	w "$d/max_link_speed" "32.0 GT/s PCIe"
+	w "$d/current_link_width" 16
+	w "$d/max_link_width" 16
+	ln -s "../../../devices/$path" "$S/bus/pci/devices/$bdf"
+	if [[ -n $IOMMU_TYPE ]]; then
+		group=$((group + 1))
+		w "$S/kernel/iommu_groups/$group/type" "$IOMMU_TYPE"
+		mkdir -p "$S/kernel/iommu_groups/$group/devices"
+		ln -s "$(up 4)devices/$path" "$S/kernel/iommu_groups/$group/devices/$bdf"
+		ln -s "$(up "$(depth "$path")")kernel/iommu_groups/$group" "$d/iommu_group"
+	fi
+}
+
+# bridge PATH TYPE NUMA: a root port (4) or switch port (5 up, 6 down), ACS off.
+bridge() {
+	if [[ $2 == 4 ]]; then
+		fn "$1" 0x060400 0x8086 0x347a "$3"
+	else
+		fn "$1" 0x060400 0x1000 0xc030 "$3"
+	fi
+	cp "$(cfg_template "$2" 0)" "$S/devices/$1/config"
+}
+
+# gpu PATH NUMA: an H100 bound to nvidia, BAR1 128 GiB.
+gpu() {
+	local d=$S/devices/$1 i bar1 start
+	fn "$1" 0x030200 0x10de 0x2330 "$2"
+	bar1=$((128 << 30))
+	start=$(((gpu_n + 1) << 40))
+	{
+		printf '0x%016x 0x%016x 0x%016x\n' $((0xe0000000 + (gpu_n << 25))) \
+			$((0xe0000000 + (gpu_n << 25) + (16 << 20) - 1)) 0x40200
+		printf '0x%016x 0x%016x 0x%016x\n' "$start" $((start + bar1 - 1)) 0x14220c
+		printf '0x%016x 0x%016x 0x%016x\n' 0 0 0
+		printf '0x%016x 0x%016x 0x%016x\n' $((start + bar1)) $((start + bar1 + (32 << 20) - 1)) 0x14220c
+		for ((i = 4; i < 13; i++)); do printf '0x%016x 0x%016x 0x%016x\n' 0 0 0; done
+	} >"$d/resource"
+	ln -s "$(up "$(depth "$1")")bus/pci/drivers/nvidia" "$d/driver"
+	gpu_n=$((gpu_n + 1))
+}
+
+# gid PORTDIR INDEX GID TYPE NETDEV
+gid() {
+	w "$1/gids/$2" "$3"
+	w "$1/gid_attrs/types/$2" "$4"
+	[[ -z $5 ]] || w "$1/gid_attrs/ndevs/$2" "$5"
+}
+
+# nic PATH NUMA: a ConnectX-7 function with RDMA device mlx5_<n>, port 1
+# ACTIVE, link layer $LINK_LAYER; for Ethernet a netdev of MTU $NETDEV_MTU and
+# RoCE v1 GIDs, plus RoCE v2 ones when $ROCE_V2 is 1.
+nic() {
+	local path=$1 d=$S/devices/$1 name=mlx5_$nic_n ib port guid ifname n idx
+	ib=$d/infiniband/$name
+	port=$ib/ports/1
+	n=$((nic_n + 1))
+	if [[ $LINK_LAYER == InfiniBand ]]; then
+		fn "$path" 0x020700 0x15b3 0x1021 "$2"
+	else
+		fn "$path" 0x020000 0x15b3 0x1021 "$2"
+	fi
+	mkdir -p "$port/gids" "$S/class/infiniband"
+	ln -s ../.. "$ib/device"
+	ln -s "../../devices/$path/infiniband/$name" "$S/class/infiniband/$name"
+	w "$port/state" "4: ACTIVE"
+	w "$port/phys_state" "5: LinkUp"
+	w "$port/rate" "400 Gb/sec (4X NDR)"
+	w "$port/link_layer" "$LINK_LAYER"
+	guid=$(printf 'b83f:d203:00%02x:%04x' "$nic_n" "$n")
+	if [[ $LINK_LAYER == InfiniBand ]]; then
+		gid "$port" 0 "fe80:0000:0000:0000:$guid" "IB/RoCE v1" ""
+	else
+		ifname=enp${nic_n}s0np0
+		w "$d/net/$ifname/mtu" "$NETDEV_MTU"
+		mkdir -p "$S/class/net"
+		ln -s "../../devices/$path/net/$ifname" "$S/class/net/$ifname"
+		gid "$port" 0 "fe80:0000:0000:0000:$guid" "IB/RoCE v1" "$ifname"
+		gid "$port" 2 "0000:0000:0000:0000:0000:ffff:0a00:$(printf %04x "$n")" "IB/RoCE v1" "$ifname"
+		if [[ $ROCE_V2 == 1 ]]; then
+			gid "$port" 1 "fe80:0000:0000:0000:$guid" "RoCE v2" "$ifname"
+			gid "$port" 3 "0000:0000:0000:0000:0000:ffff:0a00:$(printf %04x "$n")" "RoCE v2" "$ifname"
+		fi
+	fi
+	# Unused GID entries read as zeros.
+	for idx in 4 5 6 7; do
+		w "$port/gids/$idx" "0000:0000:0000:0000:0000:0000:0000:0000"
+	done
+	nic_n=$((nic_n + 1))
+}
+
+# switch_block HB BUS RP NUMA NGPU NNIC: below host bridge pci0000:HB, root
+# port HB:RP.0, then a PCIe switch (upstream port on bus BUS, downstream ports on
+# BUS+1) with NGPU GPUs and then NNIC NICs, each on a port of its own.
+switch_block() {
+	local hb=$1 bus=$((16#$2)) rp=$3 numa=$4 ngpu=$5 nnic=$6 rpath usp i ep
+	rpath=pci0000:$hb/0000:$hb:$rp.0
+	usp=$rpath/0000:$(hex2 "$bus"):00.0
+	bridge "$rpath" 4 "$numa"
+	bridge "$usp" 5 "$numa"
+	for ((i = 0; i < ngpu + nnic; i++)); do
+		bridge "$usp/0000:$(hex2 $((bus + 1))):$(hex2 "$i").0" 6 "$numa"
+		ep=$usp/0000:$(hex2 $((bus + 1))):$(hex2 "$i").0/0000:$(hex2 $((bus + 2 + i))):00.0
+		if ((i < ngpu)); then
+			gpu "$ep" "$numa"
+		else
+			nic "$ep" "$numa"
+		fi
+	done
+}
+
+# drop_module NAME: as if NAME were not loaded.
+drop_module() {
+	sed -i "s/$1,//g; /^$1 /d" "$P/modules"
+}
+
+limits() {
+	printf '%-26s%-21s%-21s%-10s\n' "Limit" "Soft Limit" "Hard Limit" "Units"
+	printf '%-26s%-21s%-21s%-10s\n' "Max cpu time" unlimited unlimited seconds
+	printf '%-26s%-21s%-21s%-10s\n' "Max locked memory" "$1" "$1" bytes
+	printf '%-26s%-21s%-21s%-10s\n' "Max open files" 1048576 1048576 files
+}
+
+# node_begin NAME: an empty healthy node: kernel 6.8 with iommu=pt, NVIDIA
+# 570 open kernel modules, nvidia_peermem loaded, memlock unlimited.
+node_begin() {
+	S=$out/$1/sys
+	P=$out/$1/proc
+	gpu_n=0 nic_n=0 group=0
+	rm -rf "${out:?}/$1"
+	mkdir -p "$S/bus/pci/devices" "$S/bus/pci/drivers/nvidia" "$S/class/net" "$S/kernel" \
+		"$S/module/nvidia" "$P/sys/kernel" "$P/self"
+	if [[ -n $IOMMU_TYPE ]]; then
+		mkdir -p "$S/class/iommu/dmar0" "$S/class/iommu/dmar1"
+	fi
+	w "$S/module/nvidia/version" "570.86.15"
+	w "$P/cmdline" "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic root=/dev/nvme0n1p2 ro intel_iommu=on iommu=pt"
+	w "$P/sys/kernel/osrelease" "6.8.0-45-generic"
+	w "$P/driver/nvidia/version" "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build  (dvs-builder@U16-I3-B03-4-3)  Thu Jan 23 20:34:04 UTC 2025"
+	printf '%s\n' \
+		"nvidia_peermem 16384 0 - Live 0x0000000000000000" \
+		"mlx5_ib 462848 0 - Live 0x0000000000000000" \
+		"ib_uverbs 188416 2 nvidia_peermem,mlx5_ib, Live 0x0000000000000000" \
+		"nvidia_uvm 4956160 0 - Live 0x0000000000000000 (POE)" \
+		"nvidia 11509760 2 nvidia_peermem,nvidia_uvm, Live 0x0000000000000000 (POE)" \
+		"mlx5_core 2494464 1 mlx5_ib, Live 0x0000000000000000" >"$P/modules"
+	limits unlimited >"$P/self/limits"
+	printf 'Name:\tgdrb_doctor\nCapEff:\t0000000000000000\n' >"$P/self/status"
+}
+
+# small NAME: one socket, one PCIe switch with 2 GPUs and 2 NICs.
+small() {
+	node_begin "$1"
+	switch_block 10 11 01 0 2 2
+}
+
+# --- the healthy reference: 2 sockets, 4 switches of 2 GPUs and 2 NICs each
+node_begin dgx8
+switch_block 10 11 01 0 2 2
+switch_block 30 31 01 0 2 2
+switch_block 90 91 01 1 2 2
+switch_block b0 b1 01 1 2 2
+
+small healthy
+
+# ACS redirect on the two switch ports between GPU 0000:13:00.0 and mlx5_0.
+small acs
+for port in 0000:12:00.0 0000:12:02.0; do
+	cp "$(cfg_template 6 0x1d)" "$S/bus/pci/devices/$port/config"
+done
+
+# Config space as an unprivileged reader sees it: the first 64 bytes only.
+small acs-unreadable
+for f in "$S"/bus/pci/devices/*/config; do
+	head -c 64 "$(readlink -f "$f")" >"$f.short"
+	mv "$f.short" "$(readlink -f "$f")"
+done
+
+# mlx5_1 trained to x8 of x16 (a fault); the second GPU at 2.5 GT/s (idle or fault).
+small downtrained
+w "$S/bus/pci/devices/0000:16:00.0/current_link_width" 8
+w "$S/bus/pci/devices/0000:14:00.0/current_link_speed" "2.5 GT/s PCIe"
+
+# No peer memory module, and no dma-buf: proprietary 535 driver on Linux 5.4.
+small nopeermem
+drop_module nvidia_peermem
+w "$P/sys/kernel/osrelease" "5.4.0-190-generic"
+w "$P/driver/nvidia/version" "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024"
+w "$S/module/nvidia/version" "535.183.01"
+
+# No peer memory module, but dma-buf works (open modules, Linux 6.8).
+small dmabuf-only
+drop_module nvidia_peermem
+
+# RoCE with a RoCE v2 GID (index 3, IPv4-mapped) but netdev MTU 1500.
+LINK_LAYER=Ethernet NETDEV_MTU=1500 small roce
+
+# RoCE without any RoCE v2 GID.
+LINK_LAYER=Ethernet ROCE_V2=0 small roce-nov2
+
+# mlx5_1's only port is down.
+small portdown
+w "$S/class/infiniband/mlx5_1/ports/1/state" "1: DOWN"
+w "$S/class/infiniband/mlx5_1/ports/1/phys_state" "3: Disabled"
+
+# The IOMMU translates DMA (intel_iommu=on without iommu=pt).
+IOMMU_TYPE=DMA-FQ small iommu-dma
+w "$P/cmdline" "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic root=/dev/nvme0n1p2 ro intel_iommu=on"
+
+# No IOMMU at all.
+IOMMU_TYPE='' small iommu-off
+w "$P/cmdline" "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic root=/dev/nvme0n1p2 ro intel_iommu=off"
+
+# GPUs on socket 0, NICs on socket 1.
+node_begin xsocket
+switch_block 10 11 01 0 2 0
+switch_block 90 91 01 1 0 2
+
+# GPUs and NICs behind different root ports of one host bridge.
+node_begin phb
+switch_block 10 11 01 0 2 0
+switch_block 10 21 02 0 0 2
+
+# BAR1 of 256 MiB on the first GPU; not assigned on the second.
+small smallbar
+sed -i '2s/.*/0x0000010000000000 0x000001000fffffff 0x000000000014220c/' \
+	"$S/bus/pci/devices/0000:13:00.0/resource"
+sed -i '2s/.*/0x0000000000000000 0x0000000000000000 0x0000000000000000/' \
+	"$S/bus/pci/devices/0000:14:00.0/resource"
+
+# RLIMIT_MEMLOCK of 64 KiB for an unprivileged process.
+small memlock
+limits 65536 >"$P/self/limits"
+
+# GPUs only: no RDMA driver loaded.
+node_begin noib
+switch_block 10 11 01 0 2 0
+for m in nvidia_peermem ib_uverbs mlx5_ib mlx5_core; do drop_module "$m"; done
+
+# NICs only: no GPU, no NVIDIA driver.
+node_begin nogpu
+switch_block 10 11 01 0 0 2
+rm -rf "$P/driver" "$S/module/nvidia"
+for m in nvidia_peermem nvidia_uvm nvidia; do drop_module "$m"; done
+
+rm -f "$out"/.config-*

@@ -1,0 +1,153 @@
+#!/bin/bash
+# gdrb_doctor: every check on every fixture tree gives the expected verdicts
+# (table and JSON agree), each fault fixture fails the check that exists for
+# that fault while the healthy node passes it, bad input exits 2 with one line,
+# and the real run on this machine reports what it lacks without crashing.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+bin=$top_builddir/bench/gdrb_doctor
+fx=$top_builddir/tests/fixtures
+[ -x "$bin" ] || fail "gdrb_doctor not built"
+[ -d "$fx/dgx8/sys" ] || fail "no fixture trees in $fx (make check generates them)"
+
+# The verdicts of checks 1..11 in a table, or in JSON (one key per line there).
+table_verdicts() {
+	awk '/^ *[0-9]+ [a-z0-9-]+ +(PASS|WARN|FAIL|SKIP) /{ printf "%s%s", sep, $3; sep = " " }' "$1"
+}
+json_verdicts() {
+	awk -F'"' '/^      "verdict": /{ printf "%s%s", sep, $4; sep = " " }' "$1"
+}
+json_valid() {
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -m json.tool "$1" >/dev/null
+	fi
+}
+
+# expect FIXTURE EXIT "V1 ... V11" [PATTERN...]: run on the fixture, compare the
+# exit status and the verdicts (table and --json), and find each PATTERN in the table.
+expect() {
+	local name=$1 want_rc=$2 want=$3 rc got pattern
+	local out=$WORK/$name.txt json=$WORK/$name.json
+	shift 3
+	"$bin" --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" >"$out" 2>"$WORK/err"
+	rc=$?
+	[ "$rc" -eq "$want_rc" ] || { cat "$out" "$WORK/err"; fail "$name: exit $rc, expected $want_rc"; }
+	[ ! -s "$WORK/err" ] || { cat "$WORK/err"; fail "$name: diagnostics on stderr"; }
+	got=$(table_verdicts "$out")
+	[ "$got" = "$want" ] || { cat "$out"; fail "$name: verdicts '$got', expected '$want'"; }
+	"$bin" --json --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" >"$json"
+	rc=$?
+	[ "$rc" -eq "$want_rc" ] || fail "$name --json: exit $rc, expected $want_rc"
+	json_valid "$json" || { cat "$json"; fail "$name: --json is not valid JSON"; }
+	got=$(json_verdicts "$json")
+	[ "$got" = "$want" ] || { cat "$json"; fail "$name --json: verdicts '$got', expected '$want'"; }
+	for pattern in "$@"; do
+		grep -q -- "$pattern" "$out" || { cat "$out"; fail "$name: no '$pattern' in the table"; }
+	done
+	pass "$name: $want"
+}
+
+#                  1    2    3    4    5    6    7    8    9    10   11
+healthy="PASS SKIP PASS SKIP PASS PASS PASS PASS PASS PASS PASS"
+expect dgx8 0 "$healthy" \
+	"8 RDMA devices, 8 of 8 ports ACTIVE" "nearest NIC per GPU: 8 PIX" \
+	"GPU 0000:b4:00.0 (NUMA 1) -> mlx5_7 0000:b6:00.0 (NUMA 1): PIX" \
+	"passthrough (40 IOMMU groups, all identity-mapped)" "16 links: 16 at their maximum" \
+	"not attempted: a fixture tree" "^# .*: PASS (9 PASS, 0 WARN, 0 FAIL, 2 SKIP)$"
+expect healthy 0 "$healthy" "0 of 2 GPU-NIC paths redirected by ACS"
+expect acs 1 "PASS SKIP PASS SKIP PASS PASS PASS FAIL PASS PASS PASS" \
+	"1 of 2 GPU-NIC paths redirected" \
+	"switch downstream port 0000:12:00.0 (SrcValid+ ReqRedir+ CmpltRedir+ UpstreamFwd+)" \
+	"switch downstream port 0000:12:02.0" "fix: clear ACS redirect" "8:acs=FAIL"
+expect acs-unreadable 0 "PASS SKIP PASS SKIP PASS PASS PASS SKIP PASS PASS PASS" \
+	"not readable (needs root)" "fix: run gdrb_doctor as root"
+expect downtrained 1 "PASS SKIP PASS SKIP PASS PASS PASS PASS PASS FAIL PASS" \
+	"FAIL NIC mlx5_1 0000:16:00.0: 32.0 GT/s (Gen5) x8, can do 32.0 GT/s (Gen5) x16: down-trained" \
+	"WARN GPU 0000:14:00.0: 2.5 GT/s (Gen1) x16, can do 32.0 GT/s (Gen5)" "fix: reseat the card"
+expect nopeermem 1 "PASS SKIP PASS SKIP FAIL PASS PASS PASS PASS PASS PASS" \
+	"neither nvidia_peermem nor nv_peer_mem is loaded" "kernel 5.4.0-190-generic is older than 5.12" \
+	"proprietary" "fix: modprobe nvidia_peermem"
+expect dmabuf-only 0 "PASS SKIP PASS SKIP WARN PASS PASS PASS PASS PASS PASS" \
+	"only dma-buf" "PASS dma-buf: kernel 6.8.0-45-generic, NVIDIA 570.86.15 open kernel modules"
+expect roce 0 "WARN PASS PASS SKIP PASS PASS PASS PASS PASS PASS PASS" \
+	"enp0s0np0 MTU 1500 -> RDMA MTU 1024" "RoCE v2 GID index 3 = 0000:0000:0000:0000:0000:ffff:0a00:0001 (::ffff:10.0.0.1)" \
+	"fix: set MTU 9000"
+expect roce-nov2 1 "PASS FAIL PASS SKIP PASS PASS PASS PASS PASS PASS PASS" \
+	"no RoCE v2 GID among 2 GIDs" "enp1s0np0 MTU 9000 -> RDMA MTU 4096" "fix: give the netdev an IP address"
+expect portdown 1 "FAIL SKIP PASS SKIP PASS PASS PASS PASS PASS PASS PASS" \
+	"1 of 2 ports ACTIVE" "FAIL mlx5_1 port 1: DOWN (Disabled)"
+expect iommu-dma 1 "PASS SKIP PASS SKIP PASS PASS FAIL PASS PASS PASS PASS" \
+	"translated (10 of 10 IOMMU groups translate DMA" "kernel command line: intel_iommu=on$" "fix: boot with iommu=pt"
+expect iommu-off 0 "$healthy" "off (no IOMMU groups (turned off on the kernel command line))"
+expect xsocket 1 "PASS SKIP PASS SKIP PASS PASS PASS PASS FAIL PASS PASS" \
+	"GPU 0000:13:00.0 (NUMA 0) -> mlx5_0 0000:93:00.0 (NUMA 1): SYS, across sockets" \
+	"the path crosses the host bridge" "fix: install a NIC on each GPU's socket"
+expect phb 0 "PASS SKIP PASS SKIP PASS PASS PASS PASS WARN PASS PASS" \
+	"PHB, same host bridge" "fix: put each GPU and its NIC under one PCIe switch"
+expect smallbar 1 "PASS SKIP PASS SKIP PASS PASS PASS PASS PASS PASS FAIL" \
+	"WARN GPU 0000:13:00.0: BAR1 256 MiB" "FAIL GPU 0000:14:00.0: BAR1 not assigned" \
+	"fix: enable 'Above 4G decoding'"
+expect memlock 1 "PASS SKIP PASS SKIP PASS FAIL PASS PASS PASS PASS PASS" \
+	"RLIMIT_MEMLOCK 64 KiB (self/limits)" "fix: raise it to unlimited"
+expect noib 1 "FAIL SKIP PASS SKIP WARN PASS PASS SKIP SKIP PASS PASS" \
+	"class/infiniband does not exist: no RDMA driver is loaded" "no GPU with a PCI NIC"
+expect nogpu 1 "PASS SKIP FAIL SKIP SKIP PASS PASS SKIP SKIP PASS SKIP" \
+	"0 NVIDIA GPUs on the PCI bus; no NVIDIA kernel driver loaded" "no NVIDIA kernel driver loaded (check 3)"
+
+# Bad input: exit 2, one line on stderr naming the option and the accepted form, nothing on stdout.
+expect_usage() {
+	local pattern=$1 rc
+	shift
+	"$bin" "$@" >"$WORK/out" 2>"$WORK/err"
+	rc=$?
+	[ "$rc" -eq 2 ] || { cat "$WORK/err"; fail "'$*' exited $rc, expected 2"; }
+	[ "$(wc -l <"$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "'$*': not one line on stderr"; }
+	grep -q -- "$pattern" "$WORK/err" || { cat "$WORK/err"; fail "'$*': message lacks '$pattern'"; }
+	[ ! -s "$WORK/out" ] || fail "'$*' printed results"
+	pass "$* -> 2: $(cat "$WORK/err")"
+}
+mkdir -p "$WORK/empty"
+expect_usage "--sysfs-root: '$WORK/missing' is not a directory; expected a directory laid out like /sys" \
+	--sysfs-root "$WORK/missing"
+expect_usage "--sysfs-root: '$WORK/empty' is not a sysfs tree (no bus in it)" --sysfs-root "$WORK/empty"
+expect_usage "--sysfs-root: .* is not a sysfs tree (no bus in it)" --sysfs-root "$fx/dgx8/proc"
+expect_usage "--procfs-root: .* is not a procfs tree (no cmdline in it); expected a directory laid out like /proc" \
+	--sysfs-root "$fx/dgx8/sys" --procfs-root "$fx/dgx8/sys"
+expect_usage "--procfs-root: '$WORK/missing' is not a directory" --procfs-root "$WORK/missing"
+expect_usage "unknown option '--bogus'" --bogus
+expect_usage "unknown option '-x'" -x
+expect_usage "--sysfs-root needs a value: DIR" --sysfs-root
+expect_usage "unexpected argument 'extra'" extra
+
+"$bin" --help >"$WORK/help" || fail "--help did not exit 0"
+for opt in --sysfs-root --procfs-root --json --help --version rdma-ports bar1 "Exit status"; do
+	grep -q -- "$opt" "$WORK/help" || fail "--help does not mention $opt"
+done
+"$bin" --version | grep -q "gdrbench" || fail "--version"
+pass "--help and --version"
+
+# This machine, for real: no crash, exit 0 or 1, every check present, and what it
+# lacks named (no RDMA device, no GPU, where that is so).
+"$bin" >"$WORK/live.txt" 2>"$WORK/live.err"
+rc=$?
+cat "$WORK/live.txt" "$WORK/live.err"
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "live run exited $rc"
+[ "$(table_verdicts "$WORK/live.txt" | wc -w)" -eq 11 ] || fail "live run: not 11 checks"
+if [ ! -d /sys/class/infiniband ] || [ -z "$(ls -A /sys/class/infiniband)" ]; then
+	grep -q "^  1 rdma-ports  *FAIL  *no RDMA device$" "$WORK/live.txt" || fail "live run: no RDMA device not reported"
+	grep -q "^  4 gpu-registration  *SKIP" "$WORK/live.txt" || fail "live run: registration not skipped"
+	[ "$rc" -eq 1 ] || fail "live run without an RDMA device exited $rc"
+fi
+if ! have_gpu; then
+	grep -q "^  3 gpus  *FAIL" "$WORK/live.txt" || fail "live run: missing GPU not reported"
+	if [ "${HAVE_CUDA:-1}" = 1 ]; then
+		grep -q "FAIL CUDA: cudaGetDeviceCount" "$WORK/live.txt" || fail "live run: CUDA not asked"
+	fi
+fi
+"$bin" --json >"$WORK/live.json"
+rc=$?
+{ [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } || fail "live --json exited $rc"
+json_valid "$WORK/live.json" || fail "live --json is not valid JSON"
+grep -q '"live": true' "$WORK/live.json" || fail "live --json does not say live"
+pass "live run: exit $rc, $(tail -1 "$WORK/live.txt")"
