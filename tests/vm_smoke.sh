@@ -88,28 +88,28 @@ fi
 
 # --- 2: the link goes down under a running transfer ------------------------
 cat >"$WORK/fault.sh" <<'EOF'
-# Runs inside the VM: a 60 s ib_write_bw; the harness takes eth0 down after 15 s.
+# Runs inside the VM: a 120 s ib_write_bw; the harness takes eth0 down after 20 s.
 out=$1
-ib_write_bw -d rxe0 -x 1 -s 4096 -D 60 -p 18516 >"$out/fault-server" 2>&1 &
+ib_write_bw -d rxe0 -x 1 -s 4096 -D 120 -p 18516 >"$out/fault-server" 2>&1 &
 for _ in $(seq 1 100); do
 	ss -ltn 2>/dev/null | grep -q ':18516 ' && break
 	sleep 0.2
 done
 start=$(date +%s)
-ib_write_bw -d rxe0 -x 1 -s 4096 -D 60 -p 18516 10.0.2.15 >"$out/fault-client" 2>&1
+ib_write_bw -d rxe0 -x 1 -s 4096 -D 120 -p 18516 10.0.2.15 >"$out/fault-client" 2>&1
 echo "$? $(($(date +%s) - start))" >"$out/fault.rc"
 cat /sys/class/infiniband/rxe0/ports/1/state >"$out/fault-state"
 EOF
 start=$(date +%s)
 rc=0
-bash "$vm" run -v --link-down-after 15 "${shares[@]}" -- bash "$WORK/fault.sh" "$WORK" \
+bash "$vm" run -v --link-down-after 20 "${shares[@]}" -- bash "$WORK/fault.sh" "$WORK" \
 	>"$WORK/run.out" 2>"$WORK/run.err" || rc=$?
 echo "VM run 2: $(($(date +%s) - start)) s"
 [ "$rc" -eq 0 ] || { cat "$WORK/run.out" "$WORK/run.err"; fail "the fault run exited $rc"; }
 read -r client_rc client_s <"$WORK/fault.rc"
 grep -q 'remote address' "$WORK/fault-client" ||
 	{ cat "$WORK/fault-client"; fail "ib_write_bw had not connected when the link went down"; }
-{ [ "$client_rc" -ne 0 ] && [ "$client_s" -lt 50 ]; } ||
+{ [ "$client_rc" -ne 0 ] && [ "$client_s" -lt 100 ]; } ||
 	{ cat "$WORK/fault-client"; fail "link down: ib_write_bw exited $client_rc after $client_s s"; }
 grep -q DOWN "$WORK/fault-state" || { cat "$WORK/fault-state"; fail "rxe0 port not DOWN"; }
-pass "link down after 15 s: ib_write_bw failed after $client_s s (exit $client_rc), rxe0 port DOWN"
+pass "link down after 20 s: ib_write_bw failed after $client_s s (exit $client_rc), rxe0 port DOWN"
