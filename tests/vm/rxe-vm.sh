@@ -26,7 +26,8 @@
 #   --link-down-after SEC same as --at SEC 'ip link set eth0 down': rxe0's port goes DOWN
 #   --host-at SEC MCMD    send qemu monitor command MCMD from the host SEC seconds after
 #                         CMD started (repeatable), e.g. 'set_link net0 off': the NIC
-#                         loses its carrier, as when a cable is pulled
+#                         loses its carrier, as when a cable is pulled (traffic between
+#                         processes in the VM is looped back inside rxe and continues)
 #   --mem MIB, --smp N    VM memory (default 2048) and virtual CPUs (default 2)
 #   --keep                keep the run directory (console log, outputs) and print it
 #   -v, --verbose         print the VM's console log and the time it took to stderr
@@ -39,11 +40,12 @@
 # Exit status: CMD's, or 77 when the VM cannot be had here (no qemu, no static
 # busybox, the kernel package cannot be fetched, the kernel has no rdma_rxe),
 # 124 when the time limit killed the VM, 125 when the VM failed before CMD
-# finished (its console log is printed).
+# finished (its console log is printed), 2 on bad usage.
 #
 # Cache: $GDRB_VM_CACHE, else $XDG_CACHE_HOME/gdrbench/rxe-vm, else
-# ~/.cache/gdrbench/rxe-vm. About 20 MB. GDRB_VM_KERNEL_DEB=FILE uses that
-# kernel .deb instead of downloading one. GDRB_VM_QEMU names the qemu binary.
+# ~/.cache/gdrbench/rxe-vm. About 10 MB. GDRB_VM_KERNEL_DEB=FILE uses that
+# kernel .deb instead of downloading one. GDRB_VM_QEMU names the qemu binary;
+# GDRB_VM_ACCEL=kvm tries KVM instead of software emulation.
 set -euo pipefail
 
 prog=rxe-vm
@@ -58,6 +60,10 @@ log() { printf '%s: %s\n' "$prog" "$*" >&2; }
 die() {
 	log "$*"
 	exit 1
+}
+usage_error() {
+	log "$* (see $0 --help)"
+	exit 2
 }
 # The VM cannot be had on this machine: one line, exit 77 (SKIP for Automake).
 unavailable() {
@@ -153,7 +159,7 @@ cmd_prepare() {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--force) force=1 ;;
-		*) die "prepare: unknown option '$1' (takes --force)" ;;
+		*) usage_error "prepare: unknown option '$1'" ;;
 		esac
 		shift
 	done
@@ -344,29 +350,39 @@ cmd_run() {
 	local monfd injector=
 	while [[ $# -gt 0 ]]; do
 		case $1 in
-		--timeout) limit=${2:?--timeout SEC}; shift ;;
-		--share) shares+=("${2:?--share DIR}"); shift ;;
-		--at) faults+=("${2:?--at SEC CMD} ${3:?--at SEC CMD}"); shift 2 ;;
-		--link-down-after) faults+=("${2:?--link-down-after SEC} ip link set eth0 down"); shift ;;
-		--host-at) host_faults+=("${2:?--host-at SEC MCMD} ${3:?--host-at SEC MCMD}"); shift 2 ;;
-		--mem) mem=${2:?--mem MIB}; shift ;;
-		--smp) smp=${2:?--smp N}; shift ;;
+		--timeout | --share | --link-down-after | --mem | --smp)
+			[[ $# -ge 2 ]] || usage_error "run: $1 needs a value" ;;&
+		--at | --host-at)
+			[[ $# -ge 3 ]] || usage_error "run: $1 needs SEC and a command" ;;&
+		--timeout) limit=$2; shift ;;
+		--share) shares+=("$2"); shift ;;
+		--at) faults+=("$2 $3"); shift 2 ;;
+		--link-down-after) faults+=("$2 ip link set eth0 down"); shift ;;
+		--host-at) host_faults+=("$2 $3"); shift 2 ;;
+		--mem) mem=$2; shift ;;
+		--smp) smp=$2; shift ;;
 		--keep) keep=1 ;;
 		-v | --verbose) verbose=1 ;;
 		--) shift; break ;;
-		*) die "run: unknown option '$1' (see $0 --help)" ;;
+		*) usage_error "run: unknown option '$1'" ;;
 		esac
 		shift
 	done
-	[[ $# -gt 0 ]] || die "run: no command (rxe-vm.sh run [OPTIONS] -- CMD...)"
-	[[ $limit =~ ^[0-9]+$ && $limit -gt 0 ]] || die "run: --timeout takes whole seconds, not '$limit'"
+	[[ $# -gt 0 ]] || usage_error "run: no command (rxe-vm.sh run [OPTIONS] -- CMD...)"
+	[[ $limit =~ ^[0-9]+$ && $limit -gt 0 ]] || usage_error "run: --timeout takes whole seconds, not '$limit'"
+	[[ $mem =~ ^[0-9]+$ && $mem -ge 256 ]] || usage_error "run: --mem takes MiB, at least 256, not '$mem'"
+	[[ $smp =~ ^[0-9]+$ && $smp -ge 1 ]] || usage_error "run: --smp takes a count, not '$smp'"
 	for i in "${faults[@]}" "${host_faults[@]}"; do
-		[[ ${i%% *} =~ ^[0-9]+([.][0-9]+)?$ ]] || die "run: --at, --host-at and --link-down-after take seconds, not '${i%% *}'"
+		[[ ${i%% *} =~ ^[0-9]+([.][0-9]+)?$ ]] ||
+			usage_error "run: --at, --host-at and --link-down-after take seconds, not '${i%% *}'"
 	done
 
 	qemu=${GDRB_VM_QEMU:-qemu-system-x86_64}
 	command -v "$qemu" >/dev/null 2>&1 || unavailable "no $qemu (Debian: qemu-system-x86)"
 	command -v timeout >/dev/null 2>&1 || unavailable "no timeout (coreutils)"
+	# The VM creates rxe0 with this machine's rdma tool, in the chroot.
+	[[ -x /sbin/rdma || -x /usr/sbin/rdma || -x /bin/rdma || -x /usr/bin/rdma ]] ||
+		unavailable "no rdma tool (Debian: iproute2)"
 	kver=$(cached_kernel)
 	if [[ -z $kver ]]; then
 		(cmd_prepare) || exit $?
@@ -387,7 +403,7 @@ cmd_run() {
 	local virtfs=()
 	i=0
 	for dir in "${shares[@]}"; do
-		[[ -d $dir ]] || die "run: --share $dir: no such directory"
+		[[ -d $dir ]] || usage_error "run: --share $dir: no such directory"
 		dir=$(cd "$dir" && pwd -P)
 		printf 'share%d %s\n' "$i" "$dir" >>"$job/share/shares"
 		virtfs+=(-virtfs "local,path=$(qemu_escape "$dir"),mount_tag=share$i,security_model=none")
