@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "doctor.h"
+#include "gdrb_doctor.h"
 #include "gdrb_log.h"
 
 int main(int argc, char **argv)

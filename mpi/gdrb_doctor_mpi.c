@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor.h"
+#include "gdrb_doctor.h"
 #include "gdrb_boot_mpi.h"
 #include "gdrb_json.h"
 #include "gdrb_log.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor.h"
+#include "gdrb_doctor.h"
 #include "gdrb_reg.h"
 
 #define GIB (1024.0 * 1024 * 1024)

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "doctor.h"
+#include "gdrb_doctor.h"
 #include "gdrb_json.h"
 #include "gdrb_log.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor.h"
+#include "gdrb_doctor.h"
 #include "gdrb_log.h"
 #include "gdrb_sysfs.h"
 

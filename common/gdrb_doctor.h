@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gdrb_doctor: the preconditions of GPUDirect RDMA on one node, checked one
- * by one. doctor_checks.c runs the checks, doctor_out.c prints them; the
+ * by one (in libgdrbench_verbs). doctor_checks.c runs the checks, doctor_out.c prints them; the
  * single-node binary (bench/gdrb_doctor.c) and the MPI one
  * (mpi/gdrb_doctor_mpi.c) share both.
  */
