@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The driver's own state, shared by driver.c (measuring) and driver_output.c (printing). */
+#ifndef GDRB_DRIVER_INT_H
+#define GDRB_DRIVER_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gdrb_driver.h"
+#include "gdrb_report.h"
+#include "gdrb_stats.h"
+
+struct rank_result;
+
+/* A measured (or skipped) variant at one size, as rank 0 sees it. */
+struct outcome {
+	const char *status;
+	uint64_t iters, errors;
+	struct gdrb_stats lat;  /* per message, us */
+	double bw_GBps;
+	double algbw_GBps, busbw_GBps;  /* collectives; NAN otherwise */
+};
+
+struct run {
+	struct gdrb_ctx c;
+	struct gdrb_params p;
+	FILE *csv;
+	int exit_code;
+	int corrupt_rank;       /* fault injection for the checker tests; -1: off */
+	double *samples;
+	size_t samples_cap;
+	double *all_samples;    /* rank 0: every rank's samples */
+	struct rank_result *all_results;
+	struct gdrb_table table;
+};
+
+/* Rank 0's output: the header, one table line per size (and pair), CSV rows. */
+void gdrb_drv_table_setup(struct run *r);
+void gdrb_drv_print_header(struct run *r);
+void gdrb_drv_table_line(struct run *r, size_t size, const char *pair, const struct outcome *o);
+void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size, const char *pair,
+		      const struct outcome *o);
+
+#endif

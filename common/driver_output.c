@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the driver prints: the header, the side-by-side table and the CSV rows. */
+#include "config.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "driver_int.h"
+#include "gdrb_clock.h"
+#include "gdrb_log.h"
+#include "gdrb_report.h"
+#include "gdrb_size.h"
+
+void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
+		    const char *pair, const struct outcome *o)
+{
+	struct gdrb_ctx *c = &r->c;
+	struct gdrb_row row = {
+		.benchmark = c->bench->name,
+		.layer = c->bench->layer,
+		.mem = v->mem,
+		.path = v->path,
+		.reg = v->reg,
+		.pair = pair,
+		.size = size,
+		.iterations = o->iters,
+		.lat = o->lat,
+		.bw_GBps = o->bw_GBps,
+		.algbw_GBps = o->algbw_GBps,
+		.busbw_GBps = o->busbw_GBps,
+		.ranks = c->boot->size,
+		.hosts = c->boot->nhosts,
+		.gpu = c->have_gpu ? c->gpu.name : "",
+		.nic = c->nic ? c->nic : "",
+		.status = o->status,
+		.errors = o->errors,
+		.note = v->supported ? (r->p.label ? r->p.label : "") : v->why,
+	};
+
+	if (r->csv && gdrb_csv_write(r->csv, &row))
+		r->exit_code = GDRB_EXIT_FAIL;
+}
+
+/* A table column: a title and how to read its value from an outcome. */
+struct column {
+	const char *title;
+	double (*get)(const struct run *r, const struct outcome *o);
+	int decimals;
+};
+
+static double col_iters(const struct run *r, const struct outcome *o) { (void)r; return (double)o->iters; }
+static double col_window(const struct run *r, const struct outcome *o) { (void)o; return r->c.window; }
+static double col_min(const struct run *r, const struct outcome *o) { (void)r; return o->lat.min; }
+static double col_p50(const struct run *r, const struct outcome *o) { (void)r; return o->lat.p50; }
+static double col_avg(const struct run *r, const struct outcome *o) { (void)r; return o->lat.avg; }
+static double col_p99(const struct run *r, const struct outcome *o) { (void)r; return o->lat.p99; }
+static double col_p999(const struct run *r, const struct outcome *o) { (void)r; return o->lat.p999; }
+static double col_max(const struct run *r, const struct outcome *o) { (void)r; return o->lat.max; }
+static double col_stdev(const struct run *r, const struct outcome *o) { (void)r; return o->lat.stdev; }
+static double col_bw(const struct run *r, const struct outcome *o) { (void)r; return o->bw_GBps; }
+static double col_algbw(const struct run *r, const struct outcome *o) { (void)r; return o->algbw_GBps; }
+static double col_busbw(const struct run *r, const struct outcome *o) { (void)r; return o->busbw_GBps; }
+static double col_rate(const struct run *r, const struct outcome *o)
+{
+	(void)r;
+	return o->lat.avg > 0 ? 1.0 / o->lat.avg : NAN;
+}
+
+/* Columns of a one-path table, and of each path in a side-by-side table. */
+static const struct column lat_one[] = {
+	{ "iters", col_iters, 0 }, { "min_us", col_min, 2 }, { "p50_us", col_p50, 2 },
+	{ "avg_us", col_avg, 2 }, { "p99_us", col_p99, 2 }, { "p99.9_us", col_p999, 2 },
+	{ "max_us", col_max, 2 }, { "stdev_us", col_stdev, 2 }, { NULL, NULL, 0 },
+};
+static const struct column bw_one[] = {
+	{ "iters", col_iters, 0 }, { "window", col_window, 0 }, { "bw_GBps", col_bw, 3 },
+	{ "Mmsg/s", col_rate, 3 }, { "avg_us", col_avg, 2 }, { NULL, NULL, 0 },
+};
+static const struct column coll_one[] = {
+	{ "iters", col_iters, 0 }, { "avg_us", col_avg, 2 }, { "min_us", col_min, 2 },
+	{ "max_us", col_max, 2 }, { "p50_us", col_p50, 2 }, { "p99_us", col_p99, 2 },
+	{ "algbw_GBps", col_algbw, 3 }, { "busbw_GBps", col_busbw, 3 }, { NULL, NULL, 0 },
+};
+static const struct column lat_each[] = {
+	{ "p50_us", col_p50, 2 }, { "p99_us", col_p99, 2 }, { NULL, NULL, 0 },
+};
+static const struct column bw_each[] = { { "GBps", col_bw, 3 }, { NULL, NULL, 0 } };
+static const struct column coll_each[] = {
+	{ "avg_us", col_avg, 2 }, { "busbw_GBps", col_busbw, 3 }, { NULL, NULL, 0 },
+};
+
+static const struct column *table_columns(const struct gdrb_ctx *c)
+{
+	bool one = c->nvariants == 1;
+
+	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		return one ? coll_one : coll_each;
+	if (c->bench->metric == GDRB_METRIC_BW)
+		return one ? bw_one : bw_each;
+	return one ? lat_one : lat_each;
+}
+
+/* The speedup of the first path over the second: time ratio or bandwidth ratio. */
+static double speedup(const struct gdrb_ctx *c, const struct outcome *o)
+{
+	if (!o[0].status || !o[1].status || strcmp(o[0].status, GDRB_ST_OK) ||
+	    strcmp(o[1].status, GDRB_ST_OK))
+		return NAN;
+	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		return o[1].lat.avg / o[0].lat.avg;
+	if (c->bench->metric == GDRB_METRIC_BW)
+		return o[0].bw_GBps / o[1].bw_GBps;
+	return o[1].lat.p50 / o[0].lat.p50;
+}
+
+/* Rank 0: one table line for a size (aggregate or one pair) across variants. */
+void gdrb_drv_table_line(struct run *r, size_t size, const char *pair, const struct outcome *o)
+{
+	struct gdrb_ctx *c = &r->c;
+	const struct column *cols = table_columns(c), *col;
+	char cells[GDRB_TABLE_MAX_COLS][32], sz[32];
+	const char *cell[GDRB_TABLE_MAX_COLS];
+	size_t k = 0, i;
+
+	cell[k++] = gdrb_size_format(size, sz, sizeof(sz));
+	if (c->npairs > 1)
+		cell[k++] = pair;
+	for (i = 0; i < c->nvariants; i++) {
+		const char *st = o[i].status;
+
+		for (col = cols; col->title && k < GDRB_TABLE_MAX_COLS; col++, k++) {
+			if (!st || !strcmp(st, GDRB_ST_UNSUPPORTED))
+				cell[k] = "n/a";
+			else if (!strcmp(st, GDRB_ST_INVALID))
+				cell[k] = "INVALID";
+			else if (strcmp(st, GDRB_ST_OK))
+				cell[k] = st;
+			else
+				cell[k] = gdrb_fmt_num(cells[k], sizeof(cells[k]), col->get(r, &o[i]),
+						       col->decimals);
+		}
+	}
+	if (c->nvariants == 2 && k < GDRB_TABLE_MAX_COLS) {
+		cell[k] = gdrb_fmt_num(cells[k], sizeof(cells[k]), speedup(c, o), 2);
+		k++;
+	}
+	gdrb_table_print_row(stdout, &r->table, cell);
+}
+
+void gdrb_drv_table_setup(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	static char titles[GDRB_TABLE_MAX_COLS][48];
+	const struct column *cols = table_columns(c), *col;
+	const char *t[GDRB_TABLE_MAX_COLS];
+	size_t k = 0, i;
+
+	t[k++] = "size";
+	if (c->npairs > 1)
+		t[k++] = "pair";
+	for (i = 0; i < c->nvariants; i++) {
+		for (col = cols; col->title && k < GDRB_TABLE_MAX_COLS; col++, k++) {
+			if (c->nvariants == 1) {
+				t[k] = col->title;
+				continue;
+			}
+			snprintf(titles[k], sizeof(titles[k]), "%s_%s", c->variants[i].label,
+				 col->title);
+			t[k] = titles[k];
+		}
+	}
+	if (c->nvariants == 2 && k < GDRB_TABLE_MAX_COLS)
+		t[k++] = "speedup";
+	gdrb_table_init(&r->table, k, t);
+}
+
+void gdrb_drv_print_header(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	const struct gdrb_params *p = &r->p;
+	const struct gdrb_bench *b = c->bench;
+	char lo[32], hi[32];
+	size_t i;
+
+	printf("# gdrbench %s %s: %s\n", PACKAGE_VERSION, b->name, b->summary);
+	if (b->traffic == GDRB_TRAFFIC_LOCAL)
+		printf("# layer %s, one process on %s\n", b->layer, c->boot->hosts[0]);
+	else if (b->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		printf("# layer %s, mem %s (%s), %d ranks on %d host(s)\n", b->layer,
+		       gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
+		       c->boot->size, c->boot->nhosts);
+	else
+		printf("# layer %s, mem %s (%s), %d ranks on %d host(s), %d pair(s): rank i with rank i+%d\n",
+		       b->layer, gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
+		       c->boot->size, c->boot->nhosts, c->npairs, c->npairs);
+	if (strcmp(c->boot->library, "none"))
+		printf("# MPI: %s; CUDA-aware: %s (%s)\n", c->boot->library,
+		       c->boot->cuda_aware ? "yes" : "no", c->boot->cuda_aware_why);
+	if (c->have_gpu)
+		printf("# GPU: %s, PCI %s (rank 0: device %d of %d), CUDA runtime %d.%d, driver %d.%d\n",
+		       c->gpu.name, c->gpu.pci_bus_id, c->gpu.index, c->gpu.count,
+		       c->gpu.runtime_version / 1000, c->gpu.runtime_version % 1000 / 10,
+		       c->gpu.driver_version / 1000, c->gpu.driver_version % 1000 / 10);
+	else
+		printf("# GPU: none used (%s)\n", c->gpu_why[0] ? c->gpu_why : "host memory run");
+	for (i = 0; i < c->nvariants; i++) {
+		const struct gdrb_variant *v = &c->variants[i];
+
+		if (v->supported)
+			printf("# path %s: %s (reg %s)\n", v->label, v->how, v->reg);
+		else
+			printf("# path %s: n/a: %s\n", v->label, v->why);
+	}
+	printf("# clock %s; sizes %s..%s (%zu); up to %llu iterations and %.2f s per size, %llu warm-up; validation %s; timeout %s\n",
+	       gdrb_clock.source, gdrb_size_format(p->sizes.v[0], lo, sizeof(lo)),
+	       gdrb_size_format(p->sizes.v[p->sizes.n - 1], hi, sizeof(hi)), p->sizes.n,
+	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
+	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
+	if (b->describe) {
+		char line[512];
+
+		b->describe(c, line, sizeof(line));
+		printf("# %s\n", line);
+	}
+	if (b->traffic == GDRB_TRAFFIC_COLLECTIVE)
+		printf("# time per call in us: avg = mean of the per-rank means, min/max = fastest/slowest rank's mean, p50/p99 over every rank's samples; algbw = size / avg, busbw = algbw x %.3f (GB/s = 1e9 B/s)\n",
+		       b->bus_factor(c));
+	else if (b->metric == GDRB_METRIC_LAT)
+		printf("# latency in us per message%s; percentiles over iterations\n",
+		       b->traffic == GDRB_TRAFFIC_PINGPONG ? " (half round trip)" : "");
+	else
+		printf("# bandwidth in GB/s (1e9 B/s) over the timed iterations%s\n",
+		       b->traffic == GDRB_TRAFFIC_BIDIR ? ", both directions added" : "");
+	if (c->nvariants == 2)
+		printf("# speedup: %s\n", b->traffic == GDRB_TRAFFIC_COLLECTIVE ?
+		       "second path's avg / first path's avg" : b->metric == GDRB_METRIC_BW ?
+		       "first path's bandwidth / second path's" :
+		       "second path's p50 / first path's p50");
+	gdrb_table_print_header(stdout, &r->table);
+	fflush(stdout);
+}
