@@ -47,6 +47,7 @@ struct outcome {
 
 struct run {
 	struct gdrb_ctx c;
+	struct gdrb_bench bidir;        /* the descriptor as -b makes it */
 	struct gdrb_params p;
 	FILE *csv;
 	int exit_code;
@@ -596,7 +597,7 @@ static void print_header(struct run *r)
 	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
 	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
 	if (b->describe) {
-		char line[512];
+		char line[1024];
 
 		b->describe(c, line, sizeof(line));
 		printf("# %s\n", line);
@@ -885,6 +886,13 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	if (rc) {
 		free(r);
 		return rc == GDRB_PARSE_EXIT ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
+	}
+	if (r->p.bidir && bench->traffic == GDRB_TRAFFIC_UNIDIR) {
+		r->bidir = *bench;
+		r->bidir.traffic = GDRB_TRAFFIC_BIDIR;
+		if (bench->bidir_name)
+			r->bidir.name = bench->bidir_name;
+		bench = &r->bidir;
 	}
 	if (bench->opt_groups & GDRB_OPTG_NO_SIZES) {
 		r->p.sizes.n = 1;       /* no payload: one row of 0 bytes */
