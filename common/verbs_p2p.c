@@ -630,6 +630,7 @@ static int reg_device(struct gdrb_ctx *c, struct gdrb_verbs *v)
 		}
 		gdrb_reg_summary(&v->gpu_mr[i], tried, sizeof(tried));
 		direct->supported = false;
+		direct->reg = "none";
 		snprintf(direct->why, sizeof(direct->why),
 			 "GPU memory registration failed (%.440s); fix: load nvidia_peermem, or use a driver and kernel with dma-buf (open kernel modules, Linux >= 5.12), and check 'ulimit -l'",
 			 tried);
