@@ -636,6 +636,13 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 		free(r);
 		return rc == GDRB_PARSE_EXIT ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
 	}
+	if (r->p.bidir && bench->traffic == GDRB_TRAFFIC_UNIDIR) {
+		r->bidir = *bench;
+		r->bidir.traffic = GDRB_TRAFFIC_BIDIR;
+		if (bench->bidir_name)
+			r->bidir.name = bench->bidir_name;
+		bench = &r->bidir;
+	}
 	if (bench->opt_groups & GDRB_OPTG_NO_SIZES) {
 		r->p.sizes.n = 1;       /* no payload: one row of 0 bytes */
 		r->p.sizes.v[0] = 0;

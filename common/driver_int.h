@@ -23,6 +23,7 @@ struct outcome {
 
 struct run {
 	struct gdrb_ctx c;
+	struct gdrb_bench bidir;        /* the descriptor as -b makes it */
 	struct gdrb_params p;
 	FILE *csv;
 	int exit_code;

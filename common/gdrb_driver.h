@@ -77,6 +77,7 @@ struct gdrb_ctx {
 
 struct gdrb_bench {
 	const char *name;       /* CSV benchmark column: "mpi_latency" */
+	const char *bidir_name; /* the name with -b (GDRB_OPTG_BIDIR), which makes UNIDIR BIDIR */
 	const char *layer;      /* "mpi", "verbs", "local" */
 	const char *summary;    /* one line for --help and the header */
 	enum gdrb_metric metric;

@@ -22,6 +22,8 @@ enum gdrb_opt_group {
 	GDRB_OPTG_INPLACE = 1u << 5,  /* --in-place */
 	GDRB_OPTG_SIZES = 1u << 6,    /* -m: implied unless GDRB_OPTG_NO_SIZES */
 	GDRB_OPTG_NO_SIZES = 1u << 7, /* the benchmark has no message size (barrier) */
+	GDRB_OPTG_VERBS = 1u << 8,    /* --ib-dev, --gid-index, --mtu, --qps, --reg, ... */
+	GDRB_OPTG_BIDIR = 1u << 9,    /* -b: both ranks of a pair send at once */
 };
 
 enum gdrb_dtype { GDRB_INT8, GDRB_INT32, GDRB_INT64, GDRB_FLOAT, GDRB_DOUBLE, GDRB_DTYPE_COUNT };
@@ -39,6 +41,9 @@ extern const char *const gdrb_redop_names[GDRB_REDOP_COUNT];
 #define GDRB_DEF_TIME_PER_SIZE 0.3
 #define GDRB_DEF_TIMEOUT 60.0
 #define GDRB_DEF_WINDOW 64
+#define GDRB_DEF_TX_DEPTH 128
+#define GDRB_DEF_QPS 1
+#define GDRB_MAX_QPS 64
 
 struct gdrb_params {
 	struct gdrb_sizes sizes;
@@ -58,6 +63,17 @@ struct gdrb_params {
 	enum gdrb_dtype dtype;
 	int root;                   /* rooted collectives */
 	bool in_place;
+	/* verbs */
+	const char *ib_dev;         /* NULL: the active port nearest this rank's GPU */
+	unsigned ib_port;           /* 0: the device's first active port */
+	int gid_index;              /* -1: a RoCE v2 GID chosen automatically */
+	int mtu;                    /* bytes; 0: the port's active MTU */
+	unsigned tx_depth;          /* send queue depth per QP */
+	unsigned qps;               /* data QPs per pair */
+	unsigned sl, tclass;
+	int reg_mode;               /* enum gdrb_reg_mode */
+	bool relaxed_ordering;
+	bool bidir;                 /* -b */
 };
 
 struct gdrb_bench;

@@ -67,6 +67,29 @@ int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
 void gdrb_reg_gpu_release(struct gdrb_gpu_mr *m);
 
 /*
+ * The steps of gdrb_reg_gpu as an ops table, so that the fallback order can
+ * be tested with injected failures. Each returns 0, or GDRB_ERR_UNSUPP with
+ * *att filled (call, errno or CUresult, why).
+ */
+struct gdrb_reg_ops {
+	int (*sync_memops)(void *ptr, struct gdrb_reg_attempt *att);
+	int (*dmabuf)(struct ibv_pd *pd, void *ptr, size_t len, int access,
+		      struct gdrb_gpu_mr *m, struct gdrb_reg_attempt *att);
+	int (*peermem)(struct ibv_pd *pd, void *ptr, size_t len, int access,
+		       struct gdrb_gpu_mr *m, struct gdrb_reg_attempt *att);
+};
+
+/* The backend's steps (reg.c; reg_none.c's fail as not built). */
+extern const struct gdrb_reg_ops gdrb_reg_backend_ops;
+
+/* gdrb_reg_gpu with the given steps: SYNC_MEMOPS, then dma-buf, then peer memory. */
+int gdrb_reg_gpu_with(const struct gdrb_reg_ops *ops, struct ibv_pd *pd, void *ptr, size_t len,
+		      int access, enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m);
+
+/* "dmabuf: <why>; peermem: <why>", for a header or a CSV note. */
+void gdrb_reg_summary(const struct gdrb_gpu_mr *m, char *buf, size_t len);
+
+/*
  * A registration attempt from scratch, for gdrb_doctor: open RDMA device
  * ibdev, allocate len bytes on CUDA device gpu and register them with mode
  * (DMABUF or PEERMEM). 0 when it registered; GDRB_ERR_UNSUPP when

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
+#include "gdrb_reg.h"
 
 enum {
 	OPT_CSV = 0x100,
@@ -21,6 +23,15 @@ enum {
 	OPT_DTYPE,
 	OPT_ROOT,
 	OPT_IN_PLACE,
+	OPT_IB_DEV,
+	OPT_GID_INDEX,
+	OPT_MTU,
+	OPT_TX_DEPTH,
+	OPT_QPS,
+	OPT_SL,
+	OPT_TCLASS,
+	OPT_REG,
+	OPT_NO_RELAXED,
 };
 
 const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
@@ -69,6 +80,26 @@ static const struct opt_desc opt_table[] = {
 	  "root rank (default 0)" },
 	{ { "in-place", no_argument, NULL, OPT_IN_PLACE }, 0, GDRB_OPTG_INPLACE, NULL,
 	  "MPI_IN_PLACE: the result overwrites the input buffer" },
+	{ { "bidir", no_argument, NULL, 'b' }, 'b', GDRB_OPTG_BIDIR, NULL,
+	  "bidirectional: both ranks of a pair send a window to each other at once" },
+	{ { "ib-dev", required_argument, NULL, OPT_IB_DEV }, 0, GDRB_OPTG_VERBS, "NAME[:PORT]",
+	  "RDMA device and port (default: the active port nearest this rank's GPU, else the first active port)" },
+	{ { "gid-index", required_argument, NULL, OPT_GID_INDEX }, 0, GDRB_OPTG_VERBS, "N",
+	  "GID index for RoCE (default: a RoCE v2 GID, IPv4-mapped before link-local)" },
+	{ { "mtu", required_argument, NULL, OPT_MTU }, 0, GDRB_OPTG_VERBS, "BYTES",
+	  "path MTU: 256, 512, 1024, 2048 or 4096 (default: the port's active MTU)" },
+	{ { "tx-depth", required_argument, NULL, OPT_TX_DEPTH }, 0, GDRB_OPTG_VERBS, "N",
+	  "send queue depth per QP (default " STR(GDRB_DEF_TX_DEPTH) ")" },
+	{ { "qps", required_argument, NULL, OPT_QPS }, 0, GDRB_OPTG_VERBS, "N",
+	  "data QPs per pair; a window's messages go round-robin over them, latency uses the first (default " STR(GDRB_DEF_QPS) ")" },
+	{ { "sl", required_argument, NULL, OPT_SL }, 0, GDRB_OPTG_VERBS, "N",
+	  "service level 0-15 (default 0)" },
+	{ { "tclass", required_argument, NULL, OPT_TCLASS }, 0, GDRB_OPTG_VERBS, "N",
+	  "traffic class 0-255 of the GRH (RoCE DSCP << 2; default 0)" },
+	{ { "reg", required_argument, NULL, OPT_REG }, 0, GDRB_OPTG_VERBS, "MODE",
+	  "device memory registration: auto (dma-buf, then peer memory), dmabuf or peermem (default auto)" },
+	{ { "no-relaxed-ordering", no_argument, NULL, OPT_NO_RELAXED }, 0, GDRB_OPTG_VERBS, NULL,
+	  "register memory without IBV_ACCESS_RELAXED_ORDERING" },
 	{ { "clock", required_argument, NULL, OPT_CLOCK }, 0, GDRB_OPTG_COMMON, "SRC",
 	  "timer: auto (invariant TSC where present) or monotonic (default auto)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', GDRB_OPTG_COMMON, NULL,
@@ -97,7 +128,14 @@ void gdrb_opts_defaults(struct gdrb_params *p)
 	p->op = GDRB_SUM;
 	p->dtype = GDRB_FLOAT;
 	p->root = 0;
+	p->gid_index = -1;
+	p->tx_depth = GDRB_DEF_TX_DEPTH;
+	p->qps = GDRB_DEF_QPS;
+	p->reg_mode = GDRB_REG_AUTO;
+	p->relaxed_ordering = true;
 }
+
+
 
 /* Index of text in names[n], or -1. */
 static int lookup(const char *text, const char *const *names, int n)
@@ -189,6 +227,31 @@ static int parse_seconds(const char *opt, const char *text, bool zero_ok, double
 	return 0;
 }
 
+/* "mlx5_0" or "mlx5_0:1". */
+static int parse_ib_dev(const char *arg, struct gdrb_params *p)
+{
+	static char name[64];
+	const char *colon = strrchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+	unsigned long port = 0;
+	char *end = NULL;
+
+	if (colon) {
+		errno = 0;
+		port = strtoul(colon + 1, &end, 10);
+	}
+	if (n == 0 || n >= sizeof(name) ||
+	    (colon && (errno || !isdigit((unsigned char)colon[1]) || *end || port < 1 || port > 255))) {
+		gdrb_usage_err("--ib-dev: expected NAME or NAME:PORT (mlx5_0, mlx5_0:1), got '%s'", arg);
+		return GDRB_ERR_USAGE;
+	}
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	p->ib_dev = name;
+	p->ib_port = (unsigned)port;
+	return 0;
+}
+
 static int apply(int code, const char *arg, struct gdrb_params *p)
 {
 	const char *err, *hint;
@@ -266,6 +329,58 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 		return 0;
 	case OPT_IN_PLACE:
 		p->in_place = true;
+		return 0;
+	case 'b':
+		p->bidir = true;
+		return 0;
+	case OPT_IB_DEV:
+		return parse_ib_dev(arg, p);
+	case OPT_GID_INDEX:
+		if (parse_u64("gid-index", arg, 0, 255, &v))
+			return GDRB_ERR_USAGE;
+		p->gid_index = (int)v;
+		return 0;
+	case OPT_MTU:
+		if (parse_u64("mtu", arg, 256, 4096, &v))
+			return GDRB_ERR_USAGE;
+		if (v & (v - 1)) {
+			gdrb_usage_err("--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->mtu = (int)v;
+		return 0;
+	case OPT_TX_DEPTH:
+		if (parse_u64("tx-depth", arg, 2, 1u << 15, &v))
+			return GDRB_ERR_USAGE;
+		p->tx_depth = (unsigned)v;
+		return 0;
+	case OPT_QPS:
+		if (parse_u64("qps", arg, 1, GDRB_MAX_QPS, &v))
+			return GDRB_ERR_USAGE;
+		p->qps = (unsigned)v;
+		return 0;
+	case OPT_SL:
+		if (parse_u64("sl", arg, 0, 15, &v))
+			return GDRB_ERR_USAGE;
+		p->sl = (unsigned)v;
+		return 0;
+	case OPT_TCLASS:
+		if (parse_u64("tclass", arg, 0, 255, &v))
+			return GDRB_ERR_USAGE;
+		p->tclass = (unsigned)v;
+		return 0;
+	case OPT_REG: {
+		enum gdrb_reg_mode mode;
+
+		if (gdrb_reg_mode_parse(arg, &mode)) {
+			gdrb_usage_err("--reg: unknown registration '%s'; accepted: auto, dmabuf, peermem", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->reg_mode = (int)mode;
+		return 0;
+	}
+	case OPT_NO_RELAXED:
+		p->relaxed_ordering = false;
 		return 0;
 	case OPT_CLOCK:
 		if (strcmp(arg, "auto") && strcmp(arg, "monotonic")) {

@@ -163,52 +163,31 @@ static int reg_peermem(struct ibv_pd *pd, void *ptr, size_t len, int access,
 	return 0;
 }
 
+static int sync_memops(void *ptr, struct gdrb_reg_attempt *att)
+{
+	cu_set_attr_fn set_attr = (cu_set_attr_fn)driver_entry("cuPointerSetAttribute");
+	unsigned int on = 1;
+	CUresult rc;
+
+	rc = set_attr ? set_attr(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)(uintptr_t)ptr) :
+			CUDA_ERROR_NOT_INITIALIZED;
+	if (rc != CUDA_SUCCESS) {
+		fail_cu(att, "cuPointerSetAttribute(SYNC_MEMOPS)", rc);
+		return GDRB_ERR_UNSUPP;
+	}
+	return 0;
+}
+
+const struct gdrb_reg_ops gdrb_reg_backend_ops = {
+	.sync_memops = sync_memops,
+	.dmabuf = reg_dmabuf,
+	.peermem = reg_peermem,
+};
+
 int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
 		 enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m)
 {
-	static const enum gdrb_reg_mode order[] = { GDRB_REG_DMABUF, GDRB_REG_PEERMEM };
-	cu_set_attr_fn set_attr = (cu_set_attr_fn)driver_entry("cuPointerSetAttribute");
-	unsigned int sync_memops = 1;
-	CUresult rc;
-	size_t i;
-
-	memset(m, 0, sizeof(*m));
-	m->dmabuf_fd = -1;
-	/* Memory operations on a buffer an RDMA device reads must complete in order. */
-	rc = set_attr ? set_attr(&sync_memops, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
-				 (CUdeviceptr)(uintptr_t)ptr) :
-			CUDA_ERROR_NOT_INITIALIZED;
-	if (rc != CUDA_SUCCESS) {
-		m->tried[0].mode = mode == GDRB_REG_PEERMEM ? GDRB_REG_PEERMEM : GDRB_REG_DMABUF;
-		fail_cu(&m->tried[0], "cuPointerSetAttribute(SYNC_MEMOPS)", rc);
-		m->ntried = 1;
-		return GDRB_ERR_UNSUPP;
-	}
-	if (!pd) {
-		m->tried[0].mode = mode == GDRB_REG_PEERMEM ? GDRB_REG_PEERMEM : GDRB_REG_DMABUF;
-		fail_text(&m->tried[0], "gdrb_reg_gpu", "no protection domain");
-		m->ntried = 1;
-		return GDRB_ERR_UNSUPP;
-	}
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		struct gdrb_reg_attempt *att = &m->tried[m->ntried];
-		int ret;
-
-		if (mode != GDRB_REG_AUTO && mode != order[i])
-			continue;
-		memset(att, 0, sizeof(*att));
-		att->mode = order[i];
-		m->ntried++;
-		ret = order[i] == GDRB_REG_DMABUF ? reg_dmabuf(pd, ptr, len, access, m, att) :
-						    reg_peermem(pd, ptr, len, access, m, att);
-		if (ret == 0) {
-			att->ok = true;
-			snprintf(att->why, sizeof(att->why), "registered");
-			m->used = order[i];
-			return 0;
-		}
-	}
-	return GDRB_ERR_UNSUPP;
+	return gdrb_reg_gpu_with(&gdrb_reg_backend_ops, pd, ptr, len, access, mode, m);
 }
 
 void gdrb_reg_gpu_release(struct gdrb_gpu_mr *m)

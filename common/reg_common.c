@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gdrb_log.h"
@@ -107,5 +108,63 @@ const char *gdrb_cu_explain(int cu_err)
 		return "no CUDA device";
 	default:
 		return "unexpected CUDA driver error";
+	}
+}
+
+int gdrb_reg_gpu_with(const struct gdrb_reg_ops *ops, struct ibv_pd *pd, void *ptr, size_t len,
+		      int access, enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m)
+{
+	static const enum gdrb_reg_mode order[] = { GDRB_REG_DMABUF, GDRB_REG_PEERMEM };
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->dmabuf_fd = -1;
+	m->tried[0].mode = mode == GDRB_REG_PEERMEM ? GDRB_REG_PEERMEM : GDRB_REG_DMABUF;
+	/* Memory operations on a buffer an RDMA device reads must complete in order. */
+	if (ops->sync_memops(ptr, &m->tried[0])) {
+		m->ntried = 1;
+		return GDRB_ERR_UNSUPP;
+	}
+	if (!pd) {
+		m->tried[0].err = EINVAL;
+		snprintf(m->tried[0].call, sizeof(m->tried[0].call), "gdrb_reg_gpu");
+		snprintf(m->tried[0].why, sizeof(m->tried[0].why), "gdrb_reg_gpu: no protection domain");
+		m->ntried = 1;
+		return GDRB_ERR_UNSUPP;
+	}
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		struct gdrb_reg_attempt *att = &m->tried[m->ntried];
+		int ret;
+
+		if (mode != GDRB_REG_AUTO && mode != order[i])
+			continue;
+		memset(att, 0, sizeof(*att));
+		att->mode = order[i];
+		m->ntried++;
+		ret = order[i] == GDRB_REG_DMABUF ? ops->dmabuf(pd, ptr, len, access, m, att) :
+						    ops->peermem(pd, ptr, len, access, m, att);
+		if (ret == 0) {
+			att->ok = true;
+			snprintf(att->why, sizeof(att->why), "registered");
+			m->used = order[i];
+			return 0;
+		}
+	}
+	return GDRB_ERR_UNSUPP;
+}
+
+void gdrb_reg_summary(const struct gdrb_gpu_mr *m, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < m->ntried && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s%s: %s", i ? "; " : "",
+				 gdrb_reg_mode_name(m->tried[i].mode), m->tried[i].why);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
 	}
 }

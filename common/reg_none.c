@@ -25,18 +25,35 @@ static void not_built(struct gdrb_reg_attempt *att, enum gdrb_reg_mode mode)
 	snprintf(att->why, sizeof(att->why), NOT_BUILT);
 }
 
-int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
-		 enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m)
+static int sync_memops(void *ptr, struct gdrb_reg_attempt *att)
+{
+	(void)ptr;
+	not_built(att, att->mode);
+	return GDRB_ERR_UNSUPP;
+}
+
+static int reg_not_built(struct ibv_pd *pd, void *ptr, size_t len, int access,
+			 struct gdrb_gpu_mr *m, struct gdrb_reg_attempt *att)
 {
 	(void)pd;
 	(void)ptr;
 	(void)len;
 	(void)access;
-	memset(m, 0, sizeof(*m));
-	m->dmabuf_fd = -1;
-	not_built(&m->tried[0], mode);
-	m->ntried = 1;
+	(void)m;
+	not_built(att, att->mode);
 	return GDRB_ERR_UNSUPP;
+}
+
+const struct gdrb_reg_ops gdrb_reg_backend_ops = {
+	.sync_memops = sync_memops,
+	.dmabuf = reg_not_built,
+	.peermem = reg_not_built,
+};
+
+int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
+		 enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m)
+{
+	return gdrb_reg_gpu_with(&gdrb_reg_backend_ops, pd, ptr, len, access, mode, m);
 }
 
 void gdrb_reg_gpu_release(struct gdrb_gpu_mr *m)

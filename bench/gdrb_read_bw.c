@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* RDMA read bandwidth: a window of RDMA reads from the peer's buffer; -b: both ways at once. */
+#include "config.h"
+
+#include "gdrb_boot_mpi.h"
+#include "gdrb_driver.h"
+#include "gdrb_verbs.h"
+
+static const struct gdrb_bench read_bw = {
+	.name = "read_bw",
+	.bidir_name = "read_bibw",
+	.layer = "verbs",
+	.summary = "RDMA read bandwidth: a window of RDMA reads from the peer's buffer (-b: both ways at once)",
+	.metric = GDRB_METRIC_BW,
+	.traffic = GDRB_TRAFFIC_UNIDIR,
+	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_VERBS | GDRB_OPTG_BIDIR,
+	.setup = gdrb_verbs_setup_read,
+	.describe = gdrb_verbs_describe,
+	.iteration = gdrb_verbs_stream,
+	.prepare = gdrb_verbs_read_prepare,
+	.check = gdrb_verbs_read_check,
+	.teardown = gdrb_verbs_teardown,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_main(&read_bw, &gdrb_boot_mpi, argc, argv);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* RDMA write bandwidth: a window of RDMA writes, the last with immediate, then an acknowledgement; -b: both ways at once. */
+#include "config.h"
+
+#include "gdrb_boot_mpi.h"
+#include "gdrb_driver.h"
+#include "gdrb_verbs.h"
+
+static const struct gdrb_bench write_bw = {
+	.name = "write_bw",
+	.bidir_name = "write_bibw",
+	.layer = "verbs",
+	.summary = "RDMA write bandwidth: a window of RDMA writes, the last with immediate, then an acknowledgement (-b: both ways at once)",
+	.metric = GDRB_METRIC_BW,
+	.traffic = GDRB_TRAFFIC_UNIDIR,
+	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_VERBS | GDRB_OPTG_BIDIR,
+	.setup = gdrb_verbs_setup_write,
+	.describe = gdrb_verbs_describe,
+	.iteration = gdrb_verbs_stream,
+	.teardown = gdrb_verbs_teardown,
+};
+
+int main(int argc, char **argv)
+{
+	return gdrb_main(&write_bw, &gdrb_boot_mpi, argc, argv);
+}

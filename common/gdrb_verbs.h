@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verbs layer of the RDMA benchmarks.
+ *
+ * Choices that need no RDMA device (verbs_util.c, always built, unit-tested
+ * on fixture sysfs trees): which port to use, which GID, how a message is
+ * split into work requests.
+ *
+ * The point-to-point machinery (verbs_p2p.c, built with libibverbs): one
+ * context owning device, protection domain, completion queues, RC QPs and
+ * memory regions; the out-of-band exchange through the bootstrap (never
+ * payload); posting split work requests; completion polling that kicks the
+ * watchdog only on progress; and the setup, describe, iteration and teardown
+ * callbacks the descriptors in bench/ are made of.
+ */
+#ifndef GDRB_VERBS_H
+#define GDRB_VERBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gdrb_driver.h"
+#include "gdrb_topo.h"
+
+/* The largest work request a message is split into (ibv_sge.length is 32 bits). */
+#define GDRB_VERBS_MAX_CHUNK ((size_t)1 << 31)
+
+/* Work requests for a message of len bytes with at most max bytes each (a 0-byte message: 1). */
+size_t gdrb_wr_count(size_t len, size_t max);
+/* Offset and length of work request i of that message. */
+void gdrb_wr_chunk(size_t len, size_t max, size_t i, size_t *off, size_t *chunk);
+
+/* The port a rank uses and why. */
+struct gdrb_port_choice {
+	int nic;                        /* index in topo->nics */
+	unsigned port;                  /* port number */
+	enum gdrb_topo_dist dist;       /* to this rank's GPU; UNKNOWN without one */
+	bool nearest;                   /* chosen by PCI distance to the GPU */
+};
+
+/*
+ * Choose the port: the named device (and port, or its first active one), or
+ * the active port nearest GPU gpu (index in topo->gpus; -1: none), else the
+ * first active port. 0; GDRB_ERR_USAGE when the named device or port does
+ * not exist or is not active; GDRB_ERR_UNSUPP when there is no RDMA device or
+ * no active port. *why names the choices that exist.
+ */
+int gdrb_verbs_choose_port(const struct gdrb_topo *topo, const char *dev, unsigned port, int gpu,
+			   struct gdrb_port_choice *out, char *why, size_t len);
+
+#define GDRB_GID_MAX 256
+
+struct gdrb_gid_entry {
+	int index;
+	char gid[48];                   /* "0000:0000:0000:0000:0000:ffff:0a00:020f" */
+	char type[16];                  /* "RoCE v2", "IB/RoCE v1" */
+};
+
+/* The set GIDs of a port, from <sysfs_root>/class/infiniband/DEV/ports/N/gids. */
+int gdrb_gid_list(const char *sysfs_root, const char *dev, unsigned port,
+		  struct gdrb_gid_entry *gids, size_t max, size_t *n);
+
+/*
+ * The GID index to use: want (>= 0) if it is set, else RoCE v2 with an
+ * IPv4-mapped address, then any other RoCE v2, then the first GID. 0;
+ * GDRB_ERR_USAGE when want is not a set GID (*why lists those that are);
+ * GDRB_ERR_UNSUPP when the port has no GID at all.
+ */
+int gdrb_gid_choose(const struct gdrb_gid_entry *gids, size_t n, int want, int *index,
+		    char *why, size_t len);
+
+/* --- bench callbacks (verbs_p2p.c) --- */
+
+enum gdrb_verbs_op { GDRB_VERBS_WRITE, GDRB_VERBS_READ, GDRB_VERBS_SEND };
+
+int gdrb_verbs_setup_write(struct gdrb_ctx *c);
+int gdrb_verbs_setup_read(struct gdrb_ctx *c);
+int gdrb_verbs_setup_send(struct gdrb_ctx *c);
+void gdrb_verbs_teardown(struct gdrb_ctx *c);
+void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len);
+
+/* Ping-pong: write with immediate or send, answered the same way. */
+int gdrb_verbs_pingpong(struct gdrb_ctx *c, size_t size);
+/*
+ * A window (1 for read latency) from the initiator to the responder, or both
+ * ways with -b, then an acknowledgement; reads fetch the peer's buffer.
+ */
+int gdrb_verbs_stream(struct gdrb_ctx *c, size_t size);
+
+/* Validation of reads: the data flows from the responder to the initiator. */
+int gdrb_verbs_read_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter);
+uint64_t gdrb_verbs_read_check(struct gdrb_ctx *c, size_t size, uint64_t iter);
+
+#endif

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Port, GID and work-request choices of the verbs benchmarks; no libibverbs needed. */
+#include "config.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdrb_log.h"
+#include "gdrb_sysfs.h"
+#include "gdrb_verbs.h"
+
+size_t gdrb_wr_count(size_t len, size_t max)
+{
+	if (max == 0 || max > GDRB_VERBS_MAX_CHUNK)
+		max = GDRB_VERBS_MAX_CHUNK;
+	return len ? len / max + (len % max != 0) : 1;
+}
+
+void gdrb_wr_chunk(size_t len, size_t max, size_t i, size_t *off, size_t *chunk)
+{
+	if (max == 0 || max > GDRB_VERBS_MAX_CHUNK)
+		max = GDRB_VERBS_MAX_CHUNK;
+	*off = i * max;
+	*chunk = *off >= len ? 0 : len - *off < max ? len - *off : max;
+}
+
+/* Append to why, keeping what fits. */
+static void append(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void append(char *why, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(why);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* "mlx5_0:1 (ACTIVE), mlx5_1:1 (DOWN)": every port that exists. */
+static void list_ports(const struct gdrb_topo *topo, char *why, size_t len)
+{
+	size_t d, i;
+	bool first = true;
+
+	for (d = 0; d < topo->nnics; d++)
+		for (i = 0; i < topo->nics[d].nports; i++) {
+			const struct gdrb_topo_port *p = &topo->nics[d].ports[i];
+
+			append(why, len, "%s%s:%u (%s)", first ? "" : ", ", topo->nics[d].name,
+			       p->num, p->state_name[0] ? p->state_name : "unknown state");
+			first = false;
+		}
+	if (first)
+		append(why, len, "none");
+}
+
+static int first_active(const struct gdrb_topo_nic *nic)
+{
+	size_t i;
+
+	for (i = 0; i < nic->nports; i++)
+		if (nic->ports[i].state == GDRB_PORT_ACTIVE)
+			return (int)nic->ports[i].num;
+	return -1;
+}
+
+static int named_port(const struct gdrb_topo *topo, const char *dev, unsigned port,
+		      struct gdrb_port_choice *out, char *why, size_t len)
+{
+	const struct gdrb_topo_nic *nic = NULL;
+	size_t d, i;
+
+	for (d = 0; d < topo->nnics && !nic; d++)
+		if (!strcmp(topo->nics[d].name, dev))
+			nic = &topo->nics[d];
+	if (!nic) {
+		snprintf(why, len, "--ib-dev %s: no such RDMA device; ports here: ", dev);
+		list_ports(topo, why, len);
+		return GDRB_ERR_USAGE;
+	}
+	out->nic = (int)(nic - topo->nics);
+	if (!port) {
+		int p = first_active(nic);
+
+		if (p < 0) {
+			snprintf(why, len, "--ib-dev %s: no ACTIVE port; ports here: ", dev);
+			list_ports(topo, why, len);
+			return GDRB_ERR_USAGE;
+		}
+		out->port = (unsigned)p;
+		return 0;
+	}
+	for (i = 0; i < nic->nports; i++) {
+		if (nic->ports[i].num != port)
+			continue;
+		if (nic->ports[i].state != GDRB_PORT_ACTIVE) {
+			snprintf(why, len, "--ib-dev %s:%u: port is %s, not ACTIVE; ports here: ", dev,
+				 port, nic->ports[i].state_name[0] ? nic->ports[i].state_name :
+				 "in an unknown state");
+			list_ports(topo, why, len);
+			return GDRB_ERR_USAGE;
+		}
+		out->port = port;
+		return 0;
+	}
+	snprintf(why, len, "--ib-dev %s:%u: no such port; ports here: ", dev, port);
+	list_ports(topo, why, len);
+	return GDRB_ERR_USAGE;
+}
+
+int gdrb_verbs_choose_port(const struct gdrb_topo *topo, const char *dev, unsigned port, int gpu,
+			   struct gdrb_port_choice *out, char *why, size_t len)
+{
+	size_t d;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	out->nic = -1;
+	out->dist = GDRB_DIST_UNKNOWN;
+	why[0] = '\0';
+	if (topo->nnics == 0) {
+		snprintf(why, len, "no RDMA device found; run gdrb_doctor");
+		return GDRB_ERR_UNSUPP;
+	}
+	if (dev) {
+		int rc = named_port(topo, dev, port, out, why, len);
+
+		if (rc == 0 && gpu >= 0 && (size_t)gpu < topo->ngpus && topo->nics[out->nic].has_pci)
+			out->dist = gdrb_topo_distance(&topo->gpus[gpu].pci, &topo->nics[out->nic].pci);
+		return rc;
+	}
+	if (gpu >= 0) {
+		n = gdrb_topo_nearest_nic(topo, (size_t)gpu, true, &out->dist);
+		if (n >= 0 && out->dist != GDRB_DIST_UNKNOWN) {
+			out->nic = n;
+			out->port = (unsigned)first_active(&topo->nics[n]);
+			out->nearest = true;
+			return 0;
+		}
+		out->dist = GDRB_DIST_UNKNOWN;
+	}
+	for (d = 0; d < topo->nnics; d++) {
+		n = first_active(&topo->nics[d]);
+		if (n > 0) {
+			out->nic = (int)d;
+			out->port = (unsigned)n;
+			return 0;
+		}
+	}
+	snprintf(why, len, "no ACTIVE RDMA port; ports here: ");
+	list_ports(topo, why, len);
+	return GDRB_ERR_UNSUPP;
+}
+
+static bool gid_set(const char *gid)
+{
+	for (; *gid; gid++)
+		if (*gid != '0' && *gid != ':')
+			return true;
+	return false;
+}
+
+int gdrb_gid_list(const char *sysfs_root, const char *dev, unsigned port,
+		  struct gdrb_gid_entry *gids, size_t max, size_t *n)
+{
+	char path[PATH_MAX];
+	struct gdrb_dir dir;
+	size_t i;
+	int rc;
+
+	*n = 0;
+	rc = gdrb_path(path, sizeof(path), sysfs_root, "class/infiniband/%s/ports/%u/gids", dev, port);
+	if (rc || (rc = gdrb_dir_list(path, &dir)))
+		return rc;
+	for (i = 0; i < dir.n && *n < max; i++) {
+		struct gdrb_gid_entry *e = &gids[*n];
+
+		e->index = atoi(dir.names[i]);
+		if (gdrb_path(path, sizeof(path), sysfs_root, "class/infiniband/%s/ports/%u/gids/%d",
+			      dev, port, e->index) || gdrb_read_text(path, e->gid, sizeof(e->gid)) ||
+		    !gid_set(e->gid))
+			continue;
+		e->type[0] = '\0';
+		if (gdrb_path(path, sizeof(path), sysfs_root,
+			      "class/infiniband/%s/ports/%u/gid_attrs/types/%d", dev, port,
+			      e->index) == 0)
+			gdrb_read_text(path, e->type, sizeof(e->type));
+		(*n)++;
+	}
+	gdrb_dir_free(&dir);
+	return 0;
+}
+
+/* IPv4-mapped RoCE v2 first (routable), then other RoCE v2, then anything else. */
+static int gid_rank(const struct gdrb_gid_entry *e)
+{
+	if (strcmp(e->type, "RoCE v2"))
+		return 1;
+	if (!strncmp(e->gid, "0000:0000:0000:0000:0000:ffff:", 30))
+		return 4;
+	return strncmp(e->gid, "fe80:", 5) ? 3 : 2;
+}
+
+int gdrb_gid_choose(const struct gdrb_gid_entry *gids, size_t n, int want, int *index,
+		    char *why, size_t len)
+{
+	size_t i, best = 0;
+
+	why[0] = '\0';
+	if (want >= 0) {
+		for (i = 0; i < n; i++)
+			if (gids[i].index == want) {
+				*index = want;
+				return 0;
+			}
+		snprintf(why, len, "--gid-index %d: no such GID on this port; set GIDs: ", want);
+		for (i = 0; i < n; i++)
+			append(why, len, "%s%d (%s)", i ? ", " : "", gids[i].index,
+			       gids[i].type[0] ? gids[i].type : "type unknown");
+		if (!n)
+			append(why, len, "none");
+		return GDRB_ERR_USAGE;
+	}
+	if (!n) {
+		snprintf(why, len, "the port has no GID set (no IP address on its netdev?)");
+		return GDRB_ERR_UNSUPP;
+	}
+	for (i = 1; i < n; i++)
+		if (gid_rank(&gids[i]) > gid_rank(&gids[best]))
+			best = i;
+	*index = gids[best].index;
+	return 0;
+}

@@ -1,0 +1,151 @@
+#!/bin/bash
+# The verbs benchmarks for real, in the soft-RoCE VM (tests/vm/rxe-vm.sh):
+# every binary under mpirun with host and pinned memory, validation on, CSV
+# rows checked; bidirectional, several QPs and work requests split by a small
+# largest message; a missing device, a port that does not exist and a GID
+# index out of range exit 2 naming what exists; a peer frozen mid-run is
+# named within --timeout and a link taken down mid-run gives a work completion
+# error, rows measured before either fault kept.
+# Skips (77) only where the VM cannot be had: no qemu, no kernel package.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+need_mpi
+[ -x "$top_builddir/bench/gdrb_write_lat" ] || skip "verbs benchmarks not built (no libibverbs at configure time)"
+vm=$top_srcdir/tests/vm/rxe-vm.sh
+bash "$vm" prepare || {
+	rc=$?
+	[ "$rc" -eq 77 ] && skip "no soft-RoCE VM on this machine (reason above)"
+	fail "rxe-vm.sh prepare exited $rc"
+}
+shares=(--share "$WORK")
+case $top_builddir in
+/tmp/* | /run/* | /dev/shm/*) shares+=(--share "$top_builddir") ;;
+esac
+
+cat >"$WORK/inside.sh" <<'INSIDE'
+# Runs inside the VM: $1 the shared work directory, $2 the build tree.
+out=$1 bin=$2/bench
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi() { timeout 120 mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp "$@"; }
+run() { # NAME CSV BINARY ARGS...: one run, its output and exit status kept
+	local name=$1 csv=$2 b=$3
+	shift 3
+	mpi "$bin/gdrb_$b" -n 30 -w 3 -t 0.05 -c -T 30 --csv "$out/$csv" "$@" \
+		>"$out/$name.out" 2>"$out/$name.err"
+	echo "$name $?" >>"$out/rc"
+}
+for mem in host pinned; do
+	for b in write_lat write_bw read_lat read_bw send_lat send_bw; do
+		run "$b-$mem" "$mem.csv" "$b" -m 8,4K,64K --mem "$mem"
+	done
+done
+for b in write_bw read_bw send_bw; do
+	run "$b-bidir" bidir.csv "$b" -m 8,64K -b
+	run "$b-qps" qps.csv "$b" -m 4K,64K --qps 3 -W 8
+done
+# 64 KiB messages in 16 KiB work requests.
+GDRB_VERBS_MAX_MSG=16K run write_bw-split split.csv write_bw -m 64K
+GDRB_VERBS_MAX_MSG=16K run send_lat-split split.csv send_lat -m 64K
+GDRB_VERBS_MAX_MSG=16K run read_lat-split split.csv read_lat -m 64K
+# Bad input that only a device can judge: exit 2.
+run bad-gid bad.csv write_lat -m 8 --gid-index 7
+run bad-dev bad.csv write_bw -m 8 --ib-dev mlx5_9
+run bad-port bad.csv send_lat -m 8 --ib-dev rxe0:2
+
+# Fault 1: rank 1 frozen once two rows are in the CSV; rank 0 must name it within --timeout.
+(
+	until [ "$(wc -l <"$out/freeze.csv" 2>/dev/null || echo 0)" -ge 3 ]; do sleep 0.2; done
+	for p in $(pgrep -f "$bin/gdrb_write_lat"); do
+		tr '\0' '\n' <"/proc/$p/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 && kill -STOP "$p" && echo "$p" >"$out/frozen"
+	done
+) &
+start=$(date +%s)
+mpi "$bin/gdrb_write_lat" -m 8:1M -n 200 -t 0.3 -T 5 --csv "$out/freeze.csv" >"$out/freeze.out" 2>"$out/freeze.err"
+echo "freeze $? $(($(date +%s) - start))" >>"$out/rc"
+[ -s "$out/frozen" ] && kill -CONT "$(cat "$out/frozen")" 2>/dev/null
+wait
+
+# Fault 2 (last: the link stays down): eth0 down once two rows are in the CSV.
+(
+	until [ "$(wc -l <"$out/linkdown.csv" 2>/dev/null || echo 0)" -ge 3 ]; do sleep 0.2; done
+	ip link set eth0 down
+) &
+start=$(date +%s)
+mpi "$bin/gdrb_write_bw" -m 4K:4M -n 200 -t 0.5 -T 20 --csv "$out/linkdown.csv" >"$out/linkdown.out" 2>"$out/linkdown.err"
+echo "linkdown $? $(($(date +%s) - start))" >>"$out/rc"
+wait
+INSIDE
+
+start=$(date +%s)
+rc=0
+bash "$vm" run --timeout 600 "${shares[@]}" -- bash "$WORK/inside.sh" "$WORK" "$top_builddir" \
+	>"$WORK/run.out" 2>"$WORK/run.err" || rc=$?
+echo "VM run: $(($(date +%s) - start)) s"
+[ "$rc" -eq 0 ] || { cat "$WORK/run.out" "$WORK/run.err"; fail "the VM run exited $rc"; }
+
+status_of() { awk -v n="$1" '$1 == n { print $2 }' "$WORK/rc"; }
+show() { cat "$WORK/$1.out" "$WORK/$1.err" 2>/dev/null; }
+
+# Every CSV row: layer verbs, nic rxe0:1, reg host, status ok, 2 ranks.
+verbs_rows() { # CSV ROWS
+	csv_check -v status=ok -v rows="$2" -v ranks=2 "$WORK/$1" || return 1
+	awk -F, 'NR > 1 && ($2 != "verbs" || $22 != "rxe0:1" || $5 != "host") { print FILENAME ": " $0; bad = 1 }
+		END { exit bad }' "$WORK/$1"
+}
+for mem in host pinned; do
+	for b in write_lat write_bw read_lat read_bw send_lat send_bw; do
+		[ "$(status_of "$b-$mem")" = 0 ] || { show "$b-$mem"; fail "gdrb_$b --mem $mem failed in the VM"; }
+	done
+	verbs_rows "$mem.csv" 18 || fail "$mem.csv: rows do not match"
+	awk -F, -v m="$mem" 'NR > 1 && $3 != m { exit 1 }' "$WORK/$mem.csv" || fail "$mem.csv: mem column is not $mem"
+	pass "6 verbs binaries, --mem $mem, 8 B/4 KiB/64 KiB, validated: 18 ok rows (layer verbs, nic rxe0:1, reg host)"
+done
+grep -q '^# completion: each message is an RDMA write with immediate' "$WORK/write_lat-host.out" ||
+	fail "write_lat header does not say how completion is detected"
+grep -q '^# NIC rxe0:1 (rank 0): Ethernet (RoCE), .*GID index 1 0000:0000:0000:0000:0000:ffff:0a00:020f (RoCE v2)' \
+	"$WORK/write_bw-host.out" || { show write_bw-host; fail "header lacks the NIC, link layer and chosen RoCE v2 GID"; }
+pass "headers: NIC rxe0:1, Ethernet, GID index 1 (RoCE v2 IPv4-mapped, chosen automatically), completion method"
+
+for b in write_bw read_bw send_bw; do
+	for kind in bidir qps; do
+		[ "$(status_of "$b-$kind")" = 0 ] || { show "$b-$kind"; fail "gdrb_$b ($kind) failed in the VM"; }
+	done
+done
+verbs_rows bidir.csv 6 || fail "bidir.csv: rows do not match"
+[ "$(grep -c '^\(write\|read\|send\)_bibw,' "$WORK/bidir.csv")" -eq 6 ] || fail "-b rows are not named *_bibw"
+verbs_rows qps.csv 6 || fail "qps.csv: rows do not match"
+grep -q '3 QP(s)' "$WORK/write_bw-qps.out" || fail "--qps 3 not in the header"
+pass "-b (write_bibw, read_bibw, send_bibw) and --qps 3: validated, ok"
+
+for b in write_bw send_lat read_lat; do
+	[ "$(status_of "$b-split")" = 0 ] || { show "$b-split"; fail "gdrb_$b with 16 KiB work requests failed"; }
+done
+verbs_rows split.csv 3 || fail "split.csv: rows do not match"
+grep -q 'at most 16KiB per work request' "$WORK/write_bw-split.out" || fail "the header does not show the smaller work requests"
+pass "64 KiB messages split into 16 KiB work requests (write, send, read): validated"
+
+expect_bad() { # NAME PATTERN
+	[ "$(status_of "$1")" = 2 ] || { show "$1"; fail "$1 exited $(status_of "$1"), expected 2"; }
+	grep -q -- "$2" "$WORK/$1.err" || { show "$1"; fail "$1: message lacks '$2'"; }
+	pass "$1 -> 2: $(grep -m1 -- "$2" "$WORK/$1.err")"
+}
+expect_bad bad-gid "--gid-index 7: no such GID on this port; set GIDs: 0 (RoCE v2), 1 (RoCE v2)"
+expect_bad bad-dev "--ib-dev mlx5_9: no such RDMA device; ports here: rxe0:1 (ACTIVE)"
+expect_bad bad-port "--ib-dev rxe0:2: no such port; ports here: rxe0:1 (ACTIVE)"
+
+read -r _ frc fsec < <(grep '^freeze ' "$WORK/rc")
+[ -s "$WORK/frozen" ] || { show freeze; fail "the freeze never happened (fewer than 2 rows?)"; }
+[ "$frc" -ne 0 ] || { show freeze; fail "a frozen peer went unnoticed (exit 0)"; }
+grep -q 'timeout: no answer from rank 1 (gdrb-vm)' "$WORK/freeze.err" ||
+	{ show freeze; fail "the timeout does not name rank 1 (gdrb-vm)"; }
+rows=$(($(wc -l <"$WORK/freeze.csv") - 1))
+[ "$rows" -ge 2 ] && csv_check -v status=ok "$WORK/freeze.csv" || fail "rows before the freeze were lost"
+pass "rank 1 frozen: rank 0 exited $frc after $fsec s naming rank 1 (gdrb-vm), $rows rows kept"
+
+read -r _ lrc lsec < <(grep '^linkdown ' "$WORK/rc")
+[ "$lrc" -ne 0 ] || { show linkdown; fail "the link went down and gdrb_write_bw exited 0"; }
+grep -Eq 'work completion error on .*peer rank [01] \(gdrb-vm\)|timeout: no answer from rank [01] \(gdrb-vm\)' \
+	"$WORK/linkdown.err" || { show linkdown; fail "the link-down error names no status and peer"; }
+rows=$(($(wc -l <"$WORK/linkdown.csv") - 1))
+[ "$rows" -ge 2 ] && csv_check -v status=ok "$WORK/linkdown.csv" || fail "rows before the link went down were lost"
+pass "link down mid-run: exit $lrc after $lsec s: $(grep -m1 -Eo 'work completion error on [^:]*: [^(]*|timeout: no answer from rank [01]' "$WORK/linkdown.err"), $rows rows kept"
