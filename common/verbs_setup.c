@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* RC verbs point-to-point: device and port choice, registration, the out-of-band exchange, QP connection. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <infiniband/verbs.h>
+
+#include "gdrb_log.h"
+#include "gdrb_reg.h"
+#include "gdrb_size.h"
+#include "gdrb_verbs.h"
+#include "gdrb_watchdog.h"
+
+#include "verbs_int.h"
+
+/* --- setup ------------------------------------------------------------------ */
+
+/* Map a negative code to a number every rank can agree on, and back. */
+static uint64_t code_of(int rc)
+{
+	return rc == 0 ? 0 : rc == GDRB_ERR_UNSUPP ? 77 : rc == GDRB_ERR_USAGE ? 2 : 1;
+}
+
+static int agree(struct gdrb_ctx *c, int rc)
+{
+	uint64_t code = code_of(rc);
+
+	if (c->boot->allreduce_u64(c->boot, &code, 1, GDRB_OP_MAX))
+		return GDRB_ERR;
+	return code == 0 ? 0 : code == 77 ? GDRB_ERR_UNSUPP : code == 2 ? GDRB_ERR_USAGE : GDRB_ERR;
+}
+
+/* This rank's GPU in the sysfs topology: the one CUDA opened, else local rank modulo GPUs. */
+static int topo_gpu(const struct gdrb_ctx *c, const struct gdrb_topo *t)
+{
+	size_t i, n;
+
+	if (!t->ngpus)
+		return -1;
+	if (c->have_gpu) {
+		n = strlen(c->gpu.pci_bus_id);
+		for (i = 0; i < t->ngpus; i++)
+			if (n >= 12 && !strcasecmp(t->gpus[i].pci.bdf, c->gpu.pci_bus_id + n - 12))
+				return (int)i;
+	}
+	return c->boot->local_rank % (int)t->ngpus;
+}
+
+/* Which device, port and GID; the choices are made on sysfs, then checked with libibverbs. */
+static int choose(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	struct gdrb_gid_entry gids[GDRB_GID_MAX];
+	struct gdrb_port_choice pc;
+	struct gdrb_topo topo;
+	char why[1024];
+	size_t ngids = 0, i;
+	int rc;
+
+	if (gdrb_topo_load("/sys", &topo))
+		memset(&topo, 0, sizeof(topo));
+	rc = gdrb_verbs_choose_port(&topo, c->p->ib_dev, c->p->ib_port, topo_gpu(c, &topo), &pc,
+				    why, sizeof(why));
+	if (rc) {
+		gdrb_usage_err("%s", why);
+		gdrb_topo_free(&topo);
+		return rc;
+	}
+	snprintf(v->dev, sizeof(v->dev), "%s", topo.nics[pc.nic].name);
+	v->port = pc.port;
+	v->dist = pc.dist;
+	v->nearest = pc.nearest;
+	for (i = 0; i < topo.nics[pc.nic].nports; i++)
+		if (topo.nics[pc.nic].ports[i].num == pc.port) {
+			snprintf(v->rate, sizeof(v->rate), "%s", topo.nics[pc.nic].ports[i].rate);
+			v->ethernet = !strcmp(topo.nics[pc.nic].ports[i].link_layer, "Ethernet");
+		}
+	snprintf(v->nic, sizeof(v->nic), "%s:%u", v->dev, v->port);
+	gdrb_topo_free(&topo);
+
+	v->gid_index = -1;
+	if (!v->ethernet && c->p->gid_index < 0)
+		return 0;       /* InfiniBand: LID routing, no GRH */
+	gdrb_gid_list("/sys", v->dev, v->port, gids, GDRB_GID_MAX, &ngids);
+	rc = gdrb_gid_choose(gids, ngids, c->p->gid_index, &v->gid_index, why, sizeof(why));
+	if (rc) {
+		gdrb_usage_err("%s: %s", v->nic, why);
+		return rc;
+	}
+	for (i = 0; i < ngids; i++)
+		if (gids[i].index == v->gid_index) {
+			snprintf(v->gid_text, sizeof(v->gid_text), "%s", gids[i].gid);
+			snprintf(v->gid_type, sizeof(v->gid_type), "%s", gids[i].type);
+		}
+	return 0;
+}
+
+static struct ibv_context *open_named(const char *name)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int i, n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		gdrb_usage_err("no RDMA device found; run gdrb_doctor");
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (i == n)
+		gdrb_err("libibverbs does not list %s (no user-space provider?); run gdrb_doctor", name);
+	else if (!(ctx = ibv_open_device(list[i])))
+		gdrb_err("ibv_open_device(%s): %s", name, strerror(errno));
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static int reg_host(struct gdrb_verbs *v, int which, struct gdrb_buf *buf)
+{
+	if (!buf->ptr)
+		return 0;
+	v->mr[which] = ibv_reg_mr(v->pd, buf->ptr, buf->len, v->access);
+	if (!v->mr[which]) {
+		gdrb_err("ibv_reg_mr of %zu bytes: %s%s", buf->len, strerror(errno),
+			 errno == ENOMEM ? "; raise the locked-memory limit: ulimit -l unlimited" : "");
+		return GDRB_ERR;
+	}
+	v->lkey[which] = v->mr[which]->lkey;
+	v->me.addr[which] = (uintptr_t)buf->ptr;
+	v->me.rkey[which] = v->mr[which]->rkey;
+	return 0;
+}
+
+/* Device memory: GPUDirect registration; when it fails the direct path is n/a, staged runs. */
+static int reg_device(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	struct gdrb_variant *direct = &c->variants[0];
+	struct gdrb_buf *bufs[2] = { &c->send, &c->recv };
+	char tried[800];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (gdrb_reg_gpu(v->pd, bufs[i]->ptr, bufs[i]->len, v->access,
+				 (enum gdrb_reg_mode)c->p->reg_mode, &v->gpu_mr[i]) == 0) {
+			v->lkey[i] = v->gpu_mr[i].mr->lkey;
+			v->me.addr[i] = (uintptr_t)bufs[i]->ptr;
+			v->me.rkey[i] = v->gpu_mr[i].mr->rkey;
+			continue;
+		}
+		gdrb_reg_summary(&v->gpu_mr[i], tried, sizeof(tried));
+		direct->supported = false;
+		direct->reg = "none";
+		snprintf(direct->why, sizeof(direct->why),
+			 "GPU memory registration failed (%.440s); fix: load nvidia_peermem, or use a driver and kernel with dma-buf (open kernel modules, Linux >= 5.12), and check 'ulimit -l'",
+			 tried);
+		return 0;
+	}
+	direct->reg = gdrb_reg_mode_name(v->gpu_mr[0].used);
+	direct->how = v->gpu_mr[0].used == GDRB_REG_DMABUF ?
+		      "GPUDirect RDMA: the NIC reads and writes GPU memory registered through dma-buf" :
+		      "GPUDirect RDMA: the NIC reads and writes GPU memory registered through peer memory (nvidia_peermem)";
+	return 0;
+}
+
+static struct ibv_qp *create_qp(struct gdrb_verbs *v, struct ibv_cq *rcq, unsigned rx)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = v->send_cq, .recv_cq = rcq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = v->tx_depth, .max_recv_wr = rx, .max_send_sge = 1,
+			 .max_recv_sge = 1, .max_inline_data = INLINE_WANTED },
+	};
+	struct ibv_qp *qp = ibv_create_qp(v->pd, &a);
+
+	if (!qp) {
+		a.cap.max_inline_data = 0;
+		qp = ibv_create_qp(v->pd, &a);
+	}
+	if (!qp) {
+		gdrb_err("ibv_create_qp (RC, %u send, %u receive work requests): %s; lower --tx-depth or --window",
+			 v->tx_depth, rx, strerror(errno));
+		return NULL;
+	}
+	v->max_inline = a.cap.max_inline_data;
+	return qp;
+}
+
+/* Device, protection domain, queues, QPs and memory regions; goto-unwound on failure. */
+static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	struct ibv_device_attr da;
+	struct ibv_port_attr pa;
+	const char *env = getenv("GDRB_VERBS_MAX_MSG"), *err;
+	size_t max_size = gdrb_sizes_max(&c->p->sizes), pieces;
+	unsigned i, rx;
+	int rc;
+
+	v->ctx = open_named(v->dev);
+	if (!v->ctx)
+		return GDRB_ERR;
+	if ((rc = ibv_query_device(v->ctx, &da)) || (rc = ibv_query_port(v->ctx, (uint8_t)v->port, &pa))) {
+		gdrb_err("ibv_query_device/ibv_query_port(%s): %s", v->nic, strerror(rc));
+		goto err_ctx;
+	}
+	if (pa.state != IBV_PORT_ACTIVE) {
+		gdrb_usage_err("%s: port is %s, not ACTIVE; run gdrb_doctor", v->nic,
+			       ibv_port_state_str(pa.state));
+		rc = GDRB_ERR_USAGE;
+		goto err_ctx_rc;
+	}
+	v->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+	v->active_mtu = pa.active_mtu;
+	v->me.lid = pa.lid;
+	v->me.mtu = (uint32_t)(c->p->mtu ? mtu_enum(c->p->mtu) < pa.active_mtu ?
+			       mtu_enum(c->p->mtu) : pa.active_mtu : pa.active_mtu);
+	v->max_chunk = pa.max_msg_sz < GDRB_VERBS_MAX_CHUNK ? pa.max_msg_sz : GDRB_VERBS_MAX_CHUNK;
+	/* A test knob: a smaller largest work request, to split small messages. */
+	if (env && *env && gdrb_size_parse(env, &max_size, &err) == 0 && max_size && max_size < v->max_chunk)
+		v->max_chunk = max_size;
+	max_size = gdrb_sizes_max(&c->p->sizes);
+	v->rd_atom = da.max_qp_rd_atom < 16 ? (da.max_qp_rd_atom ? da.max_qp_rd_atom : 1) : 16;
+	v->tx_depth = c->p->tx_depth < (unsigned)da.max_qp_wr ? c->p->tx_depth : (unsigned)da.max_qp_wr;
+	pieces = (size_t)((c->p->window + v->nqps - 1) / v->nqps) * gdrb_wr_count(max_size, v->max_chunk);
+	rx = v->op == GDRB_VERBS_SEND ? (unsigned)(pieces + 8) : WRITE_CREDITS;
+	v->rx_depth = rx < (unsigned)da.max_qp_wr ? rx : (unsigned)da.max_qp_wr;
+	if (v->gid_index >= 0) {
+		union ibv_gid gid;
+
+		if ((rc = ibv_query_gid(v->ctx, (uint8_t)v->port, v->gid_index, &gid))) {
+			gdrb_err("ibv_query_gid(%s, %d): %s", v->nic, v->gid_index, strerror(rc));
+			goto err_ctx;
+		}
+		memcpy(v->me.gid, gid.raw, sizeof(v->me.gid));
+	}
+
+	v->pd = ibv_alloc_pd(v->ctx);
+	if (!v->pd) {
+		gdrb_err("ibv_alloc_pd(%s): %s", v->nic, strerror(errno));
+		goto err_ctx;
+	}
+	v->send_cq = ibv_create_cq(v->ctx, (int)((v->nqps + 1) * v->tx_depth), NULL, NULL, 0);
+	v->recv_cq = ibv_create_cq(v->ctx, (int)(v->nqps * v->rx_depth), NULL, NULL, 0);
+	v->ctrl_cq = ibv_create_cq(v->ctx, CTRL_CREDITS, NULL, NULL, 0);
+	if (!v->send_cq || !v->recv_cq || !v->ctrl_cq) {
+		gdrb_err("ibv_create_cq(%s): %s", v->nic, strerror(errno));
+		goto err_cq;
+	}
+	for (i = 0; i <= v->nqps; i++) {
+		v->qp[i].qp = i < v->nqps ? create_qp(v, v->recv_cq, v->rx_depth) :
+					    create_qp(v, v->ctrl_cq, CTRL_CREDITS);
+		if (!v->qp[i].qp)
+			goto err_qp;
+		v->me.qpn[i] = v->qp[i].qp->qp_num;
+		v->me.psn[i] = (uint32_t)lrand48() & 0xffffff;
+	}
+	v->me.nqps = v->nqps;
+	return 0;
+
+err_qp:
+	while (i-- > 0)
+		ibv_destroy_qp(v->qp[i].qp);
+	memset(v->qp, 0, sizeof(v->qp));
+err_cq:
+	if (v->ctrl_cq)
+		ibv_destroy_cq(v->ctrl_cq);
+	if (v->recv_cq)
+		ibv_destroy_cq(v->recv_cq);
+	if (v->send_cq)
+		ibv_destroy_cq(v->send_cq);
+	v->send_cq = v->recv_cq = v->ctrl_cq = NULL;
+	ibv_dealloc_pd(v->pd);
+	v->pd = NULL;
+err_ctx:
+	rc = GDRB_ERR;
+err_ctx_rc:
+	ibv_close_device(v->ctx);
+	v->ctx = NULL;
+	return rc;
+}
+
+static int register_buffers(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	v->access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+#if HAVE_DECL_IBV_ACCESS_RELAXED_ORDERING
+	/* An optional flag: providers that cannot honour it ignore it. */
+	if (c->p->relaxed_ordering) {
+		v->access |= IBV_ACCESS_RELAXED_ORDERING;
+		v->relaxed = true;
+	}
+#endif
+	if (c->p->mem == GDRB_MEM_DEVICE) {
+		if (reg_device(c, v))
+			return GDRB_ERR;
+	} else if (reg_host(v, BUF_SEND, &c->send) || reg_host(v, BUF_RECV, &c->recv)) {
+		return GDRB_ERR;
+	}
+	return reg_host(v, BUF_SEND_BOUNCE, &c->send_bounce) ||
+	       reg_host(v, BUF_RECV_BOUNCE, &c->recv_bounce) ? GDRB_ERR : 0;
+}
+
+/* Every rank's exchange record reaches every rank: gather to rank 0, then broadcast. */
+static int exchange(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	struct exch *all = calloc((size_t)c->boot->size, sizeof(*all));
+	int rc = GDRB_ERR;
+
+	if (!all) {
+		gdrb_err("out of memory");
+		return GDRB_ERR;
+	}
+	if (c->boot->gather(c->boot, &v->me, sizeof(v->me), all) == 0 &&
+	    c->boot->bcast(c->boot, all, (size_t)c->boot->size * sizeof(*all), 0) == 0) {
+		v->peer = all[c->peer];
+		rc = 0;
+	}
+	free(all);
+	if (!rc && v->peer.nqps != v->nqps) {
+		gdrb_err("rank %d (%s) has %u QPs, this rank %u", c->peer, c->boot->hosts[c->peer],
+			 v->peer.nqps, v->nqps);
+		rc = GDRB_ERR;
+	}
+	return rc;
+}
+
+/* RC: RESET -> INIT -> RTR (knows the peer) -> RTS. */
+static int connect_qp(struct gdrb_ctx *c, struct gdrb_verbs *v, unsigned i)
+{
+	enum ibv_mtu mtu = v->me.mtu < v->peer.mtu ? (enum ibv_mtu)v->me.mtu : (enum ibv_mtu)v->peer.mtu;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = (uint8_t)v->port,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+	const char *step = "INIT";
+	int rc;
+
+	rc = ibv_modify_qp(v->qp[i].qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			   IBV_QP_ACCESS_FLAGS);
+	if (!rc) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = mtu;
+		a.dest_qp_num = v->peer.qpn[i];
+		a.rq_psn = v->peer.psn[i];
+		a.max_dest_rd_atomic = (uint8_t)v->rd_atom;
+		a.min_rnr_timer = 1;    /* 0.01 ms */
+		a.ah_attr.dlid = (uint16_t)v->peer.lid;
+		a.ah_attr.sl = (uint8_t)c->p->sl;
+		a.ah_attr.port_num = (uint8_t)v->port;
+		if (v->gid_index >= 0) {
+			a.ah_attr.is_global = 1;
+			memcpy(a.ah_attr.grh.dgid.raw, v->peer.gid, sizeof(v->peer.gid));
+			a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
+			a.ah_attr.grh.hop_limit = 64;
+			a.ah_attr.grh.traffic_class = (uint8_t)c->p->tclass;
+		}
+		step = "RTR";
+		rc = ibv_modify_qp(v->qp[i].qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				   IBV_QP_MIN_RNR_TIMER);
+	}
+	if (!rc) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = 14;         /* 4.096 us << 14 = 67 ms per try */
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.sq_psn = v->me.psn[i];
+		a.max_rd_atomic = (uint8_t)v->rd_atom;
+		step = "RTS";
+		rc = ibv_modify_qp(v->qp[i].qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	}
+	if (rc) {
+		gdrb_err("ibv_modify_qp to %s (QP %u with rank %d, %s): %s%s", step, i, c->peer,
+			 c->boot->hosts[c->peer], strerror(rc),
+			 v->ethernet ? "; check the GID (--gid-index) and that both ports reach each other" : "");
+		return GDRB_ERR;
+	}
+	return 0;
+}
+
+static int post_initial_recvs(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	unsigned i, k;
+
+	for (k = 0; k < CTRL_CREDITS; k++)
+		if (gdrb_verbs_post_empty_recv(v->qp[v->nqps].qp))
+			return GDRB_ERR;
+	for (i = 0; v->op == GDRB_VERBS_WRITE && i < v->nqps; i++)
+		for (k = 0; k < v->rx_depth; k++)
+			if (gdrb_verbs_post_empty_recv(v->qp[i].qp))
+				return GDRB_ERR;
+	/* Send ping-pong: the receive the first path switch uses up (see switch_path). */
+	if (v->op == GDRB_VERBS_SEND && c->bench->traffic == GDRB_TRAFFIC_PINGPONG)
+		return gdrb_verbs_post_empty_recv(v->qp[0].qp);
+	return 0;
+}
+
+static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
+{
+	struct gdrb_verbs *v = calloc(1, sizeof(*v));
+	unsigned i;
+	int rc;
+
+	if (!v) {
+		gdrb_err("out of memory");
+		return GDRB_ERR;
+	}
+	c->priv = v;
+	v->op = op;
+	v->nqps = c->p->qps;
+	srand48((long)getpid() ^ (long)time(NULL));
+	rc = choose(c, v);
+	if (!rc)
+		rc = open_verbs(c, v);
+	if (!rc)
+		rc = register_buffers(c, v);
+	if ((rc = agree(c, rc)))
+		return rc;
+	if (c->p->mem != GDRB_MEM_DEVICE)
+		c->variants[0].how = op == GDRB_VERBS_READ ? "RDMA read between registered host buffers (ibv_reg_mr)" :
+				     op == GDRB_VERBS_SEND ? "send/receive between registered host buffers (ibv_reg_mr)" :
+				     "RDMA write between registered host buffers (ibv_reg_mr)";
+	else
+		c->variants[1].how = "cudaMemcpy device->registered pinned bounce buffer before each send (reads: by the buffer's owner) and bounce->device after each receive, copies timed";
+	rc = exchange(c, v);
+	for (i = 0; !rc && i <= v->nqps; i++)
+		rc = connect_qp(c, v, i);
+	if (!rc)
+		rc = post_initial_recvs(c, v);
+	/* Nobody sends before every receive is posted. */
+	if ((rc = agree(c, rc)) || c->boot->barrier(c->boot))
+		return rc ? rc : GDRB_ERR;
+	c->nic = v->nic;
+	return 0;
+}
+
+int gdrb_verbs_setup_write(struct gdrb_ctx *c)
+{
+	return setup(c, GDRB_VERBS_WRITE);
+}
+
+int gdrb_verbs_setup_read(struct gdrb_ctx *c)
+{
+	return setup(c, GDRB_VERBS_READ);
+}
+
+int gdrb_verbs_setup_send(struct gdrb_ctx *c)
+{
+	return setup(c, GDRB_VERBS_SEND);
+}
+
+void gdrb_verbs_teardown(struct gdrb_ctx *c)
+{
+	struct gdrb_verbs *v = c->priv;
+	int i;
+
+	if (!v)
+		return;
+	for (i = 0; i <= (int)v->nqps; i++)
+		if (v->qp[i].qp)
+			ibv_destroy_qp(v->qp[i].qp);
+	for (i = 0; i < NBUF; i++)
+		if (v->mr[i])
+			ibv_dereg_mr(v->mr[i]);
+	for (i = 0; i < 2; i++)
+		gdrb_reg_gpu_release(&v->gpu_mr[i]);
+	if (v->ctrl_cq)
+		ibv_destroy_cq(v->ctrl_cq);
+	if (v->recv_cq)
+		ibv_destroy_cq(v->recv_cq);
+	if (v->send_cq)
+		ibv_destroy_cq(v->send_cq);
+	if (v->pd)
+		ibv_dealloc_pd(v->pd);
+	if (v->ctx)
+		ibv_close_device(v->ctx);
+	free(v);
+	c->priv = NULL;
+}
+
+void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
+{
+	const struct gdrb_verbs *v = c->priv;
+	enum ibv_mtu mtu = v->me.mtu < v->peer.mtu ? (enum ibv_mtu)v->me.mtu : (enum ibv_mtu)v->peer.mtu;
+	bool pp = c->bench->traffic == GDRB_TRAFFIC_PINGPONG;
+	char chunk[32], gid[96];
+
+	if (v->gid_index >= 0)
+		snprintf(gid, sizeof(gid), "GID index %d %s (%s)", v->gid_index, v->gid_text,
+			 v->gid_type[0] ? v->gid_type : "type unknown");
+	else
+		snprintf(gid, sizeof(gid), "no GRH (LID routing)");
+	snprintf(buf, len,
+		 "NIC %s (rank 0): %s, %s, path MTU %d, %s; GPU-NIC distance %s (%s); %u QP(s), tx depth %u; at most %s per work request; relaxed ordering %s\n"
+		 "# completion: %s",
+		 v->nic, v->ethernet ? "Ethernet (RoCE)" : "InfiniBand", v->rate[0] ? v->rate : "rate unknown",
+		 mtu_bytes(mtu), gid,
+		 gdrb_topo_dist_name(v->dist), v->nearest ? "nearest active port to this rank's GPU" :
+		 c->p->ib_dev ? "chosen with --ib-dev" : "first active port; no GPU-NIC PCI path",
+		 v->nqps, v->tx_depth, gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)),
+		 v->relaxed ? "requested" : "off",
+		 v->op == GDRB_VERBS_READ ? "the reader polls its send completion queue for its reads (the last read per QP is signaled); the owner learns the window is done from a control send" :
+		 v->op == GDRB_VERBS_WRITE ? (pp ? "each message is an RDMA write with immediate; the receiver polls its receive completion queue, never the buffer" :
+					      "the last write of a window on each QP carries an immediate; the receiver polls its receive completion queue, then acknowledges with a send") :
+		 pp ? "send/receive; the receiver polls its receive completion queue, never the buffer" :
+		      "the receiver posts the window's receives, says ready with a send, polls its receive completion queue, then acknowledges");
+}
