@@ -159,7 +159,7 @@ static int reg_device(struct gdrb_ctx *c, struct gdrb_verbs *v)
 		direct->supported = false;
 		direct->reg = "none";
 		snprintf(direct->why, sizeof(direct->why),
-			 "GPU memory registration failed (%.440s); fix: load nvidia_peermem, or use a driver and kernel with dma-buf (open kernel modules, Linux >= 5.12), and check 'ulimit -l'",
+			 "GPU memory registration failed (%.380s); fix: load nvidia_peermem, or use a driver and kernel with dma-buf (open kernel modules, Linux >= 5.12), check 'ulimit -l'; gdrb_doctor checks each precondition",
 			 tried);
 		return 0;
 	}
