@@ -193,6 +193,18 @@ static struct ibv_qp *create_qp(struct gdrb_verbs *v, struct ibv_cq *rcq, unsign
 }
 
 /* Device, protection domain, queues, QPs and memory regions; goto-unwound on failure. */
+/* The CQs that exist, in reverse order of creation; shared by open_verbs' unwinding and teardown. */
+static void destroy_cqs(struct gdrb_verbs *v)
+{
+	if (v->ctrl_cq)
+		ibv_destroy_cq(v->ctrl_cq);
+	if (v->recv_cq)
+		ibv_destroy_cq(v->recv_cq);
+	if (v->send_cq)
+		ibv_destroy_cq(v->send_cq);
+	v->send_cq = v->recv_cq = v->ctrl_cq = NULL;
+}
+
 static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 {
 	struct ibv_device_attr da;
@@ -268,13 +280,7 @@ err_qp:
 		ibv_destroy_qp(v->qp[i].qp);
 	memset(v->qp, 0, sizeof(v->qp));
 err_cq:
-	if (v->ctrl_cq)
-		ibv_destroy_cq(v->ctrl_cq);
-	if (v->recv_cq)
-		ibv_destroy_cq(v->recv_cq);
-	if (v->send_cq)
-		ibv_destroy_cq(v->send_cq);
-	v->send_cq = v->recv_cq = v->ctrl_cq = NULL;
+	destroy_cqs(v);
 	ibv_dealloc_pd(v->pd);
 	v->pd = NULL;
 err_ctx:
@@ -473,12 +479,7 @@ void gdrb_verbs_teardown(struct gdrb_ctx *c)
 			ibv_dereg_mr(v->mr[i]);
 	for (i = 0; i < 2; i++)
 		gdrb_reg_gpu_release(&v->gpu_mr[i]);
-	if (v->ctrl_cq)
-		ibv_destroy_cq(v->ctrl_cq);
-	if (v->recv_cq)
-		ibv_destroy_cq(v->recv_cq);
-	if (v->send_cq)
-		ibv_destroy_cq(v->send_cq);
+	destroy_cqs(v);
 	if (v->pd)
 		ibv_dealloc_pd(v->pd);
 	if (v->ctx)
