@@ -284,7 +284,7 @@ static void summarise_collective(struct run *r, size_t size, uint64_t n, struct 
 }
 
 /* Rank 0: turn gathered results into per-pair and aggregate outcomes. */
-static void summarise(struct run *r, size_t size, const struct gdrb_variant *v, uint64_t n,
+static void summarise(struct run *r, size_t size, uint64_t n,
 		      struct outcome *agg, struct outcome *pairs)
 {
 	struct gdrb_ctx *c = &r->c;
@@ -326,7 +326,6 @@ static void summarise(struct run *r, size_t size, const struct gdrb_variant *v, 
 	agg->algbw_GBps = agg->busbw_GBps = NAN;
 	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
 		summarise_collective(r, size, n, agg);
-	(void)v;
 }
 
 static int measure_variant(struct run *r, size_t size, const struct gdrb_variant *v,
@@ -365,7 +364,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	    c->boot->gather(c->boot, r->samples, n * sizeof(double), r->all_samples))
 		return GDRB_ERR;
 	if (c->boot->rank == 0)
-		summarise(r, size, v, n, agg, pairs);
+		summarise(r, size, n, agg, pairs);
 	return 0;
 }
 
