@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* RDMA write latency: ping-pong of RDMA writes with immediate (half round trip). */
+/* RDMA write latency: ping-pong of RDMA writes (half round trip). */
 #include "config.h"
 
 #include "gdrb_boot_mpi.h"
@@ -9,13 +9,15 @@
 static const struct gdrb_bench write_lat = {
 	.name = "write_lat",
 	.layer = "verbs",
-	.summary = "RDMA write latency: ping-pong of RDMA writes with immediate (half round trip)",
+	.summary = "RDMA write latency: ping-pong of RDMA writes, the receiver polling the buffer's last byte or a write-with-immediate completion (half round trip)",
 	.metric = GDRB_METRIC_LAT,
 	.traffic = GDRB_TRAFFIC_PINGPONG,
-	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_VERBS,
+	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_VERBS | GDRB_OPTG_COMPLETION,
 	.setup = gdrb_verbs_setup_write,
 	.describe = gdrb_verbs_describe,
+	.begin = gdrb_verbs_write_lat_begin,
 	.iteration = gdrb_verbs_pingpong,
+	.prepare = gdrb_verbs_write_lat_prepare,
 	.teardown = gdrb_verbs_teardown,
 };
 

@@ -96,7 +96,7 @@ static bool role_receives(const struct gdrb_ctx *c)
 	}
 }
 
-static int p2p_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
+int gdrb_p2p_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 {
 	unsigned k, role = c->initiator ? 0 : 1;
 
@@ -158,7 +158,7 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 	start = t_prev = gdrb_ticks();
 	for (i = 0; i < n; i++, (*iter)++) {
 		if (validate) {
-			int rc = b->prepare ? b->prepare(c, size, *iter) : p2p_prepare(c, size, *iter);
+			int rc = b->prepare ? b->prepare(c, size, *iter) : gdrb_p2p_prepare(c, size, *iter);
 
 			if (rc || c->boot->barrier(c->boot))
 				return GDRB_ERR;
@@ -342,7 +342,8 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	gdrb_watchdog_context(c->peer, c->peer >= 0 ? c->boot->hosts[c->peer] :
 			      c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE ?
 			      "the other ranks of the collective" : "the GPU", v->label, size);
-	rc = plan_and_measure(r, size, &n, &errors, &total_us);
+	rc = c->bench->begin && (c->bench->begin(c, size) || c->boot->barrier(c->boot)) ? GDRB_ERR :
+	     plan_and_measure(r, size, &n, &errors, &total_us);
 	if (rc) {
 		/* The peer may be blocked mid-iteration: take every rank down. */
 		gdrb_err("%s failed at size %zu on the %s path", c->bench->name, size, v->label);

@@ -96,6 +96,8 @@ struct gdrb_bench {
 
 	/* After buffers exist: decide which variants run (direct path support). */
 	int (*setup)(struct gdrb_ctx *c);
+	/* Before the first iteration of a size on a path, on every rank; a barrier follows. NULL: none. */
+	int (*begin)(struct gdrb_ctx *c, size_t size);
 	/* One timed iteration of this rank's role at `size`. */
 	int (*iteration)(struct gdrb_ctx *c, size_t size);
 	/* Validation (untimed); NULL: the driver's point-to-point pattern. */
@@ -124,6 +126,9 @@ int gdrb_stage_in(struct gdrb_ctx *c, size_t off, size_t len);
 
 /* A validation mismatch: the first of each size and path is logged, the rest counted. */
 void gdrb_mismatch(struct gdrb_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The driver's point-to-point validation fill of this rank's send buffer (a prepare callback). */
+int gdrb_p2p_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter);
 
 /* The point-to-point pattern seed of a message (role: 0 initiator, 1 responder). */
 uint64_t gdrb_p2p_seed(size_t size, uint64_t iter, unsigned slot, unsigned role);

@@ -24,7 +24,18 @@ enum gdrb_opt_group {
 	GDRB_OPTG_NO_SIZES = 1u << 7, /* the benchmark has no message size (barrier) */
 	GDRB_OPTG_VERBS = 1u << 8,    /* --ib-dev, --gid-index, --mtu, --qps, --reg, ... */
 	GDRB_OPTG_BIDIR = 1u << 9,    /* -b: both ranks of a pair send at once */
+	GDRB_OPTG_COMPLETION = 1u << 10, /* --completion (RDMA write latency) */
 };
+
+/* How the receiver of an RDMA write latency test learns that a message arrived. */
+enum gdrb_completion {
+	GDRB_COMPLETION_AUTO,       /* poll for host and pinned memory, immediate for device memory */
+	GDRB_COMPLETION_POLL,       /* spin on the last byte of the receive buffer */
+	GDRB_COMPLETION_IMM,        /* an RDMA write with immediate and a receive completion */
+	GDRB_COMPLETION_COUNT
+};
+
+extern const char *const gdrb_completion_names[GDRB_COMPLETION_COUNT];
 
 enum gdrb_dtype { GDRB_INT8, GDRB_INT32, GDRB_INT64, GDRB_FLOAT, GDRB_DOUBLE, GDRB_DTYPE_COUNT };
 enum gdrb_redop { GDRB_SUM, GDRB_PROD, GDRB_MIN, GDRB_MAX, GDRB_REDOP_COUNT };
@@ -73,6 +84,7 @@ struct gdrb_params {
 	unsigned sl, tclass;
 	int reg_mode;               /* enum gdrb_reg_mode */
 	bool relaxed_ordering;
+	int completion;             /* enum gdrb_completion */
 	bool bidir;                 /* -b */
 };
 

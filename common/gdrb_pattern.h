@@ -22,6 +22,8 @@ void gdrb_pattern_fill(void *buf, size_t len, uint64_t seed);
  */
 uint64_t gdrb_pattern_check(const void *buf, size_t len, uint64_t seed, size_t base,
 			    size_t *first_bad);
+/* Byte i of the pattern of seed. */
+unsigned char gdrb_pattern_byte(uint64_t seed, size_t i);
 void gdrb_pattern_fill_at(void *buf, size_t len, uint64_t seed, size_t base);
 
 #endif

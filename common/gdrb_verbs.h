@@ -80,8 +80,15 @@ int gdrb_verbs_setup_send(struct gdrb_ctx *c);
 void gdrb_verbs_teardown(struct gdrb_ctx *c);
 void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len);
 
-/* Ping-pong: write with immediate or send, answered the same way. */
+/*
+ * Ping-pong: a send, or an RDMA write the receiver learns of by polling the
+ * last byte of a host receive buffer (--completion poll) or by a write with
+ * immediate's receive completion (imm; device memory); answered the same way.
+ */
 int gdrb_verbs_pingpong(struct gdrb_ctx *c, size_t size);
+/* Write latency's begin and prepare callbacks: arm the polled byte. */
+int gdrb_verbs_write_lat_begin(struct gdrb_ctx *c, size_t size);
+int gdrb_verbs_write_lat_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter);
 /*
  * A window (1 for read latency) from the initiator to the responder, or both
  * ways with -b, then an acknowledgement; reads fetch the peer's buffer.

@@ -32,10 +32,12 @@ enum {
 	OPT_TCLASS,
 	OPT_REG,
 	OPT_NO_RELAXED,
+	OPT_COMPLETION,
 };
 
 const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
 const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT] = { 1, 4, 8, 4, 8 };
+const char *const gdrb_completion_names[GDRB_COMPLETION_COUNT] = { "auto", "poll", "imm" };
 const char *const gdrb_redop_names[GDRB_REDOP_COUNT] = { "sum", "prod", "min", "max" };
 
 struct opt_desc {
@@ -100,6 +102,8 @@ static const struct opt_desc opt_table[] = {
 	  "device memory registration: auto (dma-buf, then peer memory), dmabuf or peermem (default auto)" },
 	{ { "no-relaxed-ordering", no_argument, NULL, OPT_NO_RELAXED }, 0, GDRB_OPTG_VERBS, NULL,
 	  "register memory without IBV_ACCESS_RELAXED_ORDERING" },
+	{ { "completion", required_argument, NULL, OPT_COMPLETION }, 0, GDRB_OPTG_COMPLETION, "MODE",
+	  "how the receiver learns a write arrived: poll (spin on the buffer's last byte), imm (write with immediate, receive completion) or auto (poll, imm for device memory; default auto)" },
 	{ { "clock", required_argument, NULL, OPT_CLOCK }, 0, GDRB_OPTG_COMMON, "SRC",
 	  "timer: auto (invariant TSC where present) or monotonic (default auto)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', GDRB_OPTG_COMMON, NULL,
@@ -382,6 +386,16 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 	case OPT_NO_RELAXED:
 		p->relaxed_ordering = false;
 		return 0;
+	case OPT_COMPLETION: {
+		int m = lookup(arg, gdrb_completion_names, GDRB_COMPLETION_COUNT);
+
+		if (m < 0) {
+			gdrb_usage_err("--completion: unknown mode '%s'; accepted: auto, poll, imm", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->completion = m;
+		return 0;
+	}
 	case OPT_CLOCK:
 		if (strcmp(arg, "auto") && strcmp(arg, "monotonic")) {
 			gdrb_usage_err("--clock: unknown clock '%s'; accepted: auto, monotonic", arg);
@@ -466,6 +480,10 @@ int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 	if (optind < argc) {
 		gdrb_usage_err("unexpected argument '%s'; run '%s --help' for the options",
 			       argv[optind], gdrb_prog());
+		return GDRB_ERR_USAGE;
+	}
+	if (p->completion == GDRB_COMPLETION_POLL && p->mem == GDRB_MEM_DEVICE) {
+		gdrb_usage_err("--completion poll: the CPU never polls GPU memory; with --mem device use imm or auto");
 		return GDRB_ERR_USAGE;
 	}
 	gdrb_set_verbose(p->verbose);

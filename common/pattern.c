@@ -40,6 +40,11 @@ static inline unsigned char pattern_byte(uint64_t seed, size_t i)
 	return (unsigned char)(pattern_word(seed, i / 8) >> (8 * (i % 8)));
 }
 
+unsigned char gdrb_pattern_byte(uint64_t seed, size_t i)
+{
+	return pattern_byte(seed, i);
+}
+
 void gdrb_pattern_fill_at(void *buf, size_t len, uint64_t seed, size_t base)
 {
 	unsigned char *p = buf;

@@ -61,7 +61,12 @@ struct gdrb_verbs {
 	uint64_t recvs, recvs_used, imms, imms_used;
 	uint64_t ctrl[CTRL_KINDS], ctrl_used[CTRL_KINDS];
 	bool failed;
-	const struct gdrb_variant *pp_variant;  /* send ping-pong: where the receive ahead points */
+	const struct gdrb_variant *pp_variant;
+
+	/* Write ping-pong polling the receive buffer's last byte (host memory only). */
+	bool poll;
+	uint8_t expect;                         /* the byte the next message ends with */
+	uint64_t seq;                           /* messages at this size, without validation */  /* send ping-pong: where the receive ahead points */
 };
 
 static inline int mtu_bytes(enum ibv_mtu mtu)

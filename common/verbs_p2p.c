@@ -13,6 +13,7 @@
 #include <infiniband/verbs.h>
 
 #include "gdrb_log.h"
+#include "gdrb_pattern.h"
 #include "gdrb_reg.h"
 #include "gdrb_size.h"
 #include "gdrb_verbs.h"
@@ -281,9 +282,83 @@ static int switch_path(struct gdrb_ctx *c)
 	return 0;
 }
 
+/*
+ * Write ping-pong on host memory polls the receive buffer's last byte, as
+ * perftest does, instead of taking a receive completion per message. The
+ * byte it waits for must differ from what that byte holds until the message
+ * lands. With validation it is the pattern's last byte, and prepare (before
+ * the driver's barrier) stores its complement there; without, the sender
+ * stamps 0x55 and 0xaa in turn and begin (before a barrier) clears the byte
+ * at each size.
+ */
+static uint8_t *last_byte(char *buf, size_t size)
+{
+	return (uint8_t *)buf + size - 1;
+}
+
+int gdrb_verbs_write_lat_begin(struct gdrb_ctx *c, size_t size)
+{
+	struct gdrb_verbs *v = c->priv;
+
+	v->seq = 0;
+	if (v->poll)
+		*last_byte(gdrb_wire_recv(c), size) = 0;
+	return 0;
+}
+
+int gdrb_verbs_write_lat_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
+{
+	struct gdrb_verbs *v = c->priv;
+
+	if (gdrb_p2p_prepare(c, size, iter))
+		return GDRB_ERR;
+	if (v->poll) {
+		v->expect = gdrb_pattern_byte(gdrb_p2p_seed(size, iter, 0, c->initiator ? 1 : 0),
+					      size - 1);
+		*last_byte(gdrb_wire_recv(c), size) = (uint8_t)~v->expect;
+	}
+	return 0;
+}
+
+static int post_stamped(struct gdrb_ctx *c, size_t size)
+{
+	struct gdrb_verbs *v = c->priv;
+
+	if (!c->p->validate)
+		*last_byte(gdrb_wire_send(c), size) = v->expect;
+	return post_msg(c, 0, 0, size, false, false);
+}
+
+/* Spin on the byte; now and then reap send completions, which free the queue and report errors. */
+static int wait_byte(struct gdrb_ctx *c, size_t size)
+{
+	struct gdrb_verbs *v = c->priv;
+	const uint8_t *p = last_byte(gdrb_wire_recv(c), size);
+	unsigned spins = 0;
+
+	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != v->expect)
+		if (++spins % 256 == 0 && poll_once(c))
+			return GDRB_ERR;
+	return 0;
+}
+
+static int pingpong_polled(struct gdrb_ctx *c, size_t size)
+{
+	struct gdrb_verbs *v = c->priv;
+
+	if (!c->p->validate)
+		v->expect = v->seq++ & 1 ? 0xaa : 0x55;
+	if (c->initiator)
+		return post_stamped(c, size) || wait_byte(c, size) ? GDRB_ERR : 0;
+	return wait_byte(c, size) || post_stamped(c, size) ? GDRB_ERR : 0;
+}
+
 int gdrb_verbs_pingpong(struct gdrb_ctx *c, size_t size)
 {
 	struct gdrb_verbs *v = c->priv;
+
+	if (v->poll)
+		return pingpong_polled(c, size);
 
 	if (v->op == GDRB_VERBS_SEND && v->pp_variant != c->variant && switch_path(c))
 		return GDRB_ERR;

@@ -123,11 +123,11 @@ static struct ibv_context *open_named(const char *name)
 	return ctx;
 }
 
-static int reg_host(struct gdrb_verbs *v, int which, struct gdrb_buf *buf)
+static int reg_host(struct gdrb_verbs *v, int which, struct gdrb_buf *buf, int access)
 {
 	if (!buf->ptr)
 		return 0;
-	v->mr[which] = ibv_reg_mr(v->pd, buf->ptr, buf->len, v->access);
+	v->mr[which] = ibv_reg_mr(v->pd, buf->ptr, buf->len, access);
 	if (!v->mr[which]) {
 		gdrb_err("ibv_reg_mr of %zu bytes: %s%s", buf->len, strerror(errno),
 			 errno == ENOMEM ? "; raise the locked-memory limit: ulimit -l unlimited" : "");
@@ -293,7 +293,9 @@ err_ctx_rc:
 
 static int register_buffers(struct gdrb_ctx *c, struct gdrb_verbs *v)
 {
-	v->access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	const int plain = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+
+	v->access = plain;
 #if HAVE_DECL_IBV_ACCESS_RELAXED_ORDERING
 	/* An optional flag: providers that cannot honour it ignore it. */
 	if (c->p->relaxed_ordering) {
@@ -304,11 +306,13 @@ static int register_buffers(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	if (c->p->mem == GDRB_MEM_DEVICE) {
 		if (reg_device(c, v))
 			return GDRB_ERR;
-	} else if (reg_host(v, BUF_SEND, &c->send) || reg_host(v, BUF_RECV, &c->recv)) {
+	} else if (reg_host(v, BUF_SEND, &c->send, v->access) ||
+		   /* A polled byte must not land before the bytes ahead of it: no relaxed ordering. */
+		   reg_host(v, BUF_RECV, &c->recv, v->poll ? plain : v->access)) {
 		return GDRB_ERR;
 	}
-	return reg_host(v, BUF_SEND_BOUNCE, &c->send_bounce) ||
-	       reg_host(v, BUF_RECV_BOUNCE, &c->recv_bounce) ? GDRB_ERR : 0;
+	return reg_host(v, BUF_SEND_BOUNCE, &c->send_bounce, v->access) ||
+	       reg_host(v, BUF_RECV_BOUNCE, &c->recv_bounce, v->access) ? GDRB_ERR : 0;
 }
 
 /* Every rank's exchange record reaches every rank: gather to rank 0, then broadcast. */
@@ -423,6 +427,9 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 	c->priv = v;
 	v->op = op;
 	v->nqps = c->p->qps;
+	v->poll = op == GDRB_VERBS_WRITE && c->bench->traffic == GDRB_TRAFFIC_PINGPONG &&
+		  (c->p->completion == GDRB_COMPLETION_POLL ||
+		   (c->p->completion == GDRB_COMPLETION_AUTO && c->p->mem != GDRB_MEM_DEVICE));
 	srand48((long)getpid() ^ (long)time(NULL));
 	rc = choose(c, v);
 	if (!rc)
@@ -508,9 +515,10 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 		 gdrb_topo_dist_name(v->dist), v->nearest ? "nearest active port to this rank's GPU" :
 		 c->p->ib_dev ? "chosen with --ib-dev" : "first active port; no GPU-NIC PCI path",
 		 v->nqps, v->tx_depth, gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)),
-		 v->relaxed ? "requested" : "off",
+		 !v->relaxed ? "off" : v->poll ? "requested (off for the polled receive buffer)" : "requested",
 		 v->op == GDRB_VERBS_READ ? "the reader polls its send completion queue for its reads (the last read per QP is signaled); the owner learns the window is done from a control send" :
-		 v->op == GDRB_VERBS_WRITE ? (pp ? "each message is an RDMA write with immediate; the receiver polls its receive completion queue, never the buffer" :
+		 v->op == GDRB_VERBS_WRITE ? (pp && v->poll ? "each message is a plain RDMA write; the receiver spins on the last byte of its host receive buffer, as perftest does (--completion imm: write with immediate)" :
+					      pp ? "each message is an RDMA write with immediate; the receiver polls its receive completion queue, never the buffer" :
 					      "the last write of a window on each QP carries an immediate; the receiver polls its receive completion queue, then acknowledges with a send") :
 		 pp ? "send/receive; the receiver polls its receive completion queue, never the buffer" :
 		      "the receiver posts the window's receives, says ready with a send, polls its receive completion queue, then acknowledges");

@@ -15,7 +15,7 @@
 
 #define PROG "test_opts"
 #define SUMMARY "Unit test of the option parser."
-#define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW)
+#define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_COMPLETION)
 #define MAX_ARGS 16
 
 /* One parse: argv (NULL-terminated, without argv[0]) in, rc and output out. */
@@ -109,6 +109,7 @@ static void check_defaults(const struct gdrb_params *p)
 	ck_assert_ptr_null(p->label);
 	ck_assert_int_eq(p->verbose, 0);
 	ck_assert(!p->monotonic_clock);
+	ck_assert_int_eq(p->completion, GDRB_COMPLETION_AUTO);
 }
 
 START_TEST(test_defaults)
@@ -218,6 +219,13 @@ START_TEST(test_flags)
 	ck_assert(p.monotonic_clock);
 	PARSE_OK(&p, "--clock=monotonic", "--clock", "auto");
 	ck_assert(!p.monotonic_clock);
+
+	PARSE_OK(&p, "--completion", "poll");
+	ck_assert_int_eq(p.completion, GDRB_COMPLETION_POLL);
+	PARSE_OK(&p, "--completion=imm", "--mem", "device");
+	ck_assert_int_eq(p.completion, GDRB_COMPLETION_IMM);
+	PARSE_OK(&p, "--completion", "auto", "--mem", "device");
+	ck_assert_int_eq(p.completion, GDRB_COMPLETION_AUTO);
 }
 END_TEST
 
@@ -344,6 +352,11 @@ static const struct bad_case bad_cases[] = {
 	{ GDRB_OPTG_REDUCE, { "--op", "avg" }, "--op: unknown reduction 'avg'; accepted: sum, prod, min, max" },
 	{ GDRB_OPTG_REDUCE, { "--dtype", "half" }, "--dtype: unknown type 'half'; accepted" },
 	{ GDRB_OPTG_ROOT, { "--root", "-1" }, "--root: expected an integer" },
+	{ ALL_GROUPS, { "--completion", "event" }, "--completion: unknown mode 'event'; accepted: auto, poll, imm" },
+	/* The CPU never polls GPU memory, whatever order the options come in. */
+	{ ALL_GROUPS, { "--completion", "poll", "--mem", "device" }, "--completion poll: the CPU never polls GPU memory" },
+	{ ALL_GROUPS, { "--mem", "device", "--completion=poll" }, "--completion poll: the CPU never polls GPU memory" },
+	{ GDRB_OPTG_MEM, { "--completion", "imm" }, "--completion does not apply to test_opts" },
 };
 
 /* Every bad input: GDRB_ERR_USAGE and one line "prog: ..." naming the problem. */

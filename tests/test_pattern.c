@@ -278,6 +278,20 @@ START_TEST(test_fill_at_slice)
 }
 END_TEST
 
+/* gdrb_pattern_byte (what a polling receiver waits for) is the byte the fill writes. */
+START_TEST(test_byte_matches_fill)
+{
+	unsigned char buf[200];
+	uint64_t seed = test_seed();
+	size_t i;
+
+	gdrb_pattern_fill(buf, sizeof(buf), seed);
+	for (i = 0; i < sizeof(buf); i++)
+		ck_assert_uint_eq(gdrb_pattern_byte(seed, i), buf[i]);
+	ck_assert_uint_ne(gdrb_pattern_byte(seed, 5), gdrb_pattern_byte(seed + 1, 5));
+}
+END_TEST
+
 static void add_case(Suite *s, const char *name, const TTest *test)
 {
 	TCase *tc = tcase_create(name);
@@ -298,6 +312,7 @@ static Suite *pattern_suite(void)
 	add_case(s, "many_corrupt_bytes", test_many_corrupt_bytes);
 	add_case(s, "shifted_message", test_shifted_message);
 	add_case(s, "seed_inputs", test_seed_inputs);
+	add_case(s, "byte_matches_fill", test_byte_matches_fill);
 	add_case(s, "chunked_check", test_chunked_check);
 	add_case(s, "fill_at_slice", test_fill_at_slice);
 	return s;

@@ -46,6 +46,9 @@ expect_usage send_bw "--reg: unknown registration 'gdr'; accepted: auto, dmabuf,
 expect_usage send_bw "--qps: expected an integer from 1 to 64" --qps 0
 expect_usage read_lat "--sl: expected an integer from 0 to 15" --sl 16
 expect_usage write_lat "--bidir does not apply to gdrb_write_lat" -b
+expect_usage write_lat "--completion: unknown mode 'event'; accepted: auto, poll, imm" --completion event
+expect_usage write_lat "--completion poll: the CPU never polls GPU memory" --completion poll --mem device
+expect_usage send_lat "--completion does not apply to gdrb_send_lat" --completion poll
 expect_usage send_lat "--window does not apply to gdrb_send_lat" -W 4
 expect_usage write_bw "--op does not apply" --op sum
 "$top_builddir/bench/gdrb_write_bw" --help | grep -q -- "--no-relaxed-ordering" || fail "--help lacks the verbs options"

@@ -2,8 +2,9 @@
 # The verbs benchmarks for real, in the soft-RoCE VM (tests/vm/rxe-vm.sh):
 # every binary under mpirun with host and pinned memory, validation on, CSV
 # rows checked; bidirectional, several QPs and work requests split by a small
-# largest message; a missing device, a port that does not exist and a GID
-# index out of range exit 2 naming what exists; a peer frozen mid-run is
+# largest message; write latency both polling the buffer and by write with
+# immediate, a corrupted byte caught; a missing device, a port that does not
+# exist and a GID index out of range exit 2 naming what exists; a peer frozen mid-run is
 # named within --timeout and a link taken down mid-run gives a work completion
 # error, rows measured before either fault kept.
 # Skips (77) only where the VM cannot be had: no qemu, no kernel package.
@@ -47,6 +48,11 @@ done
 GDRB_VERBS_MAX_MSG=16K run write_bw-split split.csv write_bw -m 64K
 GDRB_VERBS_MAX_MSG=16K run send_lat-split split.csv send_lat -m 64K
 GDRB_VERBS_MAX_MSG=16K run read_lat-split split.csv read_lat -m 64K
+GDRB_VERBS_MAX_MSG=16K run write_lat-split split.csv write_lat -m 64K
+# Write latency's two ways of noticing a message (host memory polls by default),
+# and the polled byte fooling no one: a byte flipped after arrival is caught.
+run write_lat-imm imm.csv write_lat -m 8,4K --completion imm
+GDRB_INJECT_CORRUPTION=1 run write_lat-corrupt corrupt.csv write_lat -m 8,4K
 # Bad input that only a device can judge: exit 2.
 run bad-gid bad.csv write_lat -m 8 --gid-index 7
 run bad-dev bad.csv write_bw -m 8 --ib-dev mlx5_9
@@ -100,8 +106,10 @@ for mem in host pinned; do
 	awk -F, -v m="$mem" 'NR > 1 && $3 != m { exit 1 }' "$WORK/$mem.csv" || fail "$mem.csv: mem column is not $mem"
 	pass "6 verbs binaries, --mem $mem, 8 B/4 KiB/64 KiB, validated: 18 ok rows (layer verbs, nic rxe0:1, reg host)"
 done
-grep -q '^# completion: each message is an RDMA write with immediate' "$WORK/write_lat-host.out" ||
-	fail "write_lat header does not say how completion is detected"
+grep -q '^# completion: each message is a plain RDMA write; the receiver spins on the last byte of its host receive buffer' \
+	"$WORK/write_lat-host.out" || { show write_lat-host; fail "write_lat header does not say how completion is detected"; }
+grep -q 'relaxed ordering requested (off for the polled receive buffer)' "$WORK/write_lat-host.out" ||
+	fail "write_lat header does not say the polled buffer has no relaxed ordering"
 grep -q '^# NIC rxe0:1 (rank 0): Ethernet (RoCE), .*GID index 1 0000:0000:0000:0000:0000:ffff:0a00:020f (RoCE v2)' \
 	"$WORK/write_bw-host.out" || { show write_bw-host; fail "header lacks the NIC, link layer and chosen RoCE v2 GID"; }
 pass "headers: NIC rxe0:1, Ethernet, GID index 1 (RoCE v2 IPv4-mapped, chosen automatically), completion method"
@@ -117,12 +125,23 @@ verbs_rows qps.csv 6 || fail "qps.csv: rows do not match"
 grep -q '3 QP(s)' "$WORK/write_bw-qps.out" || fail "--qps 3 not in the header"
 pass "-b (write_bibw, read_bibw, send_bibw) and --qps 3: validated, ok"
 
-for b in write_bw send_lat read_lat; do
+for b in write_bw send_lat read_lat write_lat; do
 	[ "$(status_of "$b-split")" = 0 ] || { show "$b-split"; fail "gdrb_$b with 16 KiB work requests failed"; }
 done
-verbs_rows split.csv 3 || fail "split.csv: rows do not match"
+verbs_rows split.csv 4 || fail "split.csv: rows do not match"
 grep -q 'at most 16KiB per work request' "$WORK/write_bw-split.out" || fail "the header does not show the smaller work requests"
-pass "64 KiB messages split into 16 KiB work requests (write, send, read): validated"
+pass "64 KiB messages split into 16 KiB work requests (write, send, read, polled write latency): validated"
+
+[ "$(status_of write_lat-imm)" = 0 ] || { show write_lat-imm; fail "gdrb_write_lat --completion imm failed"; }
+verbs_rows imm.csv 2 || fail "imm.csv: rows do not match"
+grep -q '^# completion: each message is an RDMA write with immediate' "$WORK/write_lat-imm.out" ||
+	{ show write_lat-imm; fail "--completion imm: the header does not say write with immediate"; }
+pass "write_lat --completion imm: validated, header names the write with immediate"
+[ "$(status_of write_lat-corrupt)" = 1 ] || { show write_lat-corrupt; fail "a corrupted polled write was not caught (exit $(status_of write_lat-corrupt))"; }
+grep -q 'validation: 1 wrong byte(s) from rank 0 at size 8, iteration 0' "$WORK/write_lat-corrupt.err" ||
+	{ show write_lat-corrupt; fail "the corrupted byte is not named"; }
+csv_check -v status=invalid-data -v rows=2 "$WORK/corrupt.csv" || fail "corrupt.csv: rows not invalid-data"
+pass "polled write latency with a byte flipped on rank 1: exit 1, rows invalid-data"
 
 expect_bad() { # NAME PATTERN
 	[ "$(status_of "$1")" = 2 ] || { show "$1"; fail "$1 exited $(status_of "$1"), expected 2"; }
