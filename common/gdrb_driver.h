@@ -69,6 +69,9 @@ struct gdrb_ctx {
 	struct gdrb_gpu_info gpu;
 	char gpu_why[320];
 	const char *nic;        /* CSV nic column ("" for MPI) */
+	const char *link_layer; /* CSV link_layer, link_gbps, gpu_nic_dist: verbs only */
+	double link_gbps;
+	const char *gpu_nic_dist;
 
 	unsigned mismatches_shown;  /* at the current size and path */
 	size_t check_span;      /* bytes of result this rank checks at this size (fault injection) */

@@ -27,6 +27,9 @@ struct gdrb_row {
 	double algbw_GBps, busbw_GBps;  /* collectives only; NAN otherwise */
 	int ranks, hosts;
 	const char *gpu, *nic;
+	const char *link_layer;         /* "InfiniBand", "Ethernet"; NULL or "": none */
+	double link_gbps;               /* port rate; 0: none or unknown */
+	const char *gpu_nic_dist;       /* "PIX" ... "SYS", "unknown"; NULL or "": none */
 	const char *status;
 	uint64_t errors;
 	const char *note;

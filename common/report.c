@@ -15,7 +15,8 @@
 static const char csv_header[] =
 	"benchmark,layer,mem,path,reg,pair,size_bytes,iterations,"
 	"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,"
-	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,status,errors,note,timestamp,version";
+	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,"
+	"status,errors,note,timestamp,version";
 
 const char *gdrb_csv_header(void)
 {
@@ -124,6 +125,9 @@ int gdrb_csv_write(FILE *f, const struct gdrb_row *r)
 	fprintf(f, ",%d,%d", r->ranks, r->hosts);
 	csv_str(f, r->gpu);
 	csv_str(f, r->nic);
+	csv_str(f, r->link_layer ? r->link_layer : "");
+	csv_num(f, r->link_gbps > 0 ? r->link_gbps : NAN, 3);
+	csv_str(f, r->gpu_nic_dist ? r->gpu_nic_dist : "");
 	csv_str(f, r->status);
 	fprintf(f, ",%llu", (unsigned long long)r->errors);
 	csv_str(f, r->note);

@@ -453,6 +453,9 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 	if ((rc = agree(c, rc)) || c->boot->barrier(c->boot))
 		return rc ? rc : GDRB_ERR;
 	c->nic = v->nic;
+	c->link_layer = v->ethernet ? "Ethernet" : "InfiniBand";
+	c->link_gbps = v->rate[0] ? strtod(v->rate, NULL) : 0;
+	c->gpu_nic_dist = gdrb_topo_dist_name(v->dist);
 	return 0;
 }
 

@@ -75,14 +75,18 @@ pass "staged comparison, link rate from meta.json, Gb/s units and NODATA"
 
 "$accept" --link-rate 800 "$WORK/good" "$WORK/rules.profile" >"$WORK/rules.out" 2>&1
 rule_says "$WORK/rules.out" bw-line '^FAIL .*95% of 800 Gb/s'
-# Without meta.json the rate comes from the nic column when it names one; else the rule fails.
+# Without meta.json the rate comes from the link_gbps column, or the nic column when it names
+# one; else the rule fails.
 rm "$WORK/good/meta.json"
 "$accept" "$WORK/good" "$WORK/rules.profile" >"$WORK/rules.out" 2>&1
 rule_says "$WORK/rules.out" bw-line '^FAIL .*no link rate recorded'
 sed 's|,mlx5_0:1,|,mlx5_0:1 200 Gb/s,|' "$DATA/good-run/results.csv" >"$WORK/good/results.csv"
 "$accept" "$WORK/good" "$WORK/rules.profile" >"$WORK/rules.out" 2>&1
 rule_says "$WORK/rules.out" bw-line '^PASS .*against 23\.75 GB/s'
-pass "--link-rate, the nic column's rate, and no rate recorded"
+sed 's|,mlx5_0:1,InfiniBand,,|,mlx5_0:1,InfiniBand,200.000,|' "$DATA/good-run/results.csv" >"$WORK/good/results.csv"
+"$accept" "$WORK/good" "$WORK/rules.profile" >"$WORK/rules.out" 2>&1
+rule_says "$WORK/rules.out" bw-line '^PASS .*against 23\.75 GB/s'
+pass "--link-rate, the link_gbps column, the nic column's rate, and no rate recorded"
 
 # Bad input: exit 2, one line naming the file (and line).
 mkdir "$WORK/empty"
@@ -91,7 +95,7 @@ expect_exit2 "no-such-dir: no such results directory" "$accept" "$WORK/no-such-d
 expect_exit2 "empty: no results.csv" "$accept" "$WORK/empty" ib-ndr400
 expect_exit2 "emptycsv.csv:1: empty file" "$accept" "$WORK/emptycsv.csv" ib-ndr400
 expect_exit2 "malformed-header/results.csv:1: not a gdrbench results CSV" "$accept" "$DATA/malformed-header" ib-ndr400
-expect_exit2 "malformed-row/results.csv:4: has 25 fields, the schema has 27" "$accept" "$DATA/malformed-row" ib-ndr400
+expect_exit2 "malformed-row/results.csv:4: has 28 fields, the schema has 30" "$accept" "$DATA/malformed-row" ib-ndr400
 expect_exit2 "nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400" "$accept" "$WORK/bad" nosuch
 expect_exit2 "quick.profile: no rule lines" "$accept" "$WORK/bad" quick
 expect_exit2 "expected RESULTS_DIR PROFILE" "$accept" "$WORK/bad"

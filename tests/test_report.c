@@ -21,8 +21,9 @@
 #define SCHEMA \
 	"benchmark,layer,mem,path,reg,pair,size_bytes,iterations," \
 	"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us," \
-	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,status,errors,note,timestamp,version"
-#define SCHEMA_COLS 27
+	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist," \
+	"status,errors,note,timestamp,version"
+#define SCHEMA_COLS 30
 
 #define TS "2026-11-21T04:41:00Z"
 
@@ -172,6 +173,9 @@ static void sample_row(struct gdrb_row *r)
 	r->hosts = 1;
 	r->gpu = NULL;
 	r->nic = "mlx5_0";
+	r->link_layer = "InfiniBand";
+	r->link_gbps = 400;
+	r->gpu_nic_dist = "PIX";
 	r->status = GDRB_ST_OK;
 	r->errors = 0;
 	r->note = "plain";
@@ -180,7 +184,7 @@ static void sample_row(struct gdrb_row *r)
 
 #define SAMPLE_LINE \
 	"mpi_latency,mpi,host,direct,none,0-1,4096,1000," \
-	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,ok,0,plain," \
+	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,ok,0,plain," \
 	TS "," PACKAGE_VERSION "\n"
 
 /* Write one row to a memory stream and return the text (caller frees). */
@@ -285,8 +289,19 @@ START_TEST(test_not_applicable_empty)
 	r.note = NULL;
 	text = row_text(&r);
 	ck_assert_str_eq(text, "mpi_latency,mpi,host,direct,none,0-1,4096,1000,"
-			       ",,,,,,,,,,2,1,,mlx5_0,unsupported,0,," TS "," PACKAGE_VERSION "\n");
+			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,unsupported,0,," TS "," PACKAGE_VERSION "\n");
 	ck_assert_ptr_null(strstr(text, "nan"));
+	free(text);
+
+	/* MPI rows: no NIC, link or distance; an unknown rate is empty too. */
+	sample_row(&r);
+	r.nic = "";
+	r.link_layer = NULL;
+	r.link_gbps = 0;
+	r.gpu_nic_dist = NULL;
+	text = row_text(&r);
+	ck_assert_ptr_nonnull(strstr(text, ",2,1,,,,,,ok,0,plain,"));
+	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
 	free(text);
 
 	sample_row(&r);

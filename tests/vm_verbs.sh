@@ -92,10 +92,12 @@ echo "VM run: $(($(date +%s) - start)) s"
 status_of() { awk -v n="$1" '$1 == n { print $2 }' "$WORK/rc"; }
 show() { cat "$WORK/$1.out" "$WORK/$1.err" 2>/dev/null; }
 
-# Every CSV row: layer verbs, nic rxe0:1, reg host, status ok, 2 ranks.
+# Every CSV row: layer verbs, nic rxe0:1 (Ethernet, 2.5 Gb/s, no GPU: distance unknown),
+# reg host, status ok, 2 ranks.
 verbs_rows() { # CSV ROWS
 	csv_check -v status=ok -v rows="$2" -v ranks=2 "$WORK/$1" || return 1
-	awk -F, 'NR > 1 && ($2 != "verbs" || $22 != "rxe0:1" || $5 != "host") { print FILENAME ": " $0; bad = 1 }
+	awk -F, 'NR > 1 && ($2 != "verbs" || $22 != "rxe0:1" || $23 != "Ethernet" || $24 != "2.500" ||
+			    $25 != "unknown" || $5 != "host") { print FILENAME ": " $0; bad = 1 }
 		END { exit bad }' "$WORK/$1"
 }
 for mem in host pinned; do
@@ -104,7 +106,7 @@ for mem in host pinned; do
 	done
 	verbs_rows "$mem.csv" 18 || fail "$mem.csv: rows do not match"
 	awk -F, -v m="$mem" 'NR > 1 && $3 != m { exit 1 }' "$WORK/$mem.csv" || fail "$mem.csv: mem column is not $mem"
-	pass "6 verbs binaries, --mem $mem, 8 B/4 KiB/64 KiB, validated: 18 ok rows (layer verbs, nic rxe0:1, reg host)"
+	pass "6 verbs binaries, --mem $mem, 8 B/4 KiB/64 KiB, validated: 18 ok rows (layer verbs, nic rxe0:1 Ethernet 2.5 Gb/s, reg host)"
 done
 grep -q '^# completion: each message is a plain RDMA write; the receiver spins on the last byte of its host receive buffer' \
 	"$WORK/write_lat-host.out" || { show write_lat-host; fail "write_lat header does not say how completion is detected"; }

@@ -6,9 +6,9 @@
 # RULES.tsv is profile.awk's output. Each rule selects the rows of its benchmark that pass its
 # filters (pair=all unless it says otherwise) and checks every one of them:
 #   abs     the column against a number, in the column's unit
-#   link    a bandwidth column against PERCENT of the port rate: the rate in the row's nic
-#           column ("400 Gb/s"), else that port's rate in meta.json, else meta.json's
-#           link_rate_gbps; -v link_rate overrides all three (Gb/s; GB/s = Gb/s / 8)
+#   link    a bandwidth column against PERCENT of the port rate: the row's link_gbps, else a
+#           rate in its nic column ("400 Gb/s"), else that port's rate in meta.json, else
+#           meta.json's link_rate_gbps; -v link_rate overrides them all (GB/s = Gb/s / 8)
 #   staged  the direct path's value against PERCENT of the staged path's at the same size,
 #           memory kind, pair and rank count
 #   text    =, != or in a comma list
@@ -46,10 +46,12 @@ function load_meta(    J, n, k, p, nn, np, name, port, rate, base) {
 		}
 }
 
-# The port rate in Gb/s for a row's nic column; 0 if none is known.
-function nic_rate(nic,    m) {
+# The port rate in Gb/s for a row's link_gbps and nic columns; 0 if none is known.
+function nic_rate(gbps, nic,    m) {
 	if (link_rate != "")
 		return link_rate + 0
+	if (gbps ~ /^[0-9]+(\.[0-9]+)?$/ && gbps + 0 > 0)
+		return gbps + 0
 	if (match(nic, /([0-9]+(\.[0-9]+)?) ?Gb\/s/, m))
 		return m[1] + 0
 	if (nic in PORT_RATE)
@@ -194,7 +196,7 @@ function check_row(i,    st, v, size, thr, rate, ok, key, path, note) {
 	if (R_KIND[i] == "abs")
 		thr = R_VALUE[i]
 	else {
-		rate = nic_rate(F[COL["nic"]])
+		rate = nic_rate(F[COL["link_gbps"]], F[COL["nic"]])
 		if (rate <= 0) {
 			record(i, size, 0, v, "", "no link rate recorded (nic column and meta.json name none; give --link-rate)")
 			return
