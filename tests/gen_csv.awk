@@ -22,7 +22,7 @@ function bw_row(bench, layer, mem, path, reg, size, peak, half, nic,    gbps, t)
 	row(bench, layer, mem, path, reg, size, t, t * 1.2, gbps, nic)
 }
 
-function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, status, line, i) {
+function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, status, line, i, link) {
 	if (fault && bench == "write_bw" && mem == "device" && path == "direct" && size >= 4194304 && size <= 16777216) {
 		gbps = 41 + (size / 4194304) * 0.1
 		p50 = p99 = size / (gbps * 1e3)
@@ -35,17 +35,19 @@ function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, 
 	iters = int(0.3 / (p50 * 1e-6))
 	iters = iters > 10000 ? 10000 : (iters < 3 ? 3 : iters)
 	SECOND++
+	# Verbs rows name their link (the rate left unknown, as from a port without one) and distance.
+	link = layer == "verbs" ? "InfiniBand,,PIX" : ",,"
 	for (i = 0; i <= pairs; i++) {
 		if (status == "ok")
-			line = sprintf("%s,%s,%s,%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,,,%d,%d,%s,%s,ok,0,acceptance,%s,0.1.0",
+			line = sprintf("%s,%s,%s,%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,,,%d,%d,%s,%s,%s,ok,0,acceptance,%s,0.1.0",
 				bench, layer, mem, path, reg, i ? (i - 1) ":" (i - 1 + pairs) : "all", size, iters,
 				p50 * 0.93, p50, p50 * 1.04, p99, p99 * 1.5, p99 * 3, p50 * 0.08, gbps / (i ? pairs : 1),
 				layer == "local" ? 1 : (i ? 2 * pairs : 2), layer == "local" ? 1 : 2,
-				mem == "host" && layer != "local" ? "" : GPU, nic, stamp(SECOND))
+				mem == "host" && layer != "local" ? "" : GPU, nic, link, stamp(SECOND))
 		else
-			line = sprintf("%s,%s,%s,%s,%s,%s,%d,0,,,,,,,,,,,%d,2,%s,%s,failed,0,\"gdrb-sweep: %s exited 1; see logs/04-%s-%s.log\",%s,0.1.0",
+			line = sprintf("%s,%s,%s,%s,%s,%s,%d,0,,,,,,,,,,,%d,2,%s,%s,%s,failed,0,\"gdrb-sweep: %s exited 1; see logs/04-%s-%s.log\",%s,0.1.0",
 				bench, layer, mem, path, reg, i ? (i - 1) ":" (i - 1 + pairs) : "all", size,
-				i ? 2 * pairs : 2, mem == "host" ? "" : GPU, nic, "gdrb_" bench, bench, mem, stamp(SECOND))
+				i ? 2 * pairs : 2, mem == "host" ? "" : GPU, nic, link, "gdrb_" bench, bench, mem, stamp(SECOND))
 		print line
 		if (++WRITTEN == rows)
 			exit 0

@@ -21,7 +21,7 @@ timed() {
 	local name=$1 wall cpu t
 	shift
 	TIMEFORMAT='%R %U %S'
-	{ time "$@" >"$WORK/$name.out" 2>&1; } 2>"$WORK/$name.time" || { cat "$WORK/$name.out"; fail "$name exited $?"; }
+	{ time "$@" >"$WORK/$name.out" 2>&1; } 2>"$WORK/$name.time" || { rc=$?; cat "$WORK/$name.out"; fail "$name exited $rc"; }
 	read -r wall t cpu <"$WORK/$name.time"
 	cpu=$(awk -v u="$t" -v s="$cpu" 'BEGIN { printf "%.2f", u + s }')
 	if awk -v w="$wall" -v l="$limit" 'BEGIN { exit !(w < l) }'; then
