@@ -6,7 +6,7 @@
 # immediate, a corrupted byte caught; a missing device, a port that does not
 # exist and a GID index out of range exit 2 naming what exists; a peer frozen mid-run is
 # named within --timeout and a link taken down mid-run gives a work completion
-# error, rows measured before either fault kept.
+# error, rows measured before either fault kept. Four ranks run as two pairs.
 # Skips (77) only where the VM cannot be had: no qemu, no kernel package.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -53,6 +53,13 @@ GDRB_VERBS_MAX_MSG=16K run write_lat-split split.csv write_lat -m 64K
 # and the polled byte fooling no one: a byte flipped after arrival is caught.
 run write_lat-imm imm.csv write_lat -m 8,4K --completion imm
 GDRB_INJECT_CORRUPTION=1 run write_lat-corrupt corrupt.csv write_lat -m 8,4K
+# Two pairs at once (ranks 0-2 and 1-3), each its own QPs: a row per pair and one for all.
+# Four spinning ranks on two virtual CPUs: slow, so few iterations.
+for b in write_bw write_lat send_lat; do
+	timeout 120 mpirun -np 4 --oversubscribe --mca pml ob1 --mca btl self,vader,tcp "$bin/gdrb_$b" \
+		-m 8,4K -n 20 -w 2 -t 0.05 -c -T 30 --csv "$out/pairs.csv" >"$out/$b-pairs.out" 2>"$out/$b-pairs.err"
+	echo "$b-pairs $?" >>"$out/rc"
+done
 # Bad input that only a device can judge: exit 2.
 run bad-gid bad.csv write_lat -m 8 --gid-index 7
 run bad-dev bad.csv write_bw -m 8 --ib-dev mlx5_9
@@ -144,6 +151,15 @@ grep -q 'validation: 1 wrong byte(s) from rank 0 at size 8, iteration 0' "$WORK/
 	{ show write_lat-corrupt; fail "the corrupted byte is not named"; }
 csv_check -v status=invalid-data -v rows=2 "$WORK/corrupt.csv" || fail "corrupt.csv: rows not invalid-data"
 pass "polled write latency with a byte flipped on rank 1: exit 1, rows invalid-data"
+
+for b in write_bw write_lat send_lat; do
+	[ "$(status_of "$b-pairs")" = 0 ] || { show "$b-pairs"; fail "gdrb_$b with 4 ranks (2 pairs) failed"; }
+done
+csv_check -v status=ok -v rows=18 -v ranks=4 "$WORK/pairs.csv" || fail "pairs.csv: rows do not match"
+[ "$(awk -F, 'NR > 1 { n[$6]++ } END { print n["all"] + 0, n["0:2"] + 0, n["1:3"] + 0 }' "$WORK/pairs.csv")" = "6 6 6" ] ||
+	{ cat "$WORK/pairs.csv"; fail "pairs.csv: expected 6 rows each for all, 0:2 and 1:3"; }
+grep -q '2 pair(s): rank i with rank i+2' "$WORK/write_lat-pairs.out" || fail "the header does not name the pairs"
+pass "4 ranks = 2 concurrent pairs (0:2, 1:3): write_bw, write_lat, send_lat validated, rows per pair and all"
 
 expect_bad() { # NAME PATTERN
 	[ "$(status_of "$1")" = 2 ] || { show "$1"; fail "$1 exited $(status_of "$1"), expected 2"; }
