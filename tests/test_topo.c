@@ -18,6 +18,8 @@
 #include "gdrb_sysfs.h"
 #include "gdrb_topo.h"
 
+#include "fixture_main.h"
+
 #define GIB (1ull << 30)
 
 static char fixtures[PATH_MAX];
@@ -593,19 +595,5 @@ static Suite *topo_suite(void)
 
 int main(void)
 {
-	const char *builddir = getenv("top_builddir");
-	SRunner *sr;
-	int failed;
-
-	snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures", builddir ? builddir : ".");
-	if (!gdrb_is_dir(fixtures)) {
-		fprintf(stderr, "test_topo: no fixture trees in %s: run 'make check', which "
-			"generates them with tests/data/mk-sysfs-fixtures.sh\n", fixtures);
-		return 1;
-	}
-	sr = srunner_create(topo_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_with_fixtures("test_topo", topo_suite(), fixtures, sizeof(fixtures));
 }
