@@ -73,7 +73,9 @@ run bad-port bad.csv send_lat -m 8 --ib-dev rxe0:2
 	done
 ) &
 start=$(date +%s)
-mpi "$bin/gdrb_write_lat" -m 8:1M -n 200 -t 0.3 -T 5 --csv "$out/freeze.csv" >"$out/freeze.out" 2>"$out/freeze.err"
+# Each size runs for up to 2 s (100000 iterations last longer here), so the
+# freeze lands mid-run however slowly this machine schedules the watcher.
+mpi "$bin/gdrb_write_lat" -m 8:1M -n 100000 -t 2 -T 5 --csv "$out/freeze.csv" >"$out/freeze.out" 2>"$out/freeze.err"
 echo "freeze $? $(($(date +%s) - start))" >>"$out/rc"
 [ -s "$out/frozen" ] && kill -CONT "$(cat "$out/frozen")" 2>/dev/null
 wait
@@ -84,7 +86,7 @@ wait
 	ip link set eth0 down
 ) &
 start=$(date +%s)
-mpi "$bin/gdrb_write_bw" -m 4K:4M -n 200 -t 0.5 -T 20 --csv "$out/linkdown.csv" >"$out/linkdown.out" 2>"$out/linkdown.err"
+mpi "$bin/gdrb_write_bw" -m 4K:4M -n 100000 -t 1 -T 20 --csv "$out/linkdown.csv" >"$out/linkdown.out" 2>"$out/linkdown.err"
 echo "linkdown $? $(($(date +%s) - start))" >>"$out/rc"
 wait
 INSIDE
@@ -177,6 +179,7 @@ grep -q 'timeout: no answer from rank 1 (gdrb-vm)' "$WORK/freeze.err" ||
 	{ show freeze; fail "the timeout does not name rank 1 (gdrb-vm)"; }
 rows=$(($(wc -l <"$WORK/freeze.csv") - 1))
 [ "$rows" -ge 2 ] && csv_check -v status=ok "$WORK/freeze.csv" || fail "rows before the freeze were lost"
+[ "$rows" -lt 18 ] || { show freeze; fail "the freeze came after the last size: the run was not interrupted"; }
 pass "rank 1 frozen: rank 0 exited $frc after $fsec s naming rank 1 (gdrb-vm), $rows rows kept"
 
 read -r _ lrc lsec < <(grep '^linkdown ' "$WORK/rc")
@@ -185,4 +188,5 @@ grep -Eq 'work completion error on .*peer rank [01] \(gdrb-vm\)|timeout: no answ
 	"$WORK/linkdown.err" || { show linkdown; fail "the link-down error names no status and peer"; }
 rows=$(($(wc -l <"$WORK/linkdown.csv") - 1))
 [ "$rows" -ge 2 ] && csv_check -v status=ok "$WORK/linkdown.csv" || fail "rows before the link went down were lost"
+[ "$rows" -lt 11 ] || { show linkdown; fail "the link went down after the last size: the run was not interrupted"; }
 pass "link down mid-run: exit $lrc after $lsec s: $(grep -m1 -Eo 'work completion error on [^:]*: [^(]*|timeout: no answer from rank [01]' "$WORK/linkdown.err"), $rows rows kept"
