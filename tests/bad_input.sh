@@ -9,17 +9,7 @@ bin=$top_builddir/mpi/gdrb_mpi_latency
 name=gdrb_mpi_latency
 
 # expect_usage PATTERN ARGS...: run directly (parsing precedes MPI_Init).
-expect_usage() {
-	local pattern=$1 rc
-	shift
-	"$bin" "$@" >"$WORK/out" 2>"$WORK/err"
-	rc=$?
-	[ "$rc" -eq 2 ] || { cat "$WORK/err"; fail "'$*' exited $rc, expected 2"; }
-	[ "$(wc -l <"$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "'$*': not one line on stderr"; }
-	grep -q -- "$pattern" "$WORK/err" || { cat "$WORK/err"; fail "'$*': message lacks '$pattern'"; }
-	[ ! -s "$WORK/out" ] || fail "'$*' printed results"
-	pass "$* -> 2: $(cat "$WORK/err")"
-}
+expect_usage() { expect_refused "$1" "$bin" "${@:2}"; }
 
 expect_usage "unknown option '--bogus'" --bogus
 expect_usage "at least 1 byte.*MIN:MAX" -m 0

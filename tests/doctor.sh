@@ -96,17 +96,7 @@ expect nogpu 1 "PASS SKIP FAIL SKIP SKIP PASS PASS SKIP SKIP PASS SKIP" \
 	"0 NVIDIA GPUs on the PCI bus; no NVIDIA kernel driver loaded" "no NVIDIA kernel driver loaded (check 3)"
 
 # Bad input: exit 2, one line on stderr naming the option and the accepted form, nothing on stdout.
-expect_usage() {
-	local pattern=$1 rc
-	shift
-	"$bin" "$@" >"$WORK/out" 2>"$WORK/err"
-	rc=$?
-	[ "$rc" -eq 2 ] || { cat "$WORK/err"; fail "'$*' exited $rc, expected 2"; }
-	[ "$(wc -l <"$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "'$*': not one line on stderr"; }
-	grep -q -- "$pattern" "$WORK/err" || { cat "$WORK/err"; fail "'$*': message lacks '$pattern'"; }
-	[ ! -s "$WORK/out" ] || fail "'$*' printed results"
-	pass "$* -> 2: $(cat "$WORK/err")"
-}
+expect_usage() { expect_refused "$1" "$bin" "${@:2}"; }
 mkdir -p "$WORK/empty"
 expect_usage "--sysfs-root: '$WORK/missing' is not a directory; expected a directory laid out like /sys" \
 	--sysfs-root "$WORK/missing"

@@ -50,6 +50,19 @@ csv_check() {
 	awk -f "$top_srcdir/tests/csv_check.awk" "$@"
 }
 
+# expect_refused PATTERN CMD...: bad input refused: CMD exits 2 with exactly one
+# line on stderr holding PATTERN, and prints nothing on stdout.
+expect_refused() {
+	local pattern=$1 rc=0
+	shift
+	"$@" >"$WORK/refused.out" 2>"$WORK/refused.err" || rc=$?
+	[ "$rc" -eq 2 ] || { cat "$WORK/refused.out" "$WORK/refused.err"; fail "'$*' exited $rc, expected 2"; }
+	[ "$(wc -l <"$WORK/refused.err")" -eq 1 ] || { cat "$WORK/refused.err"; fail "'$*': not one line on stderr"; }
+	grep -q -- "$pattern" "$WORK/refused.err" || { cat "$WORK/refused.err"; fail "'$*': message lacks '$pattern'"; }
+	[ ! -s "$WORK/refused.out" ] || { cat "$WORK/refused.out"; fail "'$*' printed on stdout"; }
+	pass "$(basename "$1") ${*:2} -> 2: $(cat "$WORK/refused.err")"
+}
+
 # Lines our binary printed to stderr (mpirun adds its own banner lines).
 our_lines() {
 	grep -c "^$1:" "$2" || true

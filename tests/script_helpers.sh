@@ -7,17 +7,6 @@ SCRIPTS=$top_srcdir/scripts
 DATA=$top_srcdir/tests/data
 command -v gawk >/dev/null 2>&1 || skip "gawk not installed"
 
-# expect_exit2 PATTERN CMD...: CMD exits 2 with exactly one line on stderr matching PATTERN.
-expect_exit2() {
-	local pattern=$1 rc
-	shift
-	"$@" >"$WORK/x.out" 2>"$WORK/x.err"
-	rc=$?
-	[ "$rc" -eq 2 ] || { cat "$WORK/x.out" "$WORK/x.err"; fail "'$*' exited $rc, expected 2"; }
-	[ "$(wc -l <"$WORK/x.err")" -eq 1 ] || { cat "$WORK/x.err"; fail "'$*': not one line on stderr"; }
-	grep -q -- "$pattern" "$WORK/x.err" || { cat "$WORK/x.err"; fail "'$*': message lacks '$pattern'"; }
-	pass "exit 2: $(cat "$WORK/x.err")"
-}
 
 # png_ok FILE: the PNG signature and more than a trivial size (an axis and a curve).
 png_ok() {

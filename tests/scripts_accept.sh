@@ -91,21 +91,21 @@ pass "--link-rate, the link_gbps column, the nic column's rate, and no rate reco
 # Bad input: exit 2, one line naming the file (and line).
 mkdir "$WORK/empty"
 : >"$WORK/emptycsv.csv"
-expect_exit2 "no-such-dir: no such results directory" "$accept" "$WORK/no-such-dir" quick
-expect_exit2 "empty: no results.csv" "$accept" "$WORK/empty" ib-ndr400
-expect_exit2 "emptycsv.csv:1: empty file" "$accept" "$WORK/emptycsv.csv" ib-ndr400
-expect_exit2 "malformed-header/results.csv:1: not a gdrbench results CSV" "$accept" "$DATA/malformed-header" ib-ndr400
-expect_exit2 "malformed-row/results.csv:4: has 28 fields, the schema has 30" "$accept" "$DATA/malformed-row" ib-ndr400
-expect_exit2 "nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400" "$accept" "$WORK/bad" nosuch
-expect_exit2 "quick.profile: no rule lines" "$accept" "$WORK/bad" quick
-expect_exit2 "expected RESULTS_DIR PROFILE" "$accept" "$WORK/bad"
-expect_exit2 "unknown option '--bogus'" "$accept" --bogus "$WORK/bad" quick
-expect_exit2 "--link-rate: expected the port rate in Gb/s" "$accept" --link-rate fast "$WORK/bad" quick
+expect_refused "no-such-dir: no such results directory" "$accept" "$WORK/no-such-dir" quick
+expect_refused "empty: no results.csv" "$accept" "$WORK/empty" ib-ndr400
+expect_refused "emptycsv.csv:1: empty file" "$accept" "$WORK/emptycsv.csv" ib-ndr400
+expect_refused "malformed-header/results.csv:1: not a gdrbench results CSV" "$accept" "$DATA/malformed-header" ib-ndr400
+expect_refused "malformed-row/results.csv:4: has 28 fields, the schema has 30" "$accept" "$DATA/malformed-row" ib-ndr400
+expect_refused "nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400" "$accept" "$WORK/bad" nosuch
+expect_refused "quick.profile: no rule lines" "$accept" "$WORK/bad" quick
+expect_refused "expected RESULTS_DIR PROFILE" "$accept" "$WORK/bad"
+expect_refused "unknown option '--bogus'" "$accept" --bogus "$WORK/bad" quick
+expect_refused "--link-rate: expected the port rate in Gb/s" "$accept" --link-rate fast "$WORK/bad" quick
 
 # Malformed profile lines: each names its file and line.
 bad_profile() {
 	printf 'run gdrb_mpi_bw mem=host\n%s\n' "$1" >"$WORK/bad.profile"
-	expect_exit2 "bad.profile:2: $2" "$accept" "$WORK/bad" "$WORK/bad.profile"
+	expect_refused "bad.profile:2: $2" "$accept" "$WORK/bad" "$WORK/bad.profile"
 }
 bad_profile 'rule r mpi_bw bandwidth >= 1' "rule r: unknown column 'bandwidth'"
 bad_profile 'rule r nosuch_bw bw_GBps >= 1' "rule r: benchmark 'nosuch_bw' is not run by this profile; its run lines give: mpi_bw"
@@ -124,7 +124,7 @@ bad_profile 'walk gdrb_mpi_bw' "unknown statement 'walk'"
 bad_profile 'run gdrb_mpi_bw args="-x' 'unterminated "quote"'
 bad_profile 'include no-such-profile' "include: cannot read"
 printf 'rule a mpi_bw bw_GBps >= 1\nrule a mpi_bw bw_GBps >= 2\nrun gdrb_mpi_bw\n' >"$WORK/dup.profile"
-expect_exit2 "dup.profile:2: rule name 'a' already used at .*dup.profile:1" "$accept" "$WORK/bad" "$WORK/dup.profile"
+expect_refused "dup.profile:2: rule name 'a' already used at .*dup.profile:1" "$accept" "$WORK/bad" "$WORK/dup.profile"
 
 # Every shipped profile parses.
 for p in "$SCRIPTS"/profiles/*.profile; do

@@ -202,20 +202,20 @@ else
 fi
 
 # --- bad usage: exit 2, one line naming the option and the accepted form -----------------
-expect_exit2 "--np: expected an even number of ranks, at least 2, got '3'" "$sweep" --np 3
-expect_exit2 "--launcher: expected mpirun or srun, got 'ssh'" "$sweep" --launcher ssh
-expect_exit2 "--sizes: expected MIN:MAX (doubling) or a list" "$sweep" --sizes 0
-expect_exit2 "--mem: expected a comma list of host, pinned, device, got 'gpu'" "$sweep" --mem gpu
-expect_exit2 "--time-per-size: expected seconds per size" "$sweep" --time-per-size 0
-expect_exit2 "--hosts: expected a comma list of host names" "$sweep" --hosts 'a b'
-expect_exit2 "--hosts and --hostfile: give one of them" "$sweep" --hosts a --hostfile "$WORK/hostfile"
-expect_exit2 "--profile needs a value" "$sweep" --profile
-expect_exit2 "nosuch: no such profile" "$sweep" --profile nosuch
-expect_exit2 "--bench: 'nosuch' is not run by profile quick; its run lines: mpi_latency, " "$sweep" --bench nosuch
-expect_exit2 "unknown option '--fast'" "$sweep" --fast
-expect_exit2 "--out: '$WORK/quick' already holds results" "$sweep" --out "$WORK/quick"
+expect_refused "--np: expected an even number of ranks, at least 2, got '3'" "$sweep" --np 3
+expect_refused "--launcher: expected mpirun or srun, got 'ssh'" "$sweep" --launcher ssh
+expect_refused "--sizes: expected MIN:MAX (doubling) or a list" "$sweep" --sizes 0
+expect_refused "--mem: expected a comma list of host, pinned, device, got 'gpu'" "$sweep" --mem gpu
+expect_refused "--time-per-size: expected seconds per size" "$sweep" --time-per-size 0
+expect_refused "--hosts: expected a comma list of host names" "$sweep" --hosts 'a b'
+expect_refused "--hosts and --hostfile: give one of them" "$sweep" --hosts a --hostfile "$WORK/hostfile"
+expect_refused "--profile needs a value" "$sweep" --profile
+expect_refused "nosuch: no such profile" "$sweep" --profile nosuch
+expect_refused "--bench: 'nosuch' is not run by profile quick; its run lines: mpi_latency, " "$sweep" --bench nosuch
+expect_refused "unknown option '--fast'" "$sweep" --fast
+expect_refused "--out: '$WORK/quick' already holds results" "$sweep" --out "$WORK/quick"
 printf 'run gdrb_mpi_bw mem=host\nrule r mpi_bw bw >= 1\n' >"$WORK/bad.profile"
-expect_exit2 "bad.profile:2: rule r: unknown column 'bw'" "$sweep" --profile "$WORK/bad.profile"
+expect_refused "bad.profile:2: rule r: unknown column 'bw'" "$sweep" --profile "$WORK/bad.profile"
 
 # --- nothing to run here: not a success ---------------------------------------------------
 "$sweep" --bin-dir "$top_builddir" --bench write_bw --out "$WORK/none" >/dev/null 2>"$WORK/none.err"

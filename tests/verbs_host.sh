@@ -28,16 +28,7 @@ else
 fi
 
 # expect_usage BENCH PATTERN ARGS...: refused while parsing, before MPI starts.
-expect_usage() {
-	local bin=$top_builddir/bench/gdrb_$1 pattern=$2 rc=0
-	shift 2
-	"$bin" "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
-	[ "$rc" -eq 2 ] || { cat "$WORK/err"; fail "'$*' exited $rc, expected 2"; }
-	[ "$(wc -l <"$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "'$*': not one line on stderr"; }
-	grep -q -- "$pattern" "$WORK/err" || { cat "$WORK/err"; fail "'$*': message lacks '$pattern'"; }
-	[ ! -s "$WORK/out" ] || fail "'$*' printed results"
-	pass "$* -> 2: $(cat "$WORK/err")"
-}
+expect_usage() { expect_refused "$2" "$top_builddir/bench/gdrb_$1" "${@:3}"; }
 expect_usage write_lat "--gid-index: expected an integer from 0 to 255" --gid-index 300
 expect_usage write_bw "--ib-dev: expected NAME or NAME:PORT" --ib-dev :1
 expect_usage write_bw "--ib-dev: expected NAME or NAME:PORT" --ib-dev mlx5_0:x
