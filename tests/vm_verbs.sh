@@ -175,18 +175,18 @@ expect_bad bad-port "--ib-dev rxe0:2: no such port; ports here: rxe0:1 (ACTIVE)"
 read -r _ frc fsec < <(grep '^freeze ' "$WORK/rc")
 [ -s "$WORK/frozen" ] || { show freeze; fail "the freeze never happened (fewer than 2 rows?)"; }
 [ "$frc" -ne 0 ] || { show freeze; fail "a frozen peer went unnoticed (exit 0)"; }
+rows=$(($(wc -l <"$WORK/freeze.csv") - 1))
+[ "$rows" -lt 18 ] || { show freeze; fail "the freeze came after the last size: the run was not interrupted"; }
 grep -q 'timeout: no answer from rank 1 (gdrb-vm)' "$WORK/freeze.err" ||
 	{ show freeze; fail "the timeout does not name rank 1 (gdrb-vm)"; }
-rows=$(($(wc -l <"$WORK/freeze.csv") - 1))
 [ "$rows" -ge 2 ] && csv_check -v status=ok "$WORK/freeze.csv" || fail "rows before the freeze were lost"
-[ "$rows" -lt 18 ] || { show freeze; fail "the freeze came after the last size: the run was not interrupted"; }
 pass "rank 1 frozen: rank 0 exited $frc after $fsec s naming rank 1 (gdrb-vm), $rows rows kept"
 
 read -r _ lrc lsec < <(grep '^linkdown ' "$WORK/rc")
+rows=$(($(wc -l <"$WORK/linkdown.csv") - 1))
+[ "$rows" -lt 11 ] || { show linkdown; fail "the link went down after the last size: the run was not interrupted"; }
 [ "$lrc" -ne 0 ] || { show linkdown; fail "the link went down and gdrb_write_bw exited 0"; }
 grep -Eq 'work completion error on .*peer rank [01] \(gdrb-vm\)|timeout: no answer from rank [01] \(gdrb-vm\)' \
 	"$WORK/linkdown.err" || { show linkdown; fail "the link-down error names no status and peer"; }
-rows=$(($(wc -l <"$WORK/linkdown.csv") - 1))
 [ "$rows" -ge 2 ] && csv_check -v status=ok "$WORK/linkdown.csv" || fail "rows before the link went down were lost"
-[ "$rows" -lt 11 ] || { show linkdown; fail "the link went down after the last size: the run was not interrupted"; }
 pass "link down mid-run: exit $lrc after $lsec s: $(grep -m1 -Eo 'work completion error on [^:]*: [^(]*|timeout: no answer from rank [01]' "$WORK/linkdown.err"), $rows rows kept"
