@@ -35,6 +35,26 @@ have_gpu() {
 	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
 }
 
+# use_simgpu [strict|peermem]: put the simulated GPU (tests/simgpu) in front of
+# the CUDA runtime for this test and the ranks it starts; skip when it is not built.
+# The GPUs sit at the PCI addresses of SIMGPU_DEVICES (default one, 0000:3b:00.0).
+use_simgpu() {
+	local lib=$top_builddir/tests/simgpu/lib
+	[ "${HAVE_CUDA:-1}" = 1 ] || skip "built without CUDA: no simulated GPU"
+	ls "$lib"/libcudart.so.* >/dev/null 2>&1 || skip "the simulated GPU is not built (no readelf at configure time?)"
+	export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export SIMGPU_MODE=${1:-strict}
+	unset CUDA_VISIBLE_DEVICES SIMGPU_DRIVER
+}
+
+# no_simgpu_errors FILE: the simulator reported no misuse (bad copies, frees) in FILE.
+no_simgpu_errors() {
+	if grep -q '^simgpu: error' "$1"; then
+		grep '^simgpu: error' "$1" | head -5 >&2
+		fail "the simulated GPU caught a misuse of the CUDA API"
+	fi
+}
+
 # need_memory GIB: hold the big-memory lock (tests needing many GiB run one at a
 # time, also under make -j), then skip unless GIB GiB are available.
 need_memory() {
