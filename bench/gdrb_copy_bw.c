@@ -21,11 +21,11 @@ struct copy_bufs {
 static const struct {
 	const char *label, *mem, *path, *how;
 } copies[N_COPIES] = {
-	[H2D_PAGEABLE] = { "h2d_pageable", "host", "h2d", "cudaMemcpy pageable host -> device" },
+	[H2D_PAGEABLE] = { "h2d_pageable", "host", "h2d", "cudaMemcpy pageable host -> device, then cudaStreamSynchronize (the tail lands after it returns)" },
 	[H2D_PINNED] = { "h2d_pinned", "pinned", "h2d", "cudaMemcpy pinned host -> device" },
 	[D2H_PAGEABLE] = { "d2h_pageable", "host", "d2h", "cudaMemcpy device -> pageable host" },
 	[D2H_PINNED] = { "d2h_pinned", "pinned", "d2h", "cudaMemcpy device -> pinned host" },
-	[D2D] = { "d2d", "device", "d2d", "cudaMemcpy device -> device" },
+	[D2D] = { "d2d", "device", "d2d", "cudaMemcpy device -> device, then cudaStreamSynchronize (it returns before the copy ends)" },
 };
 
 static void endpoints(struct gdrb_ctx *c, struct gdrb_buf **src, struct gdrb_buf **dst)

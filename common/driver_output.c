@@ -206,7 +206,9 @@ void gdrb_drv_print_header(struct run *r)
 		       c->gpu.name, c->gpu.pci_bus_id, c->gpu.index, c->gpu.count,
 		       c->gpu.runtime_version / 1000, c->gpu.runtime_version % 1000 / 10,
 		       c->gpu.driver_version / 1000, c->gpu.driver_version % 1000 / 10);
-	else
+	if (c->have_gpu && c->gpu.simulated)
+		printf("# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
+	if (!c->have_gpu)
 		printf("# GPU: none used (%s)\n", c->gpu_why[0] ? c->gpu_why : "host memory run");
 	for (i = 0; i < c->nvariants; i++) {
 		const struct gdrb_variant *v = &c->variants[i];

@@ -23,6 +23,7 @@ struct gdrb_mem_ops {
 	const char *name;       /* "host", "pinned", "device" (the CSV mem column) */
 	const char *how;        /* how it is allocated, for the report header */
 	bool host_accessible;   /* the CPU may load and store it directly */
+	bool pageable;          /* host memory CUDA does not know: copies from it are staged by CUDA */
 	int (*alloc)(struct gdrb_buf *buf, size_t len);
 	void (*free)(struct gdrb_buf *buf);
 	/* Synchronous copies between this memory and host memory. */
@@ -42,6 +43,7 @@ struct gdrb_gpu_info {
 	char name[128];
 	char pci_bus_id[32];    /* "0000:17:00.0" */
 	int runtime_version, driver_version;
+	bool simulated;         /* the test suite's simulated GPU (its name says so) */
 };
 
 /* Parse "host|pinned|device"; on failure *hint may name a likely meant kind. */
@@ -64,7 +66,11 @@ bool gdrb_gpu_ready(void);
 int gdrb_buf_alloc(struct gdrb_buf *buf, const struct gdrb_mem_ops *ops, size_t len);
 void gdrb_buf_free(struct gdrb_buf *buf);
 
-/* Copy between two buffers of any kinds (cudaMemcpyDefault or memcpy). */
+/*
+ * Copy between two buffers of any kinds (cudaMemcpyDefault or memcpy). On
+ * return the destination holds the bytes, also where CUDA's cudaMemcpy returns
+ * earlier (device to device; pageable host to device).
+ */
 int gdrb_buf_copy(struct gdrb_buf *dst, size_t dst_off, const struct gdrb_buf *src,
 		  size_t src_off, size_t len);
 
@@ -88,7 +94,8 @@ int gdrb_buf_corrupt(struct gdrb_buf *buf, size_t off);
 extern const struct gdrb_mem_ops gdrb_mem_cuda_device_ops;
 extern const struct gdrb_mem_ops gdrb_mem_cuda_pinned_ops;
 int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *why, size_t len);
-int gdrb_cuda_copy(void *dst, const void *src, size_t len);
+/* cudaMemcpy; `settle`: wait until the bytes have landed (the cases where cudaMemcpy returns early). */
+int gdrb_cuda_copy(void *dst, const void *src, size_t len, bool settle);
 bool gdrb_cuda_built(void);
 
 #endif

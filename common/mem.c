@@ -84,6 +84,7 @@ static const struct gdrb_mem_ops host_ops = {
 	.name = "host",
 	.how = "page-aligned pageable host memory",
 	.host_accessible = true,
+	.pageable = true,
 	.alloc = host_alloc,
 	.free = host_free,
 	.to_host = host_to_host,
@@ -94,6 +95,7 @@ static const struct gdrb_mem_ops mlock_ops = {
 	.name = "pinned",
 	.how = "mlock'ed host memory (no usable GPU for cudaMallocHost)",
 	.host_accessible = true,
+	.pageable = true,       /* locked, but not registered with CUDA */
 	.alloc = mlock_alloc,
 	.free = mlock_free,
 	.to_host = host_to_host,
@@ -191,7 +193,9 @@ int gdrb_buf_copy(struct gdrb_buf *dst, size_t dst_off, const struct gdrb_buf *s
 		memcpy(d, s, len);
 		return 0;
 	}
-	return gdrb_cuda_copy(d, s, len);
+	/* CUDA returns early from device to device and pageable to device copies. */
+	return gdrb_cuda_copy(d, s, len, !dst->ops->host_accessible &&
+				     (!src->ops->host_accessible || src->ops->pageable));
 }
 
 static void *chunk_buffer(void)

@@ -47,20 +47,24 @@ static void cuda_pinned_free(struct gdrb_buf *buf)
 	cudaFreeHost(buf->ptr);
 }
 
-int gdrb_cuda_copy(void *dst, const void *src, size_t len)
+int gdrb_cuda_copy(void *dst, const void *src, size_t len, bool settle)
 {
 	CUDA_CHECK(cudaMemcpy(dst, src, len, cudaMemcpyDefault), "cudaMemcpy");
+	/* "API synchronization behavior": device to device and the tail of a pageable copy land later. */
+	if (settle)
+		CUDA_CHECK(cudaStreamSynchronize(0), "cudaStreamSynchronize");
 	return 0;
 }
 
 static int cuda_to_host(void *dst, const struct gdrb_buf *src, size_t off, size_t len)
 {
-	return gdrb_cuda_copy(dst, (const char *)src->ptr + off, len);
+	return gdrb_cuda_copy(dst, (const char *)src->ptr + off, len, false);
 }
 
 static int cuda_from_host(struct gdrb_buf *dst, size_t off, const void *src, size_t len)
 {
-	return gdrb_cuda_copy((char *)dst->ptr + off, src, len);
+	/* The source is pageable: wait for its tail, since a NIC may read the buffer next. */
+	return gdrb_cuda_copy((char *)dst->ptr + off, src, len, true);
 }
 
 static int pinned_to_host(void *dst, const struct gdrb_buf *src, size_t off, size_t len)
@@ -137,5 +141,6 @@ int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *w
 		return GDRB_ERR_UNSUPP;
 	}
 	snprintf(info->name, sizeof(info->name), "%.127s", prop.name);
+	info->simulated = strstr(prop.name, "simulated") != NULL;
 	return 0;
 }

@@ -66,11 +66,12 @@ int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *w
 	return GDRB_ERR_UNSUPP;
 }
 
-int gdrb_cuda_copy(void *dst, const void *src, size_t len)
+int gdrb_cuda_copy(void *dst, const void *src, size_t len, bool settle)
 {
 	(void)dst;
 	(void)src;
 	(void)len;
+	(void)settle;
 	gdrb_err("gdrbench was built without CUDA");
 	return GDRB_ERR_UNSUPP;
 }

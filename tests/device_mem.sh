@@ -1,35 +1,73 @@
 #!/bin/bash
-# Device memory. Without a usable GPU: exit 77 with the reason, never a crash,
-# and nothing measured. With one: direct and staged side by side; the staged
-# path validated; the direct path n/a with the reason when MPI is not CUDA-aware.
+# Device memory on the simulated GPU (tests/simgpu, strict mode: a CPU touch of
+# device memory faults, early-returning copies land late). Every MPI
+# point-to-point binary and every collective (2, 3 and 4 ranks, in place too)
+# with --mem device -c: staged rows validated, direct rows unsupported with the
+# reason on an MPI that is not CUDA-aware; the header and CSV say the GPU was
+# simulated. Then a node without a driver: exit 77 with the reason.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_mpi
-
-bin=$top_builddir/mpi/gdrb_mpi_latency
-if ! have_gpu; then
-	mpi 2 "$bin" -m 8 --mem device >"$WORK/out" 2>"$WORK/err"
-	rc=$?
-	[ "$rc" -eq 77 ] || { cat "$WORK/err"; fail "--mem device without a GPU exited $rc, expected 77"; }
-	grep -q "unsupported on this node: --mem device: " "$WORK/err" ||
-		{ cat "$WORK/err"; fail "no reason given"; }
-	[ "$(our_lines gdrb_mpi_latency "$WORK/err")" -eq 1 ] || fail "the reason is not one line"
-	grep -qv '^#' "$WORK/out" && fail "something was measured"
-	skip "no GPU here; --mem device exits 77 with: $(grep -m1 unsupported "$WORK/err")"
-fi
+use_simgpu strict
 
 csv=$WORK/dev.csv
+run() { # NP BINARY ARGS...
+	local np=$1 b=$2
+	shift 2
+	mpi "$np" "$top_builddir/mpi/gdrb_mpi_$b" -c --mem device --csv "$csv" "$@" \
+		>"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_$b np=$np --mem device $*"; }
+	no_simgpu_errors "$WORK/err"
+	grep -q "^# GPU: gdrbench simulated GPU (simgpu), PCI 0000:3B:00.0" "$WORK/out" ||
+		{ cat "$WORK/out"; fail "gdrb_mpi_$b: the header names no simulated GPU"; }
+	grep -q "^# NOTE: the GPU is simulated" "$WORK/out" || fail "gdrb_mpi_$b: no 'simulated' note"
+	grep -q "^# path staged: " "$WORK/out" || fail "gdrb_mpi_$b: no staged path"
+}
+
+rows=0
 for b in latency bw bibw; do
-	mpi 2 "$top_builddir/mpi/gdrb_mpi_$b" -m 8,64K,4M -c -t 0.05 --mem device --csv "$csv" \
-		>"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_$b --mem device"; }
-	cat "$WORK/out"
-	grep -q "^# GPU: .*PCI" "$WORK/out" || fail "header names no GPU"
-	grep -q "^# path staged: " "$WORK/out" || fail "no staged path"
+	run 2 "$b" -m 8,64K,4M -t 0.05
+	rows=$((rows + 6))
 done
-csv_check "$csv" || fail "schema"
-[ "$(grep -c ',staged,staged,all,.*,ok,0,' "$csv")" -eq 9 ] || fail "staged rows not all ok"
-if grep -q "CUDA-aware: no" "$WORK/out"; then
-	[ "$(grep -c ',device,direct,mpi-cuda,all,.*,unsupported,0,' "$csv")" -eq 9 ] ||
-		fail "direct rows of a non-CUDA-aware MPI must be unsupported"
-fi
-pass "device memory: staged path measured and validated"
+pass "point-to-point: latency, bw, bibw on device memory"
+
+colls="allreduce allgather reduce_scatter alltoall bcast reduce gather scatter"
+for np in 2 3 4; do
+	for b in $colls; do
+		run "$np" "$b" -m 8,64K -t 0.01 -n 20 -w 2
+		rows=$((rows + 4))
+	done
+	pass "np=$np: every collective on device memory"
+done
+for b in allreduce allgather reduce_scatter alltoall reduce gather scatter; do
+	run 3 "$b" -m 12,3K -t 0.01 -n 20 -w 2 --in-place
+	rows=$((rows + 4))
+done
+pass "--in-place collectives on device memory"
+
+csv_check -v rows=$rows "$csv" || fail "schema"
+staged=$(grep -c ',device,staged,staged,.*,ok,0,' "$csv")
+[ "$staged" -eq $((rows / 2)) ] || fail "$staged of $((rows / 2)) staged rows ok"
+direct=$(grep -c ',device,direct,mpi-cuda,.*,unsupported,0,' "$csv")
+[ "$direct" -eq $((rows / 2)) ] || fail "$direct of $((rows / 2)) direct rows unsupported on a non-CUDA-aware MPI"
+[ "$(grep -vc 'gdrbench simulated GPU' "$csv")" -eq 1 ] || fail "a CSV row lacks the simulated GPU's name"
+pass "device memory: $staged staged rows validated, direct unsupported with the reason"
+
+# Validation reads device memory back through CUDA: a flipped byte in a device
+# receive buffer must be caught.
+GDRB_INJECT_CORRUPTION=1 mpi 2 -x GDRB_INJECT_CORRUPTION "$top_builddir/mpi/gdrb_mpi_latency" \
+	-m 8,4K -c -t 0.02 -n 20 --mem device --csv "$WORK/bad.csv" >"$WORK/out" 2>"$WORK/err"
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "corrupted device memory: exit $rc, expected 1"; }
+csv_check -v status=invalid-data -v rows=2 <(grep -v ',direct,' "$WORK/bad.csv") ||
+	fail "corrupted device memory: staged rows are not invalid-data"
+pass "a flipped byte in device memory is caught (exit 1, invalid-data)"
+
+# Without a driver (a node whose CUDA runtime finds no GPU): 77, one line, nothing measured.
+SIMGPU_DRIVER=none mpi 2 "$top_builddir/mpi/gdrb_mpi_latency" -m 8 --mem device >"$WORK/out" 2>"$WORK/err"
+rc=$?
+[ "$rc" -eq 77 ] || { cat "$WORK/err"; fail "--mem device without a driver exited $rc, expected 77"; }
+grep -q "unsupported on this node: --mem device: .*cudaErrorInsufficientDriver" "$WORK/err" ||
+	{ cat "$WORK/err"; fail "no reason given"; }
+[ "$(our_lines gdrb_mpi_latency "$WORK/err")" -eq 1 ] || fail "the reason is not one line"
+grep -qv '^#' "$WORK/out" && fail "something was measured"
+pass "no driver: exit 77 with $(grep -m1 unsupported "$WORK/err")"
