@@ -47,6 +47,12 @@ struct gdrb_gpu_mr {
 /* Whether this build can register GPU memory (verbs and CUDA both built). */
 bool gdrb_reg_built(void);
 
+/*
+ * A CUDA driver entry point through the newest lookup the runtime found at run
+ * time offers; *how names it ("none" if it has neither). NULL if not found.
+ */
+void *gdrb_cuda_driver_entry(const char *symbol, const char **how);
+
 /* "auto", "dmabuf", "peermem"; GDRB_ERR_USAGE otherwise. */
 int gdrb_reg_mode_parse(const char *text, enum gdrb_reg_mode *mode);
 const char *gdrb_reg_mode_name(enum gdrb_reg_mode mode);

@@ -2,6 +2,7 @@
 /* GPU memory registration: dma-buf and peer memory, with verbs and the CUDA runtime. */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -27,27 +28,60 @@ bool gdrb_reg_built(void)
 	return true;
 }
 
-/* A CUDA driver entry point, without linking libcuda (binaries start without a driver). */
-static void *driver_entry(const char *symbol)
+#if CUDART_VERSION >= 12000
+typedef cudaError_t (*entry_by_version_fn)(const char *symbol, void **fn, unsigned int version,
+					   unsigned long long flags,
+					   enum cudaDriverEntryPointQueryResult *status);
+typedef cudaError_t (*entry_fn)(const char *symbol, void **fn, unsigned long long flags,
+				enum cudaDriverEntryPointQueryResult *status);
+#else
+typedef cudaError_t (*entry_fn)(const char *symbol, void **fn, unsigned long long flags);
+#endif
+
+/*
+ * A CUDA driver entry point, without linking libcuda (binaries start without a
+ * driver). The runtime found at run time may be older than the headers (the
+ * same soname, an older minor release first on LD_LIBRARY_PATH): take the
+ * newest lookup it has, found with dlsym, so that a missing one is a fallback,
+ * not a symbol lookup error at the first registration.
+ */
+void *gdrb_cuda_driver_entry(const char *symbol, const char **how)
 {
 	void *fn = NULL;
 	cudaError_t err;
-#if CUDART_VERSION >= 12050
+#if CUDART_VERSION >= 12000
 	enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-
-	err = cudaGetDriverEntryPointByVersion(symbol, &fn, CUDA_VERSION, cudaEnableDefault, &found);
-	if (found != cudaDriverEntryPointSuccess)
-		return NULL;
-#elif CUDART_VERSION >= 12000
-	enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-
-	err = cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault, &found);
-	if (found != cudaDriverEntryPointSuccess)
-		return NULL;
-#else
-	err = cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault);
+	entry_by_version_fn by_version;
 #endif
+	entry_fn legacy;
+
+	*how = "none";
+#if CUDART_VERSION >= 12000
+	*(void **)&by_version = dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPointByVersion");
+	if (by_version) {
+		*how = "cudaGetDriverEntryPointByVersion";
+		err = by_version(symbol, &fn, CUDA_VERSION, cudaEnableDefault, &found);
+		return err == cudaSuccess && found == cudaDriverEntryPointSuccess ? fn : NULL;
+	}
+#endif
+	*(void **)&legacy = dlsym(RTLD_DEFAULT, "cudaGetDriverEntryPoint");
+	if (!legacy)
+		return NULL;
+	*how = "cudaGetDriverEntryPoint";
+#if CUDART_VERSION >= 12000
+	err = legacy(symbol, &fn, cudaEnableDefault, &found);
+	return err == cudaSuccess && found == cudaDriverEntryPointSuccess ? fn : NULL;
+#else
+	err = legacy(symbol, &fn, cudaEnableDefault);
 	return err == cudaSuccess ? fn : NULL;
+#endif
+}
+
+static void *driver_entry(const char *symbol)
+{
+	const char *how;
+
+	return gdrb_cuda_driver_entry(symbol, &how);
 }
 
 static const char *cu_name(CUresult rc)

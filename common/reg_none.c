@@ -17,6 +17,13 @@ bool gdrb_reg_built(void)
 	return false;
 }
 
+void *gdrb_cuda_driver_entry(const char *symbol, const char **how)
+{
+	(void)symbol;
+	*how = "none";
+	return NULL;
+}
+
 static void not_built(struct gdrb_reg_attempt *att, enum gdrb_reg_mode mode)
 {
 	memset(att, 0, sizeof(*att));

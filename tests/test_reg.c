@@ -10,9 +10,11 @@
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gdrb_log.h"
+#include "gdrb_mem.h"
 #include "gdrb_reg.h"
 
 START_TEST(test_modes)
@@ -203,6 +205,31 @@ START_TEST(test_fallback_order)
 }
 END_TEST
 
+/*
+ * The driver entry points resolve through whichever lookup the runtime has.
+ * Run once on the simulated runtime and once (tests/cuda_old_runtime.sh) on
+ * one without cudaGetDriverEntryPointByVersion, which a direct call would
+ * meet as a symbol lookup error.
+ */
+START_TEST(test_driver_entry)
+{
+	const char *how = NULL, *want = getenv("GDRB_TEST_ENTRY_LOOKUP");
+	struct gdrb_gpu_info info;
+	char why[256];
+
+	if (!gdrb_reg_built() || gdrb_gpu_open(-1, 0, &info, why, sizeof(why))) {
+		fprintf(stderr, "test_reg: driver_entry: no GPU or not built, nothing to resolve\n");
+		ck_assert_ptr_null(want);
+		return;
+	}
+	ck_assert_ptr_nonnull(gdrb_cuda_driver_entry("cuGetErrorName", &how));
+	ck_assert_ptr_nonnull(gdrb_cuda_driver_entry("cuMemGetHandleForAddressRange", &how));
+	ck_assert_ptr_null(gdrb_cuda_driver_entry("cuNoSuchEntryPoint", &how));
+	if (want)
+		ck_assert_str_eq(how, want);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reg");
@@ -215,6 +242,9 @@ int main(void)
 	tcase_add_test(tc, test_reg_gpu_refuses);
 	tcase_add_test(tc, test_probe_missing_device);
 	tcase_add_test(tc, test_fallback_order);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("driver_entry");
+	tcase_add_test(tc, test_driver_entry);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
