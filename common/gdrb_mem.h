@@ -29,6 +29,8 @@ struct gdrb_mem_ops {
 	/* Synchronous copies between this memory and host memory. */
 	int (*to_host)(void *dst, const struct gdrb_buf *src, size_t off, size_t len);
 	int (*from_host)(struct gdrb_buf *dst, size_t off, const void *src, size_t len);
+	/* Make writes a NIC made into this memory visible before it is read back; NULL: nothing to do. */
+	int (*flush_remote_writes)(const struct gdrb_buf *buf);
 };
 
 struct gdrb_buf {

@@ -262,6 +262,9 @@ uint64_t gdrb_buf_check_pattern_at(const struct gdrb_buf *buf, size_t off, size_
 	chunk = chunk_buffer();
 	if (!chunk)
 		return (uint64_t)-1;
+	/* A NIC may have written the buffer (GPUDirect RDMA): make that visible first. */
+	if (buf->ops->flush_remote_writes && buf->ops->flush_remote_writes(buf))
+		return (uint64_t)-1;
 	for (done = 0; done < len; done += n) {
 		n = len - done < STAGE_CHUNK ? len - done : STAGE_CHUNK;
 		if (buf->ops->to_host(chunk, buf, off + done, n))

@@ -67,6 +67,32 @@ static int cuda_from_host(struct gdrb_buf *dst, size_t off, const void *src, siz
 	return gdrb_cuda_copy((char *)dst->ptr + off, src, len, true);
 }
 
+/*
+ * GPUDirect RDMA writes may not be visible to the GPU's own copy engines in
+ * order (older GPUs, Grace Hopper): flush them to the owner before validation
+ * reads the buffer back. Where nothing needs flushing this costs nothing.
+ */
+static int cuda_flush_remote_writes(const struct gdrb_buf *buf)
+{
+	cudaError_t err;
+
+	(void)buf;
+#if CUDART_VERSION >= 11030
+	err = cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+						 cudaFlushGPUDirectRDMAWritesToOwner);
+	if (err == cudaErrorNotSupported)
+		return 0;       /* this GPU orders them without being asked */
+	if (err != cudaSuccess) {
+		gdrb_err("cudaDeviceFlushGPUDirectRDMAWrites: %s (%s)", cudaGetErrorString(err),
+			 cudaGetErrorName(err));
+		return GDRB_ERR;
+	}
+#else
+	(void)err;
+#endif
+	return 0;
+}
+
 static int pinned_to_host(void *dst, const struct gdrb_buf *src, size_t off, size_t len)
 {
 	memcpy(dst, (const char *)src->ptr + off, len);
@@ -87,6 +113,7 @@ const struct gdrb_mem_ops gdrb_mem_cuda_device_ops = {
 	.free = cuda_device_free,
 	.to_host = cuda_to_host,
 	.from_host = cuda_from_host,
+	.flush_remote_writes = cuda_flush_remote_writes,
 };
 
 const struct gdrb_mem_ops gdrb_mem_cuda_pinned_ops = {

@@ -422,6 +422,50 @@ START_TEST(test_device_roundtrip)
 }
 END_TEST
 
+/*
+ * Validation flushes GPUDirect RDMA writes before it reads device memory back:
+ * the simulated GPU's call trace must show the flush before the first
+ * device-to-host copy of the check. Nothing to see on a real GPU.
+ */
+START_TEST(test_flush_before_check)
+{
+	char trace[] = "gdrb-test-trace.XXXXXX", line[256];
+	size_t first_bad = NO_BAD;
+	struct gdrb_gpu_info info;
+	struct gdrb_buf dev;
+	bool flushed = false, read_back = false;
+	char why[256];
+	FILE *f;
+	int fd = mkstemp(trace);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	setenv("SIMGPU_TRACE", trace, 1);
+	if (gdrb_gpu_open(-1, 0, &info, why, sizeof(why)) != 0 || !info.simulated) {
+		fprintf(stderr, "test_mem: flush_before_check: skipped, %s\n",
+			info.simulated ? why : "not the simulated GPU");
+		unlink(trace);
+		return;
+	}
+	alloc_or_fail(&dev, GDRB_MEM_DEVICE, 4096);
+	ck_assert_int_eq(gdrb_buf_fill_pattern(&dev, 0, 4096, 9), 0);
+	ck_assert_uint_eq(gdrb_buf_check_pattern(&dev, 0, 4096, 9, &first_bad), 0);
+	gdrb_buf_free(&dev);
+	f = fopen(trace, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f) && !read_back) {
+		if (strstr(line, "cudaDeviceFlushGPUDirectRDMAWrites"))
+			flushed = true;
+		if (strstr(line, "cudaMemcpy ") && strstr(line, "<-device"))
+			read_back = true;
+	}
+	fclose(f);
+	unlink(trace);
+	ck_assert_msg(read_back, "the check never read the device buffer back");
+	ck_assert_msg(flushed, "device memory read back without cudaDeviceFlushGPUDirectRDMAWrites");
+}
+END_TEST
+
 static void add_case(Suite *s, const char *name, const TTest *test)
 {
 	TCase *tc = tcase_create(name);
@@ -447,6 +491,7 @@ static Suite *mem_suite(void)
 	add_case(s, "device_needs_gpu_open", test_device_needs_gpu_open);
 	add_case(s, "gpu_open", test_gpu_open);
 	add_case(s, "device_roundtrip", test_device_roundtrip);
+	add_case(s, "flush_before_check", test_flush_before_check);
 	return s;
 }
 
