@@ -498,12 +498,25 @@ void gdrb_verbs_teardown(struct gdrb_ctx *c)
 	c->priv = NULL;
 }
 
+/* Which registration of GPU memory worked, and what was tried before it, and why that failed. */
+static void describe_registration(const struct gdrb_gpu_mr *m, char *buf, size_t len)
+{
+	int i, n = snprintf(buf, len, "\n# registration: GPU memory registered through %s",
+			    gdrb_reg_mode_name(m->used));
+
+	for (i = 0; i < m->ntried && n >= 0 && (size_t)n < len; i++)
+		if (!m->tried[i].ok)
+			n += snprintf(buf + n, len - (size_t)n, "; tried first: %s: %s",
+				      gdrb_reg_mode_name(m->tried[i].mode), m->tried[i].why);
+}
+
 void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
 	const struct gdrb_verbs *v = c->priv;
 	enum ibv_mtu mtu = v->me.mtu < v->peer.mtu ? (enum ibv_mtu)v->me.mtu : (enum ibv_mtu)v->peer.mtu;
 	bool pp = c->bench->traffic == GDRB_TRAFFIC_PINGPONG;
 	char chunk[32], gid[96];
+	size_t used;
 
 	if (v->gid_index >= 0)
 		snprintf(gid, sizeof(gid), "GID index %d %s (%s)", v->gid_index, v->gid_text,
@@ -525,4 +538,7 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 					      "the last write of a window on each QP carries an immediate; the receiver polls its receive completion queue, then acknowledges with a send") :
 		 pp ? "send/receive; the receiver polls its receive completion queue, never the buffer" :
 		      "the receiver posts the window's receives, says ready with a send, polls its receive completion queue, then acknowledges");
+	used = strlen(buf);
+	if (c->p->mem == GDRB_MEM_DEVICE && c->variants[0].supported && used < len)
+		describe_registration(&v->gpu_mr[0], buf + used, len - used);
 }
