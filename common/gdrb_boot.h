@@ -45,8 +45,10 @@ struct gdrb_boot {
 	char (*hosts)[GDRB_HOST_MAX];   /* host name of every rank */
 
 	char library[128];              /* "Open MPI v4.1.4" */
+	enum gdrb_mpi_cuda cuda_want;   /* --mpi-cuda, set before init */
 	bool cuda_aware;                /* device pointers may be handed to it */
-	char cuda_aware_why[160];       /* how that was decided */
+	bool cuda_detected;             /* what MPI itself says (--mpi-cuda auto) */
+	char cuda_aware_why[256];       /* how that was decided: "by ..." */
 
 	int (*init)(struct gdrb_boot *b, int *argc, char ***argv);
 	int (*barrier)(struct gdrb_boot *b);
