@@ -656,6 +656,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	if (inject && *inject)
 		r->corrupt_rank = atoi(inject);
 
+	boot->cuda_want = (enum gdrb_mpi_cuda)r->p.mpi_cuda;
 	if (boot->init(boot, &argc, &argv)) {
 		free(r);
 		return GDRB_EXIT_FAIL;

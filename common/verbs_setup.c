@@ -214,6 +214,10 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	unsigned i, rx;
 	int rc;
 
+	/* Before the device is opened: libmlx5 reads it as each QP of the context is created. */
+	if (gdrb_scatter_cqe_apply(c->p->mem == GDRB_MEM_DEVICE, NULL, v->scatter_cqe,
+				   sizeof(v->scatter_cqe)))
+		return GDRB_ERR;
 	v->ctx = open_named(v->dev);
 	if (!v->ctx)
 		return GDRB_ERR;
@@ -538,6 +542,9 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 					      "the last write of a window on each QP carries an immediate; the receiver polls its receive completion queue, then acknowledges with a send") :
 		 pp ? "send/receive; the receiver polls its receive completion queue, never the buffer" :
 		      "the receiver posts the window's receives, says ready with a send, polls its receive completion queue, then acknowledges");
+	used = strlen(buf);
+	if (v->scatter_cqe[0] && used + 1 < len)
+		snprintf(buf + used, len - used, "\n# %s", v->scatter_cqe);
 	used = strlen(buf);
 	if (c->p->mem == GDRB_MEM_DEVICE && c->variants[0].supported && used < len)
 		describe_registration(&v->gpu_mr[0], buf + used, len - used);
