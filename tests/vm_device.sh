@@ -8,6 +8,7 @@
 #    the direct path runs with reg peermem and is validated, the dma-buf
 #    EOPNOTSUPP stands in the header; GPUDirect writes are flushed before
 #    validation reads device memory back (the simulator's call trace shows it).
+# Both: scatter-to-CQE is off for device receive buffers (the header says so).
 # Skips (77) only where the VM cannot be had: no qemu, no kernel package.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -83,6 +84,12 @@ direct=$(grep -c ',device,direct,peermem,.*,ok,0,' "$WORK/peermem.csv")
 grep -q 'ibv_reg_dmabuf_mr: Operation not supported' "$WORK/write_bw-peermem.out" ||
 	{ show write_bw-peermem; fail "peermem: the header does not give the dma-buf attempt's EOPNOTSUPP"; }
 pass "peermem: direct path registered with ibv_reg_mr (peer memory) and validated; dma-buf EOPNOTSUPP in the header"
+
+# mlx5 would copy small received messages out of the completion entry into the
+# buffer with the CPU: with device receive buffers gdrbench turns that off.
+grep -q '^# scatter-to-CQE: off (MLX5_SCATTER_TO_CQE=0' "$WORK/send_lat-strict.out" ||
+	{ show send_lat-strict; fail "device memory: the header does not say scatter-to-CQE is off"; }
+pass "device receive buffers: scatter-to-CQE off, said in the header"
 
 # GPUDirect writes are flushed before device memory is read back for validation.
 [ -s "$WORK/trace" ] || fail "no simulator trace"
