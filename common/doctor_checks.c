@@ -700,21 +700,23 @@ static void check_bar1(struct doctor *d, struct doc_check *c)
 	for (g = 0; g < t->ngpus; g++) {
 		const struct gdrb_topo_gpu *gpu = &t->gpus[g];
 		int ci = cuda_index(d, gpu->pci.bdf);
-		char bar[32], mem[32];
+		char size[32], bar[64], mem[32];
 
-		human_bytes(bar, sizeof(bar), (double)gpu->bar1_bytes);
+		human_bytes(size, sizeof(size), (double)gpu->bar1_bytes);
+		snprintf(bar, sizeof(bar), "%s in region %d", size, gpu->bar1_region);
 		if (!gpu->bar1_bytes)
-			item(c, DOC_FAIL, fix_none, "GPU %s: BAR1 not assigned", gpu->pci.bdf);
+			item(c, DOC_FAIL, fix_none, "GPU %s: BAR1 not assigned (its resource file has no "
+			     "prefetchable memory BAR after BAR0)", gpu->pci.bdf);
 		else if (ci >= 0 && gpu->bar1_bytes < d->cuda.devs[ci].total_mem)
 			item(c, DOC_WARN, fix_small, "GPU %s: BAR1 %s < %s of memory: at most %s can "
 			     "be registered at once", gpu->pci.bdf, bar,
-			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem), bar);
+			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem), size);
 		else if (ci >= 0)
 			item(c, DOC_PASS, NULL, "GPU %s: BAR1 %s >= %s of memory", gpu->pci.bdf, bar,
 			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem));
 		else if (gpu->bar1_bytes < BAR1_SMALL)
 			item(c, DOC_WARN, fix_small, "GPU %s: BAR1 %s (GPU memory unknown): at most "
-			     "%s can be registered at once", gpu->pci.bdf, bar, bar);
+			     "%s can be registered at once", gpu->pci.bdf, bar, size);
 		else
 			item(c, DOC_PASS, NULL, "GPU %s: BAR1 %s (GPU memory unknown%s)", gpu->pci.bdf,
 			     bar, d->live ? ": not visible to CUDA" : ": fixture tree");

@@ -55,7 +55,10 @@ expect dgx8 0 "$healthy" \
 	"GPU 0000:b4:00.0 (NUMA 1) -> mlx5_7 0000:b6:00.0 (NUMA 1): PIX" \
 	"passthrough (40 IOMMU groups, all identity-mapped)" "16 links: 16 at their maximum" \
 	"not attempted: a fixture tree" "^# .*: PASS (9 PASS, 0 WARN, 0 FAIL, 2 SKIP)$"
-expect healthy 0 "$healthy" "0 of 2 GPU-NIC paths redirected by ACS"
+expect healthy 0 "$healthy" "0 of 2 GPU-NIC paths redirected by ACS" \
+	"device 0x2330" "PASS GPU 0000:13:00.0: BAR1 128 GiB in region 2"
+expect a100 0 "$healthy" "device 0x20b0" "PASS GPU 0000:14:00.0: BAR1 64 GiB in region 1"
+expect b200 0 "$healthy" "device 0x2901" "PASS GPU 0000:13:00.0: BAR1 256 GiB in region 2"
 expect acs 1 "PASS SKIP PASS SKIP PASS PASS PASS FAIL PASS PASS PASS" \
 	"1 of 2 GPU-NIC paths redirected" \
 	"switch downstream port 0000:12:00.0 (SrcValid+ ReqRedir+ CmpltRedir+ UpstreamFwd+)" \
@@ -86,7 +89,7 @@ expect xsocket 1 "PASS SKIP PASS SKIP PASS PASS PASS PASS FAIL PASS PASS" \
 expect phb 0 "PASS SKIP PASS SKIP PASS PASS PASS PASS WARN PASS PASS" \
 	"PHB, same host bridge" "fix: put each GPU and its NIC under one PCIe switch"
 expect smallbar 1 "PASS SKIP PASS SKIP PASS PASS PASS PASS PASS PASS FAIL" \
-	"WARN GPU 0000:13:00.0: BAR1 256 MiB" "FAIL GPU 0000:14:00.0: BAR1 not assigned" \
+	"WARN GPU 0000:13:00.0: BAR1 256 MiB in region 2" "FAIL GPU 0000:14:00.0: BAR1 not assigned" \
 	"fix: enable 'Above 4G decoding'"
 expect memlock 1 "PASS SKIP PASS SKIP PASS FAIL PASS PASS PASS PASS PASS" \
 	"RLIMIT_MEMLOCK 64 KiB (self/limits)" "fix: raise it to unlimited"
