@@ -59,7 +59,8 @@ const char *gdrb_cu_explain(int cu_err);
 /*
  * Register device memory [ptr, ptr + len) with pd for access (IBV_ACCESS_*),
  * after setting CU_POINTER_ATTRIBUTE_SYNC_MEMOPS on it. AUTO tries dma-buf,
- * then peer memory. 0 with m->mr set; GDRB_ERR_UNSUPP when every mode tried
+ * then peer memory whatever dma-buf's error (EOPNOTSUPP and EPROTONOSUPPORT
+ * both say it is not supported here). 0 with m->mr set; GDRB_ERR_UNSUPP when every mode tried
  * failed, m->tried[] saying why. Nothing is logged.
  */
 int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,

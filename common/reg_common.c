@@ -41,7 +41,9 @@ const char *gdrb_reg_mode_name(enum gdrb_reg_mode mode)
 static const char *explain_dmabuf(int err)
 {
 	switch (err) {
+	/* No dma-buf here; NCCL reads EOPNOTSUPP and EPROTONOSUPPORT alike. */
 	case EOPNOTSUPP:
+	case EPROTONOSUPPORT:
 	case ENOSYS:
 		return "the kernel or the RDMA driver cannot import a dma-buf: it needs Linux >= 5.12, "
 		       "an RDMA driver with dma-buf support (mlx5, for example) and rdma-core >= 34";

@@ -38,6 +38,9 @@ START_TEST(test_explain)
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_PEERMEM, EINVAL), "nvidia_peermem"));
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_PEERMEM, ENOMEM), "ulimit -l"));
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_DMABUF, EOPNOTSUPP), "5.12"));
+	/* "No dma-buf support here", as NCCL reads it, like EOPNOTSUPP. */
+	ck_assert_str_eq(gdrb_reg_explain(GDRB_REG_DMABUF, EPROTONOSUPPORT),
+			 gdrb_reg_explain(GDRB_REG_DMABUF, EOPNOTSUPP));
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_DMABUF, ENOMEM), "ulimit -l"));
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_DMABUF, EIO), "unexpected"));
 	/* CUDA_ERROR_NOT_SUPPORTED from cuMemGetHandleForAddressRange */
@@ -85,6 +88,7 @@ END_TEST
 /* Injected steps: each records that it ran and fails or succeeds as told. */
 static struct {
 	int sync_rc, dmabuf_rc, peermem_rc;
+	int dmabuf_errno;               /* 0: EOPNOTSUPP */
 	char order[8];
 } inj;
 static struct ibv_mr *const fake_mr = (struct ibv_mr *)&inj;
@@ -127,7 +131,8 @@ static int fake_dmabuf(struct ibv_pd *pd, void *ptr, size_t len, int access,
 	(void)len;
 	(void)access;
 	ran('d');
-	return fake_step(inj.dmabuf_rc, EOPNOTSUPP, "ibv_reg_dmabuf_mr", m, att);
+	return fake_step(inj.dmabuf_rc, inj.dmabuf_errno ? inj.dmabuf_errno : EOPNOTSUPP,
+			 "ibv_reg_dmabuf_mr", m, att);
 }
 
 static int fake_peermem(struct ibv_pd *pd, void *ptr, size_t len, int access,
@@ -177,6 +182,16 @@ START_TEST(test_fallback_order)
 	ck_assert_int_eq(m.tried[0].mode, GDRB_REG_DMABUF);
 	ck_assert_int_eq(m.tried[0].err, EOPNOTSUPP);
 	ck_assert(m.tried[1].ok);
+
+	/* auto: dma-buf absent as EPROTONOSUPPORT falls back just as EOPNOTSUPP does. */
+	memset(&inj, 0, sizeof(inj));
+	inj.dmabuf_rc = GDRB_ERR_UNSUPP;
+	inj.dmabuf_errno = EPROTONOSUPPORT;
+	ck_assert_int_eq(gdrb_reg_gpu_with(&fake_ops, (struct ibv_pd *)text, text, 64, 0,
+					   GDRB_REG_AUTO, &m), 0);
+	ck_assert_str_eq(inj.order, "sdp");
+	ck_assert_int_eq(m.used, GDRB_REG_PEERMEM);
+	ck_assert_int_eq(m.tried[0].err, EPROTONOSUPPORT);
 
 	/* auto: both fail: unsupported, both errors for the n/a note. */
 	ck_assert_int_eq(reg_injected(0, GDRB_ERR_UNSUPP, GDRB_ERR_UNSUPP, GDRB_REG_AUTO, &m),
