@@ -24,19 +24,23 @@ json_valid() {
 	fi
 }
 
-# expect FIXTURE EXIT "V1 ... V11" [PATTERN...]: run on the fixture, compare the
-# exit status and the verdicts (table and --json), and find each PATTERN in the table.
+# expect FIXTURE EXIT "V1 ... V11" [PATTERN...]: run on the fixture (with the options
+# in expect_opts, reset afterwards), compare the exit status and the verdicts (table
+# and --json), and find each PATTERN in the table.
+expect_opts=()
 expect() {
 	local name=$1 want_rc=$2 want=$3 rc got pattern
 	local out=$WORK/$name.txt json=$WORK/$name.json
 	shift 3
-	"$bin" --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" >"$out" 2>"$WORK/err"
+	"$bin" "${expect_opts[@]}" --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" \
+		>"$out" 2>"$WORK/err"
 	rc=$?
 	[ "$rc" -eq "$want_rc" ] || { cat "$out" "$WORK/err"; fail "$name: exit $rc, expected $want_rc"; }
 	[ ! -s "$WORK/err" ] || { cat "$WORK/err"; fail "$name: diagnostics on stderr"; }
 	got=$(table_verdicts "$out")
 	[ "$got" = "$want" ] || { cat "$out"; fail "$name: verdicts '$got', expected '$want'"; }
-	"$bin" --json --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" >"$json"
+	"$bin" "${expect_opts[@]}" --json --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" \
+		>"$json"
 	rc=$?
 	[ "$rc" -eq "$want_rc" ] || fail "$name --json: exit $rc, expected $want_rc"
 	json_valid "$json" || { cat "$json"; fail "$name: --json is not valid JSON"; }
@@ -45,7 +49,8 @@ expect() {
 	for pattern in "$@"; do
 		grep -q -- "$pattern" "$out" || { cat "$out"; fail "$name: no '$pattern' in the table"; }
 	done
-	pass "$name: $want"
+	pass "$name${expect_opts[*]:+ ${expect_opts[*]}}: $want"
+	expect_opts=()
 }
 
 #                  1    2    3    4    5    6    7    8    9    10   11
@@ -92,7 +97,25 @@ expect smallbar 1 "PASS SKIP PASS SKIP PASS PASS PASS PASS PASS PASS FAIL" \
 	"WARN GPU 0000:13:00.0: BAR1 256 MiB in region 2" "FAIL GPU 0000:14:00.0: BAR1 not assigned" \
 	"fix: enable 'Above 4G decoding'"
 expect memlock 1 "PASS SKIP PASS SKIP PASS FAIL PASS PASS PASS PASS PASS" \
-	"RLIMIT_MEMLOCK 64 KiB (self/limits)" "fix: raise it to unlimited"
+	"RLIMIT_MEMLOCK 64 KiB (self/limits) is below the need" "fix: raise it to unlimited"
+# The need follows the options: a default device run registers 4 buffers of 1 GiB (send,
+# receive and their bounce buffers), host memory 2; a window of small messages is capped.
+expect memlock-2g 1 "PASS SKIP PASS SKIP PASS FAIL PASS PASS PASS PASS PASS" \
+	"RLIMIT_MEMLOCK 2 GiB (self/limits) is below the need" \
+	"FAIL need 4GiB for -m 1GiB with --mem device: 4 registered buffers of 1GiB" \
+	"memlock  *FAIL  *2 GiB; need 4GiB (-m 1GiB, --mem device)" "fix: raise it to unlimited (at least 4GiB here)"
+expect_opts=(--mem host)
+expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
+	"WARN RLIMIT_MEMLOCK 2 GiB (self/limits) covers the need" \
+	"PASS need 2GiB for -m 1GiB with --mem host: 2 registered buffers of 1GiB"
+expect_opts=(-m '8,4K,256M' --mem pinned)
+expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
+	"PASS need 512MiB for -m 256MiB with --mem pinned"
+expect_opts=(-m 64K -W 128)
+expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
+	"PASS need 32MiB for -m 64KiB with --mem device: 4 registered buffers of 8MiB" "-W 128"
+expect_opts=(-m 1T)
+expect healthy 0 "$healthy" "PASS need 4TiB for -m 1TiB with --mem device"
 expect noib 1 "FAIL SKIP PASS SKIP WARN PASS PASS SKIP SKIP PASS PASS" \
 	"class/infiniband does not exist: no RDMA driver is loaded" "no GPU with a PCI NIC"
 expect nogpu 1 "PASS SKIP FAIL SKIP SKIP PASS PASS SKIP SKIP PASS SKIP" \
@@ -112,9 +135,13 @@ expect_usage "unknown option '--bogus'" --bogus
 expect_usage "unknown option '-x'" -x
 expect_usage "--sysfs-root needs a value: DIR" --sysfs-root
 expect_usage "unexpected argument 'extra'" extra
+expect_usage "-m/--sizes: .* in '1KB'; accepted: MIN:MAX" -m 1KB
+expect_usage "--window: expected an integer from 1 to 65536, got '0'" -W 0
+expect_usage "--mem: unknown memory kind 'gpu'; accepted: host, pinned, device" --mem gpu
 
 "$bin" --help >"$WORK/help" || fail "--help did not exit 0"
-for opt in --sysfs-root --procfs-root --json --help --version rdma-ports bar1 "Exit status"; do
+for opt in --sysfs-root --procfs-root --sizes --window --mem --json --help --version rdma-ports \
+	bar1 "Exit status"; do
 	grep -q -- "$opt" "$WORK/help" || fail "--help does not mention $opt"
 done
 "$bin" --version | grep -q "gdrbench" || fail "--version"

@@ -378,6 +378,10 @@ sed -i '3s/.*/0x0000000000000000 0x0000000000000000 0x0000000000000000/' \
 small memlock
 limits 65536 >"$P/self/limits"
 
+# RLIMIT_MEMLOCK of 2 GiB: enough for host memory at -m 1G, not for device memory.
+small memlock-2g
+limits $((2 << 30)) >"$P/self/limits"
+
 # GPUs only: no RDMA driver loaded.
 node_begin noib
 switch_block 10 11 01 0 2 0
