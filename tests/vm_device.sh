@@ -8,7 +8,8 @@
 #    the direct path runs with reg peermem and is validated, the dma-buf
 #    EOPNOTSUPP stands in the header; GPUDirect writes are flushed before
 #    validation reads device memory back (the simulator's call trace shows it).
-# Both: scatter-to-CQE is off for device receive buffers (the header says so).
+# Both: scatter-to-CQE is off for device receive buffers (the header says so);
+# gdrb_doctor's checks 3 and 4 (CUDA devices, GPU memory registration) for real.
 # Skips (77) only where the VM cannot be had: no qemu, no kernel package.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -44,6 +45,9 @@ for mode in strict peermem; do
 		[ "$mode/$b" = peermem/write_bw ] && export SIMGPU_TRACE=$out/trace
 		run "$b-$mode" "$mode.csv" "$b" -m 8,4K,64K
 	done
+	export SIMGPU_TRACE=
+	"$bin/gdrb_doctor" >"$out/doctor-$mode.out" 2>"$out/doctor-$mode.err"
+	echo "doctor-$mode $?" >>"$out/rc"
 done
 INSIDE
 
@@ -90,6 +94,23 @@ pass "peermem: direct path registered with ibv_reg_mr (peer memory) and validate
 grep -q '^# scatter-to-CQE: off (MLX5_SCATTER_TO_CQE=0' "$WORK/send_lat-strict.out" ||
 	{ show send_lat-strict; fail "device memory: the header does not say scatter-to-CQE is off"; }
 pass "device receive buffers: scatter-to-CQE off, said in the header"
+
+# The doctor's check 4 registers GPU memory with rxe0 for real: dma-buf refused
+# in both modes; peer memory refused (EFAULT) in strict mode, accepted in peermem.
+for mode in strict peermem; do
+	[ "$(status_of "doctor-$mode")" -le 1 ] || { show "doctor-$mode"; fail "gdrb_doctor ($mode) exited $(status_of "doctor-$mode")"; }
+	no_simgpu_errors "$WORK/doctor-$mode.err"
+done
+grep -q '^  4 gpu-registration  *FAIL ' "$WORK/doctor-strict.out" &&
+	grep -q 'FAIL rxe0 with GPU 0 (0000:3B:00.0): dma-buf: .*Operation not supported' "$WORK/doctor-strict.out" &&
+	grep -q 'FAIL rxe0 with GPU 0 (0000:3B:00.0): peer memory: ibv_reg_mr: Bad address' "$WORK/doctor-strict.out" ||
+	{ show doctor-strict; fail "doctor check 4 (strict): both registrations must fail with their reasons"; }
+grep -q '^  4 gpu-registration  *PASS ' "$WORK/doctor-peermem.out" &&
+	grep -q 'PASS rxe0 with GPU 0 (0000:3B:00.0): peer memory' "$WORK/doctor-peermem.out" &&
+	grep -q 'WARN rxe0 with GPU 0 (0000:3B:00.0): dma-buf: .*Operation not supported' "$WORK/doctor-peermem.out" ||
+	{ show doctor-peermem; fail "doctor check 4 (peermem): peer memory must register, dma-buf fail with its reason"; }
+grep -q '^  3 gpus .*1 device' "$WORK/doctor-peermem.out" || { show doctor-peermem; fail "doctor check 3: no CUDA device"; }
+pass "gdrb_doctor checks 3 and 4 on the simulated GPU: strict FAIL (EOPNOTSUPP, EFAULT), peermem PASS by peer memory"
 
 # GPUDirect writes are flushed before device memory is read back for validation.
 [ -s "$WORK/trace" ] || fail "no simulator trace"
