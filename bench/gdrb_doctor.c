@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 	rc = doctor_parse(argc, argv, "Check the preconditions of GPUDirect RDMA on this node.", &o);
 	if (rc)
 		return rc > 0 ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
-	rc = doctor_load(&d, o.sysfs_root, o.procfs_root, o.live);
+	rc = doctor_load(&d, &o);
 	if (rc) {
 		gdrb_err("reading %s and %s: %s", o.sysfs_root, o.procfs_root, strerror(-rc));
 		doctor_free(&d);

@@ -27,20 +27,22 @@
 		}                                                                 \
 	} while (0)
 
+/* Ask MPI what it can ask (configure found which); --mpi-cuda may overrule it. */
 static void detect_cuda_aware(struct gdrb_boot *b)
 {
-#if defined(MPIX_CUDA_AWARE_SUPPORT)
-	int runtime = MPIX_Query_cuda_support();
+	struct gdrb_mpi_cuda_facts f = { 0 };
 
-	b->cuda_aware = runtime == 1;
-	snprintf(b->cuda_aware_why, sizeof(b->cuda_aware_why),
-		 "MPIX_Query_cuda_support() = %d, built with MPIX_CUDA_AWARE_SUPPORT = %d", runtime,
-		 MPIX_CUDA_AWARE_SUPPORT);
-#else
-	b->cuda_aware = false;
-	snprintf(b->cuda_aware_why, sizeof(b->cuda_aware_why),
-		 "this MPI offers no CUDA-awareness query (no MPIX_CUDA_AWARE_SUPPORT in mpi-ext.h)");
+#if HAVE_MPIX_QUERY_CUDA_SUPPORT
+	f.have_query = true;
+	f.query = MPIX_Query_cuda_support();
 #endif
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+	f.have_macro = true;
+	f.macro = MPIX_CUDA_AWARE_SUPPORT;
+#endif
+	b->cuda_detected = gdrb_mpi_cuda_decide(GDRB_MPI_CUDA_AUTO, &f, NULL, 0);
+	b->cuda_aware = gdrb_mpi_cuda_decide(b->cuda_want, &f, b->cuda_aware_why,
+					     sizeof(b->cuda_aware_why));
 }
 
 static int mpi_init(struct gdrb_boot *b, int *argc, char ***argv)

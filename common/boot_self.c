@@ -61,6 +61,7 @@ static int self_init(struct gdrb_boot *b, int *argc, char ***argv)
 	gdrb_boot_derive_hosts(b);
 	snprintf(b->library, sizeof(b->library), "none");
 	b->cuda_aware = false;
+	b->cuda_detected = false;
 	snprintf(b->cuda_aware_why, sizeof(b->cuda_aware_why), "no MPI in this binary");
 	return 0;
 }

@@ -4,17 +4,17 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gdrb_doctor.h"
 #include "gdrb_reg.h"
+#include "gdrb_size.h"
 
 #define GIB (1024.0 * 1024 * 1024)
 #define MIB (1024.0 * 1024)
-/* Below this RLIMIT_MEMLOCK, registering the default 1 GiB bounce buffers fails. */
-#define MEMLOCK_ENOUGH (1ull << 30)
 /* BAR1 below this (with GPU memory unknown) limits what GPUDirect can map at once. */
 #define BAR1_SMALL (1ull << 30)
 /* Bytes of device memory each registration attempt uses. */
@@ -467,34 +467,57 @@ static void check_modules(struct doctor *d, struct doc_check *c)
 		 !nd->modules_readable ? "unknown" : peermem ? "yes" : "no", dmabuf ? "yes" : "no");
 }
 
-/* 6. RLIMIT_MEMLOCK large enough */
+/* 6. RLIMIT_MEMLOCK large enough for what the runs asked about register */
 static void check_memlock(struct doctor *d, struct doc_check *c)
 {
-	static const char fix[] =
-		"raise it to unlimited: '* - memlock unlimited' in /etc/security/limits.conf, "
-		"LimitMEMLOCK=infinity for systemd services and slurmd";
+	static const char how[] =
+		"'* - memlock unlimited' in /etc/security/limits.conf, LimitMEMLOCK=infinity for "
+		"systemd services and slurmd";
 	const struct gdrb_node *nd = &d->node;
 	const char *src = d->live ? "getrlimit" : "self/limits";
-	char size[32];
+	struct gdrb_memlock_need need;
+	char size[32], total[48], max[32], text[512], fix[384];
 	enum doc_verdict v;
+	bool below;
 
+	/* The bandwidth benchmarks' figure: the latency ones register no more. */
+	gdrb_memlock_need(d->max_size, d->window, true, d->mem, &need);
+	gdrb_memlock_need_text(&need, text, sizeof(text));
+	if (need.overflow)
+		snprintf(total, sizeof(total), "more than %zu bytes", (size_t)SIZE_MAX);
+	else
+		gdrb_size_format(need.bytes, total, sizeof(total));
+	gdrb_size_format(d->max_size, max, sizeof(max));
+	if (need.overflow)
+		snprintf(fix, sizeof(fix), "raise it to unlimited (no finite limit covers the need): %s",
+			 how);
+	else
+		snprintf(fix, sizeof(fix), "raise it to unlimited (at least %s here): %s", total, how);
 	if (!nd->memlock_known) {
-		evidence(c, "not known: no %s/self/limits", d->procfs_root);
+		evidence(c, "not known: no %s/self/limits; need %s (-m %s, --mem %s)", d->procfs_root,
+			 total, max, gdrb_mem_kind_name(d->mem));
 		return;
 	}
 	if (nd->memlock_unlimited) {
 		item(c, DOC_PASS, NULL, "RLIMIT_MEMLOCK unlimited (%s)", src);
-		evidence(c, "unlimited");
+		item(c, DOC_PASS, NULL, "%s", text);
+		evidence(c, "unlimited; need %s (-m %s, --mem %s)", total, max,
+			 gdrb_mem_kind_name(d->mem));
 		return;
 	}
 	human_bytes(size, sizeof(size), (double)nd->memlock_bytes);
-	v = nd->memlock_bytes >= MEMLOCK_ENOUGH || nd->cap_ipc_lock ? DOC_WARN : DOC_FAIL;
-	item(c, v, fix, "RLIMIT_MEMLOCK %s (%s): registering more than that fails with ENOMEM", size,
-	     src);
+	below = need.overflow || nd->memlock_bytes < need.bytes;
+	/* A finite limit that covers the need still stops larger runs and other libraries. */
+	v = !below ? DOC_WARN : nd->cap_ipc_lock ? DOC_WARN : DOC_FAIL;
+	item(c, v, fix, "RLIMIT_MEMLOCK %s (%s) %s", size, src,
+	     below ? "is below the need: registering fails with ENOMEM" :
+		     "covers the need; registering more than that fails with ENOMEM");
+	item(c, below ? v : DOC_PASS, fix, "%s", text);
 	if (nd->cap_ipc_lock)
 		item(c, DOC_WARN, fix,
 		     "this process has CAP_IPC_LOCK and is exempt; unprivileged jobs are not");
-	evidence(c, "%s%s", size, nd->cap_ipc_lock ? ", exempt here (CAP_IPC_LOCK)" : "");
+	evidence(c, "%s; need %s (-m %s, --mem %s)%s", size, total, max, gdrb_mem_kind_name(d->mem),
+		 nd->cap_ipc_lock ? ", exempt here (CAP_IPC_LOCK)" : "");
 }
 
 /* 7. IOMMU mode */
@@ -700,21 +723,23 @@ static void check_bar1(struct doctor *d, struct doc_check *c)
 	for (g = 0; g < t->ngpus; g++) {
 		const struct gdrb_topo_gpu *gpu = &t->gpus[g];
 		int ci = cuda_index(d, gpu->pci.bdf);
-		char bar[32], mem[32];
+		char size[32], bar[64], mem[32];
 
-		human_bytes(bar, sizeof(bar), (double)gpu->bar1_bytes);
+		human_bytes(size, sizeof(size), (double)gpu->bar1_bytes);
+		snprintf(bar, sizeof(bar), "%s in region %d", size, gpu->bar1_region);
 		if (!gpu->bar1_bytes)
-			item(c, DOC_FAIL, fix_none, "GPU %s: BAR1 not assigned", gpu->pci.bdf);
+			item(c, DOC_FAIL, fix_none, "GPU %s: BAR1 not assigned (its resource file has no "
+			     "prefetchable memory BAR after BAR0)", gpu->pci.bdf);
 		else if (ci >= 0 && gpu->bar1_bytes < d->cuda.devs[ci].total_mem)
 			item(c, DOC_WARN, fix_small, "GPU %s: BAR1 %s < %s of memory: at most %s can "
 			     "be registered at once", gpu->pci.bdf, bar,
-			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem), bar);
+			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem), size);
 		else if (ci >= 0)
 			item(c, DOC_PASS, NULL, "GPU %s: BAR1 %s >= %s of memory", gpu->pci.bdf, bar,
 			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem));
 		else if (gpu->bar1_bytes < BAR1_SMALL)
 			item(c, DOC_WARN, fix_small, "GPU %s: BAR1 %s (GPU memory unknown): at most "
-			     "%s can be registered at once", gpu->pci.bdf, bar, bar);
+			     "%s can be registered at once", gpu->pci.bdf, bar, size);
 		else
 			item(c, DOC_PASS, NULL, "GPU %s: BAR1 %s (GPU memory unknown%s)", gpu->pci.bdf,
 			     bar, d->live ? ": not visible to CUDA" : ": fixture tree");
@@ -727,19 +752,22 @@ static void check_bar1(struct doctor *d, struct doc_check *c)
 			 count_items(c, DOC_FAIL));
 }
 
-int doctor_load(struct doctor *d, const char *sysfs_root, const char *procfs_root, bool live)
+int doctor_load(struct doctor *d, const struct doctor_opts *o)
 {
 	size_t g;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	d->sysfs_root = sysfs_root;
-	d->procfs_root = procfs_root;
-	d->live = live;
-	rc = gdrb_topo_load(sysfs_root, &d->topo);
+	d->sysfs_root = o->sysfs_root;
+	d->procfs_root = o->procfs_root;
+	d->live = o->live;
+	d->max_size = o->max_size;
+	d->window = o->window;
+	d->mem = o->mem;
+	rc = gdrb_topo_load(d->sysfs_root, &d->topo);
 	if (rc)
 		return rc;
-	rc = gdrb_node_load(sysfs_root, procfs_root, live, &d->node);
+	rc = gdrb_node_load(d->sysfs_root, d->procfs_root, d->live, &d->node);
 	if (rc)
 		return rc;
 	d->nic_of_gpu = calloc(d->topo.ngpus + 1, sizeof(*d->nic_of_gpu));
@@ -748,7 +776,7 @@ int doctor_load(struct doctor *d, const char *sysfs_root, const char *procfs_roo
 		return -ENOMEM;
 	for (g = 0; g < d->topo.ngpus; g++)
 		d->nic_of_gpu[g] = gdrb_topo_nearest_nic(&d->topo, g, false, &d->dist_of_gpu[g]);
-	if (live) {
+	if (d->live) {
 		d->cuda_ok = gdrb_cuda_inventory(&d->cuda, d->cuda_why, sizeof(d->cuda_why)) == 0;
 		d->verbs_ok = gdrb_rdma_devices(d->verbs_devs, DOC_MAX_VERBS_DEVS, &d->nverbs,
 						d->verbs_why, sizeof(d->verbs_why)) == 0;

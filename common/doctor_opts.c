@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* gdrb_doctor options: the roots to read, the output form. */
+/* gdrb_doctor options: the roots to read, the runs to check memlock for, the output form. */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,9 +12,14 @@
 
 #include "gdrb_doctor.h"
 #include "gdrb_log.h"
+#include "gdrb_opts.h"
+#include "gdrb_size.h"
 #include "gdrb_sysfs.h"
 
-enum { OPT_SYSFS = 0x100, OPT_PROCFS };
+enum { OPT_SYSFS = 0x100, OPT_PROCFS, OPT_MEM };
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static void usage(FILE *f, const char *summary)
 {
@@ -24,6 +31,10 @@ static void usage(FILE *f, const char *summary)
 		"  --procfs-root DIR  read procfs from DIR instead of /proc\n"
 		"                     (when either is not the live one, libibverbs and CUDA are\n"
 		"                     not asked and registration is not attempted)\n"
+		"  -m, --sizes SIZES  the benchmarks' message sizes, for the memlock need: the\n"
+		"                     largest counts (default " GDRB_DEF_SIZES ")\n"
+		"  -W, --window N     their window (default " STR(GDRB_DEF_WINDOW) ")\n"
+		"  --mem KIND         their memory: host, pinned or device (default device)\n"
 		"  -j, --json         print JSON instead of the table\n"
 		"  -h, --help         print this help and exit\n"
 		"  -V, --version      print the version and exit\n"
@@ -68,6 +79,9 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 	static const struct option longopts[] = {
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
 		{ "procfs-root", required_argument, NULL, OPT_PROCFS },
+		{ "sizes", required_argument, NULL, 'm' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "mem", required_argument, NULL, OPT_MEM },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -75,14 +89,22 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 	};
 	static const char *const sys_need[] = { "bus", "class", "devices", NULL };
 	static const char *const proc_need[] = { "cmdline", NULL };
+	struct gdrb_sizes sizes;
+	const char *err, *hint;
+	unsigned long long v;
+	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->sysfs_root = "/sys";
 	o->procfs_root = "/proc";
+	gdrb_sizes_parse(GDRB_DEF_SIZES, &sizes, &err);
+	o->max_size = gdrb_sizes_max(&sizes);
+	o->window = GDRB_DEF_WINDOW;
+	o->mem = GDRB_MEM_DEVICE;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":m:W:jhV", longopts, NULL)) != -1) {
 		const char *bad = argv[optind - 1];
 
 		switch (c) {
@@ -91,6 +113,34 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 			break;
 		case OPT_PROCFS:
 			o->procfs_root = optarg;
+			break;
+		case 'm':
+			if (gdrb_sizes_parse(optarg, &sizes, &err)) {
+				gdrb_usage_err("-m/--sizes: %s in '%s'; accepted: %s", err, optarg,
+					       GDRB_SIZE_FORMS);
+				return GDRB_ERR_USAGE;
+			}
+			o->max_size = gdrb_sizes_max(&sizes);
+			break;
+		case 'W':
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || errno || *end || v < 1 ||
+			    v > 1u << 16) {
+				gdrb_usage_err("--window: expected an integer from 1 to %u, got '%s'",
+					       1u << 16, optarg);
+				return GDRB_ERR_USAGE;
+			}
+			o->window = (unsigned)v;
+			break;
+		case OPT_MEM:
+			if (gdrb_mem_kind_parse(optarg, &o->mem, &hint)) {
+				gdrb_usage_err("--mem: unknown memory kind '%s'; accepted: host, "
+					       "pinned, device%s%s%s", optarg,
+					       hint ? " (did you mean '" : "", hint ? hint : "",
+					       hint ? "'?)" : "");
+				return GDRB_ERR_USAGE;
+			}
 			break;
 		case 'j':
 			o->json = true;
@@ -104,7 +154,9 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 				printf("%s (%s) %s\n", gdrb_prog(), PACKAGE_NAME, PACKAGE_VERSION);
 			return 1;
 		case ':':
-			gdrb_usage_err("%s needs a value: DIR", bad);
+			gdrb_usage_err("%s needs a value: %s", bad,
+				       optopt == 'm' ? "SIZES" : optopt == 'W' ? "N" :
+				       optopt == OPT_MEM ? "KIND" : "DIR");
 			return GDRB_ERR_USAGE;
 		default:
 			if (optopt && optopt < 0x100)

@@ -99,6 +99,7 @@ static void json_topology(const struct doctor *d, struct gdrb_json *j)
 		gdrb_json_int(j, "numa_node", gpu->pci.numa_node);
 		gdrb_json_string(j, "driver", gpu->pci.driver);
 		gdrb_json_int(j, "bar1_bytes", (long long)gpu->bar1_bytes);
+		gdrb_json_int(j, "bar1_region", gpu->bar1_region);
 		gdrb_json_string(j, "nearest_nic",
 				 d->nic_of_gpu[g] >= 0 ? t->nics[d->nic_of_gpu[g]].name : NULL);
 		gdrb_json_string(j, "distance", gdrb_topo_dist_name(d->dist_of_gpu[g]));

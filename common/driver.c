@@ -17,12 +17,6 @@
 #include "gdrb_stats.h"
 #include "gdrb_watchdog.h"
 
-/*
- * Buffers hold the largest message; small messages also get a window of
- * distinct slots, up to this many bytes, so that every in-flight message
- * has its own bytes to validate.
- */
-#define WINDOW_BYTES_CAP (32u << 20)
 /* Share of the time budget that warm-up may use. */
 #define WARMUP_SHARE 0.1
 
@@ -392,7 +386,7 @@ static int alloc_buffers(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
 	const struct gdrb_mem_ops *ops, *pinned;
-	size_t max = gdrb_sizes_max(&r->p.sizes), want, i;
+	size_t max = gdrb_sizes_max(&r->p.sizes), i;
 	const char *why;
 	bool uses_send;
 
@@ -400,11 +394,7 @@ static int alloc_buffers(struct run *r)
 	for (i = 0; c->bench->adjust_size && i < r->p.sizes.n; i++)
 		if (c->bench->adjust_size(c, r->p.sizes.v[i]) > max)
 			max = c->bench->adjust_size(c, r->p.sizes.v[i]);
-	want = (size_t)r->p.window * max;
-
-	c->bufsize = max;
-	if (c->bench->metric == GDRB_METRIC_BW && want > max)
-		c->bufsize = want < WINDOW_BYTES_CAP ? want : (max > WINDOW_BYTES_CAP ? max : WINDOW_BYTES_CAP);
+	c->bufsize = gdrb_buf_bytes(max, r->p.window, c->bench->metric == GDRB_METRIC_BW);
 	ops = gdrb_mem_ops_get(r->p.mem, &why);
 	if (!ops) {
 		gdrb_err("--mem %s: %s", gdrb_mem_kind_name(r->p.mem), why);
@@ -656,6 +646,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	if (inject && *inject)
 		r->corrupt_rank = atoi(inject);
 
+	boot->cuda_want = (enum gdrb_mpi_cuda)r->p.mpi_cuda;
 	if (boot->init(boot, &argc, &argv)) {
 		free(r);
 		return GDRB_EXIT_FAIL;

@@ -224,7 +224,7 @@ void gdrb_drv_print_header(struct run *r)
 	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
 	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
 	if (b->describe) {
-		char line[1024];
+		char line[2048];
 
 		b->describe(c, line, sizeof(line));
 		printf("# %s\n", line);

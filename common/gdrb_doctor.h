@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "gdrb_cuda_info.h"
+#include "gdrb_mem.h"
 #include "gdrb_node.h"
 #include "gdrb_rdma.h"
 #include "gdrb_topo.h"
@@ -39,9 +40,25 @@ struct doc_check {
 	size_t nitems;
 };
 
+/* Options shared by gdrb_doctor and gdrb_doctor_mpi. */
+struct doctor_opts {
+	const char *sysfs_root;         /* default "/sys" */
+	const char *procfs_root;        /* default "/proc" */
+	bool live;                      /* both roots are the running system's */
+	bool json;
+	/* The runs to check RLIMIT_MEMLOCK for (-m, -W, --mem). */
+	size_t max_size;                /* default: the largest of GDRB_DEF_SIZES */
+	unsigned window;                /* default GDRB_DEF_WINDOW */
+	enum gdrb_mem_kind mem;         /* default device */
+};
+
 struct doctor {
 	const char *sysfs_root, *procfs_root;
 	bool live;                      /* the running system: libibverbs and CUDA are asked too */
+	/* The runs check 6 computes the RLIMIT_MEMLOCK need of (doctor_opts). */
+	size_t max_size;
+	unsigned window;
+	enum gdrb_mem_kind mem;
 
 	struct gdrb_topo topo;
 	struct gdrb_node node;
@@ -61,22 +78,14 @@ struct doctor {
 	struct doc_check checks[DOC_NCHECKS];
 };
 
-/* Options shared by gdrb_doctor and gdrb_doctor_mpi. */
-struct doctor_opts {
-	const char *sysfs_root;         /* default "/sys" */
-	const char *procfs_root;        /* default "/proc" */
-	bool live;                      /* both roots are the running system's */
-	bool json;
-};
-
 /*
  * Parse and check argv. 0: go on; 1: --help or --version printed (exit 0);
  * GDRB_ERR_USAGE after one line naming the option and its accepted form.
  */
 int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts *o);
 
-/* Read sysfs, procfs and (live) CUDA and libibverbs. 0 or a negative errno. */
-int doctor_load(struct doctor *d, const char *sysfs_root, const char *procfs_root, bool live);
+/* Read the roots o names, and (o->live) CUDA and libibverbs. 0 or a negative errno. */
+int doctor_load(struct doctor *d, const struct doctor_opts *o);
 void doctor_run(struct doctor *d);
 void doctor_free(struct doctor *d);
 

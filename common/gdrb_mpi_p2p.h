@@ -24,7 +24,8 @@ struct gdrb_mpi_p2p {
 
 /*
  * The direct path over MPI: host memory always; device memory only when MPI is
- * CUDA-aware, otherwise the variant is marked unsupported with the reason.
+ * CUDA-aware, as it says or --mpi-cuda decides (boot->cuda_aware), otherwise
+ * the variant is marked unsupported with the reason.
  */
 int gdrb_mpi_check_direct(struct gdrb_ctx *c);
 

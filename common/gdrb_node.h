@@ -54,6 +54,9 @@ struct gdrb_node {
 int gdrb_node_load(const char *sysfs_root, const char *procfs_root, bool live,
 		   struct gdrb_node *node);
 
+/* Only the RLIMIT_MEMLOCK fields, for this process (getrlimit, /proc/self/status). */
+void gdrb_node_memlock_self(struct gdrb_node *node);
+
 const char *gdrb_iommu_mode_name(enum gdrb_iommu_mode mode);
 
 /* Whether a command line has word (exactly, or "word=..." when word ends in '='). */

@@ -25,6 +25,7 @@ enum gdrb_opt_group {
 	GDRB_OPTG_VERBS = 1u << 8,    /* --ib-dev, --gid-index, --mtu, --qps, --reg, ... */
 	GDRB_OPTG_BIDIR = 1u << 9,    /* -b: both ranks of a pair send at once */
 	GDRB_OPTG_COMPLETION = 1u << 10, /* --completion (RDMA write latency) */
+	GDRB_OPTG_MPI = 1u << 11,     /* --mpi-cuda (benchmarks that hand buffers to MPI) */
 };
 
 /* How the receiver of an RDMA write latency test learns that a message arrived. */
@@ -86,6 +87,7 @@ struct gdrb_params {
 	bool relaxed_ordering;
 	int completion;             /* enum gdrb_completion */
 	bool bidir;                 /* -b */
+	int mpi_cuda;               /* enum gdrb_mpi_cuda */
 };
 
 struct gdrb_bench;

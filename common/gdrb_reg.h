@@ -16,6 +16,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "gdrb_mem.h"
 
 struct ibv_pd;
 struct ibv_mr;
@@ -63,9 +66,47 @@ const char *gdrb_reg_explain(enum gdrb_reg_mode mode, int err);
 const char *gdrb_cu_explain(int cu_err);
 
 /*
+ * What a run registers against RLIMIT_MEMLOCK. ibv_reg_mr pins host memory
+ * and charges it to the limit: the send and receive buffers, and with device
+ * memory the two pinned bounce buffers as well; the GPU buffers themselves
+ * are charged when registered through peer memory (dma-buf is not), so a
+ * device run counts 4 buffers and a host or pinned one 2. Each buffer is
+ * gdrb_buf_bytes() of the largest message (-m) and the window (-W).
+ */
+struct gdrb_memlock_need {
+	size_t max_size;                /* the largest message */
+	unsigned window;
+	bool windowed;                  /* bandwidth benchmarks: a window per buffer */
+	enum gdrb_mem_kind mem;
+	size_t buf_bytes;               /* each buffer */
+	unsigned nbufs;                 /* buffers counted */
+	size_t bytes;                   /* nbufs * buf_bytes; SIZE_MAX when it overflows */
+	bool overflow;
+};
+
+/* 0, or -EOVERFLOW with need->bytes saturated at SIZE_MAX (never wrapped). */
+int gdrb_memlock_need(size_t max_size, unsigned window, bool windowed, enum gdrb_mem_kind mem,
+		      struct gdrb_memlock_need *need);
+/*
+ * "need 4GiB for -m 1GiB with --mem device: 4 registered buffers of 1GiB
+ * (...); a buffer holds ...": the figure and how it was derived.
+ */
+void gdrb_memlock_need_text(const struct gdrb_memlock_need *need, char *buf, size_t len);
+/*
+ * For a registration that failed with errno err, given this process's limit
+ * (unlimited, or limit bytes) and whether CAP_IPC_LOCK exempts it: when err
+ * is ENOMEM or EAGAIN, or the limit applies and is below the need, "; <need
+ * text>; RLIMIT_MEMLOCK <limit>..." in buf (raise it, when it is below the
+ * need) and true; otherwise "" and false.
+ */
+bool gdrb_memlock_note(const struct gdrb_memlock_need *need, int err, bool unlimited,
+		       uint64_t limit, bool exempt, char *buf, size_t len);
+
+/*
  * Register device memory [ptr, ptr + len) with pd for access (IBV_ACCESS_*),
  * after setting CU_POINTER_ATTRIBUTE_SYNC_MEMOPS on it. AUTO tries dma-buf,
- * then peer memory. 0 with m->mr set; GDRB_ERR_UNSUPP when every mode tried
+ * then peer memory whatever dma-buf's error (EOPNOTSUPP and EPROTONOSUPPORT
+ * both say it is not supported here). 0 with m->mr set; GDRB_ERR_UNSUPP when every mode tried
  * failed, m->tried[] saying why. Nothing is logged.
  */
 int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,

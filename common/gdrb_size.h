@@ -3,6 +3,7 @@
 #ifndef GDRB_SIZE_H
 #define GDRB_SIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define GDRB_SIZES_MAX 128
@@ -28,6 +29,21 @@ int gdrb_size_parse(const char *text, size_t *out, const char **err);
 int gdrb_sizes_parse(const char *text, struct gdrb_sizes *out, const char **err);
 
 size_t gdrb_sizes_max(const struct gdrb_sizes *s);
+
+/*
+ * A bandwidth benchmark's buffers hold a window of distinct slots for
+ * messages smaller than this, so that every message in flight has its own
+ * bytes to validate.
+ */
+#define GDRB_WINDOW_BYTES_CAP ((size_t)32 << 20)
+
+/*
+ * Bytes in each buffer a run allocates (send, receive and, with device
+ * memory, the two pinned bounce buffers): the largest message, or where
+ * windowed (bandwidth benchmarks) a window of them up to
+ * GDRB_WINDOW_BYTES_CAP, never less than the largest message. No overflow.
+ */
+size_t gdrb_buf_bytes(size_t max_size, unsigned window, bool windowed);
 
 /* "8B", "4KiB", "1GiB", "1536B" (exact: non-round sizes stay in bytes). */
 char *gdrb_size_format(size_t size, char *buf, size_t len);

@@ -42,6 +42,7 @@ struct gdrb_pci_fn {
 struct gdrb_topo_gpu {
 	struct gdrb_pci_fn pci;
 	uint64_t bar1_bytes;                    /* 0: BAR1 not assigned */
+	int bar1_region;                        /* the BAR it is (lspci's "Region"); -1 none */
 };
 
 /* IB port states, as the number sysfs prints before the name. */
@@ -156,6 +157,18 @@ double gdrb_pci_parse_speed(const char *text);
 int gdrb_pci_gen(double gts);
 /* The link speed and width the function can train to: min of both ends' maximum. */
 void gdrb_pci_link_target(const struct gdrb_pci_fn *fn, double *gts, int *width);
+
+/*
+ * An NVIDIA GPU's BAR1, the aperture GPUDirect maps GPU memory through, from
+ * the text of its sysfs "resource" file (one "0x<start> 0x<end> 0x<flags>"
+ * line per resource, zeros when unused). BAR1 is the prefetchable memory BAR
+ * after BAR0 (the registers): line 1 after A100's 32-bit BAR0, line 2 after
+ * the 64-bit BAR0 of H100 and B200 (line 1 is BAR0's upper half). The largest
+ * prefetchable BAR is not enough: where BAR1 is unassigned, the 32 MiB BAR
+ * after it is the largest. Returns its bytes, 0 when it is not assigned;
+ * *region (may be NULL) is its line, lspci's "Region", -1 for none.
+ */
+uint64_t gdrb_pci_bar1_bytes(const char *resource, int *region);
 
 /* IB MTU (256 .. 4096) RoCE derives from a netdev MTU, as the kernel does. */
 int gdrb_roce_mtu(int netdev_mtu);

@@ -4,7 +4,7 @@
  *
  * Choices that need no RDMA device (verbs_util.c, always built, unit-tested
  * on fixture sysfs trees): which port to use, which GID, how a message is
- * split into work requests.
+ * split into work requests, whether scatter-to-CQE is turned off.
  *
  * The point-to-point machinery (verbs_p2p.c, built with libibverbs): one
  * context owning device, protection domain, completion queues, RC QPs and
@@ -69,6 +69,36 @@ int gdrb_gid_list(const char *sysfs_root, const char *dev, unsigned port,
  */
 int gdrb_gid_choose(const struct gdrb_gid_entry *gids, size_t n, int want, int *index,
 		    char *why, size_t len);
+
+/*
+ * Scatter-to-CQE: mlx5 places a received message of up to 32 B (64 B with
+ * 128-byte CQEs) in the completion entry, and libmlx5 then copies it to the
+ * receive buffer with the CPU, which faults on GPU memory. libmlx5 turns it
+ * off for every QP created while MLX5_SCATTER_TO_CQE is exactly "0"; other
+ * providers ignore the variable.
+ */
+enum gdrb_scatter_cqe {
+	GDRB_SCQE_LEFT,         /* host receive buffers: the environment is left alone */
+	GDRB_SCQE_SET_OFF,      /* device receive buffers: MLX5_SCATTER_TO_CQE=0 is set */
+	GDRB_SCQE_USER_OFF,     /* device receive buffers: the user already set it to 0 */
+	GDRB_SCQE_USER_ON,      /* device receive buffers: the user's other value is kept */
+};
+
+/*
+ * The choice for buffers in device memory or not, with MLX5_SCATTER_TO_CQE as
+ * found (NULL: unset); line gets the header's "scatter-to-CQE: ..." ("" when left).
+ */
+enum gdrb_scatter_cqe gdrb_scatter_cqe_choose(bool device, const char *env, char *line,
+					      size_t len);
+
+/*
+ * Choose from this process's environment and act: set MLX5_SCATTER_TO_CQE=0,
+ * or warn that the user's value leaves it on. Call it before the device is
+ * opened, so that no QP of the context is created without it. *choice (NULL:
+ * not wanted) and line as gdrb_scatter_cqe_choose; 0, or GDRB_ERR when
+ * setenv fails.
+ */
+int gdrb_scatter_cqe_apply(bool device, enum gdrb_scatter_cqe *choice, char *line, size_t len);
 
 /* --- bench callbacks (verbs_p2p.c) --- */
 

@@ -289,6 +289,12 @@ static void load_memlock(const char *proc, bool live, struct gdrb_node *n)
 		n->cap_ipc_lock = strtoull(cap + 7, NULL, 16) >> CAP_IPC_LOCK_BIT & 1;
 }
 
+void gdrb_node_memlock_self(struct gdrb_node *node)
+{
+	memset(node, 0, sizeof(*node));
+	load_memlock("/proc", true, node);
+}
+
 int gdrb_kernel_at_least(const char *release, int major, int minor)
 {
 	int ma, mi;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdrb_boot.h"
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
 #include "gdrb_reg.h"
@@ -33,6 +34,7 @@ enum {
 	OPT_REG,
 	OPT_NO_RELAXED,
 	OPT_COMPLETION,
+	OPT_MPI_CUDA,
 };
 
 const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
@@ -82,6 +84,8 @@ static const struct opt_desc opt_table[] = {
 	  "root rank (default 0)" },
 	{ { "in-place", no_argument, NULL, OPT_IN_PLACE }, 0, GDRB_OPTG_INPLACE, NULL,
 	  "MPI_IN_PLACE: the result overwrites the input buffer" },
+	{ { "mpi-cuda", required_argument, NULL, OPT_MPI_CUDA }, 0, GDRB_OPTG_MPI, "MODE",
+	  "whether MPI is handed device pointers: auto (MPIX_Query_cuda_support(), else MPIX_CUDA_AWARE_SUPPORT), yes or no; yes on an MPI that is not CUDA-aware crashes with --mem device (default auto)" },
 	{ { "bidir", no_argument, NULL, 'b' }, 'b', GDRB_OPTG_BIDIR, NULL,
 	  "bidirectional: both ranks of a pair send a window to each other at once" },
 	{ { "ib-dev", required_argument, NULL, OPT_IB_DEV }, 0, GDRB_OPTG_VERBS, "NAME[:PORT]",
@@ -137,6 +141,7 @@ void gdrb_opts_defaults(struct gdrb_params *p)
 	p->qps = GDRB_DEF_QPS;
 	p->reg_mode = GDRB_REG_AUTO;
 	p->relaxed_ordering = true;
+	p->mpi_cuda = GDRB_MPI_CUDA_AUTO;
 }
 
 
@@ -396,6 +401,14 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 		p->completion = m;
 		return 0;
 	}
+	case OPT_MPI_CUDA:
+		i = lookup(arg, gdrb_mpi_cuda_names, GDRB_MPI_CUDA_COUNT);
+		if (i < 0) {
+			gdrb_usage_err("--mpi-cuda: unknown value '%s'; accepted: auto, yes, no", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->mpi_cuda = i;
+		return 0;
 	case OPT_CLOCK:
 		if (strcmp(arg, "auto") && strcmp(arg, "monotonic")) {
 			gdrb_usage_err("--clock: unknown clock '%s'; accepted: auto, monotonic", arg);

@@ -3,11 +3,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gdrb_log.h"
 #include "gdrb_reg.h"
+#include "gdrb_size.h"
 
 /* CUresult values (cuda.h) that the explanations name; no CUDA header needed. */
 enum {
@@ -41,7 +43,9 @@ const char *gdrb_reg_mode_name(enum gdrb_reg_mode mode)
 static const char *explain_dmabuf(int err)
 {
 	switch (err) {
+	/* No dma-buf here; NCCL reads EOPNOTSUPP and EPROTONOSUPPORT alike. */
 	case EOPNOTSUPP:
+	case EPROTONOSUPPORT:
 	case ENOSYS:
 		return "the kernel or the RDMA driver cannot import a dma-buf: it needs Linux >= 5.12, "
 		       "an RDMA driver with dma-buf support (mlx5, for example) and rdma-core >= 34";
@@ -167,4 +171,67 @@ void gdrb_reg_summary(const struct gdrb_gpu_mr *m, char *buf, size_t len)
 			break;
 		off += (size_t)n;
 	}
+}
+
+int gdrb_memlock_need(size_t max_size, unsigned window, bool windowed, enum gdrb_mem_kind mem,
+		      struct gdrb_memlock_need *need)
+{
+	memset(need, 0, sizeof(*need));
+	need->max_size = max_size;
+	need->window = window;
+	need->windowed = windowed;
+	need->mem = mem;
+	need->buf_bytes = gdrb_buf_bytes(max_size, window, windowed);
+	/* Send and receive; device memory adds the two pinned bounce buffers. */
+	need->nbufs = mem == GDRB_MEM_DEVICE ? 4 : 2;
+	if (need->buf_bytes > SIZE_MAX / need->nbufs) {
+		need->bytes = SIZE_MAX;
+		need->overflow = true;
+		return -EOVERFLOW;
+	}
+	need->bytes = need->buf_bytes * need->nbufs;
+	return 0;
+}
+
+void gdrb_memlock_need_text(const struct gdrb_memlock_need *need, char *buf, size_t len)
+{
+	char total[48], max[32], each[32], cap[32], window[96] = "";
+
+	if (need->overflow)
+		snprintf(total, sizeof(total), "more than %zu bytes", (size_t)SIZE_MAX);
+	else
+		gdrb_size_format(need->bytes, total, sizeof(total));
+	if (need->windowed)
+		snprintf(window, sizeof(window), ", or a window (-W %u) of smaller ones up to %s",
+			 need->window, gdrb_size_format(GDRB_WINDOW_BYTES_CAP, cap, sizeof(cap)));
+	snprintf(buf, len, "need %s for -m %s with --mem %s: %u registered buffers of %s (%s); "
+		 "a buffer holds the largest message%s", total,
+		 gdrb_size_format(need->max_size, max, sizeof(max)), gdrb_mem_kind_name(need->mem),
+		 need->nbufs, gdrb_size_format(need->buf_bytes, each, sizeof(each)),
+		 need->mem == GDRB_MEM_DEVICE ?
+			 "send and receive in GPU memory, charged when registered through peer "
+			 "memory, not through dma-buf, and their 2 pinned bounce buffers" :
+			 "send and receive", window);
+}
+
+bool gdrb_memlock_note(const struct gdrb_memlock_need *need, int err, bool unlimited,
+		       uint64_t limit, bool exempt, char *buf, size_t len)
+{
+	bool below = !unlimited && !exempt && (need->overflow || limit < need->bytes);
+	char text[512], lim[32];
+	int n;
+
+	buf[0] = '\0';
+	if (err != ENOMEM && err != EAGAIN && !below)
+		return false;
+	gdrb_memlock_need_text(need, text, sizeof(text));
+	if (unlimited)
+		snprintf(lim, sizeof(lim), "unlimited");
+	else
+		gdrb_size_format((size_t)(limit < SIZE_MAX ? limit : SIZE_MAX), lim, sizeof(lim));
+	n = snprintf(buf, len, "; %s; RLIMIT_MEMLOCK %s%s", text, lim,
+		     below ? ": raise it (ulimit -l unlimited; LimitMEMLOCK=infinity under systemd)" :
+		     exempt ? ", CAP_IPC_LOCK exempts this process: not the limit" :
+			      ": not the limit");
+	return n > 0;
 }

@@ -150,3 +150,12 @@ char *gdrb_size_format(size_t size, char *buf, size_t len)
 	snprintf(buf, len, "%zu%s", size, units[u]);
 	return buf;
 }
+
+size_t gdrb_buf_bytes(size_t max_size, unsigned window, bool windowed)
+{
+	if (!windowed || window <= 1 || max_size == 0 || max_size >= GDRB_WINDOW_BYTES_CAP)
+		return max_size;
+	/* max_size * window only matters up to the cap: compare by division. */
+	return window > GDRB_WINDOW_BYTES_CAP / max_size ? GDRB_WINDOW_BYTES_CAP :
+							  max_size * window;
+}

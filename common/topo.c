@@ -139,29 +139,49 @@ static int load_pci_fn(const char *root, const char *bdf, struct gdrb_pci_fn *fn
 	return 0;
 }
 
-/* BAR1 is line 1 of "resource": "0x<start> 0x<end> 0x<flags>", zeros when unassigned. */
-static uint64_t read_bar1(const char *root, const char *bdf)
-{
-	char path[PATH_MAX], line[256];
-	unsigned long long start, end, flags;
-	uint64_t size = 0;
-	int i = 0;
-	FILE *f;
+/* Flags of a resource (linux/ioport.h), as sysfs "resource" prints them. */
+#define IORESOURCE_MEM 0x00000200
+#define IORESOURCE_PREFETCH 0x00002000
+#define IORESOURCE_MEM_64 0x00100000
+#define IORESOURCE_DISABLED 0x10000000
+#define IORESOURCE_UNSET 0x20000000
 
-	if (gdrb_path(path, sizeof(path), root, "bus/pci/devices/%s/resource", bdf))
-		return 0;
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (i++ != 1)
-			continue;
-		if (sscanf(line, "%llx %llx %llx", &start, &end, &flags) == 3 && end > start)
-			size = end - start + 1;
-		break;
+uint64_t gdrb_pci_bar1_bytes(const char *resource, int *region)
+{
+	unsigned long long start[3] = { 0 }, end[3] = { 0 }, flags[3] = { 0 };
+	const char *line = resource;
+	int i;
+
+	if (region)
+		*region = -1;
+	for (i = 0; i < 3 && line && *line; i++) {
+		if (sscanf(line, "%llx %llx %llx", &start[i], &end[i], &flags[i]) != 3)
+			start[i] = end[i] = flags[i] = 0;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
 	}
-	fclose(f);
-	return size;
+	/* A 64-bit BAR0 takes line 1 for its upper half (zeros), so BAR1 is on line 2. */
+	i = flags[0] & IORESOURCE_MEM_64 || (!flags[0] && !flags[1]) ? 2 : 1;
+	if ((flags[i] & (IORESOURCE_MEM | IORESOURCE_PREFETCH)) !=
+		    (IORESOURCE_MEM | IORESOURCE_PREFETCH) ||
+	    flags[i] & (IORESOURCE_UNSET | IORESOURCE_DISABLED) || end[i] <= start[i])
+		return 0;
+	if (region)
+		*region = i;
+	return end[i] - start[i] + 1;
+}
+
+static uint64_t read_bar1(const char *root, const char *bdf, int *region)
+{
+	/* 17 lines of 57 characters at most (BARs, ROM, SR-IOV BARs, bridge windows). */
+	char path[PATH_MAX], text[2048];
+
+	*region = -1;
+	if (gdrb_path(path, sizeof(path), root, "bus/pci/devices/%s/resource", bdf) ||
+	    gdrb_read_text(path, text, sizeof(text)))
+		return 0;
+	return gdrb_pci_bar1_bytes(text, region);
 }
 
 static void *grow(void *arr, size_t n, size_t elem)
@@ -201,7 +221,8 @@ static int load_gpus(const char *root, struct gdrb_topo *topo)
 		topo->gpus = gpus;
 		if (load_pci_fn(root, dir.names[i], &gpus[topo->ngpus].pci))
 			continue;
-		gpus[topo->ngpus].bar1_bytes = read_bar1(root, dir.names[i]);
+		gpus[topo->ngpus].bar1_bytes = read_bar1(root, dir.names[i],
+							 &gpus[topo->ngpus].bar1_region);
 		topo->ngpus++;
 	}
 	gdrb_dir_free(&dir);

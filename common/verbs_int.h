@@ -49,6 +49,7 @@ struct gdrb_verbs {
 	struct exch me, peer;
 
 	char dev[64], rate[64], nic[80], gid_text[48], gid_type[16];
+	char scatter_cqe[192];                  /* header line; "" with host memory */
 	unsigned port;
 	bool ethernet, relaxed, nearest;
 	int gid_index, access;

@@ -13,6 +13,7 @@
 #include <infiniband/verbs.h>
 
 #include "gdrb_log.h"
+#include "gdrb_node.h"
 #include "gdrb_reg.h"
 #include "gdrb_size.h"
 #include "gdrb_verbs.h"
@@ -123,14 +124,39 @@ static struct ibv_context *open_named(const char *name)
 	return ctx;
 }
 
-static int reg_host(struct gdrb_verbs *v, int which, struct gdrb_buf *buf, int access)
+/*
+ * "; need ...; RLIMIT_MEMLOCK ..." when the locked-memory limit may explain a
+ * registration that failed with errno err (see gdrb_memlock_note); else "".
+ */
+static void memlock_note(const struct gdrb_ctx *c, int err, char *buf, size_t len)
 {
+	struct gdrb_memlock_need need;
+	struct gdrb_node node;
+
+	buf[0] = '\0';
+	gdrb_node_memlock_self(&node);
+	if (!node.memlock_known)
+		return;
+	/* The driver sized the buffers from the same figures (gdrb_buf_bytes). */
+	gdrb_memlock_need(gdrb_sizes_max(&c->p->sizes), c->p->window,
+			  c->bench->metric == GDRB_METRIC_BW, c->p->mem, &need);
+	gdrb_memlock_note(&need, err, node.memlock_unlimited, node.memlock_bytes,
+			  node.cap_ipc_lock, buf, len);
+}
+
+static int reg_host(const struct gdrb_ctx *c, struct gdrb_verbs *v, int which,
+		    struct gdrb_buf *buf, int access)
+{
+	char note[640];
+	int err;
+
 	if (!buf->ptr)
 		return 0;
 	v->mr[which] = ibv_reg_mr(v->pd, buf->ptr, buf->len, access);
 	if (!v->mr[which]) {
-		gdrb_err("ibv_reg_mr of %zu bytes: %s%s", buf->len, strerror(errno),
-			 errno == ENOMEM ? "; raise the locked-memory limit: ulimit -l unlimited" : "");
+		err = errno;
+		memlock_note(c, err, note, sizeof(note));
+		gdrb_err("ibv_reg_mr of %zu bytes: %s%s", buf->len, strerror(err), note);
 		return GDRB_ERR;
 	}
 	v->lkey[which] = v->mr[which]->lkey;
@@ -144,8 +170,8 @@ static int reg_device(struct gdrb_ctx *c, struct gdrb_verbs *v)
 {
 	struct gdrb_variant *direct = &c->variants[0];
 	struct gdrb_buf *bufs[2] = { &c->send, &c->recv };
-	char tried[800];
-	int i;
+	char tried[800], note[640];
+	int i, k, err;
 
 	for (i = 0; i < 2; i++) {
 		if (gdrb_reg_gpu(v->pd, bufs[i]->ptr, bufs[i]->len, v->access,
@@ -158,9 +184,25 @@ static int reg_device(struct gdrb_ctx *c, struct gdrb_verbs *v)
 		gdrb_reg_summary(&v->gpu_mr[i], tried, sizeof(tried));
 		direct->supported = false;
 		direct->reg = "none";
-		snprintf(direct->why, sizeof(direct->why),
-			 "GPU memory registration failed (%.380s); fix: load nvidia_peermem, or use a driver and kernel with dma-buf (open kernel modules, Linux >= 5.12), check 'ulimit -l'; gdrb_doctor checks each precondition",
-			 tried);
+		/* An attempt that ran out of memory, else the first errno: the limit may be why. */
+		for (err = 0, k = 0; k < v->gpu_mr[i].ntried; k++) {
+			int e = v->gpu_mr[i].tried[k].err;
+
+			if (e == ENOMEM || e == EAGAIN) {
+				err = e;
+				break;
+			}
+			if (!err)
+				err = e;
+		}
+		memlock_note(c, err, note, sizeof(note));
+		if (note[0])
+			snprintf(direct->why, sizeof(direct->why),
+				 "GPU memory registration failed (%.200s)%.400s", tried, note);
+		else
+			snprintf(direct->why, sizeof(direct->why),
+				 "GPU memory registration failed (%.380s); fix: load nvidia_peermem, or use a driver and kernel with dma-buf (open kernel modules, Linux >= 5.12), check 'ulimit -l'; gdrb_doctor checks each precondition",
+				 tried);
 		return 0;
 	}
 	direct->reg = gdrb_reg_mode_name(v->gpu_mr[0].used);
@@ -214,6 +256,10 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	unsigned i, rx;
 	int rc;
 
+	/* Before the device is opened: libmlx5 reads it as each QP of the context is created. */
+	if (gdrb_scatter_cqe_apply(c->p->mem == GDRB_MEM_DEVICE, NULL, v->scatter_cqe,
+				   sizeof(v->scatter_cqe)))
+		return GDRB_ERR;
 	v->ctx = open_named(v->dev);
 	if (!v->ctx)
 		return GDRB_ERR;
@@ -306,13 +352,13 @@ static int register_buffers(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	if (c->p->mem == GDRB_MEM_DEVICE) {
 		if (reg_device(c, v))
 			return GDRB_ERR;
-	} else if (reg_host(v, BUF_SEND, &c->send, v->access) ||
+	} else if (reg_host(c, v, BUF_SEND, &c->send, v->access) ||
 		   /* A polled byte must not land before the bytes ahead of it: no relaxed ordering. */
-		   reg_host(v, BUF_RECV, &c->recv, v->poll ? plain : v->access)) {
+		   reg_host(c, v, BUF_RECV, &c->recv, v->poll ? plain : v->access)) {
 		return GDRB_ERR;
 	}
-	return reg_host(v, BUF_SEND_BOUNCE, &c->send_bounce, v->access) ||
-	       reg_host(v, BUF_RECV_BOUNCE, &c->recv_bounce, v->access) ? GDRB_ERR : 0;
+	return reg_host(c, v, BUF_SEND_BOUNCE, &c->send_bounce, v->access) ||
+	       reg_host(c, v, BUF_RECV_BOUNCE, &c->recv_bounce, v->access) ? GDRB_ERR : 0;
 }
 
 /* Every rank's exchange record reaches every rank: gather to rank 0, then broadcast. */
@@ -498,12 +544,25 @@ void gdrb_verbs_teardown(struct gdrb_ctx *c)
 	c->priv = NULL;
 }
 
+/* Which registration of GPU memory worked, and what was tried before it, and why that failed. */
+static void describe_registration(const struct gdrb_gpu_mr *m, char *buf, size_t len)
+{
+	int i, n = snprintf(buf, len, "\n# registration: GPU memory registered through %s",
+			    gdrb_reg_mode_name(m->used));
+
+	for (i = 0; i < m->ntried && n >= 0 && (size_t)n < len; i++)
+		if (!m->tried[i].ok)
+			n += snprintf(buf + n, len - (size_t)n, "; tried first: %s: %s",
+				      gdrb_reg_mode_name(m->tried[i].mode), m->tried[i].why);
+}
+
 void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
 	const struct gdrb_verbs *v = c->priv;
 	enum ibv_mtu mtu = v->me.mtu < v->peer.mtu ? (enum ibv_mtu)v->me.mtu : (enum ibv_mtu)v->peer.mtu;
 	bool pp = c->bench->traffic == GDRB_TRAFFIC_PINGPONG;
 	char chunk[32], gid[96];
+	size_t used;
 
 	if (v->gid_index >= 0)
 		snprintf(gid, sizeof(gid), "GID index %d %s (%s)", v->gid_index, v->gid_text,
@@ -525,4 +584,10 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 					      "the last write of a window on each QP carries an immediate; the receiver polls its receive completion queue, then acknowledges with a send") :
 		 pp ? "send/receive; the receiver polls its receive completion queue, never the buffer" :
 		      "the receiver posts the window's receives, says ready with a send, polls its receive completion queue, then acknowledges");
+	used = strlen(buf);
+	if (v->scatter_cqe[0] && used + 1 < len)
+		snprintf(buf + used, len - used, "\n# %s", v->scatter_cqe);
+	used = strlen(buf);
+	if (c->p->mem == GDRB_MEM_DEVICE && c->variants[0].supported && used < len)
+		describe_registration(&v->gpu_mr[0], buf + used, len - used);
 }

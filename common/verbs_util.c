@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Port, GID and work-request choices of the verbs benchmarks; no libibverbs needed. */
+/* Port, GID, work-request and scatter-to-CQE choices of the verbs benchmarks; no libibverbs needed. */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -236,5 +237,48 @@ int gdrb_gid_choose(const struct gdrb_gid_entry *gids, size_t n, int want, int *
 		if (gid_rank(&gids[i]) > gid_rank(&gids[best]))
 			best = i;
 	*index = gids[best].index;
+	return 0;
+}
+
+#define SCQE_ENV "MLX5_SCATTER_TO_CQE"
+
+enum gdrb_scatter_cqe gdrb_scatter_cqe_choose(bool device, const char *env, char *line,
+					      size_t len)
+{
+	if (!device) {
+		if (len)
+			line[0] = '\0';
+		return GDRB_SCQE_LEFT;
+	}
+	if (!env) {
+		snprintf(line, len, "scatter-to-CQE: off (" SCQE_ENV "=0, device receive buffers)");
+		return GDRB_SCQE_SET_OFF;
+	}
+	/* libmlx5 compares with "0" exactly: "00" or "" leave it on. */
+	if (!strcmp(env, "0")) {
+		snprintf(line, len,
+			 "scatter-to-CQE: off (" SCQE_ENV "=0 from the environment, device receive buffers)");
+		return GDRB_SCQE_USER_OFF;
+	}
+	snprintf(line, len,
+		 "scatter-to-CQE: on (" SCQE_ENV "=%s from the environment, kept; receives of up to 64 B into device memory may crash libmlx5)",
+		 env);
+	return GDRB_SCQE_USER_ON;
+}
+
+int gdrb_scatter_cqe_apply(bool device, enum gdrb_scatter_cqe *choice, char *line, size_t len)
+{
+	const char *env = getenv(SCQE_ENV);
+	enum gdrb_scatter_cqe chosen = gdrb_scatter_cqe_choose(device, env, line, len);
+
+	if (choice)
+		*choice = chosen;
+	if (chosen == GDRB_SCQE_SET_OFF && setenv(SCQE_ENV, "0", 1)) {
+		gdrb_err("setenv(" SCQE_ENV "=0): %s", strerror(errno));
+		return GDRB_ERR;
+	}
+	if (chosen == GDRB_SCQE_USER_ON)
+		gdrb_warn(SCQE_ENV "=%s keeps scatter-to-CQE on: mlx5 puts received messages of up to 32 B (64 B with 128-byte CQEs) in the completion and libmlx5 copies them into the device receive buffer with the CPU, which crashes; unset it or set it to 0",
+			  env);
 	return 0;
 }

@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 		struct doctor d;
 
 		mine.ran = 1;
-		mine.load_err = doctor_load(&d, o.sysfs_root, o.procfs_root, o.live);
+		mine.load_err = doctor_load(&d, &o);
 		if (mine.load_err) {
 			for (i = 0; i < DOC_NCHECKS; i++)
 				mine.v[i] = DOC_FAIL;

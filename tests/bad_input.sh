@@ -24,6 +24,8 @@ expect_usage "--time-per-size: expected seconds" -t -3
 expect_usage "--timeout: expected seconds" --timeout soon
 expect_usage "--sizes needs a value" -m
 expect_usage "unexpected argument 'extra'" extra
+expect_usage "--mpi-cuda: unknown value 'maybe'; accepted: auto, yes, no" --mpi-cuda maybe
+expect_usage "--mpi-cuda needs a value" --mpi-cuda
 
 # These are refused after MPI starts, by rank 0 alone, with mpirun's exit code 2.
 expect_usage_mpi() {
@@ -49,7 +51,7 @@ expect_usage_mpi 2 "another header" "$bin" -m 8 --csv "$WORK/other.csv"
 [ "$(cat "$WORK/other.csv")" = "$(printf 'a,b,c\n1,2,3')" ] || fail "the other CSV was changed"
 
 "$bin" --help >"$WORK/help" || fail "--help did not exit 0"
-for opt in --sizes --iters --warmup --time-per-size --timeout --validate --csv --mem --gpu --version; do
+for opt in --sizes --iters --warmup --time-per-size --timeout --validate --csv --mem --gpu --mpi-cuda --version; do
 	grep -q -- "$opt" "$WORK/help" || fail "--help does not list $opt"
 done
 grep -q "default 8:1G" "$WORK/help" || fail "--help does not show the default sizes"

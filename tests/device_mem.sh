@@ -52,6 +52,21 @@ direct=$(grep -c ',device,direct,mpi-cuda,.*,unsupported,0,' "$csv")
 [ "$(grep -vc 'gdrbench simulated GPU' "$csv")" -eq 1 ] || fail "a CSV row lacks the simulated GPU's name"
 pass "device memory: $staged staged rows validated, direct unsupported with the reason"
 
+# Who decides that the direct path hands MPI device pointers: MPI itself (auto,
+# here: not CUDA-aware), or --mpi-cuda no whatever MPI says.
+dev1() { # ARGS...: one latency run on device memory, no CSV
+	mpi 2 "$top_builddir/mpi/gdrb_mpi_latency" -m 8 -t 0.02 -n 20 --mem device "$@" \
+		>"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_latency --mem device $*"; }
+	no_simgpu_errors "$WORK/err"
+}
+dev1
+grep -Eq "^# path direct: n/a: .* is not CUDA-aware \(by (MPIX_Query_cuda_support\(\) = 0|MPIX_CUDA_AWARE_SUPPORT = 0|default: this MPI has neither)" "$WORK/out" ||
+	{ cat "$WORK/out"; fail "auto: the direct path is not n/a with MPI's own answer"; }
+dev1 --mpi-cuda no
+grep -q "^# path direct: n/a: --mpi-cuda no: " "$WORK/out" ||
+	{ cat "$WORK/out"; fail "--mpi-cuda no: the direct path is not n/a naming the option"; }
+pass "the direct path is n/a by MPI's own answer, and by --mpi-cuda no"
+
 # Validation reads device memory back through CUDA: a flipped byte in a device
 # receive buffer must be caught.
 GDRB_INJECT_CORRUPTION=1 mpi 2 -x GDRB_INJECT_CORRUPTION "$top_builddir/mpi/gdrb_mpi_latency" \

@@ -24,19 +24,23 @@ json_valid() {
 	fi
 }
 
-# expect FIXTURE EXIT "V1 ... V11" [PATTERN...]: run on the fixture, compare the
-# exit status and the verdicts (table and --json), and find each PATTERN in the table.
+# expect FIXTURE EXIT "V1 ... V11" [PATTERN...]: run on the fixture (with the options
+# in expect_opts, reset afterwards), compare the exit status and the verdicts (table
+# and --json), and find each PATTERN in the table.
+expect_opts=()
 expect() {
 	local name=$1 want_rc=$2 want=$3 rc got pattern
 	local out=$WORK/$name.txt json=$WORK/$name.json
 	shift 3
-	"$bin" --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" >"$out" 2>"$WORK/err"
+	"$bin" "${expect_opts[@]}" --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" \
+		>"$out" 2>"$WORK/err"
 	rc=$?
 	[ "$rc" -eq "$want_rc" ] || { cat "$out" "$WORK/err"; fail "$name: exit $rc, expected $want_rc"; }
 	[ ! -s "$WORK/err" ] || { cat "$WORK/err"; fail "$name: diagnostics on stderr"; }
 	got=$(table_verdicts "$out")
 	[ "$got" = "$want" ] || { cat "$out"; fail "$name: verdicts '$got', expected '$want'"; }
-	"$bin" --json --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" >"$json"
+	"$bin" "${expect_opts[@]}" --json --sysfs-root "$fx/$name/sys" --procfs-root "$fx/$name/proc" \
+		>"$json"
 	rc=$?
 	[ "$rc" -eq "$want_rc" ] || fail "$name --json: exit $rc, expected $want_rc"
 	json_valid "$json" || { cat "$json"; fail "$name: --json is not valid JSON"; }
@@ -45,7 +49,8 @@ expect() {
 	for pattern in "$@"; do
 		grep -q -- "$pattern" "$out" || { cat "$out"; fail "$name: no '$pattern' in the table"; }
 	done
-	pass "$name: $want"
+	pass "$name${expect_opts[*]:+ ${expect_opts[*]}}: $want"
+	expect_opts=()
 }
 
 #                  1    2    3    4    5    6    7    8    9    10   11
@@ -55,7 +60,10 @@ expect dgx8 0 "$healthy" \
 	"GPU 0000:b4:00.0 (NUMA 1) -> mlx5_7 0000:b6:00.0 (NUMA 1): PIX" \
 	"passthrough (40 IOMMU groups, all identity-mapped)" "16 links: 16 at their maximum" \
 	"not attempted: a fixture tree" "^# .*: PASS (9 PASS, 0 WARN, 0 FAIL, 2 SKIP)$"
-expect healthy 0 "$healthy" "0 of 2 GPU-NIC paths redirected by ACS"
+expect healthy 0 "$healthy" "0 of 2 GPU-NIC paths redirected by ACS" \
+	"device 0x2330" "PASS GPU 0000:13:00.0: BAR1 128 GiB in region 2"
+expect a100 0 "$healthy" "device 0x20b0" "PASS GPU 0000:14:00.0: BAR1 64 GiB in region 1"
+expect b200 0 "$healthy" "device 0x2901" "PASS GPU 0000:13:00.0: BAR1 256 GiB in region 2"
 expect acs 1 "PASS SKIP PASS SKIP PASS PASS PASS FAIL PASS PASS PASS" \
 	"1 of 2 GPU-NIC paths redirected" \
 	"switch downstream port 0000:12:00.0 (SrcValid+ ReqRedir+ CmpltRedir+ UpstreamFwd+)" \
@@ -86,10 +94,28 @@ expect xsocket 1 "PASS SKIP PASS SKIP PASS PASS PASS PASS FAIL PASS PASS" \
 expect phb 0 "PASS SKIP PASS SKIP PASS PASS PASS PASS WARN PASS PASS" \
 	"PHB, same host bridge" "fix: put each GPU and its NIC under one PCIe switch"
 expect smallbar 1 "PASS SKIP PASS SKIP PASS PASS PASS PASS PASS PASS FAIL" \
-	"WARN GPU 0000:13:00.0: BAR1 256 MiB" "FAIL GPU 0000:14:00.0: BAR1 not assigned" \
+	"WARN GPU 0000:13:00.0: BAR1 256 MiB in region 2" "FAIL GPU 0000:14:00.0: BAR1 not assigned" \
 	"fix: enable 'Above 4G decoding'"
 expect memlock 1 "PASS SKIP PASS SKIP PASS FAIL PASS PASS PASS PASS PASS" \
-	"RLIMIT_MEMLOCK 64 KiB (self/limits)" "fix: raise it to unlimited"
+	"RLIMIT_MEMLOCK 64 KiB (self/limits) is below the need" "fix: raise it to unlimited"
+# The need follows the options: a default device run registers 4 buffers of 1 GiB (send,
+# receive and their bounce buffers), host memory 2; a window of small messages is capped.
+expect memlock-2g 1 "PASS SKIP PASS SKIP PASS FAIL PASS PASS PASS PASS PASS" \
+	"RLIMIT_MEMLOCK 2 GiB (self/limits) is below the need" \
+	"FAIL need 4GiB for -m 1GiB with --mem device: 4 registered buffers of 1GiB" \
+	"memlock  *FAIL  *2 GiB; need 4GiB (-m 1GiB, --mem device)" "fix: raise it to unlimited (at least 4GiB here)"
+expect_opts=(--mem host)
+expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
+	"WARN RLIMIT_MEMLOCK 2 GiB (self/limits) covers the need" \
+	"PASS need 2GiB for -m 1GiB with --mem host: 2 registered buffers of 1GiB"
+expect_opts=(-m '8,4K,256M' --mem pinned)
+expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
+	"PASS need 512MiB for -m 256MiB with --mem pinned"
+expect_opts=(-m 64K -W 128)
+expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
+	"PASS need 32MiB for -m 64KiB with --mem device: 4 registered buffers of 8MiB" "-W 128"
+expect_opts=(-m 1T)
+expect healthy 0 "$healthy" "PASS need 4TiB for -m 1TiB with --mem device"
 expect noib 1 "FAIL SKIP PASS SKIP WARN PASS PASS SKIP SKIP PASS PASS" \
 	"class/infiniband does not exist: no RDMA driver is loaded" "no GPU with a PCI NIC"
 expect nogpu 1 "PASS SKIP FAIL SKIP SKIP PASS PASS SKIP SKIP PASS SKIP" \
@@ -109,17 +135,22 @@ expect_usage "unknown option '--bogus'" --bogus
 expect_usage "unknown option '-x'" -x
 expect_usage "--sysfs-root needs a value: DIR" --sysfs-root
 expect_usage "unexpected argument 'extra'" extra
+expect_usage "-m/--sizes: .* in '1KB'; accepted: MIN:MAX" -m 1KB
+expect_usage "--window: expected an integer from 1 to 65536, got '0'" -W 0
+expect_usage "--mem: unknown memory kind 'gpu'; accepted: host, pinned, device" --mem gpu
 
 "$bin" --help >"$WORK/help" || fail "--help did not exit 0"
-for opt in --sysfs-root --procfs-root --json --help --version rdma-ports bar1 "Exit status"; do
+for opt in --sysfs-root --procfs-root --sizes --window --mem --json --help --version rdma-ports \
+	bar1 "Exit status"; do
 	grep -q -- "$opt" "$WORK/help" || fail "--help does not mention $opt"
 done
 "$bin" --version | grep -q "gdrbench" || fail "--version"
 pass "--help and --version"
 
 # This machine, for real: no crash, exit 0 or 1, every check present, and what it
-# lacks named (no RDMA device, no GPU, where that is so).
-"$bin" >"$WORK/live.txt" 2>"$WORK/live.err"
+# lacks named (no RDMA device, no GPU, where that is so). make check puts the
+# simulated GPU in front of CUDA: first as a node without a driver.
+SIMGPU_DRIVER=none "$bin" >"$WORK/live.txt" 2>"$WORK/live.err"
 rc=$?
 cat "$WORK/live.txt" "$WORK/live.err"
 [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "live run exited $rc"
@@ -141,3 +172,15 @@ rc=$?
 json_valid "$WORK/live.json" || fail "live --json is not valid JSON"
 grep -q '"live": true' "$WORK/live.json" || fail "live --json does not say live"
 pass "live run: exit $rc, $(tail -1 "$WORK/live.txt")"
+
+# Check 3 with the simulated GPU answering CUDA: the device CUDA sees is named,
+# and since no NVIDIA GPU is on this machine's PCI bus that is still a failure.
+if [ "${HAVE_CUDA:-1}" = 1 ] && ! have_gpu; then
+	use_simgpu strict
+	"$bin" >"$WORK/sim.txt" 2>"$WORK/sim.err"
+	rc=$?
+	[ "$rc" -eq 1 ] || { cat "$WORK/sim.txt" "$WORK/sim.err"; fail "live run on the simulated GPU exited $rc"; }
+	grep -q "^  3 gpus  *FAIL .*CUDA runtime 13\.[0-9], driver API 13\.[0-9], 1 device$" "$WORK/sim.txt" ||
+		{ cat "$WORK/sim.txt"; fail "check 3: the simulated CUDA device is not counted"; }
+	pass "check 3 with the simulated GPU: $(grep -m1 '^  3 gpus' "$WORK/sim.txt" | tr -s ' ')"
+fi

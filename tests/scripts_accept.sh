@@ -26,6 +26,20 @@ json_ok "$WORK/good/verdict.json" || fail "good run: verdict.json is not JSON"
 [ "$(json_get "$WORK/good/verdict.json" verdict)" = PASS ] || fail "good run: verdict.json does not say PASS"
 pass "good fixture passes ib-ndr400 (exit 0, verdict.json PASS)"
 
+# The same figures measured on the test suite's simulated GPU are never a pass.
+cp -r "$DATA/good-run" "$WORK/sim"
+awk -F, -v OFS=, 'NR > 1 && $3 == "device" { $21 = "gdrbench simulated GPU (simgpu)" } { print }' \
+	"$DATA/good-run/results.csv" >"$WORK/sim/results.csv"
+grep -q 'simulated GPU' "$WORK/sim/results.csv" || fail "the fixture has no device rows to mark simulated"
+"$accept" "$WORK/sim" ib-ndr400 >"$WORK/sim.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/sim.out"; fail "simulated run: exit $rc, expected 1"; }
+grep -q '^SIMULATED: 8 rules, .*gdrbench simulated GPU (simgpu), which proves behaviour, never speed' "$WORK/sim.out" ||
+	{ cat "$WORK/sim.out"; fail "simulated run: summary line"; }
+[ "$(json_get "$WORK/sim/verdict.json" verdict)" = SIMULATED ] || fail "simulated run: verdict.json does not say SIMULATED"
+grep -q 'failures="8"' "$WORK/sim/verdict.xml" || fail "simulated run: JUnit does not fail every rule"
+pass "the good figures on a simulated GPU: verdict SIMULATED, exit 1, JUnit failures"
+
 # The bad run fails, and says where and by how much.
 "$accept" "$WORK/bad" ib-ndr400 >"$WORK/bad.out" 2>&1
 rc=$?

@@ -10,12 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gdrb_boot.h"
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
 
 #define PROG "test_opts"
 #define SUMMARY "Unit test of the option parser."
-#define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_COMPLETION)
+#define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_COMPLETION | \
+		    GDRB_OPTG_MPI)
 #define MAX_ARGS 16
 
 /* One parse: argv (NULL-terminated, without argv[0]) in, rc and output out. */
@@ -110,6 +112,7 @@ static void check_defaults(const struct gdrb_params *p)
 	ck_assert_int_eq(p->verbose, 0);
 	ck_assert(!p->monotonic_clock);
 	ck_assert_int_eq(p->completion, GDRB_COMPLETION_AUTO);
+	ck_assert_int_eq(p->mpi_cuda, GDRB_MPI_CUDA_AUTO);
 }
 
 START_TEST(test_defaults)
@@ -272,6 +275,19 @@ START_TEST(test_window)
 }
 END_TEST
 
+START_TEST(test_mpi_cuda)
+{
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "--mpi-cuda", "yes");
+	ck_assert_int_eq(p.mpi_cuda, GDRB_MPI_CUDA_YES);
+	PARSE_OK(&p, "--mpi-cuda=no", "--mem", "device");
+	ck_assert_int_eq(p.mpi_cuda, GDRB_MPI_CUDA_NO);
+	PARSE_OK(&p, "--mpi-cuda", "yes", "--mpi-cuda", "auto");
+	ck_assert_int_eq(p.mpi_cuda, GDRB_MPI_CUDA_AUTO);
+}
+END_TEST
+
 /* GNU getopt permutes: options after an operand still count, the operand is an error. */
 START_TEST(test_all_together)
 {
@@ -357,6 +373,12 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "--completion", "poll", "--mem", "device" }, "--completion poll: the CPU never polls GPU memory" },
 	{ ALL_GROUPS, { "--mem", "device", "--completion=poll" }, "--completion poll: the CPU never polls GPU memory" },
 	{ GDRB_OPTG_MEM, { "--completion", "imm" }, "--completion does not apply to test_opts" },
+	{ ALL_GROUPS, { "--mpi-cuda", "maybe" }, "--mpi-cuda: unknown value 'maybe'; accepted: auto, yes, no" },
+	{ ALL_GROUPS, { "--mpi-cuda", "1" }, "--mpi-cuda: unknown value '1'; accepted: auto, yes, no" },
+	{ ALL_GROUPS, { "--mpi-cuda", "YES" }, "--mpi-cuda: unknown value 'YES'; accepted: auto, yes, no" },
+	{ ALL_GROUPS, { "--mpi-cuda", "" }, "--mpi-cuda: unknown value ''; accepted: auto, yes, no" },
+	{ ALL_GROUPS, { "--mpi-cuda" }, "--mpi-cuda needs a value" },
+	{ GDRB_OPTG_MEM, { "--mpi-cuda", "no" }, "--mpi-cuda does not apply to test_opts" },
 };
 
 /* Every bad input: GDRB_ERR_USAGE and one line "prog: ..." naming the problem. */
@@ -423,6 +445,9 @@ START_TEST(test_help)
 	ck_assert_ptr_nonnull(strstr(all.out, "--mem KIND"));
 	ck_assert_ptr_nonnull(strstr(all.out, "--gpu N"));
 	ck_assert_ptr_nonnull(strstr(all.out, "-W, --window N"));
+	ck_assert_ptr_nonnull(strstr(all.out, "--mpi-cuda MODE"));
+	/* Forcing yes is dangerous, and the help says so. */
+	ck_assert_ptr_nonnull(strstr(all.out, "crashes"));
 	ck_assert_ptr_nonnull(strstr(all.out, "Exit status: 0 ok"));
 
 	/* A binary without --mem and --window does not offer them. */
@@ -431,6 +456,7 @@ START_TEST(test_help)
 	ck_assert_ptr_null(strstr(common.out, "--mem"));
 	ck_assert_ptr_null(strstr(common.out, "--gpu"));
 	ck_assert_ptr_null(strstr(common.out, "--window"));
+	ck_assert_ptr_null(strstr(common.out, "--mpi-cuda"));
 }
 END_TEST
 
@@ -518,6 +544,7 @@ static Suite *opts_suite(void)
 	add_case(s, "csv_and_label", test_csv_and_label);
 	add_case(s, "mem_and_gpu", test_mem_and_gpu);
 	add_case(s, "window", test_window);
+	add_case(s, "mpi_cuda", test_mpi_cuda);
 	add_case(s, "all_together", test_all_together);
 	/* One run per bad input, each in a fresh process. */
 	tc = tcase_create("bad_input");

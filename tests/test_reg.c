@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "gdrb_log.h"
 #include "gdrb_mem.h"
 #include "gdrb_reg.h"
+#include "gdrb_size.h"
 
 START_TEST(test_modes)
 {
@@ -40,6 +42,9 @@ START_TEST(test_explain)
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_PEERMEM, EINVAL), "nvidia_peermem"));
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_PEERMEM, ENOMEM), "ulimit -l"));
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_DMABUF, EOPNOTSUPP), "5.12"));
+	/* "No dma-buf support here", as NCCL reads it, like EOPNOTSUPP. */
+	ck_assert_str_eq(gdrb_reg_explain(GDRB_REG_DMABUF, EPROTONOSUPPORT),
+			 gdrb_reg_explain(GDRB_REG_DMABUF, EOPNOTSUPP));
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_DMABUF, ENOMEM), "ulimit -l"));
 	ck_assert_ptr_nonnull(strstr(gdrb_reg_explain(GDRB_REG_DMABUF, EIO), "unexpected"));
 	/* CUDA_ERROR_NOT_SUPPORTED from cuMemGetHandleForAddressRange */
@@ -87,6 +92,7 @@ END_TEST
 /* Injected steps: each records that it ran and fails or succeeds as told. */
 static struct {
 	int sync_rc, dmabuf_rc, peermem_rc;
+	int dmabuf_errno;               /* 0: EOPNOTSUPP */
 	char order[8];
 } inj;
 static struct ibv_mr *const fake_mr = (struct ibv_mr *)&inj;
@@ -129,7 +135,8 @@ static int fake_dmabuf(struct ibv_pd *pd, void *ptr, size_t len, int access,
 	(void)len;
 	(void)access;
 	ran('d');
-	return fake_step(inj.dmabuf_rc, EOPNOTSUPP, "ibv_reg_dmabuf_mr", m, att);
+	return fake_step(inj.dmabuf_rc, inj.dmabuf_errno ? inj.dmabuf_errno : EOPNOTSUPP,
+			 "ibv_reg_dmabuf_mr", m, att);
 }
 
 static int fake_peermem(struct ibv_pd *pd, void *ptr, size_t len, int access,
@@ -179,6 +186,16 @@ START_TEST(test_fallback_order)
 	ck_assert_int_eq(m.tried[0].mode, GDRB_REG_DMABUF);
 	ck_assert_int_eq(m.tried[0].err, EOPNOTSUPP);
 	ck_assert(m.tried[1].ok);
+
+	/* auto: dma-buf absent as EPROTONOSUPPORT falls back just as EOPNOTSUPP does. */
+	memset(&inj, 0, sizeof(inj));
+	inj.dmabuf_rc = GDRB_ERR_UNSUPP;
+	inj.dmabuf_errno = EPROTONOSUPPORT;
+	ck_assert_int_eq(gdrb_reg_gpu_with(&fake_ops, (struct ibv_pd *)text, text, 64, 0,
+					   GDRB_REG_AUTO, &m), 0);
+	ck_assert_str_eq(inj.order, "sdp");
+	ck_assert_int_eq(m.used, GDRB_REG_PEERMEM);
+	ck_assert_int_eq(m.tried[0].err, EPROTONOSUPPORT);
 
 	/* auto: both fail: unsupported, both errors for the n/a note. */
 	ck_assert_int_eq(reg_injected(0, GDRB_ERR_UNSUPP, GDRB_ERR_UNSUPP, GDRB_REG_AUTO, &m),
@@ -230,6 +247,105 @@ START_TEST(test_driver_entry)
 }
 END_TEST
 
+#define GIB ((size_t)1 << 30)
+#define starts_with(s, prefix) (strncmp((s), (prefix), strlen(prefix)) == 0)
+
+/* What a run registers against RLIMIT_MEMLOCK, at the edges. */
+START_TEST(test_memlock_need)
+{
+	struct gdrb_memlock_need n;
+
+	/* Defaults (-m 8:1G, -W 64): device counts send, receive and both bounce buffers. */
+	ck_assert_int_eq(gdrb_memlock_need(GIB, 64, true, GDRB_MEM_DEVICE, &n), 0);
+	ck_assert_uint_eq(n.buf_bytes, GIB);
+	ck_assert_uint_eq(n.nbufs, 4);
+	ck_assert_uint_eq(n.bytes, 4 * GIB);
+	ck_assert(!n.overflow);
+	ck_assert_int_eq(gdrb_memlock_need(GIB, 64, true, GDRB_MEM_HOST, &n), 0);
+	ck_assert_uint_eq(n.bytes, 2 * GIB);
+	ck_assert_int_eq(gdrb_memlock_need(GIB, 64, true, GDRB_MEM_PINNED, &n), 0);
+	ck_assert_uint_eq(n.bytes, 2 * GIB);
+	/* Small messages: a window per buffer, capped at 32 MiB; latency: one message. */
+	ck_assert_int_eq(gdrb_memlock_need(4096, 64, true, GDRB_MEM_DEVICE, &n), 0);
+	ck_assert_uint_eq(n.bytes, 4 * 64 * 4096);
+	ck_assert_int_eq(gdrb_memlock_need((size_t)1 << 20, 64, true, GDRB_MEM_HOST, &n), 0);
+	ck_assert_uint_eq(n.bytes, 2 * GDRB_WINDOW_BYTES_CAP);
+	ck_assert_int_eq(gdrb_memlock_need(4096, 64, false, GDRB_MEM_HOST, &n), 0);
+	ck_assert_uint_eq(n.bytes, 2 * 4096);
+	/* The largest total that fits, then one byte more per buffer: saturated, not wrapped. */
+	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX / 4, 64, true, GDRB_MEM_DEVICE, &n), 0);
+	ck_assert_uint_eq(n.bytes, SIZE_MAX / 4 * 4);
+	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX / 4 + 1, 64, true, GDRB_MEM_DEVICE, &n),
+			 -EOVERFLOW);
+	ck_assert_uint_eq(n.bytes, SIZE_MAX);
+	ck_assert(n.overflow);
+	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX / 2, 1u << 16, true, GDRB_MEM_HOST, &n), 0);
+	ck_assert_uint_eq(n.bytes, SIZE_MAX / 2 * 2);
+	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX / 2 + 1, 1, false, GDRB_MEM_HOST, &n),
+			 -EOVERFLOW);
+	ck_assert_uint_eq(n.bytes, SIZE_MAX);
+	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX, 1u << 16, true, GDRB_MEM_PINNED, &n),
+			 -EOVERFLOW);
+	ck_assert_uint_eq(n.buf_bytes, SIZE_MAX);
+	ck_assert_uint_eq(n.bytes, SIZE_MAX);
+}
+END_TEST
+
+START_TEST(test_memlock_text)
+{
+	struct gdrb_memlock_need n;
+	char text[512], want[64];
+
+	gdrb_memlock_need(GIB, 64, true, GDRB_MEM_DEVICE, &n);
+	gdrb_memlock_need_text(&n, text, sizeof(text));
+	ck_assert_msg(starts_with(text, "need 4GiB for -m 1GiB with --mem device: 4 registered "
+				  "buffers of 1GiB (send and receive in GPU memory"), "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "2 pinned bounce buffers"));
+	ck_assert_ptr_nonnull(strstr(text, "a window (-W 64) of smaller ones up to 32MiB"));
+	gdrb_memlock_need(4096, 8, false, GDRB_MEM_HOST, &n);
+	gdrb_memlock_need_text(&n, text, sizeof(text));
+	ck_assert_str_eq(text, "need 8KiB for -m 4KiB with --mem host: 2 registered buffers of "
+			       "4KiB (send and receive); a buffer holds the largest message");
+	gdrb_memlock_need(SIZE_MAX, 1, false, GDRB_MEM_DEVICE, &n);
+	gdrb_memlock_need_text(&n, text, sizeof(text));
+	snprintf(want, sizeof(want), "need more than %zu bytes for -m ", (size_t)SIZE_MAX);
+	ck_assert_msg(starts_with(text, want), "%s", text);
+}
+END_TEST
+
+/* The verbs benchmarks' error: need and limit when the limit may be why. */
+START_TEST(test_memlock_note)
+{
+	struct gdrb_memlock_need n;
+	char note[640];
+
+	gdrb_memlock_need(GIB, 64, true, GDRB_MEM_DEVICE, &n);
+	/* ENOMEM under a small limit: need, limit, and raise it. */
+	ck_assert(gdrb_memlock_note(&n, ENOMEM, false, 65536, false, note, sizeof(note)));
+	ck_assert_msg(starts_with(note, "; need 4GiB for -m 1GiB with --mem device: "), "%s", note);
+	ck_assert_ptr_nonnull(strstr(note, "; RLIMIT_MEMLOCK 64KiB: raise it (ulimit -l unlimited"));
+	/* Another errno, but the limit is below the need: still said. */
+	ck_assert(gdrb_memlock_note(&n, EFAULT, false, 2 * GIB, false, note, sizeof(note)));
+	ck_assert_ptr_nonnull(strstr(note, "RLIMIT_MEMLOCK 2GiB: raise it"));
+	/* Limits that cover the need, or do not apply: ENOMEM says so, other errors say nothing. */
+	ck_assert(gdrb_memlock_note(&n, EAGAIN, false, 4 * GIB, false, note, sizeof(note)));
+	ck_assert_ptr_nonnull(strstr(note, "RLIMIT_MEMLOCK 4GiB: not the limit"));
+	ck_assert(gdrb_memlock_note(&n, ENOMEM, true, 0, false, note, sizeof(note)));
+	ck_assert_ptr_nonnull(strstr(note, "RLIMIT_MEMLOCK unlimited: not the limit"));
+	ck_assert(gdrb_memlock_note(&n, ENOMEM, false, 65536, true, note, sizeof(note)));
+	ck_assert_ptr_nonnull(strstr(note, "CAP_IPC_LOCK exempts this process"));
+	ck_assert(!gdrb_memlock_note(&n, EFAULT, false, 4 * GIB, false, note, sizeof(note)));
+	ck_assert_str_eq(note, "");
+	ck_assert(!gdrb_memlock_note(&n, EFAULT, false, 65536, true, note, sizeof(note)));
+	ck_assert(!gdrb_memlock_note(&n, EFAULT, true, 0, false, note, sizeof(note)));
+	ck_assert_str_eq(note, "");
+	/* A need no finite limit covers. */
+	gdrb_memlock_need(SIZE_MAX, 64, true, GDRB_MEM_DEVICE, &n);
+	ck_assert(gdrb_memlock_note(&n, EFAULT, false, UINT64_MAX, false, note, sizeof(note)));
+	ck_assert_ptr_nonnull(strstr(note, ": raise it"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reg");
@@ -242,6 +358,9 @@ int main(void)
 	tcase_add_test(tc, test_reg_gpu_refuses);
 	tcase_add_test(tc, test_probe_missing_device);
 	tcase_add_test(tc, test_fallback_order);
+	tcase_add_test(tc, test_memlock_need);
+	tcase_add_test(tc, test_memlock_text);
+	tcase_add_test(tc, test_memlock_note);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("driver_entry");
 	tcase_add_test(tc, test_driver_entry);

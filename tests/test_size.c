@@ -359,6 +359,32 @@ START_TEST(test_format_parse_roundtrip)
 }
 END_TEST
 
+/* What each buffer holds: the largest message, or a window of them up to the cap. */
+START_TEST(test_buf_bytes)
+{
+	const size_t cap = GDRB_WINDOW_BYTES_CAP, mib = (size_t)1 << 20;
+
+	ck_assert_uint_eq(cap, 32 * mib);
+	/* The defaults: 8:1G, window 64. */
+	ck_assert_uint_eq(gdrb_buf_bytes((size_t)1 << 30, 64, true), (size_t)1 << 30);
+	ck_assert_uint_eq(gdrb_buf_bytes(8, 64, true), 512);
+	ck_assert_uint_eq(gdrb_buf_bytes(mib, 32, true), cap);
+	ck_assert_uint_eq(gdrb_buf_bytes(mib, 31, true), 31 * mib);
+	ck_assert_uint_eq(gdrb_buf_bytes(mib, 64, true), cap);
+	ck_assert_uint_eq(gdrb_buf_bytes(cap - 1, 2, true), cap);
+	ck_assert_uint_eq(gdrb_buf_bytes(cap + 1, 2, true), cap + 1);
+	/* Latency benchmarks, a window of one, nothing asked. */
+	ck_assert_uint_eq(gdrb_buf_bytes(mib, 64, false), mib);
+	ck_assert_uint_eq(gdrb_buf_bytes(mib, 1, true), mib);
+	ck_assert_uint_eq(gdrb_buf_bytes(mib, 0, true), mib);
+	ck_assert_uint_eq(gdrb_buf_bytes(0, 64, true), 0);
+	/* max * window would wrap: it is never computed. */
+	ck_assert_uint_eq(gdrb_buf_bytes(SIZE_MAX, 1u << 16, true), SIZE_MAX);
+	ck_assert_uint_eq(gdrb_buf_bytes(SIZE_MAX / 2 + 1, 2, true), SIZE_MAX / 2 + 1);
+	ck_assert_uint_eq(gdrb_buf_bytes(cap / 2 + 1, 1u << 16, true), cap);
+}
+END_TEST
+
 static void add_case(Suite *s, const char *name, const TTest *test)
 {
 	TCase *tc = tcase_create(name);
@@ -385,6 +411,7 @@ static Suite *size_suite(void)
 	add_case(s, "sizes_max", test_sizes_max);
 	add_case(s, "format", test_format);
 	add_case(s, "format_parse_roundtrip", test_format_parse_roundtrip);
+	add_case(s, "buf_bytes", test_buf_bytes);
 	return s;
 }
 

@@ -405,14 +405,102 @@ START_TEST(test_roce)
 }
 END_TEST
 
+/* Where BAR1 sits in "resource" depends on the BARs before it: each layout, and none. */
 START_TEST(test_bar1)
 {
+	static const struct {
+		const char *fixture;
+		unsigned device;
+		uint64_t bar1;
+	} layouts[] = {
+		{ "a100", 0x20b0, 64 * GIB },           /* 32-bit BAR0: BAR1 on line 1 */
+		{ "healthy", 0x2330, 128 * GIB },       /* H100, 64-bit BAR0: line 2 */
+		{ "b200", 0x2901, 256 * GIB },          /* as H100 */
+	};
 	struct gdrb_topo t;
+	size_t i, g;
 
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		load(layouts[i].fixture, &t);
+		ck_assert_uint_eq(t.ngpus, 2);
+		for (g = 0; g < t.ngpus; g++) {
+			ck_assert_uint_eq(t.gpus[g].pci.device, layouts[i].device);
+			ck_assert_msg(t.gpus[g].bar1_bytes == layouts[i].bar1,
+				      "%s GPU %zu: BAR1 %llu bytes, expected %llu", layouts[i].fixture,
+				      g, (unsigned long long)t.gpus[g].bar1_bytes,
+				      (unsigned long long)layouts[i].bar1);
+		}
+		gdrb_topo_free(&t);
+	}
+	/* H100s: a small BAR1 on the first GPU, none assigned on the second. */
 	load("smallbar", &t);
 	ck_assert_uint_eq(t.gpus[0].bar1_bytes, 256u << 20);
 	ck_assert_uint_eq(t.gpus[1].bar1_bytes, 0);
 	gdrb_topo_free(&t);
+}
+END_TEST
+
+#define RES_ZERO "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+
+/* The resource text itself: which lines count, and which flags. */
+START_TEST(test_bar1_parse)
+{
+	static const char a100[] =
+		"0x00000000e0000000 0x00000000e0ffffff 0x0000000000040200\n"
+		"0x0000010000000000 0x0000010fffffffff 0x000000000014220c\n" RES_ZERO
+		"0x0000011000000000 0x0000011001ffffff 0x000000000014220c\n" RES_ZERO RES_ZERO;
+	static const char h100[] =
+		"0x00000000e0000000 0x00000000e0ffffff 0x0000000000140204\n" RES_ZERO
+		"0x0000010000000000 0x0000011fffffffff 0x000000000014220c\n" RES_ZERO
+		"0x0000012000000000 0x0000012001ffffff 0x000000000014220c\n" RES_ZERO;
+	/* BAR1 released (start 0, its size kept, IORESOURCE_UNSET): the 32 MiB BAR is not it. */
+	static const char unset[] =
+		"0x00000000e0000000 0x00000000e0ffffff 0x0000000000140204\n" RES_ZERO
+		"0x0000000000000000 0x0000001fffffffff 0x000000002014220c\n" RES_ZERO
+		"0x0000012000000000 0x0000012001ffffff 0x000000000014220c\n" RES_ZERO;
+	/* Zeroed (the kernel found no room) after a 32-bit BAR0, BAR3 assigned. */
+	static const char zeroed[] =
+		"0x00000000e0000000 0x00000000e0ffffff 0x0000000000040200\n" RES_ZERO RES_ZERO
+		"0x0000011000000000 0x0000011001ffffff 0x000000000014220c\n" RES_ZERO RES_ZERO;
+	static const char disabled[] =
+		"0x00000000e0000000 0x00000000e0ffffff 0x0000000000140204\n" RES_ZERO
+		"0x0000010000000000 0x0000011fffffffff 0x000000001014220c\n" RES_ZERO RES_ZERO
+		RES_ZERO;
+	/* BAR0 unassigned: line 1 empty, so BAR1 is on line 2; a non-prefetchable one is no BAR1. */
+	static const char no_bar0[] = RES_ZERO RES_ZERO
+		"0x0000010000000000 0x0000011fffffffff 0x000000000014220c\n";
+	static const char not_prefetchable[] =
+		"0x00000000e0000000 0x00000000e0ffffff 0x0000000000040200\n"
+		"0x0000010000000000 0x0000010fffffffff 0x0000000000140204\n";
+	/* Prefetchable ROM (line 6) and SR-IOV BAR (line 7) larger than any BAR: not BAR1. */
+	static const char beyond[] = RES_ZERO RES_ZERO RES_ZERO RES_ZERO RES_ZERO RES_ZERO
+		"0x00000000e1000000 0x00000000e107ffff 0x0000000000046200\n"
+		"0x0000100000000000 0x00001fffffffffff 0x000000000014220c\n";
+	int region = 7;
+
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(a100, &region), 64 * GIB);
+	ck_assert_int_eq(region, 1);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(h100, &region), 128 * GIB);
+	ck_assert_int_eq(region, 2);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(unset, &region), 0);
+	ck_assert_int_eq(region, -1);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(zeroed, &region), 0);
+	ck_assert_int_eq(region, -1);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(disabled, &region), 0);
+	ck_assert_int_eq(region, -1);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(no_bar0, &region), 128 * GIB);
+	ck_assert_int_eq(region, 2);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(not_prefetchable, &region), 0);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(beyond, &region), 0);
+	ck_assert_int_eq(region, -1);
+	/* Empty, cut short, unparsable; no newline at the end; region optional. */
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes("", &region), 0);
+	ck_assert_int_eq(region, -1);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(RES_ZERO "garbage\n", &region), 0);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes("0x0 0xfff 0x200\n0x1000 0x1fff 0x2200", &region),
+			  4096);
+	ck_assert_int_eq(region, 1);
+	ck_assert_uint_eq(gdrb_pci_bar1_bytes(h100, NULL), 128 * GIB);
 }
 END_TEST
 
@@ -581,6 +669,7 @@ static Suite *topo_suite(void)
 	tcase_add_test(tc, test_links);
 	tcase_add_test(tc, test_roce);
 	tcase_add_test(tc, test_bar1);
+	tcase_add_test(tc, test_bar1_parse);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("node");
 	tcase_add_test(tc, test_node);

@@ -2,7 +2,8 @@
 /*
  * Unit tests of common/verbs_util.c: work-request splitting, the port a rank
  * uses (PCI distance to its GPU on the fixture sysfs trees of
- * tests/data/mk-sysfs-fixtures.sh), and the GID a RoCE port uses.
+ * tests/data/mk-sysfs-fixtures.sh), the GID a RoCE port uses, and whether
+ * scatter-to-CQE is turned off (MLX5_SCATTER_TO_CQE) before the device is opened.
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gdrb_log.h"
 #include "gdrb_sysfs.h"
@@ -204,6 +206,120 @@ START_TEST(test_gid)
 }
 END_TEST
 
+#define SCQE "MLX5_SCATTER_TO_CQE"
+
+START_TEST(test_scatter_cqe_choose)
+{
+	static const char *const on[] = { "1", "", "00", "no", " 0" };
+	char line[256];
+	size_t i;
+
+	/* Host receive buffers: the provider's default, whatever the environment says. */
+	ck_assert_int_eq(gdrb_scatter_cqe_choose(false, NULL, line, sizeof(line)), GDRB_SCQE_LEFT);
+	ck_assert_str_eq(line, "");
+	ck_assert_int_eq(gdrb_scatter_cqe_choose(false, "1", line, sizeof(line)), GDRB_SCQE_LEFT);
+	ck_assert_str_eq(line, "");
+	ck_assert_int_eq(gdrb_scatter_cqe_choose(false, "0", line, sizeof(line)), GDRB_SCQE_LEFT);
+	ck_assert_str_eq(line, "");
+
+	/* Device receive buffers: turned off, and the header says so and why. */
+	ck_assert_int_eq(gdrb_scatter_cqe_choose(true, NULL, line, sizeof(line)), GDRB_SCQE_SET_OFF);
+	ck_assert_str_eq(line, "scatter-to-CQE: off (MLX5_SCATTER_TO_CQE=0, device receive buffers)");
+	/* The user's 0 is the same setting, said to be theirs. */
+	ck_assert_int_eq(gdrb_scatter_cqe_choose(true, "0", line, sizeof(line)), GDRB_SCQE_USER_OFF);
+	ck_assert_str_eq(line, "scatter-to-CQE: off (MLX5_SCATTER_TO_CQE=0 from the environment, device receive buffers)");
+	/* libmlx5 turns it off for exactly "0": anything else is on, kept, and named. */
+	for (i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
+		char want[160];
+
+		ck_assert_int_eq(gdrb_scatter_cqe_choose(true, on[i], line, sizeof(line)), GDRB_SCQE_USER_ON);
+		snprintf(want, sizeof(want),
+			 "scatter-to-CQE: on (MLX5_SCATTER_TO_CQE=%s from the environment, kept; receives of up to 64 B into device memory may crash libmlx5)",
+			 on[i]);
+		ck_assert_str_eq(line, want);
+	}
+	/* A short line is cut, never overrun. */
+	memset(line, 'x', sizeof(line));
+	ck_assert_int_eq(gdrb_scatter_cqe_choose(true, NULL, line, 8), GDRB_SCQE_SET_OFF);
+	ck_assert_str_eq(line, "scatter");
+	ck_assert_int_eq(line[8], 'x');
+}
+END_TEST
+
+/* What apply wrote on stderr; fd 2 goes to a file meanwhile. */
+static enum gdrb_scatter_cqe apply_quiet(bool device, char *line, size_t len, char *err, size_t errlen)
+{
+	FILE *tmp = tmpfile();
+	enum gdrb_scatter_cqe got;
+	int saved, rc;
+	size_t n;
+
+	ck_assert_ptr_nonnull(tmp);
+	fflush(stderr);
+	saved = dup(2);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_ge(dup2(fileno(tmp), 2), 0);
+	rc = gdrb_scatter_cqe_apply(device, &got, line, len);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(err, 1, errlen - 1, tmp);
+	err[n] = '\0';
+	fclose(tmp);
+	ck_assert_int_eq(rc, 0);
+	return got;
+}
+
+/* Device memory: set in this process's environment, where libmlx5 reads it when a QP is created. */
+START_TEST(test_scatter_cqe_apply_device)
+{
+	char line[256], err[512];
+
+	ck_assert_int_eq(unsetenv(SCQE), 0);
+	ck_assert_int_eq(apply_quiet(true, line, sizeof(line), err, sizeof(err)), GDRB_SCQE_SET_OFF);
+	ck_assert_pstr_eq(getenv(SCQE), "0");
+	ck_assert_str_eq(err, "");
+	ck_assert_ptr_nonnull(strstr(line, "off (MLX5_SCATTER_TO_CQE=0, device"));
+}
+END_TEST
+
+/* Host memory: the environment is left as it was, set or not. */
+START_TEST(test_scatter_cqe_apply_host)
+{
+	char line[256], err[512];
+
+	ck_assert_int_eq(unsetenv(SCQE), 0);
+	ck_assert_int_eq(apply_quiet(false, line, sizeof(line), err, sizeof(err)), GDRB_SCQE_LEFT);
+	ck_assert_pstr_eq(getenv(SCQE), NULL);
+	ck_assert_str_eq(line, "");
+	ck_assert_int_eq(setenv(SCQE, "1", 1), 0);
+	ck_assert_int_eq(apply_quiet(false, line, sizeof(line), err, sizeof(err)), GDRB_SCQE_LEFT);
+	ck_assert_pstr_eq(getenv(SCQE), "1");
+	ck_assert_str_eq(err, "");
+}
+END_TEST
+
+/* The user's value is respected; one that leaves it on gets one warning naming it and the fix. */
+START_TEST(test_scatter_cqe_apply_user)
+{
+	char line[256], err[512];
+
+	ck_assert_int_eq(setenv(SCQE, "0", 1), 0);
+	ck_assert_int_eq(apply_quiet(true, line, sizeof(line), err, sizeof(err)), GDRB_SCQE_USER_OFF);
+	ck_assert_pstr_eq(getenv(SCQE), "0");
+	ck_assert_str_eq(err, "");
+
+	ck_assert_int_eq(setenv(SCQE, "1", 1), 0);
+	ck_assert_int_eq(apply_quiet(true, line, sizeof(line), err, sizeof(err)), GDRB_SCQE_USER_ON);
+	ck_assert_pstr_eq(getenv(SCQE), "1");
+	ck_assert_ptr_nonnull(strstr(line, "on (MLX5_SCATTER_TO_CQE=1 from the environment, kept"));
+	ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: '%s'", err);
+	ck_assert_ptr_nonnull(strstr(err, "warning: MLX5_SCATTER_TO_CQE=1"));
+	ck_assert_ptr_nonnull(strstr(err, "set it to 0"));
+}
+END_TEST
+
 static Suite *verbs_suite(void)
 {
 	Suite *s = suite_create("verbs");
@@ -214,6 +330,13 @@ static Suite *verbs_suite(void)
 	tcase_add_test(tc, test_port_named);
 	tcase_add_test(tc, test_port_none);
 	tcase_add_test(tc, test_gid);
+	suite_add_tcase(s, tc);
+	/* Each test first sets or unsets the variable itself. */
+	tc = tcase_create("scatter_to_cqe");
+	tcase_add_test(tc, test_scatter_cqe_choose);
+	tcase_add_test(tc, test_scatter_cqe_apply_device);
+	tcase_add_test(tc, test_scatter_cqe_apply_host);
+	tcase_add_test(tc, test_scatter_cqe_apply_user);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -110,20 +110,73 @@ bridge() {
 	cp "$(cfg_template "$2" 0)" "$S/devices/$1/config"
 }
 
-# gpu PATH NUMA: an H100 bound to nvidia, BAR1 128 GiB.
-gpu() {
-	local d=$S/devices/$1 i bar1 start
-	fn "$1" 0x030200 0x10de 0x2330 "$2"
-	bar1=$((128 << 30))
-	start=$(((gpu_n + 1) << 40))
-	{
-		printf '0x%016x 0x%016x 0x%016x\n' $((0xe0000000 + (gpu_n << 25))) \
-			$((0xe0000000 + (gpu_n << 25) + (16 << 20) - 1)) 0x40200
-		printf '0x%016x 0x%016x 0x%016x\n' "$start" $((start + bar1 - 1)) 0x14220c
+# res START SIZE FLAGS: one line of a PCI function's "resource" (SIZE 0: an
+# unused line, all zeros).
+res() {
+	if (($2)); then
+		printf '0x%016x 0x%016x 0x%016x\n' "$1" $(($1 + $2 - 1)) "$3"
+	else
 		printf '0x%016x 0x%016x 0x%016x\n' 0 0 0
-		printf '0x%016x 0x%016x 0x%016x\n' $((start + bar1)) $((start + bar1 + (32 << 20) - 1)) 0x14220c
-		for ((i = 4; i < 13; i++)); do printf '0x%016x 0x%016x 0x%016x\n' 0 0 0; done
-	} >"$d/resource"
+	fi
+}
+
+# Resource flags (linux/ioport.h): memory, prefetchable, 64-bit, as the kernel
+# prints them for a 32-bit BAR, a 64-bit one (with the BAR's own type bits),
+# and the expansion ROM.
+MEM32=0x40200 MEM64=0x140204 PREF64=0x14220c ROM=0x46200
+
+# gpu PATH NUMA: a GPU bound to nvidia, of model $GPU_MODEL, with that model's
+# BAR layout in "resource" (6 BARs, the ROM, 6 SR-IOV BARs), as lspci -v shows
+# it: a100 (A100 40GB): BAR0 16 MiB 32-bit (line 0), BAR1 64 GiB 64-bit
+# prefetchable (line 1, line 2 its upper half), BAR3 32 MiB (line 3); h100:
+# BAR0 16 MiB 64-bit (lines 0-1), BAR1 128 GiB (line 2), BAR3 32 MiB (line
+# 4); b200: as H100 with a 256 GiB BAR1.
+GPU_MODEL=h100
+gpu() {
+	local d=$S/devices/$1 i bar0 bar1 bar3 start
+	bar0=$((0xe0000000 + (gpu_n << 25)))
+	start=$(((gpu_n + 1) << 40))
+	case $GPU_MODEL in
+	a100)
+		fn "$1" 0x030200 0x10de 0x20b0 "$2"
+		bar1=$((64 << 30))
+		bar3=$((start + bar1))
+		{
+			res "$bar0" $((16 << 20)) $MEM32
+			res "$start" "$bar1" $PREF64
+			res 0 0
+			res "$bar3" $((32 << 20)) $PREF64
+			res 0 0
+			res 0 0
+		} >"$d/resource"
+		;;
+	h100 | b200)
+		if [[ $GPU_MODEL == h100 ]]; then
+			fn "$1" 0x030200 0x10de 0x2330 "$2"
+			bar1=$((128 << 30))
+		else
+			fn "$1" 0x030200 0x10de 0x2901 "$2"
+			bar1=$((256 << 30))
+		fi
+		bar3=$((start + bar1))
+		{
+			res "$bar0" $((16 << 20)) $MEM64
+			res 0 0
+			res "$start" "$bar1" $PREF64
+			res 0 0
+			res "$bar3" $((32 << 20)) $PREF64
+			res 0 0
+		} >"$d/resource"
+		;;
+	*)
+		echo "gpu: unknown GPU_MODEL '$GPU_MODEL'" >&2
+		exit 1
+		;;
+	esac
+	{
+		res $((bar0 + (16 << 20))) $((512 << 10)) $ROM
+		for ((i = 7; i < 13; i++)); do res 0 0; done
+	} >>"$d/resource"
 	ln -s "$(up "$(depth "$1")")bus/pci/drivers/nvidia" "$d/driver"
 	gpu_n=$((gpu_n + 1))
 }
@@ -309,16 +362,25 @@ node_begin phb
 switch_block 10 11 01 0 2 0
 switch_block 10 21 02 0 0 2
 
-# BAR1 of 256 MiB on the first GPU; not assigned on the second.
+# The healthy node with older and newer GPUs: BAR1 on another line of "resource".
+GPU_MODEL=a100 small a100
+GPU_MODEL=b200 small b200
+
+# H100s with a BAR1 of 256 MiB on the first GPU; not assigned on the second (the
+# kernel zeroes a BAR it found no room for).
 small smallbar
-sed -i '2s/.*/0x0000010000000000 0x000001000fffffff 0x000000000014220c/' \
+sed -i '3s/.*/0x0000010000000000 0x000001000fffffff 0x000000000014220c/' \
 	"$S/bus/pci/devices/0000:13:00.0/resource"
-sed -i '2s/.*/0x0000000000000000 0x0000000000000000 0x0000000000000000/' \
+sed -i '3s/.*/0x0000000000000000 0x0000000000000000 0x0000000000000000/' \
 	"$S/bus/pci/devices/0000:14:00.0/resource"
 
 # RLIMIT_MEMLOCK of 64 KiB for an unprivileged process.
 small memlock
 limits 65536 >"$P/self/limits"
+
+# RLIMIT_MEMLOCK of 2 GiB: enough for host memory at -m 1G, not for device memory.
+small memlock-2g
+limits $((2 << 30)) >"$P/self/limits"
 
 # GPUs only: no RDMA driver loaded.
 node_begin noib

@@ -145,6 +145,8 @@ static void trace(const char *fmt, ...)
 
 	if (!sim.trace)
 		return;
+	/* Several ranks may share one trace file: each line names its process. */
+	fprintf(sim.trace, "%ld ", (long)getpid());
 	va_start(ap, fmt);
 	vfprintf(sim.trace, fmt, ap);
 	va_end(ap);
