@@ -8,6 +8,9 @@
 # shellcheck source=script_helpers.sh
 . "$(dirname "$0")/script_helpers.sh"
 need_mpi
+# A node without a GPU (make check puts the simulated GPU in front of CUDA; it
+# answers as a machine without a driver here, except where a test says otherwise).
+export SIMGPU_DRIVER=none
 
 sweep=$SCRIPTS/gdrb-sweep
 header=$(head -n 1 "$DATA/good-run/results.csv")
@@ -199,6 +202,35 @@ else
 	grep -q '^mpi_latency,mpi,device,staged,staged,all,8,[1-9][0-9]*,.*,ok,0,' "$WORK/gpurun/results.csv" ||
 		{ cat "$WORK/gpurun/results.csv"; fail "device sweep: neither unsupported nor measured rows"; }
 	pass "device memory measured on a real GPU"
+fi
+
+# --- the simulated GPU (tests/simgpu), listed by a fake nvidia-smi: device rows are
+# measured and validated, and the verdict is SIMULATED, never PASS --------------------------
+if [ "${HAVE_CUDA:-1}" = 1 ] && ! have_gpu; then
+	use_simgpu strict
+	cat >"$WORK/gpu/nvidia-smi" <<'FAKE'
+#!/bin/bash
+case "$*" in
+-L) echo "GPU 0: gdrbench simulated GPU (simgpu) (UUID: GPU-00000000-0000-0000-0000-000000000000)" ;;
+--query-gpu=name*) echo "gdrbench simulated GPU (simgpu)" ;;
+--query-gpu=*) echo "0, gdrbench simulated GPU (simgpu), 00000000:3B:00.0, 0x00000000, 16384, 0.0" ;;
+*) echo "| simulated |" ;;
+esac
+FAKE
+	printf 'sizes 8,64K\ntime 0.02\nrun gdrb_mpi_latency mem=device\nrule staged-ok mpi_latency status = ok path=staged\n' \
+		>"$WORK/sim.profile"
+	PATH=$WORK/gpu:$PATH "$sweep" --profile "$WORK/sim.profile" --bin-dir "$top_builddir" --validate \
+		--out "$WORK/simrun" >"$WORK/simrun.out" 2>"$WORK/simrun.err"
+	rc=$?
+	[ "$rc" -eq 1 ] || { cat "$WORK/simrun.out" "$WORK/simrun.err"; fail "sweep on the simulated GPU exited $rc, expected 1"; }
+	csv=$WORK/simrun/results.csv
+	[ "$(grep -c '^mpi_latency,mpi,device,staged,staged,all,[0-9]*,[1-9][0-9]*,.*,gdrbench simulated GPU (simgpu),.*,ok,0,' "$csv")" -eq 2 ] ||
+		{ cat "$csv"; fail "sweep on the simulated GPU: no validated device rows"; }
+	[ "$(json_get "$WORK/simrun/verdict.json" verdict)" = SIMULATED ] ||
+		{ cat "$WORK/simrun.out"; fail "sweep on the simulated GPU: the verdict is not SIMULATED"; }
+	grep -q '^SIMULATED: 1 rules, 1 passed' "$WORK/simrun.out" || fail "sweep on the simulated GPU: verdict line"
+	pass "sweep on the simulated GPU: device rows validated, verdict SIMULATED (exit 1)"
+	export SIMGPU_DRIVER=none
 fi
 
 # --- bad usage: exit 2, one line naming the option and the accepted form -----------------
