@@ -67,6 +67,27 @@ grep -q "^# path direct: n/a: --mpi-cuda no: " "$WORK/out" ||
 	{ cat "$WORK/out"; fail "--mpi-cuda no: the direct path is not n/a naming the option"; }
 pass "the direct path is n/a by MPI's own answer, and by --mpi-cuda no"
 
+# Two GPUs whose CUDA order is not their PCI order: each rank takes local rank
+# modulo the count, --gpu overrides it, and the header names the one used.
+SIMGPU_DEVICES=0000:b1:00.0,0000:17:00.0 mpi 2 -x SIMGPU_DEVICES "$top_builddir/mpi/gdrb_mpi_bw" \
+	-m 64K -c -t 0.02 -n 20 --mem device >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "two simulated GPUs"; }
+grep -q '^# GPU: gdrbench simulated GPU (simgpu), PCI 0000:B1:00.0 (rank 0: device 0 of 2)' "$WORK/out" ||
+	{ cat "$WORK/out"; fail "two GPUs: rank 0 does not use CUDA device 0 (PCI 0000:B1:00.0)"; }
+SIMGPU_DEVICES=0000:b1:00.0,0000:17:00.0 mpi 2 -x SIMGPU_DEVICES "$top_builddir/mpi/gdrb_mpi_bw" \
+	-m 64K -c -t 0.02 -n 20 --mem device --gpu 1 >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "--gpu 1"; }
+grep -q '^# GPU: gdrbench simulated GPU (simgpu), PCI 0000:17:00.0 (rank 0: device 1 of 2)' "$WORK/out" ||
+	{ cat "$WORK/out"; fail "--gpu 1 does not select CUDA device 1 (PCI 0000:17:00.0)"; }
+SIMGPU_DEVICES=0000:b1:00.0,0000:17:00.0 CUDA_VISIBLE_DEVICES=1 mpi 2 -x SIMGPU_DEVICES -x CUDA_VISIBLE_DEVICES \
+	"$top_builddir/mpi/gdrb_mpi_bw" -m 64K -t 0.02 -n 20 --mem device >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/err"; fail "CUDA_VISIBLE_DEVICES=1"; }
+grep -q 'PCI 0000:17:00.0 (rank 0: device 0 of 1)' "$WORK/out" || { cat "$WORK/out"; fail "CUDA_VISIBLE_DEVICES not honoured"; }
+SIMGPU_DEVICES=0000:b1:00.0,0000:17:00.0 mpi 2 -x SIMGPU_DEVICES "$top_builddir/mpi/gdrb_mpi_bw" \
+	-m 64K --mem device --gpu 2 >"$WORK/out" 2>"$WORK/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--gpu 2: this node has 2 GPU(s), 0..1" "$WORK/err" ||
+	{ cat "$WORK/err"; fail "--gpu 2 with two GPUs: exit $rc, expected 2 naming the GPUs there are"; }
+pass "two GPUs: local rank picks the CUDA device, --gpu and CUDA_VISIBLE_DEVICES are honoured"
+
 # Validation reads device memory back through CUDA: a flipped byte in a device
 # receive buffer must be caught.
 GDRB_INJECT_CORRUPTION=1 mpi 2 -x GDRB_INJECT_CORRUPTION "$top_builddir/mpi/gdrb_mpi_latency" \
