@@ -47,6 +47,37 @@ use_simgpu() {
 	unset CUDA_VISIBLE_DEVICES SIMGPU_DRIVER
 }
 
+# need_vm: the soft-RoCE VM (tests/vm/rxe-vm.sh) prepared, or skip where it cannot
+# be had here. Sets vm (the harness) and shares (--share options: the work
+# directory, and the build tree where it lives under the VM's empty /tmp).
+need_vm() {
+	local rc
+	vm=$top_srcdir/tests/vm/rxe-vm.sh
+	bash "$vm" prepare || {
+		rc=$?
+		[ "$rc" -eq 77 ] && skip "no soft-RoCE VM on this machine (reason above)"
+		fail "rxe-vm.sh prepare exited $rc"
+	}
+	shares=(--share "$WORK")
+	case $top_builddir in
+	/tmp/* | /run/* | /dev/shm/*) shares+=(--share "$top_builddir") ;;
+	esac
+}
+
+# vm_inside: run $WORK/inside.sh in the VM with two arguments, the work directory
+# and the build tree; fail unless it exits 0. inside.sh records "NAME STATUS" lines
+# in $WORK/rc and each run's NAME.out and NAME.err: status_of NAME and show NAME.
+vm_inside() {
+	local start rc=0
+	start=$(date +%s)
+	bash "$vm" run --timeout 600 "${shares[@]}" -- bash "$WORK/inside.sh" "$WORK" "$top_builddir" \
+		>"$WORK/run.out" 2>"$WORK/run.err" || rc=$?
+	echo "VM run: $(($(date +%s) - start)) s"
+	[ "$rc" -eq 0 ] || { cat "$WORK/run.out" "$WORK/run.err"; fail "the VM run exited $rc"; }
+}
+status_of() { awk -v n="$1" '$1 == n { print $2 }' "$WORK/rc"; }
+show() { cat "$WORK/$1.out" "$WORK/$1.err" 2>/dev/null; }
+
 # no_simgpu_errors FILE: the simulator reported no misuse (bad copies, frees) in FILE.
 no_simgpu_errors() {
 	if grep -q '^simgpu: error' "$1"; then

@@ -7,23 +7,13 @@
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-vm=$top_srcdir/tests/vm/rxe-vm.sh
 for tool in ibv_devinfo ib_write_bw; do
 	command -v "$tool" >/dev/null 2>&1 ||
 		skip "no $tool here (Debian: ibverbs-utils perftest; scripts/install-deps installs them)"
 done
-bash "$vm" prepare || {
-	rc=$?
-	[ "$rc" -eq 77 ] && skip "no soft-RoCE VM on this machine (reason above)"
-	fail "rxe-vm.sh prepare exited $rc"
-}
-
 # The VM shows this machine's root read-only with an empty /tmp: the work
 # directory is shared writable, and the build tree too where it lives in /tmp.
-shares=(--share "$WORK")
-case $top_builddir in
-/tmp/* | /run/* | /dev/shm/*) shares+=(--share "$top_builddir") ;;
-esac
+need_vm
 mpi_in_vm=0
 [ "${HAVE_MPI:-1}" = 1 ] && [ -x "$top_builddir/mpi/gdrb_mpi_latency" ] && mpi_in_vm=1
 

@@ -12,16 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 need_mpi
 [ -x "$top_builddir/bench/gdrb_write_lat" ] || skip "verbs benchmarks not built (no libibverbs at configure time)"
-vm=$top_srcdir/tests/vm/rxe-vm.sh
-bash "$vm" prepare || {
-	rc=$?
-	[ "$rc" -eq 77 ] && skip "no soft-RoCE VM on this machine (reason above)"
-	fail "rxe-vm.sh prepare exited $rc"
-}
-shares=(--share "$WORK")
-case $top_builddir in
-/tmp/* | /run/* | /dev/shm/*) shares+=(--share "$top_builddir") ;;
-esac
+need_vm
 
 cat >"$WORK/inside.sh" <<'INSIDE'
 # Runs inside the VM: $1 the shared work directory, $2 the build tree.
@@ -91,15 +82,7 @@ echo "linkdown $? $(($(date +%s) - start))" >>"$out/rc"
 wait
 INSIDE
 
-start=$(date +%s)
-rc=0
-bash "$vm" run --timeout 600 "${shares[@]}" -- bash "$WORK/inside.sh" "$WORK" "$top_builddir" \
-	>"$WORK/run.out" 2>"$WORK/run.err" || rc=$?
-echo "VM run: $(($(date +%s) - start)) s"
-[ "$rc" -eq 0 ] || { cat "$WORK/run.out" "$WORK/run.err"; fail "the VM run exited $rc"; }
-
-status_of() { awk -v n="$1" '$1 == n { print $2 }' "$WORK/rc"; }
-show() { cat "$WORK/$1.out" "$WORK/$1.err" 2>/dev/null; }
+vm_inside
 
 # Every CSV row: layer verbs, nic rxe0:1 (Ethernet, 2.5 Gb/s, no GPU: distance unknown),
 # reg host, status ok, 2 ranks.

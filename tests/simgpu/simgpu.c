@@ -734,6 +734,25 @@ static void check_export(struct sim_alloc *a)
 	a->export_fd = -1;
 }
 
+/*
+ * The live allocation of this kind that starts at ptr, with sim.lock held, after
+ * waiting for the device (cudaFree and cudaFreeHost synchronise, as CUDA's do).
+ */
+static struct sim_alloc *freeing(void *ptr, enum alloc_kind kind, const char *call)
+{
+	struct sim_alloc *a;
+
+	wait_all();
+	pthread_mutex_lock(&sim.lock);
+	a = find_alloc(ptr);
+	if (a && a->kind == kind && a->base == (char *)ptr)
+		return a;
+	pthread_mutex_unlock(&sim.lock);
+	sim_log("error: %s(%p): not the start of a live %s allocation", call, ptr,
+		kind == A_DEVICE ? "cudaMalloc" : "cudaMallocHost");
+	return NULL;
+}
+
 SIM_EXPORT cudaError_t cudaFree(void *ptr)
 {
 	struct sim_alloc *a;
@@ -741,15 +760,8 @@ SIM_EXPORT cudaError_t cudaFree(void *ptr)
 
 	if (err || !ptr)
 		return err;
-	/* cudaFree waits for the device, as CUDA's does. */
-	wait_all();
-	pthread_mutex_lock(&sim.lock);
-	a = find_alloc(ptr);
-	if (!a || a->kind != A_DEVICE || a->base != (char *)ptr) {
-		pthread_mutex_unlock(&sim.lock);
-		sim_log("error: cudaFree(%p): not the start of a live cudaMalloc allocation", ptr);
+	if (!(a = freeing(ptr, A_DEVICE, "cudaFree")))
 		return cudaErrorInvalidValue;
-	}
 	check_export(a);
 	/* Give the pages back; the range stays reserved (PROT_NONE or RW) for reuse. */
 	fallocate(sim.heap_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)a->heap_off,
@@ -768,14 +780,8 @@ SIM_EXPORT cudaError_t cudaFreeHost(void *ptr)
 
 	if (err || !ptr)
 		return err;
-	wait_all();
-	pthread_mutex_lock(&sim.lock);
-	a = find_alloc(ptr);
-	if (!a || a->kind != A_PINNED || a->base != (char *)ptr) {
-		pthread_mutex_unlock(&sim.lock);
-		sim_log("error: cudaFreeHost(%p): not a live cudaMallocHost allocation", ptr);
+	if (!(a = freeing(ptr, A_PINNED, "cudaFreeHost")))
 		return cudaErrorInvalidValue;
-	}
 	munmap(a->base, a->span);
 	a->live = false;
 	pthread_mutex_unlock(&sim.lock);
