@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,10 +482,7 @@ static void check_memlock(struct doctor *d, struct doc_check *c)
 	/* The bandwidth benchmarks' figure: the latency ones register no more. */
 	gdrb_memlock_need(d->max_size, d->window, true, d->mem, &need);
 	gdrb_memlock_need_text(&need, text, sizeof(text));
-	if (need.overflow)
-		snprintf(total, sizeof(total), "more than %zu bytes", (size_t)SIZE_MAX);
-	else
-		gdrb_size_format(need.bytes, total, sizeof(total));
+	gdrb_memlock_total_text(&need, total, sizeof(total));
 	gdrb_size_format(d->max_size, max, sizeof(max));
 	if (need.overflow)
 		snprintf(fix, sizeof(fix), "raise it to unlimited (no finite limit covers the need): %s",

@@ -2,8 +2,6 @@
 /* gdrb_doctor options: the roots to read, the runs to check memlock for, the output form. */
 #include "config.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,8 +16,6 @@
 
 enum { OPT_SYSFS = 0x100, OPT_PROCFS, OPT_MEM };
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
 
 static void usage(FILE *f, const char *summary)
 {
@@ -33,7 +29,7 @@ static void usage(FILE *f, const char *summary)
 		"                     not asked and registration is not attempted)\n"
 		"  -m, --sizes SIZES  the benchmarks' message sizes, for the memlock need: the\n"
 		"                     largest counts (default " GDRB_DEF_SIZES ")\n"
-		"  -W, --window N     their window (default " STR(GDRB_DEF_WINDOW) ")\n"
+		"  -W, --window N     their window (default " GDRB_STR(GDRB_DEF_WINDOW) ")\n"
 		"  --mem KIND         their memory: host, pinned or device (default device)\n"
 		"  -j, --json         print JSON instead of the table\n"
 		"  -h, --help         print this help and exit\n"
@@ -89,19 +85,15 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 	};
 	static const char *const sys_need[] = { "bus", "class", "devices", NULL };
 	static const char *const proc_need[] = { "cmdline", NULL };
-	struct gdrb_sizes sizes;
-	const char *err, *hint;
-	unsigned long long v;
-	char *end;
+	/* -m, -W and --mem as the benchmarks parse them; the runs asked about use device memory. */
+	struct gdrb_params run;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->sysfs_root = "/sys";
 	o->procfs_root = "/proc";
-	gdrb_sizes_parse(GDRB_DEF_SIZES, &sizes, &err);
-	o->max_size = gdrb_sizes_max(&sizes);
-	o->window = GDRB_DEF_WINDOW;
-	o->mem = GDRB_MEM_DEVICE;
+	gdrb_opts_defaults(&run);
+	run.mem = GDRB_MEM_DEVICE;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":m:W:jhV", longopts, NULL)) != -1) {
@@ -115,32 +107,11 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 			o->procfs_root = optarg;
 			break;
 		case 'm':
-			if (gdrb_sizes_parse(optarg, &sizes, &err)) {
-				gdrb_usage_err("-m/--sizes: %s in '%s'; accepted: %s", err, optarg,
-					       GDRB_SIZE_FORMS);
-				return GDRB_ERR_USAGE;
-			}
-			o->max_size = gdrb_sizes_max(&sizes);
-			break;
 		case 'W':
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (!isdigit((unsigned char)*optarg) || errno || *end || v < 1 ||
-			    v > 1u << 16) {
-				gdrb_usage_err("--window: expected an integer from 1 to %u, got '%s'",
-					       1u << 16, optarg);
-				return GDRB_ERR_USAGE;
-			}
-			o->window = (unsigned)v;
-			break;
 		case OPT_MEM:
-			if (gdrb_mem_kind_parse(optarg, &o->mem, &hint)) {
-				gdrb_usage_err("--mem: unknown memory kind '%s'; accepted: host, "
-					       "pinned, device%s%s%s", optarg,
-					       hint ? " (did you mean '" : "", hint ? hint : "",
-					       hint ? "'?)" : "");
+			if (gdrb_opts_value(c == 'm' ? "sizes" : c == 'W' ? "window" : "mem", optarg,
+					    &run))
 				return GDRB_ERR_USAGE;
-			}
 			break;
 		case 'j':
 			o->json = true;
@@ -177,5 +148,8 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 	    check_root("--procfs-root", o->procfs_root, proc_need, "procfs", "/proc"))
 		return GDRB_ERR_USAGE;
 	o->live = is_live(o->sysfs_root, "/sys") && is_live(o->procfs_root, "/proc");
+	o->max_size = gdrb_sizes_max(&run.sizes);
+	o->window = run.window;
+	o->mem = run.mem;
 	return 0;
 }

@@ -13,6 +13,10 @@
 #include "gdrb_mem.h"
 #include "gdrb_size.h"
 
+/* A numeric default as a string, for help texts: GDRB_STR(GDRB_DEF_WINDOW). */
+#define GDRB_STR_(x) #x
+#define GDRB_STR(x) GDRB_STR_(x)
+
 enum gdrb_opt_group {
 	GDRB_OPTG_COMMON = 1u << 0,   /* sizes, iterations, time, csv, validate, ... */
 	GDRB_OPTG_MEM = 1u << 1,      /* --mem, --gpu */
@@ -105,6 +109,12 @@ enum {
 int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 		    struct gdrb_params *p);
 void gdrb_opts_defaults(struct gdrb_params *p);
+/*
+ * One option's value, by its long name ("sizes", "window", "mem"), parsed into
+ * p as gdrb_opts_parse would, with the same one-line error (GDRB_ERR_USAGE):
+ * for tools that take a few of the benchmarks' options (gdrb_doctor).
+ */
+int gdrb_opts_value(const char *name, const char *arg, struct gdrb_params *p);
 void gdrb_opts_usage(FILE *out, unsigned groups, const char *summary);
 
 #endif

@@ -87,6 +87,8 @@ struct gdrb_memlock_need {
 /* 0, or -EOVERFLOW with need->bytes saturated at SIZE_MAX (never wrapped). */
 int gdrb_memlock_need(size_t max_size, unsigned window, bool windowed, enum gdrb_mem_kind mem,
 		      struct gdrb_memlock_need *need);
+/* The need alone: "4GiB", or "more than N bytes" when it overflows. */
+char *gdrb_memlock_total_text(const struct gdrb_memlock_need *need, char *buf, size_t len);
 /*
  * "need 4GiB for -m 1GiB with --mem device: 4 registered buffers of 1GiB
  * (...); a buffer holds ...": the figure and how it was derived.

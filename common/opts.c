@@ -50,20 +50,17 @@ struct opt_desc {
 	const char *help;       /* "%s" in help is replaced by the default */
 };
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 static const struct opt_desc opt_table[] = {
 	{ { "sizes", required_argument, NULL, 'm' }, 'm', GDRB_OPTG_SIZES, "SIZES",
 	  "message sizes: MIN:MAX (powers of two) or a list like 8,4K,1M; K,M,G,T or KiB,MiB,GiB,TiB (default " GDRB_DEF_SIZES ")" },
 	{ { "iters", required_argument, NULL, 'n' }, 'n', GDRB_OPTG_COMMON, "N",
-	  "most timed iterations per size (default " STR(GDRB_DEF_ITERS) ")" },
+	  "most timed iterations per size (default " GDRB_STR(GDRB_DEF_ITERS) ")" },
 	{ { "warmup", required_argument, NULL, 'w' }, 'w', GDRB_OPTG_COMMON, "N",
-	  "most warm-up iterations per size, bounded by a tenth of the time budget (default " STR(GDRB_DEF_WARMUP) ")" },
+	  "most warm-up iterations per size, bounded by a tenth of the time budget (default " GDRB_STR(GDRB_DEF_WARMUP) ")" },
 	{ { "time-per-size", required_argument, NULL, 't' }, 't', GDRB_OPTG_COMMON, "SEC",
-	  "time budget of timed iterations per size; at least " STR(GDRB_DEF_MIN_ITERS) " iterations run (default " STR(GDRB_DEF_TIME_PER_SIZE) ")" },
+	  "time budget of timed iterations per size; at least " GDRB_STR(GDRB_DEF_MIN_ITERS) " iterations run (default " GDRB_STR(GDRB_DEF_TIME_PER_SIZE) ")" },
 	{ { "timeout", required_argument, NULL, 'T' }, 'T', GDRB_OPTG_COMMON, "SEC",
-	  "give up when a peer makes no progress for SEC seconds at any size; 0: never (default " STR(GDRB_DEF_TIMEOUT) ")" },
+	  "give up when a peer makes no progress for SEC seconds at any size; 0: never (default " GDRB_STR(GDRB_DEF_TIMEOUT) ")" },
 	{ { "validate", no_argument, NULL, 'c' }, 'c', GDRB_OPTG_COMMON, NULL,
 	  "check every received byte against a pattern that changes with size and iteration (outside the timed region)" },
 	{ { "csv", required_argument, NULL, OPT_CSV }, 0, GDRB_OPTG_COMMON, "FILE",
@@ -75,7 +72,7 @@ static const struct opt_desc opt_table[] = {
 	{ { "gpu", required_argument, NULL, OPT_GPU }, 0, GDRB_OPTG_MEM, "N",
 	  "CUDA device for --mem device (default: local rank modulo the GPU count)" },
 	{ { "window", required_argument, NULL, 'W' }, 'W', GDRB_OPTG_WINDOW, "N",
-	  "messages in flight per iteration, reduced where they do not fit the buffer (default " STR(GDRB_DEF_WINDOW) ")" },
+	  "messages in flight per iteration, reduced where they do not fit the buffer (default " GDRB_STR(GDRB_DEF_WINDOW) ")" },
 	{ { "op", required_argument, NULL, OPT_OP }, 0, GDRB_OPTG_REDUCE, "OP",
 	  "reduction: sum, prod, min or max (default sum)" },
 	{ { "dtype", required_argument, NULL, OPT_DTYPE }, 0, GDRB_OPTG_REDUCE, "TYPE",
@@ -95,9 +92,9 @@ static const struct opt_desc opt_table[] = {
 	{ { "mtu", required_argument, NULL, OPT_MTU }, 0, GDRB_OPTG_VERBS, "BYTES",
 	  "path MTU: 256, 512, 1024, 2048 or 4096 (default: the port's active MTU)" },
 	{ { "tx-depth", required_argument, NULL, OPT_TX_DEPTH }, 0, GDRB_OPTG_VERBS, "N",
-	  "send queue depth per QP (default " STR(GDRB_DEF_TX_DEPTH) ")" },
+	  "send queue depth per QP (default " GDRB_STR(GDRB_DEF_TX_DEPTH) ")" },
 	{ { "qps", required_argument, NULL, OPT_QPS }, 0, GDRB_OPTG_VERBS, "N",
-	  "data QPs per pair; a window's messages go round-robin over them, latency uses the first (default " STR(GDRB_DEF_QPS) ")" },
+	  "data QPs per pair; a window's messages go round-robin over them, latency uses the first (default " GDRB_STR(GDRB_DEF_QPS) ")" },
 	{ { "sl", required_argument, NULL, OPT_SL }, 0, GDRB_OPTG_VERBS, "N",
 	  "service level 0-15 (default 0)" },
 	{ { "tclass", required_argument, NULL, OPT_TCLASS }, 0, GDRB_OPTG_VERBS, "N",
@@ -206,7 +203,8 @@ static int parse_u64(const char *opt, const char *text, uint64_t min, uint64_t m
 	char *end;
 
 	errno = 0;
-	if (*text == '-' || *text == '+' || *text == '\0')
+	/* strtoull would take a sign or leading blanks: a digit must come first. */
+	if (!isdigit((unsigned char)*text))
 		goto bad;
 	v = strtoull(text, &end, 10);
 	if (errno || *end || v < min || v > max)
@@ -421,6 +419,17 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 		return 0;
 	}
 	return GDRB_ERR_USAGE;
+}
+
+int gdrb_opts_value(const char *name, const char *arg, struct gdrb_params *p)
+{
+	size_t i;
+
+	for (i = 0; i < N_OPTS; i++)
+		if (!strcmp(opt_table[i].lo.name, name))
+			return apply(opt_table[i].lo.val, arg, p);
+	gdrb_err("gdrb_opts_value: no option --%s", name);
+	return GDRB_ERR;
 }
 
 int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,

@@ -193,14 +193,20 @@ int gdrb_memlock_need(size_t max_size, unsigned window, bool windowed, enum gdrb
 	return 0;
 }
 
+char *gdrb_memlock_total_text(const struct gdrb_memlock_need *need, char *buf, size_t len)
+{
+	if (need->overflow)
+		snprintf(buf, len, "more than %zu bytes", (size_t)SIZE_MAX);
+	else
+		gdrb_size_format(need->bytes, buf, len);
+	return buf;
+}
+
 void gdrb_memlock_need_text(const struct gdrb_memlock_need *need, char *buf, size_t len)
 {
 	char total[48], max[32], each[32], cap[32], window[96] = "";
 
-	if (need->overflow)
-		snprintf(total, sizeof(total), "more than %zu bytes", (size_t)SIZE_MAX);
-	else
-		gdrb_size_format(need->bytes, total, sizeof(total));
+	gdrb_memlock_total_text(need, total, sizeof(total));
 	if (need->windowed)
 		snprintf(window, sizeof(window), ", or a window (-W %u) of smaller ones up to %s",
 			 need->window, gdrb_size_format(GDRB_WINDOW_BYTES_CAP, cap, sizeof(cap)));

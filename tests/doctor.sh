@@ -137,6 +137,7 @@ expect_usage "--sysfs-root needs a value: DIR" --sysfs-root
 expect_usage "unexpected argument 'extra'" extra
 expect_usage "-m/--sizes: .* in '1KB'; accepted: MIN:MAX" -m 1KB
 expect_usage "--window: expected an integer from 1 to 65536, got '0'" -W 0
+expect_usage "--window: expected an integer from 1 to 65536, got ' 8'" -W ' 8'
 expect_usage "--mem: unknown memory kind 'gpu'; accepted: host, pinned, device" --mem gpu
 
 "$bin" --help >"$WORK/help" || fail "--help did not exit 0"

@@ -330,6 +330,7 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "-n", "0x10" }, "--iters" },
 	{ ALL_GROUPS, { "-n", "" }, "--iters" },
 	{ ALL_GROUPS, { "-n", "+5" }, "--iters" },
+	{ ALL_GROUPS, { "-n", " 5" }, "--iters" },
 	{ ALL_GROUPS, { "-n", "99999999999999999999" }, "--iters" },
 	{ ALL_GROUPS, { "-w", "-1" }, "--warmup" },
 	{ ALL_GROUPS, { "-w", "4294967297" }, "--warmup" },
