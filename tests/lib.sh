@@ -86,6 +86,30 @@ no_simgpu_errors() {
 	fi
 }
 
+# fake_nvidia_smi DIR NAME BUS_ID [DEVICE_ID MEMORY_MIB DRIVER CUDA]: an nvidia-smi in DIR
+# that lists one GPU: -L; --query-gpu=FIELDS with the fields asked for, in their order
+# (index, name, pci.bus_id, pci.device_id, memory.total, driver_version; "MiB" after the
+# memory unless --format says nounits); otherwise its banner with driver and CUDA versions.
+fake_nvidia_smi() {
+	mkdir -p "$1"
+	cat >"$1/nvidia-smi" <<FAKE
+#!/bin/bash
+declare -A field=([index]=0 [name]="$2" [pci.bus_id]="$3" [pci.device_id]="${4:-0x233010DE}"
+	[memory.total]="${5:-81559}" [driver_version]="${6:-580.65.06}")
+case "\$1" in
+-L) echo "GPU 0: $2 (UUID: GPU-00000000-0000-0000-0000-000000000000)" ;;
+--query-gpu=*)
+	IFS=, read -ra want <<<"\${1#--query-gpu=}"
+	[[ "\$*" == *nounits* ]] || field[memory.total]+=" MiB"
+	line=
+	for f in "\${want[@]}"; do line+="\${line:+, }\${field[\$f]}"; done
+	echo "\$line" ;;
+*) echo "| NVIDIA-SMI ${6:-580.65.06}    Driver Version: ${6:-580.65.06}    CUDA Version: ${7:-13.0} |" ;;
+esac
+FAKE
+	chmod +x "$1/nvidia-smi"
+}
+
 # need_memory GIB: hold the big-memory lock (tests needing many GiB run one at a
 # time, also under make -j), then skip unless GIB GiB are available.
 need_memory() {

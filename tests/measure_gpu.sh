@@ -33,15 +33,7 @@ expect_refused "unexpected argument 'extra'" "$script" extra
 pass "bad usage: exit 2 with one line; --help from the header comment, without the test switch"
 
 # --- a GPU listed by nvidia-smi (a fake one), for the paths that consult it ------------------
-mkdir -p "$WORK/smi"
-cat >"$WORK/smi/nvidia-smi" <<'FAKE'
-#!/bin/bash
-case "$*" in
--L) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000000)" ;;
---query-gpu=*) echo "NVIDIA H100 80GB HBM3, 580.65.06, 81559 MiB, 00000000:3B:00.0" ;;
-esac
-FAKE
-chmod +x "$WORK/smi/nvidia-smi"
+fake_nvidia_smi "$WORK/smi" "NVIDIA H100 80GB HBM3" 00000000:3B:00.0
 
 # --- no GPU: the real CUDA runtime of this machine, without a driver ---------------------------
 if command -v nvidia-smi >/dev/null 2>&1; then

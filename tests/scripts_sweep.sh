@@ -155,17 +155,8 @@ grep -q '^mpi_latency,mpi,host,direct,host,all,8,' "$WORK/slurmrun/results.csv" 
 pass "inside a Slurm allocation the sweep launches with srun on the allocation's nodes"
 
 # --- a node with a GPU and an RDMA port (fakes): what is planned, what meta.json records -----
-mkdir -p "$WORK/gpu" "$WORK/sys/class/infiniband/mlx5_0/ports/1" "$WORK/sys/class/infiniband/mlx5_0/device/net/ib0"
-cat >"$WORK/gpu/nvidia-smi" <<'FAKE'
-#!/bin/bash
-case "$*" in
--L) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000000)" ;;
---query-gpu=name*) echo "NVIDIA H100 80GB HBM3" ;;
---query-gpu=*) echo "0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 0x233010DE, 81559, 580.65.06" ;;
-*) echo "| NVIDIA-SMI 580.65.06    Driver Version: 580.65.06    CUDA Version: 13.0 |" ;;
-esac
-FAKE
-chmod +x "$WORK/gpu/nvidia-smi"
+mkdir -p "$WORK/sys/class/infiniband/mlx5_0/ports/1" "$WORK/sys/class/infiniband/mlx5_0/device/net/ib0"
+fake_nvidia_smi "$WORK/gpu" "NVIDIA H100 80GB HBM3" 00000000:18:00.0
 ib=$WORK/sys/class/infiniband/mlx5_0
 printf 'DRIVER=mlx5_core\nPCI_ID=15B3:1021\nPCI_SLOT_NAME=0000:1a:00.0\n' >"$ib/device/uevent"
 echo 28.39.1002 >"$ib/fw_ver"
@@ -208,15 +199,7 @@ fi
 # measured and validated, and the verdict is SIMULATED, never PASS --------------------------
 if [ "${HAVE_CUDA:-1}" = 1 ] && ! have_gpu; then
 	use_simgpu strict
-	cat >"$WORK/gpu/nvidia-smi" <<'FAKE'
-#!/bin/bash
-case "$*" in
--L) echo "GPU 0: gdrbench simulated GPU (simgpu) (UUID: GPU-00000000-0000-0000-0000-000000000000)" ;;
---query-gpu=name*) echo "gdrbench simulated GPU (simgpu)" ;;
---query-gpu=*) echo "0, gdrbench simulated GPU (simgpu), 00000000:3B:00.0, 0x00000000, 16384, 0.0" ;;
-*) echo "| simulated |" ;;
-esac
-FAKE
+	fake_nvidia_smi "$WORK/gpu" "gdrbench simulated GPU (simgpu)" 00000000:3B:00.0 0x00000000 16384 0.0
 	printf 'sizes 8,64K\ntime 0.02\nrun gdrb_mpi_latency mem=device\nrule staged-ok mpi_latency status = ok path=staged\n' \
 		>"$WORK/sim.profile"
 	PATH=$WORK/gpu:$PATH "$sweep" --profile "$WORK/sim.profile" --bin-dir "$top_builddir" --validate \
