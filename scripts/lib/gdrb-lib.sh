@@ -99,6 +99,17 @@ jn() {
 	if [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; then printf '%s' "$1"; else printf 'null'; fi
 }
 
+# cuda_toolkit_version: the CUDA Toolkit's version from nvcc (on PATH, else under CUDA_HOME or
+# /usr/local/cuda), e.g. 13.0.48; nothing where there is none.
+cuda_toolkit_version() {
+	local nvcc version
+	for nvcc in "$(command -v nvcc 2>/dev/null)" "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc"; do
+		[[ -n $nvcc && -x $nvcc ]] || continue
+		version=$("$nvcc" --version 2>/dev/null | sed -n 's/.*release [0-9.]*, V\([0-9.]*\).*/\1/p')
+		[[ -n $version ]] && { printf '%s' "$version"; return; }
+	done
+}
+
 # shell_join WORDS...: one command line that a shell reads back as WORDS (quoted where needed).
 shell_join() {
 	local w out=
