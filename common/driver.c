@@ -51,14 +51,14 @@ void gdrb_mismatch(struct gdrb_ctx *c, const char *fmt, ...)
 
 int gdrb_stage_out(struct gdrb_ctx *c, size_t off, size_t len)
 {
-	if (!c->variant->staged)
+	if (!c->variant->staged || c->variant->pipelined)
 		return 0;
 	return gdrb_buf_copy(&c->send_bounce, off, &c->send, off, len);
 }
 
 int gdrb_stage_in(struct gdrb_ctx *c, size_t off, size_t len)
 {
-	if (!c->variant->staged)
+	if (!c->variant->staged || c->variant->pipelined)
 		return 0;
 	return gdrb_buf_copy(&c->recv, off, &c->recv_bounce, off, len);
 }
@@ -363,11 +363,15 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	return 0;
 }
 
-/* The default variants of a point-to-point benchmark for the --mem kind. */
+/*
+ * The default variants for the --mem kind: direct, and with device memory the
+ * staged ones --staging asks for. Collectives stage whole buffers only.
+ */
 static void default_variants(struct gdrb_ctx *c)
 {
 	struct gdrb_variant *v = c->variants;
 	const char *mem = gdrb_mem_kind_name(c->p->mem);
+	int staging = c->p->staging;
 
 	memset(c->variants, 0, sizeof(c->variants));
 	v[0] = (struct gdrb_variant){ .label = "direct", .mem = mem, .path = "direct",
@@ -376,10 +380,33 @@ static void default_variants(struct gdrb_ctx *c)
 	c->nvariants = 1;
 	if (c->p->mem != GDRB_MEM_DEVICE)
 		return;
-	v[1] = (struct gdrb_variant){ .label = "staged", .mem = mem, .path = "staged",
-				      .reg = "staged", .staged = true, .supported = true,
-				      .how = "cudaMemcpy device->pinned bounce before each send and bounce->device after each receive, copies timed" };
-	c->nvariants = 2;
+	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE) {
+		v[c->nvariants++] = (struct gdrb_variant){
+			.label = "staged", .mem = mem, .path = "staged", .reg = "staged",
+			.staged = true, .supported = true,
+			.how = "cudaMemcpy of the whole buffer to pinned memory before the collective and back after it, copies timed (not pipelined, whatever --staging says: one collective call cut into per-fragment calls would measure another algorithm)" };
+		return;
+	}
+	if (staging != GDRB_STAGING_SERIAL)
+		v[c->nvariants++] = (struct gdrb_variant){
+			.label = "staged", .mem = mem, .path = "staged", .reg = "staged",
+			.staged = true, .pipelined = true, .supported = true,
+			.how = "pipelined: fragments of --stage-chunk through pinned slots, cudaMemcpyAsync on a non-blocking stream per direction; the copy of one fragment overlaps the transfer of another, copies timed" };
+	if (staging != GDRB_STAGING_PIPELINED)
+		v[c->nvariants++] = (struct gdrb_variant){
+			.label = "staged-serial", .mem = mem, .path = "staged-serial", .reg = "staged",
+			.staged = true, .supported = true,
+			.how = "serial: cudaMemcpy of each whole message device->pinned before it is sent, pinned->device after the window arrived, copies timed" };
+}
+
+static bool any_variant(const struct gdrb_ctx *c, bool pipelined)
+{
+	size_t i;
+
+	for (i = 0; i < c->nvariants; i++)
+		if (c->variants[i].staged && c->variants[i].pipelined == pipelined)
+			return true;
+	return false;
 }
 
 static int alloc_buffers(struct run *r)
@@ -405,7 +432,11 @@ static int alloc_buffers(struct run *r)
 	if ((uses_send && gdrb_buf_alloc(&c->send, ops, c->bufsize)) ||
 	    gdrb_buf_alloc(&c->recv, ops, c->bufsize))
 		return GDRB_ERR;
-	if (r->p.mem == GDRB_MEM_DEVICE) {
+	if (any_variant(c, true) &&
+	    ((uses_send && gdrb_ring_open(&c->out_ring, "out", r->p.stage_chunk, GDRB_STAGE_SLOTS)) ||
+	     gdrb_ring_open(&c->in_ring, "in", r->p.stage_chunk, GDRB_STAGE_SLOTS)))
+		return GDRB_ERR;
+	if (any_variant(c, false)) {
 		pinned = gdrb_mem_ops_get(GDRB_MEM_PINNED, &why);
 		if ((uses_send && gdrb_buf_alloc(&c->send_bounce, pinned, c->bufsize)) ||
 		    gdrb_buf_alloc(&c->recv_bounce, pinned, c->bufsize))
@@ -427,6 +458,8 @@ static void free_buffers(struct gdrb_ctx *c)
 	gdrb_buf_free(&c->recv);
 	gdrb_buf_free(&c->send_bounce);
 	gdrb_buf_free(&c->recv_bounce);
+	gdrb_ring_close(&c->out_ring);
+	gdrb_ring_close(&c->in_ring);
 }
 
 /* Every rank agrees on the worst code; rank 0 has already said why. */

@@ -23,6 +23,8 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.mem = v->mem,
 		.path = v->path,
 		.reg = v->reg,
+		.stage_chunk = v->pipelined ? r->p.stage_chunk : 0,
+		.stage_slots = v->pipelined ? GDRB_STAGE_SLOTS : 0,
 		.pair = pair,
 		.size = size,
 		.iterations = o->iters,
@@ -145,7 +147,7 @@ void gdrb_drv_table_line(struct run *r, size_t size, const char *pair, const str
 						       col->decimals);
 		}
 	}
-	if (c->nvariants == 2 && k < GDRB_TABLE_MAX_COLS) {
+	if (c->nvariants >= 2 && k < GDRB_TABLE_MAX_COLS) {
 		cell[k] = gdrb_fmt_num(cells[k], sizeof(cells[k]), speedup(c, o), 2);
 		k++;
 	}
@@ -174,7 +176,7 @@ void gdrb_drv_table_setup(struct run *r)
 			t[k] = titles[k];
 		}
 	}
-	if (c->nvariants == 2 && k < GDRB_TABLE_MAX_COLS)
+	if (c->nvariants >= 2 && k < GDRB_TABLE_MAX_COLS)
 		t[k++] = "speedup";
 	gdrb_table_init(&r->table, k, t);
 }
@@ -215,7 +217,10 @@ void gdrb_drv_print_header(struct run *r)
 
 		if (v->supported)
 			printf("# path %s: %s (reg %s)\n", v->label, v->how, v->reg);
-		else
+		if (v->supported && v->pipelined)
+			printf("# staging: %s fragments, %u pinned slots per direction; a message of one fragment is copied, then sent\n",
+			       gdrb_size_format(p->stage_chunk, lo, sizeof(lo)), GDRB_STAGE_SLOTS);
+		if (!v->supported)
 			printf("# path %s: n/a: %s\n", v->label, v->why);
 	}
 	printf("# clock %s; sizes %s..%s (%zu); up to %llu iterations and %.2f s per size, %llu warm-up; validation %s; timeout %s\n",
@@ -238,7 +243,7 @@ void gdrb_drv_print_header(struct run *r)
 	else
 		printf("# bandwidth in GB/s (1e9 B/s) over the timed iterations%s\n",
 		       b->traffic == GDRB_TRAFFIC_BIDIR ? ", both directions added" : "");
-	if (c->nvariants == 2)
+	if (c->nvariants >= 2)
 		printf("# speedup: %s\n", b->traffic == GDRB_TRAFFIC_COLLECTIVE ?
 		       "second path's avg / first path's avg" : b->metric == GDRB_METRIC_BW ?
 		       "first path's bandwidth / second path's" :

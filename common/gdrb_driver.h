@@ -15,6 +15,7 @@
 #include "gdrb_boot.h"
 #include "gdrb_mem.h"
 #include "gdrb_opts.h"
+#include "gdrb_stage.h"
 
 enum gdrb_metric {
 	GDRB_METRIC_LAT,        /* table shows latency percentiles */
@@ -39,7 +40,8 @@ struct gdrb_variant {
 	const char *path;       /* CSV path: direct, staged, or the benchmark's own */
 	const char *reg;        /* CSV reg: host, dmabuf, peermem, mpi-cuda, staged, none */
 	const char *how;        /* one line for the header: how this path moves the bytes */
-	bool staged;            /* bytes pass through the pinned bounce buffers */
+	bool staged;            /* bytes pass through pinned bounce memory */
+	bool pipelined;         /* staged in fragments through the rings (else whole messages) */
 	bool supported;
 	char why[640];          /* why not, when !supported */
 	int id;                 /* the benchmark's own tag */
@@ -58,7 +60,8 @@ struct gdrb_ctx {
 
 	size_t bufsize;         /* bytes in each buffer below */
 	struct gdrb_buf send, recv;                 /* --mem kind */
-	struct gdrb_buf send_bounce, recv_bounce;   /* pinned, device memory only */
+	struct gdrb_buf send_bounce, recv_bounce;   /* pinned, whole-message (serial) staging only */
+	struct gdrb_ring out_ring, in_ring;         /* pinned slots, pipelined staging only */
 	unsigned window;        /* messages per iteration at the current size */
 
 	struct gdrb_variant variants[GDRB_MAX_VARIANTS];
@@ -112,7 +115,10 @@ struct gdrb_bench {
 /* Run a benchmark; returns the process exit code. */
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv);
 
-/* Buffers of the current variant: what goes on the wire. */
+/*
+ * Buffers of the current variant: what goes on the wire (direct and serial
+ * staging; a pipelined variant sends from and receives into ring slots).
+ */
 static inline char *gdrb_wire_send(const struct gdrb_ctx *c)
 {
 	return (char *)(c->variant->staged ? c->send_bounce.ptr : c->send.ptr);
@@ -123,7 +129,7 @@ static inline char *gdrb_wire_recv(const struct gdrb_ctx *c)
 	return (char *)(c->variant->staged ? c->recv_bounce.ptr : c->recv.ptr);
 }
 
-/* Staged path: device to bounce before sending, bounce to device after receiving. */
+/* Serial staging: device to bounce before sending, bounce to device after receiving (no-ops otherwise). */
 int gdrb_stage_out(struct gdrb_ctx *c, size_t off, size_t len);
 int gdrb_stage_in(struct gdrb_ctx *c, size_t off, size_t len);
 

@@ -100,4 +100,20 @@ int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *w
 int gdrb_cuda_copy(void *dst, const void *src, size_t len, bool settle);
 bool gdrb_cuda_built(void);
 
+/*
+ * Asynchronous copies for pipelined staging: a non-blocking stream of this
+ * rank's own, events that say when a copy issued on it has finished.
+ * Handles are opaque (cudaStream_t, cudaEvent_t).
+ */
+int gdrb_cuda_stream_create(void **stream);
+void gdrb_cuda_stream_destroy(void *stream);
+int gdrb_cuda_event_create(void **event);
+void gdrb_cuda_event_destroy(void *event);
+/* cudaMemcpyAsync on stream, then record event behind it. */
+int gdrb_cuda_copy_async(void *dst, const void *src, size_t len, void *stream, void *event);
+/* Block until every copy recorded before event has finished. */
+int gdrb_cuda_event_wait(void *event);
+/* 1: finished, 0: not yet, GDRB_ERR: failed. */
+int gdrb_cuda_event_done(void *event);
+
 #endif

@@ -7,6 +7,7 @@
 #ifndef GDRB_MPI_P2P_H
 #define GDRB_MPI_P2P_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <mpi.h>
@@ -20,6 +21,8 @@
 struct gdrb_mpi_p2p {
 	MPI_Request *reqs;
 	int nreqs, cap;
+	/* Pipelined staging: the request of each ring slot, per direction. */
+	MPI_Request out_req[GDRB_STAGE_SLOTS], in_req[GDRB_STAGE_SLOTS];
 };
 
 /*
@@ -41,5 +44,15 @@ int gdrb_mpi_isend(struct gdrb_ctx *c, const void *buf, size_t len, int tag);
 int gdrb_mpi_irecv(struct gdrb_ctx *c, void *buf, size_t len, int tag);
 /* Wait for every request in the list and empty it. */
 int gdrb_mpi_waitall(struct gdrb_ctx *c);
+
+/*
+ * Pipelined staging of a window of `count` messages of `size` bytes (message
+ * k at k * size of the device buffers): with `out`, send c->send through
+ * c->out_ring; with `in`, receive into c->recv through c->in_ring; both at
+ * once for bidirectional traffic. Fragments of the ring's chunk go as
+ * separate messages of tag GDRB_TAG_DATA, in order. Returns when every
+ * fragment has been sent and every received one copied to the device.
+ */
+int gdrb_mpi_pipe(struct gdrb_ctx *c, size_t size, unsigned count, bool out, bool in);
 
 #endif

@@ -92,6 +92,8 @@ struct gdrb_params {
 	int completion;             /* enum gdrb_completion */
 	bool bidir;                 /* -b */
 	int mpi_cuda;               /* enum gdrb_mpi_cuda */
+	int staging;                /* enum gdrb_staging */
+	size_t stage_chunk;         /* pipelined staging's fragment size */
 };
 
 struct gdrb_bench;

@@ -20,6 +20,8 @@
 
 struct gdrb_row {
 	const char *benchmark, *layer, *mem, *path, *reg, *pair;
+	size_t stage_chunk;             /* pipelined staging: fragment bytes; 0: not pipelined */
+	unsigned stage_slots;           /* pipelined staging: bounce slots per direction */
 	size_t size;
 	uint64_t iterations;
 	struct gdrb_stats lat;          /* microseconds */

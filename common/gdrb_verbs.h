@@ -11,7 +11,11 @@
  * memory regions; the out-of-band exchange through the bootstrap (never
  * payload); posting split work requests; completion polling that kicks the
  * watchdog only on progress; and the setup, describe, iteration and teardown
- * callbacks the descriptors in bench/ are made of.
+ * callbacks the descriptors in bench/ are made of. With device memory the
+ * staged path is pipelined (verbs_pipe.c): fragments through the rings of
+ * pinned slots, each with a completion of its own, freed slots returned as
+ * credits on the control QP; --staging serial keeps whole-message bounce
+ * buffers.
  */
 #ifndef GDRB_VERBS_H
 #define GDRB_VERBS_H
@@ -114,6 +118,8 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len);
  * Ping-pong: a send, or an RDMA write the receiver learns of by polling the
  * last byte of a host receive buffer (--completion poll) or by a write with
  * immediate's receive completion (imm; device memory); answered the same way.
+ * Pipelined staging: the message in fragments, each its own send or write
+ * with immediate; the answer leaves once the question is in device memory.
  */
 int gdrb_verbs_pingpong(struct gdrb_ctx *c, size_t size);
 /* Write latency's begin and prepare callbacks: arm the polled byte. */
@@ -122,6 +128,7 @@ int gdrb_verbs_write_lat_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 /*
  * A window (1 for read latency) from the initiator to the responder, or both
  * ways with -b, then an acknowledgement; reads fetch the peer's buffer.
+ * Pipelined staging: the window in fragments through the rings (verbs_pipe.c).
  */
 int gdrb_verbs_stream(struct gdrb_ctx *c, size_t size);
 

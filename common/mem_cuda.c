@@ -171,3 +171,58 @@ int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *w
 	info->simulated = strstr(prop.name, "simulated") != NULL;
 	return 0;
 }
+
+int gdrb_cuda_stream_create(void **stream)
+{
+	cudaStream_t s;
+
+	/* Non-blocking: never ordered behind the legacy stream's work. */
+	CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+	*stream = s;
+	return 0;
+}
+
+void gdrb_cuda_stream_destroy(void *stream)
+{
+	if (stream)
+		cudaStreamDestroy((cudaStream_t)stream);
+}
+
+int gdrb_cuda_event_create(void **event)
+{
+	cudaEvent_t e;
+
+	CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+	*event = e;
+	return 0;
+}
+
+void gdrb_cuda_event_destroy(void *event)
+{
+	if (event)
+		cudaEventDestroy((cudaEvent_t)event);
+}
+
+int gdrb_cuda_copy_async(void *dst, const void *src, size_t len, void *stream, void *event)
+{
+	CUDA_CHECK(cudaMemcpyAsync(dst, src, len, cudaMemcpyDefault, (cudaStream_t)stream),
+		   "cudaMemcpyAsync");
+	CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream), "cudaEventRecord");
+	return 0;
+}
+
+int gdrb_cuda_event_wait(void *event)
+{
+	CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)event), "cudaEventSynchronize");
+	return 0;
+}
+
+int gdrb_cuda_event_done(void *event)
+{
+	cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+
+	if (err == cudaErrorNotReady)
+		return 0;
+	CUDA_CHECK(err, "cudaEventQuery");
+	return 1;
+}

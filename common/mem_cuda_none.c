@@ -75,3 +75,49 @@ int gdrb_cuda_copy(void *dst, const void *src, size_t len, bool settle)
 	gdrb_err("gdrbench was built without CUDA");
 	return GDRB_ERR_UNSUPP;
 }
+
+int gdrb_cuda_stream_create(void **stream)
+{
+	*stream = NULL;
+	gdrb_err("gdrbench was built without CUDA");
+	return GDRB_ERR_UNSUPP;
+}
+
+void gdrb_cuda_stream_destroy(void *stream)
+{
+	(void)stream;
+}
+
+int gdrb_cuda_event_create(void **event)
+{
+	*event = NULL;
+	gdrb_err("gdrbench was built without CUDA");
+	return GDRB_ERR_UNSUPP;
+}
+
+void gdrb_cuda_event_destroy(void *event)
+{
+	(void)event;
+}
+
+int gdrb_cuda_copy_async(void *dst, const void *src, size_t len, void *stream, void *event)
+{
+	(void)dst;
+	(void)src;
+	(void)len;
+	(void)stream;
+	(void)event;
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_event_wait(void *event)
+{
+	(void)event;
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_event_done(void *event)
+{
+	(void)event;
+	return GDRB_ERR_UNSUPP;
+}

@@ -3,9 +3,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gdrb_log.h"
 #include "gdrb_mpi_p2p.h"
+#include "gdrb_watchdog.h"
 
 static int chunk_len(size_t left)
 {
@@ -163,4 +165,129 @@ int gdrb_mpi_waitall(struct gdrb_ctx *c)
 
 	m->nreqs = 0;
 	return rc == MPI_SUCCESS ? 0 : GDRB_ERR;
+}
+
+/* --- pipelined staging ------------------------------------------------------ */
+
+/* Progress of one direction of a pipeline, in fragments. */
+struct pipe_dir {
+	struct gdrb_frags fr;
+	struct gdrb_ring *ring;
+	struct gdrb_buf *dev;
+	MPI_Request *req;
+	size_t copied;          /* out: device->slot copies issued */
+	size_t posted;          /* out: sends posted; in: receives posted */
+	size_t landed;          /* out: sends complete; in: receives complete, slot->device issued */
+	size_t freed;           /* in: slot->device copies finished */
+};
+
+/* 1: the request of fragment f has completed, 0: not yet, GDRB_ERR: failed. */
+static int req_done(struct pipe_dir *d, size_t f)
+{
+	int flag = 0;
+
+	if (MPI_Test(&d->req[f % d->ring->slots], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		return GDRB_ERR;
+	return flag != 0;
+}
+
+/* Fragment f's transfer on its slot: a send out of it, or a receive into it. */
+static int post_frag(struct gdrb_ctx *c, struct pipe_dir *d, size_t f, bool send)
+{
+	MPI_Request *req = &d->req[f % d->ring->slots];
+	void *slot = gdrb_ring_slot(d->ring, f);
+	size_t off, len;
+	int rc;
+
+	gdrb_frag_at(&d->fr, f, &off, &len, NULL);
+	rc = send ? MPI_Isend(slot, (int)len, MPI_BYTE, c->peer, GDRB_TAG_DATA, MPI_COMM_WORLD, req) :
+		    MPI_Irecv(slot, (int)len, MPI_BYTE, c->peer, GDRB_TAG_DATA, MPI_COMM_WORLD, req);
+	return rc == MPI_SUCCESS ? 0 : GDRB_ERR;
+}
+
+/*
+ * One step of the sending side: a slot whose last send completed is refilled
+ * (device->pinned), a slot whose copy finished is sent, a send that finished
+ * frees its slot. Returns 1 when something moved, 0 when nothing could.
+ */
+static int pipe_out_step(struct gdrb_ctx *c, struct pipe_dir *d)
+{
+	int rc;
+
+	if (d->copied < d->fr.total && d->copied - d->landed < d->ring->slots)
+		return gdrb_ring_copy_frag(d->ring, &d->fr, d->copied++, d->dev, true) ? GDRB_ERR : 1;
+	if (d->posted < d->copied) {
+		rc = gdrb_ring_done(d->ring, d->posted);
+		if (rc)
+			return rc < 0 ? rc : post_frag(c, d, d->posted++, true) ? GDRB_ERR : 1;
+	}
+	if (d->landed < d->posted) {
+		rc = req_done(d, d->landed);
+		if (rc > 0)
+			d->landed++;
+		return rc;
+	}
+	return 0;
+}
+
+/*
+ * One step of the receiving side: a free slot gets a receive, a receive that
+ * completed is copied to the device (pinned->device), a copy that finished
+ * frees its slot. Returns 1 when something moved, 0 when nothing could.
+ */
+static int pipe_in_step(struct gdrb_ctx *c, struct pipe_dir *d)
+{
+	int rc;
+
+	if (d->posted < d->fr.total && d->posted - d->freed < d->ring->slots)
+		return post_frag(c, d, d->posted++, false) ? GDRB_ERR : 1;
+	if (d->landed < d->posted) {
+		rc = req_done(d, d->landed);
+		if (rc)
+			return rc < 0 ? rc :
+			       gdrb_ring_copy_frag(d->ring, &d->fr, d->landed++, d->dev, false) ? GDRB_ERR : 1;
+	}
+	if (d->freed < d->landed) {
+		rc = gdrb_ring_done(d->ring, d->freed);
+		if (rc > 0)
+			d->freed++;
+		return rc;
+	}
+	return 0;
+}
+
+static void pipe_dir_init(struct pipe_dir *d, struct gdrb_ring *r, struct gdrb_buf *dev,
+			  MPI_Request *req, size_t size, unsigned count)
+{
+	memset(d, 0, sizeof(*d));
+	if (!count)
+		return;         /* this direction is idle (and its ring may not exist) */
+	gdrb_frags_init(&d->fr, size, count, r->chunk);
+	d->ring = r;
+	d->dev = dev;
+	d->req = req;
+}
+
+int gdrb_mpi_pipe(struct gdrb_ctx *c, size_t size, unsigned count, bool out, bool in)
+{
+	struct gdrb_mpi_p2p *m = c->priv;
+	struct pipe_dir o, i;
+	int rc;
+
+	pipe_dir_init(&o, &c->out_ring, &c->send, m->out_req, size, out ? count : 0);
+	pipe_dir_init(&i, &c->in_ring, &c->recv, m->in_req, size, in ? count : 0);
+	/* Receives first: the peer's first fragment finds its buffer posted. */
+	while (o.landed < o.fr.total || i.freed < i.fr.total) {
+		rc = i.freed < i.fr.total ? pipe_in_step(c, &i) : 0;
+		if (rc >= 0 && o.landed < o.fr.total) {
+			int r2 = pipe_out_step(c, &o);
+
+			rc = r2 < 0 ? r2 : rc + r2;
+		}
+		if (rc < 0)
+			return GDRB_ERR;
+		if (rc)
+			gdrb_watchdog_kick();
+	}
+	return 0;
 }

@@ -13,6 +13,7 @@
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
 #include "gdrb_reg.h"
+#include "gdrb_stage.h"
 
 enum {
 	OPT_CSV = 0x100,
@@ -35,6 +36,8 @@ enum {
 	OPT_NO_RELAXED,
 	OPT_COMPLETION,
 	OPT_MPI_CUDA,
+	OPT_STAGING,
+	OPT_STAGE_CHUNK,
 };
 
 const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
@@ -71,6 +74,10 @@ static const struct opt_desc opt_table[] = {
 	  "buffer memory: host, pinned or device (default host)" },
 	{ { "gpu", required_argument, NULL, OPT_GPU }, 0, GDRB_OPTG_MEM, "N",
 	  "CUDA device for --mem device (default: local rank modulo the GPU count)" },
+	{ { "staging", required_argument, NULL, OPT_STAGING }, 0, GDRB_OPTG_MEM, "MODE",
+	  "the staged path with --mem device: pipelined (fragments, copies overlapped with the transfer), serial (whole-message copies, then the transfer) or both (default pipelined)" },
+	{ { "stage-chunk", required_argument, NULL, OPT_STAGE_CHUNK }, 0, GDRB_OPTG_MEM, "SIZE",
+	  "fragment size of pipelined staging, 4K to 1G (default " GDRB_DEF_STAGE_CHUNK ", " GDRB_STR(GDRB_STAGE_SLOTS) " bounce slots per direction)" },
 	{ { "window", required_argument, NULL, 'W' }, 'W', GDRB_OPTG_WINDOW, "N",
 	  "messages in flight per iteration, reduced where they do not fit the buffer (default " GDRB_STR(GDRB_DEF_WINDOW) ")" },
 	{ { "op", required_argument, NULL, OPT_OP }, 0, GDRB_OPTG_REDUCE, "OP",
@@ -138,6 +145,8 @@ void gdrb_opts_defaults(struct gdrb_params *p)
 	p->qps = GDRB_DEF_QPS;
 	p->reg_mode = GDRB_REG_AUTO;
 	p->relaxed_ordering = true;
+	p->staging = GDRB_STAGING_PIPELINED;
+	gdrb_size_parse(GDRB_DEF_STAGE_CHUNK, &p->stage_chunk, &err);
 	p->mpi_cuda = GDRB_MPI_CUDA_AUTO;
 }
 
@@ -263,6 +272,7 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 {
 	const char *err, *hint;
 	uint64_t v;
+	size_t v64;
 	int i;
 
 	switch (code) {
@@ -311,6 +321,22 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 				       hint ? "'?)" : "");
 			return GDRB_ERR_USAGE;
 		}
+		return 0;
+	case OPT_STAGING:
+		i = lookup(arg, gdrb_staging_names, GDRB_STAGING_COUNT);
+		if (i < 0) {
+			gdrb_usage_err("--staging: unknown mode '%s'; accepted: pipelined, serial, both", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->staging = i;
+		return 0;
+	case OPT_STAGE_CHUNK:
+		if (gdrb_size_parse(arg, &v64, &err) || v64 < GDRB_STAGE_CHUNK_MIN ||
+		    v64 > GDRB_STAGE_CHUNK_MAX) {
+			gdrb_usage_err("--stage-chunk: expected a size from 4K to 1G (512K, 1M), got '%s'", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->stage_chunk = v64;
 		return 0;
 	case OPT_OP:
 		i = lookup(arg, gdrb_redop_names, GDRB_REDOP_COUNT);

@@ -13,7 +13,7 @@
 #include "gdrb_report.h"
 
 static const char csv_header[] =
-	"benchmark,layer,mem,path,reg,pair,size_bytes,iterations,"
+	"benchmark,layer,mem,path,reg,stage_chunk,stage_slots,pair,size_bytes,iterations,"
 	"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,"
 	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,"
 	"status,errors,note,timestamp,version";
@@ -110,6 +110,10 @@ int gdrb_csv_write(FILE *f, const struct gdrb_row *r)
 	csv_str(f, r->mem);
 	csv_str(f, r->path);
 	csv_str(f, r->reg);
+	if (r->stage_chunk)
+		fprintf(f, ",%zu,%u", r->stage_chunk, r->stage_slots);
+	else
+		fputs(",,", f);
 	csv_str(f, r->pair);
 	fprintf(f, ",%zu,%llu", r->size, (unsigned long long)r->iterations);
 	csv_num(f, have_lat ? l->min : NAN, 3);

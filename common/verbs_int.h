@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The verbs context shared by verbs_setup.c (opening, connecting) and verbs_p2p.c (posting, polling). */
+/*
+ * The verbs context shared by verbs_setup.c (opening, connecting), verbs_p2p.c
+ * (posting, polling) and verbs_pipe.c (pipelined staging through the rings).
+ */
 #ifndef GDRB_VERBS_INT_H
 #define GDRB_VERBS_INT_H
 
@@ -9,6 +12,7 @@
 #include <infiniband/verbs.h>
 
 #include "gdrb_reg.h"
+#include "gdrb_stage.h"
 #include "gdrb_verbs.h"
 
 #define CTRL_CREDITS 64         /* receives kept posted on the control QP */
@@ -16,10 +20,20 @@
 #define INLINE_WANTED 220       /* what perftest asks for on RC */
 #define POLL_BATCH 16
 
-/* Control messages: a 0-byte send with immediate on a QP of their own. */
-enum { CTRL_READY = 1, CTRL_ACK = 2, CTRL_DONE = 3, CTRL_KINDS = 4 };
+/*
+ * Control messages: a 0-byte send with immediate on a QP of their own.
+ * Pipelined staging adds CTRL_CREDIT (a ring slot of the receiver, or of a
+ * read's owner, is free again) and CTRL_FRAG (a read's owner has filled the
+ * next fragment's slot).
+ */
+enum { CTRL_READY = 1, CTRL_ACK = 2, CTRL_DONE = 3, CTRL_CREDIT = 4, CTRL_FRAG = 5, CTRL_KINDS = 6 };
 
-enum { BUF_SEND, BUF_RECV, BUF_SEND_BOUNCE, BUF_RECV_BOUNCE, NBUF };
+/* Pipelined staging: an immediate naming the receiver's ring slot, a receive posted on one (wr_id). */
+#define IMM_RING (UINT32_C(1) << 31)
+#define WR_RING (UINT64_C(1) << 63)
+
+/* Memory regions; the bounce buffers (serial staging) and the rings (pipelined) exist only when used. */
+enum { BUF_SEND, BUF_RECV, BUF_SEND_BOUNCE, BUF_RECV_BOUNCE, BUF_OUT_RING, BUF_IN_RING, NBUF };
 
 /* What a rank tells its peer, through the bootstrap. */
 struct exch {
@@ -28,12 +42,33 @@ struct exch {
 	uint32_t qpn[GDRB_MAX_QPS + 1], psn[GDRB_MAX_QPS + 1];
 	uint64_t addr[NBUF];
 	uint32_t rkey[NBUF];
+	uint64_t ring_chunk;            /* bytes per ring slot, 0 without rings */
+	uint32_t ring_slots, pad2;
 };
 
 struct qp_state {
 	struct ibv_qp *qp;
 	uint64_t posted, completed;     /* send work requests */
 	unsigned unsignaled;            /* posted since the last signaled one */
+};
+
+/* The last work request that reads or fills a ring slot: the slot is busy until it completes. */
+struct slot_wr {
+	unsigned q;
+	uint64_t id;                    /* qp_state.posted when it was posted */
+};
+
+/*
+ * One direction of a pipelined transfer of a window of messages (verbs_pipe.c).
+ * Fragment f travels in slot f % slots of both rings, on QP f % nq.
+ */
+struct pipe_side {
+	struct gdrb_frags fr;
+	unsigned nq;
+	bool on;
+	bool cleared;                   /* send: the receiver has posted the first receives */
+	size_t filled, sent;            /* out ring: fragments copied in; posted (read: said ready) */
+	size_t posted, landed, freed;   /* in ring: reads posted; arrived, copy out started; slot given back */
 };
 
 struct gdrb_verbs {
@@ -61,13 +96,19 @@ struct gdrb_verbs {
 	/* Progress, cumulative: what arrived and what the iterations consumed. */
 	uint64_t recvs, recvs_used, imms, imms_used;
 	uint64_t ctrl[CTRL_KINDS], ctrl_used[CTRL_KINDS];
+	uint64_t arrived[GDRB_STAGE_SLOTS];     /* in ring: immediates (write) or receives (send) per slot */
+	uint64_t arrived_used[GDRB_STAGE_SLOTS];
 	bool failed;
 	const struct gdrb_variant *pp_variant;
 
 	/* Write ping-pong polling the receive buffer's last byte (host memory only). */
 	bool poll;
 	uint8_t expect;                         /* the byte the next message ends with */
-	uint64_t seq;                           /* messages at this size, without validation */  /* send ping-pong: where the receive ahead points */
+	uint64_t seq;                           /* messages at this size, without validation */
+
+	/* Pipelined staging: this rank's sending and receiving sides, and the slots' work requests. */
+	struct pipe_side tx, rx;
+	struct slot_wr out_wr[GDRB_STAGE_SLOTS], in_wr[GDRB_STAGE_SLOTS];
 };
 
 static inline int mtu_bytes(enum ibv_mtu mtu)
@@ -86,5 +127,44 @@ static inline enum ibv_mtu mtu_enum(int bytes)
 
 /* Keep one receive posted on a QP (0-byte: immediates and control messages). */
 int gdrb_verbs_post_empty_recv(struct ibv_qp *qp);
+
+/* --- verbs_p2p.c: posting and polling --- */
+
+/* Reap whatever completed; kicks the watchdog on progress only. */
+int gdrb_verbs_poll(struct gdrb_ctx *c);
+/* Poll until *have - *used >= n, then consume n. */
+int gdrb_verbs_wait_count(struct gdrb_ctx *c, uint64_t *have, uint64_t *used, uint64_t n);
+int gdrb_verbs_wait_ctrl(struct gdrb_ctx *c, int kind);
+int gdrb_verbs_send_ctrl(struct gdrb_ctx *c, int kind);
+/* Post one send work request on QP q, waiting for room in its queue. */
+int gdrb_verbs_post_wr(struct gdrb_ctx *c, unsigned q, struct ibv_send_wr *wr, bool signal);
+
+/* Where a message's pieces come from and go to. */
+struct span {
+	char *local;                    /* this rank's first byte (read: where it lands) */
+	uint32_t lkey;
+	uint64_t remote;                /* the peer's first byte (write, read) */
+	uint32_t rkey;
+	bool cpu_reads;                 /* host memory: small writes and sends go inline */
+};
+
+/*
+ * One message of len bytes of the operation, split by the largest work
+ * request; a write's last piece carries imm when it is not 0. signal: signal
+ * the last piece.
+ */
+int gdrb_verbs_post_pieces(struct gdrb_ctx *c, unsigned q, const struct span *sp, size_t len,
+			   uint32_t imm, bool signal);
+/* Receives for pieces first.. of a message of len bytes at base, each with wr_id. */
+int gdrb_verbs_post_recvs(struct gdrb_ctx *c, unsigned q, char *base, uint32_t lkey, size_t len,
+			  size_t first, uint64_t wr_id);
+
+/* --- verbs_pipe.c --- */
+
+/* The pipelined staged path of gdrb_verbs_stream and gdrb_verbs_pingpong. */
+int gdrb_verbs_pipe_stream(struct gdrb_ctx *c, size_t size, bool active, bool passive);
+int gdrb_verbs_pipe_pingpong(struct gdrb_ctx *c, size_t size);
+/* Send ping-pong: the receive posted ahead, the first piece of any message into slot 0. */
+int gdrb_verbs_pipe_post_ahead(struct gdrb_ctx *c);
 
 #endif

@@ -65,7 +65,7 @@ int gdrb_verbs_post_empty_recv(struct ibv_qp *qp)
  * Reap whatever completed. The watchdog is kicked only when something did:
  * a loop that spins without completions lets --timeout expire.
  */
-static int poll_once(struct gdrb_ctx *c)
+int gdrb_verbs_poll(struct gdrb_ctx *c)
 {
 	struct gdrb_verbs *v = c->priv;
 	struct ibv_wc wc[POLL_BATCH];
@@ -84,9 +84,16 @@ static int poll_once(struct gdrb_ctx *c)
 		if (wc[i].status != IBV_WC_SUCCESS)
 			return wc_error(c, &wc[i], "a receive");
 		if (wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-			v->imms++;
+			uint32_t imm = ntohl(wc[i].imm_data);
+
+			if (imm & IMM_RING)
+				v->arrived[(imm & ~IMM_RING) % GDRB_STAGE_SLOTS]++;
+			else
+				v->imms++;
 			if (gdrb_verbs_post_empty_recv(v->qp[qp_index(v, wc[i].qp_num)].qp))
 				return GDRB_ERR;
+		} else if (wc[i].wr_id & WR_RING) {
+			v->arrived[(wc[i].wr_id & ~WR_RING) % GDRB_STAGE_SLOTS]++;
 		} else {
 			v->recvs++;
 		}
@@ -110,20 +117,20 @@ static int poll_once(struct gdrb_ctx *c)
 }
 
 /* Wait until *have - *used >= n, then consume n. */
-static int wait_count(struct gdrb_ctx *c, uint64_t *have, uint64_t *used, uint64_t n)
+int gdrb_verbs_wait_count(struct gdrb_ctx *c, uint64_t *have, uint64_t *used, uint64_t n)
 {
 	while (*have - *used < n)
-		if (poll_once(c))
+		if (gdrb_verbs_poll(c))
 			return GDRB_ERR;
 	*used += n;
 	return 0;
 }
 
-static int wait_ctrl(struct gdrb_ctx *c, int kind)
+int gdrb_verbs_wait_ctrl(struct gdrb_ctx *c, int kind)
 {
 	struct gdrb_verbs *v = c->priv;
 
-	return wait_count(c, &v->ctrl[kind], &v->ctrl_used[kind], 1);
+	return gdrb_verbs_wait_count(c, &v->ctrl[kind], &v->ctrl_used[kind], 1);
 }
 
 /* Wait until every send work request posted on QP q has completed. */
@@ -132,14 +139,14 @@ static int wait_sent(struct gdrb_ctx *c, unsigned q)
 	struct gdrb_verbs *v = c->priv;
 
 	while (v->qp[q].completed < v->qp[q].posted)
-		if (poll_once(c))
+		if (gdrb_verbs_poll(c))
 			return GDRB_ERR;
 	return 0;
 }
 
 /* --- posting -------------------------------------------------------------- */
 
-static int post_send_wr(struct gdrb_ctx *c, unsigned q, struct ibv_send_wr *wr, bool signal)
+int gdrb_verbs_post_wr(struct gdrb_ctx *c, unsigned q, struct ibv_send_wr *wr, bool signal)
 {
 	struct gdrb_verbs *v = c->priv;
 	struct qp_state *s = &v->qp[q];
@@ -148,7 +155,7 @@ static int post_send_wr(struct gdrb_ctx *c, unsigned q, struct ibv_send_wr *wr, 
 
 	/* A signaled request at least every half queue, so space always comes back. */
 	while (s->posted - s->completed >= v->tx_depth)
-		if (poll_once(c))
+		if (gdrb_verbs_poll(c))
 			return GDRB_ERR;
 	s->posted++;
 	if (signal || ++s->unsignaled >= v->tx_depth / 2) {
@@ -164,13 +171,13 @@ static int post_send_wr(struct gdrb_ctx *c, unsigned q, struct ibv_send_wr *wr, 
 	return 0;
 }
 
-static int send_ctrl(struct gdrb_ctx *c, int kind)
+int gdrb_verbs_send_ctrl(struct gdrb_ctx *c, int kind)
 {
 	struct gdrb_verbs *v = c->priv;
 	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND_WITH_IMM, .imm_data = htonl((uint32_t)kind),
 				  .send_flags = IBV_SEND_INLINE };
 
-	return post_send_wr(c, v->nqps, &wr, false);
+	return gdrb_verbs_post_wr(c, v->nqps, &wr, false);
 }
 
 static int local_buf(const struct gdrb_ctx *c, bool sending)
@@ -178,6 +185,40 @@ static int local_buf(const struct gdrb_ctx *c, bool sending)
 	bool staged = c->variant->staged;
 
 	return sending ? (staged ? BUF_SEND_BOUNCE : BUF_SEND) : (staged ? BUF_RECV_BOUNCE : BUF_RECV);
+}
+
+int gdrb_verbs_post_pieces(struct gdrb_ctx *c, unsigned q, const struct span *sp, size_t len,
+			   uint32_t imm, bool signal)
+{
+	struct gdrb_verbs *v = c->priv;
+	size_t i, n = gdrb_wr_count(len, v->max_chunk);
+
+	for (i = 0; i < n; i++) {
+		struct ibv_sge sge;
+		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 };
+		size_t at, chunk;
+		bool last = i + 1 == n;
+
+		gdrb_wr_chunk(len, v->max_chunk, i, &at, &chunk);
+		sge.addr = (uintptr_t)(sp->local + at);
+		sge.length = (uint32_t)chunk;
+		sge.lkey = sp->lkey;
+		wr.opcode = v->op == GDRB_VERBS_SEND ? IBV_WR_SEND :
+			    v->op == GDRB_VERBS_READ ? IBV_WR_RDMA_READ :
+			    last && imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		if (wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+			wr.imm_data = htonl(imm);
+		if (v->op != GDRB_VERBS_SEND) {
+			wr.wr.rdma.remote_addr = sp->remote + at;
+			wr.wr.rdma.rkey = sp->rkey;
+		}
+		/* Inline only where the CPU may read the buffer: never device memory. */
+		if (sp->cpu_reads && v->op != GDRB_VERBS_READ && chunk <= v->max_inline)
+			wr.send_flags = IBV_SEND_INLINE;
+		if (gdrb_verbs_post_wr(c, q, &wr, signal && last))
+			return GDRB_ERR;
+	}
+	return 0;
 }
 
 /*
@@ -190,34 +231,36 @@ static int post_msg(struct gdrb_ctx *c, unsigned q, size_t off, size_t len, bool
 	struct gdrb_verbs *v = c->priv;
 	bool reading = v->op == GDRB_VERBS_READ;
 	int lb = local_buf(c, !reading), rb = reading ? local_buf(c, true) : local_buf(c, false);
-	char *base = reading ? gdrb_wire_recv(c) : gdrb_wire_send(c);
-	bool cpu_reads = !reading && (c->variant->staged || c->send.ops->host_accessible);
+	struct span sp = {
+		.local = (reading ? gdrb_wire_recv(c) : gdrb_wire_send(c)) + off, .lkey = v->lkey[lb],
+		.remote = v->peer.addr[rb] + off, .rkey = v->peer.rkey[rb],
+		.cpu_reads = c->variant->staged || c->send.ops->host_accessible,
+	};
+
+	return gdrb_verbs_post_pieces(c, q, &sp, len, imm ? 1 : 0, signal);
+}
+
+int gdrb_verbs_post_recvs(struct gdrb_ctx *c, unsigned q, char *base, uint32_t lkey, size_t len,
+			  size_t first, uint64_t wr_id)
+{
+	struct gdrb_verbs *v = c->priv;
 	size_t i, n = gdrb_wr_count(len, v->max_chunk);
 
-	for (i = 0; i < n; i++) {
+	for (i = first; i < n; i++) {
 		struct ibv_sge sge;
-		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 };
+		struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
 		size_t at, chunk;
-		bool last = i + 1 == n;
+		int rc;
 
 		gdrb_wr_chunk(len, v->max_chunk, i, &at, &chunk);
-		sge.addr = (uintptr_t)(base + off + at);
+		sge.addr = (uintptr_t)(base + at);
 		sge.length = (uint32_t)chunk;
-		sge.lkey = v->lkey[lb];
-		wr.opcode = v->op == GDRB_VERBS_SEND ? IBV_WR_SEND :
-			    reading ? IBV_WR_RDMA_READ :
-			    last && imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
-		if (wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-			wr.imm_data = htonl(1);
-		if (v->op != GDRB_VERBS_SEND) {
-			wr.wr.rdma.remote_addr = v->peer.addr[rb] + off + at;
-			wr.wr.rdma.rkey = v->peer.rkey[rb];
-		}
-		/* Inline only where the CPU may read the buffer: never device memory. */
-		if (cpu_reads && chunk <= v->max_inline)
-			wr.send_flags = IBV_SEND_INLINE;
-		if (post_send_wr(c, q, &wr, signal && last))
+		sge.lkey = lkey;
+		rc = ibv_post_recv(v->qp[q].qp, &wr, &bad);
+		if (rc) {
+			gdrb_err("ibv_post_recv: %s", strerror(rc));
 			return GDRB_ERR;
+		}
 	}
 	return 0;
 }
@@ -226,25 +269,9 @@ static int post_msg(struct gdrb_ctx *c, unsigned q, size_t off, size_t len, bool
 static int post_msg_recvs(struct gdrb_ctx *c, unsigned q, size_t off, size_t len, size_t first)
 {
 	struct gdrb_verbs *v = c->priv;
-	size_t i, n = gdrb_wr_count(len, v->max_chunk);
 
-	for (i = first; i < n; i++) {
-		struct ibv_sge sge;
-		struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-		size_t at, chunk;
-		int rc;
-
-		gdrb_wr_chunk(len, v->max_chunk, i, &at, &chunk);
-		sge.addr = (uintptr_t)(gdrb_wire_recv(c) + off + at);
-		sge.length = (uint32_t)chunk;
-		sge.lkey = v->lkey[local_buf(c, false)];
-		rc = ibv_post_recv(v->qp[q].qp, &wr, &bad);
-		if (rc) {
-			gdrb_err("ibv_post_recv: %s", strerror(rc));
-			return GDRB_ERR;
-		}
-	}
-	return 0;
+	return gdrb_verbs_post_recvs(c, q, gdrb_wire_recv(c) + off, v->lkey[local_buf(c, false)], len,
+				     first, 0);
 }
 
 /* --- iterations ------------------------------------------------------------ */
@@ -259,8 +286,8 @@ static int wait_msg(struct gdrb_ctx *c, size_t size)
 	struct gdrb_verbs *v = c->priv;
 
 	if (v->op == GDRB_VERBS_WRITE)
-		return wait_count(c, &v->imms, &v->imms_used, 1);
-	if (wait_count(c, &v->recvs, &v->recvs_used, gdrb_wr_count(size, v->max_chunk)))
+		return gdrb_verbs_wait_count(c, &v->imms, &v->imms_used, 1);
+	if (gdrb_verbs_wait_count(c, &v->recvs, &v->recvs_used, gdrb_wr_count(size, v->max_chunk)))
 		return GDRB_ERR;
 	return post_msg_recvs(c, 0, 0, v->max_chunk < c->bufsize ? v->max_chunk : c->bufsize, 0);
 }
@@ -268,15 +295,20 @@ static int wait_msg(struct gdrb_ctx *c, size_t size)
 /*
  * The receive posted ahead points into the previous path's buffer: post one
  * for this path behind it, and let a 0-byte send from each side use up the
- * old one. Both ranks switch paths at the same iteration.
+ * old one (counted where the old path counts its receives: a pipelined one
+ * in ring slot 0). Both ranks switch paths at the same iteration.
  */
 static int switch_path(struct gdrb_ctx *c)
 {
 	struct gdrb_verbs *v = c->priv;
 	struct ibv_send_wr flush = { .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_INLINE };
+	bool old_ring = v->pp_variant && v->pp_variant->pipelined;
 
-	if (post_msg_recvs(c, 0, 0, v->max_chunk < c->bufsize ? v->max_chunk : c->bufsize, 0) ||
-	    post_send_wr(c, 0, &flush, false) || wait_count(c, &v->recvs, &v->recvs_used, 1))
+	if ((c->variant->pipelined ? gdrb_verbs_pipe_post_ahead(c) :
+	     post_msg_recvs(c, 0, 0, v->max_chunk < c->bufsize ? v->max_chunk : c->bufsize, 0)) ||
+	    gdrb_verbs_post_wr(c, 0, &flush, false) ||
+	    (old_ring ? gdrb_verbs_wait_count(c, &v->arrived[0], &v->arrived_used[0], 1) :
+	     gdrb_verbs_wait_count(c, &v->recvs, &v->recvs_used, 1)))
 		return GDRB_ERR;
 	v->pp_variant = c->variant;
 	return 0;
@@ -337,7 +369,7 @@ static int wait_byte(struct gdrb_ctx *c, size_t size)
 	unsigned spins = 0;
 
 	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != v->expect)
-		if (++spins % 256 == 0 && poll_once(c))
+		if (++spins % 256 == 0 && gdrb_verbs_poll(c))
 			return GDRB_ERR;
 	return 0;
 }
@@ -362,6 +394,8 @@ int gdrb_verbs_pingpong(struct gdrb_ctx *c, size_t size)
 
 	if (v->op == GDRB_VERBS_SEND && v->pp_variant != c->variant && switch_path(c))
 		return GDRB_ERR;
+	if (c->variant->pipelined)
+		return gdrb_verbs_pipe_pingpong(c, size);
 	if (v->op == GDRB_VERBS_SEND && post_msg_recvs(c, 0, 0, size, 1))
 		return GDRB_ERR;
 	if (c->initiator)
@@ -393,10 +427,10 @@ static int stream_write(struct gdrb_ctx *c, size_t size, bool sends, bool recvs)
 			if (gdrb_stage_out(c, (size_t)k * size, size) ||
 			    post_msg(c, k % v->nqps, (size_t)k * size, size, k + used >= c->window, false))
 				return GDRB_ERR;
-	if (recvs && (wait_count(c, &v->imms, &v->imms_used, used) || stage_all(c, size, false) ||
-		      send_ctrl(c, CTRL_ACK)))
+	if (recvs && (gdrb_verbs_wait_count(c, &v->imms, &v->imms_used, used) ||
+		      stage_all(c, size, false) || gdrb_verbs_send_ctrl(c, CTRL_ACK)))
 		return GDRB_ERR;
-	return sends ? wait_ctrl(c, CTRL_ACK) : 0;
+	return sends ? gdrb_verbs_wait_ctrl(c, CTRL_ACK) : 0;
 }
 
 static int stream_send(struct gdrb_ctx *c, size_t size, bool sends, bool recvs)
@@ -410,21 +444,21 @@ static int stream_send(struct gdrb_ctx *c, size_t size, bool sends, bool recvs)
 			if (post_msg_recvs(c, k % v->nqps, (size_t)k * size, size, 0))
 				return GDRB_ERR;
 		/* The sender starts once every receive is posted: no receiver-not-ready retries. */
-		if (send_ctrl(c, CTRL_READY))
+		if (gdrb_verbs_send_ctrl(c, CTRL_READY))
 			return GDRB_ERR;
 	}
 	if (sends) {
-		if (wait_ctrl(c, CTRL_READY))
+		if (gdrb_verbs_wait_ctrl(c, CTRL_READY))
 			return GDRB_ERR;
 		for (k = 0; k < c->window; k++)
 			if (gdrb_stage_out(c, (size_t)k * size, size) ||
 			    post_msg(c, k % v->nqps, (size_t)k * size, size, false, false))
 				return GDRB_ERR;
 	}
-	if (recvs && (wait_count(c, &v->recvs, &v->recvs_used, pieces) ||
-		      stage_all(c, size, false) || send_ctrl(c, CTRL_ACK)))
+	if (recvs && (gdrb_verbs_wait_count(c, &v->recvs, &v->recvs_used, pieces) ||
+		      stage_all(c, size, false) || gdrb_verbs_send_ctrl(c, CTRL_ACK)))
 		return GDRB_ERR;
-	return sends ? wait_ctrl(c, CTRL_ACK) : 0;
+	return sends ? gdrb_verbs_wait_ctrl(c, CTRL_ACK) : 0;
 }
 
 /* Reads: the reader fetches the owner's buffer; the owner learns when it may change it. */
@@ -434,10 +468,10 @@ static int stream_read(struct gdrb_ctx *c, size_t size, bool reads, bool owns)
 	bool staged = c->variant->staged;
 	unsigned k, q, used = v->nqps < c->window ? v->nqps : c->window;
 
-	if (owns && staged && (stage_all(c, size, true) || send_ctrl(c, CTRL_READY)))
+	if (owns && staged && (stage_all(c, size, true) || gdrb_verbs_send_ctrl(c, CTRL_READY)))
 		return GDRB_ERR;
 	if (reads) {
-		if (staged && wait_ctrl(c, CTRL_READY))
+		if (staged && gdrb_verbs_wait_ctrl(c, CTRL_READY))
 			return GDRB_ERR;
 		for (k = 0; k < c->window; k++)
 			if (post_msg(c, k % v->nqps, (size_t)k * size, size, false,
@@ -446,10 +480,10 @@ static int stream_read(struct gdrb_ctx *c, size_t size, bool reads, bool owns)
 		for (q = 0; q < used; q++)
 			if (wait_sent(c, q))
 				return GDRB_ERR;
-		if (stage_all(c, size, false) || send_ctrl(c, CTRL_DONE))
+		if (stage_all(c, size, false) || gdrb_verbs_send_ctrl(c, CTRL_DONE))
 			return GDRB_ERR;
 	}
-	return owns ? wait_ctrl(c, CTRL_DONE) : 0;
+	return owns ? gdrb_verbs_wait_ctrl(c, CTRL_DONE) : 0;
 }
 
 int gdrb_verbs_stream(struct gdrb_ctx *c, size_t size)
@@ -458,6 +492,8 @@ int gdrb_verbs_stream(struct gdrb_ctx *c, size_t size)
 	bool bidir = c->bench->traffic == GDRB_TRAFFIC_BIDIR;
 	bool active = bidir || c->initiator, passive = bidir || !c->initiator;
 
+	if (c->variant->pipelined)
+		return gdrb_verbs_pipe_stream(c, size, active, passive);
 	if (v->op == GDRB_VERBS_READ)
 		return stream_read(c, size, active, passive);
 	if (v->op == GDRB_VERBS_SEND)

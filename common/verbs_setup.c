@@ -286,6 +286,10 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	v->rd_atom = da.max_qp_rd_atom < 16 ? (da.max_qp_rd_atom ? da.max_qp_rd_atom : 1) : 16;
 	v->tx_depth = c->p->tx_depth < (unsigned)da.max_qp_wr ? c->p->tx_depth : (unsigned)da.max_qp_wr;
 	pieces = (size_t)((c->p->window + v->nqps - 1) / v->nqps) * gdrb_wr_count(max_size, v->max_chunk);
+	/* Pipelined staging keeps the receives of at most a ring's slots posted. */
+	if (gdrb_ring_ready(&c->in_ring) &&
+	    pieces < GDRB_STAGE_SLOTS * gdrb_wr_count(c->in_ring.chunk, v->max_chunk))
+		pieces = GDRB_STAGE_SLOTS * gdrb_wr_count(c->in_ring.chunk, v->max_chunk);
 	rx = v->op == GDRB_VERBS_SEND ? (unsigned)(pieces + 8) : WRITE_CREDITS;
 	v->rx_depth = rx < (unsigned)da.max_qp_wr ? rx : (unsigned)da.max_qp_wr;
 	if (v->gid_index >= 0) {
@@ -357,8 +361,15 @@ static int register_buffers(struct gdrb_ctx *c, struct gdrb_verbs *v)
 		   reg_host(c, v, BUF_RECV, &c->recv, v->poll ? plain : v->access)) {
 		return GDRB_ERR;
 	}
+	/* Bounce buffers (serial staging) and rings (pipelined) exist only when a path uses them. */
+	if (gdrb_ring_ready(&c->in_ring)) {
+		v->me.ring_chunk = c->in_ring.chunk;
+		v->me.ring_slots = c->in_ring.slots;
+	}
 	return reg_host(c, v, BUF_SEND_BOUNCE, &c->send_bounce, v->access) ||
-	       reg_host(c, v, BUF_RECV_BOUNCE, &c->recv_bounce, v->access) ? GDRB_ERR : 0;
+	       reg_host(c, v, BUF_RECV_BOUNCE, &c->recv_bounce, v->access) ||
+	       reg_host(c, v, BUF_OUT_RING, &c->out_ring.buf, v->access) ||
+	       reg_host(c, v, BUF_IN_RING, &c->in_ring.buf, v->access) ? GDRB_ERR : 0;
 }
 
 /* Every rank's exchange record reaches every rank: gather to rank 0, then broadcast. */
@@ -380,6 +391,13 @@ static int exchange(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	if (!rc && v->peer.nqps != v->nqps) {
 		gdrb_err("rank %d (%s) has %u QPs, this rank %u", c->peer, c->boot->hosts[c->peer],
 			 v->peer.nqps, v->nqps);
+		rc = GDRB_ERR;
+	}
+	if (!rc && (v->peer.ring_chunk != v->me.ring_chunk || v->peer.ring_slots != v->me.ring_slots)) {
+		gdrb_err("rank %d (%s) stages through %u slots of %llu bytes, this rank %u of %llu; give every rank the same --staging and --stage-chunk",
+			 c->peer, c->boot->hosts[c->peer], v->peer.ring_slots,
+			 (unsigned long long)v->peer.ring_chunk, v->me.ring_slots,
+			 (unsigned long long)v->me.ring_chunk);
 		rc = GDRB_ERR;
 	}
 	return rc;
@@ -460,6 +478,17 @@ static int post_initial_recvs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	return 0;
 }
 
+static const char *staged_how(enum gdrb_verbs_op op, bool pipelined)
+{
+	if (!pipelined)
+		return "cudaMemcpy device->registered pinned bounce buffer before each send (reads: by the buffer's owner) and bounce->device after each receive, copies timed";
+	if (op == GDRB_VERBS_READ)
+		return "pipelined: the owner copies fragments of --stage-chunk device->registered pinned slot (cudaMemcpyAsync on its own stream) and says each is ready with a control send; the reader reads it into a slot of its own, copies it slot->device and frees the owner's slot with a credit, copies timed";
+	if (op == GDRB_VERBS_SEND)
+		return "pipelined: fragments of --stage-chunk copied device->registered pinned slot (cudaMemcpyAsync on the rank's own stream), each a send into a receive posted on a slot of the peer, copied slot->device as it arrives; the receiver returns a credit per freed slot, copies timed";
+	return "pipelined: fragments of --stage-chunk copied device->registered pinned slot (cudaMemcpyAsync on the rank's own stream), each an RDMA write with immediate into a slot of the peer, copied slot->device as it arrives; the receiver returns a credit per freed slot, copies timed";
+}
+
 static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 {
 	struct gdrb_verbs *v = calloc(1, sizeof(*v));
@@ -488,8 +517,9 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 		c->variants[0].how = op == GDRB_VERBS_READ ? "RDMA read between registered host buffers (ibv_reg_mr)" :
 				     op == GDRB_VERBS_SEND ? "send/receive between registered host buffers (ibv_reg_mr)" :
 				     "RDMA write between registered host buffers (ibv_reg_mr)";
-	else
-		c->variants[1].how = "cudaMemcpy device->registered pinned bounce buffer before each send (reads: by the buffer's owner) and bounce->device after each receive, copies timed";
+	for (i = 1; i < c->nvariants; i++)
+		if (c->variants[i].staged)
+			c->variants[i].how = staged_how(op, c->variants[i].pipelined);
 	rc = exchange(c, v);
 	for (i = 0; !rc && i <= v->nqps; i++)
 		rc = connect_qp(c, v, i);
@@ -584,6 +614,12 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 					      "the last write of a window on each QP carries an immediate; the receiver polls its receive completion queue, then acknowledges with a send") :
 		 pp ? "send/receive; the receiver polls its receive completion queue, never the buffer" :
 		      "the receiver posts the window's receives, says ready with a send, polls its receive completion queue, then acknowledges");
+	used = strlen(buf);
+	if (gdrb_ring_ready(&c->in_ring) && used + 1 < len)
+		snprintf(buf + used, len - used, "\n# completion, path staged: %s",
+			 v->op == GDRB_VERBS_READ ? "a control send per fragment ready at the owner, the reader's read completion per fragment, a credit back per freed slot" :
+			 v->op == GDRB_VERBS_WRITE ? "each fragment is an RDMA write with immediate, the receiver polls its receive completion queue and returns a credit per freed slot" :
+			 "each fragment is a send into a receive posted on a slot, the receiver polls its receive completion queue and returns a credit per freed slot");
 	used = strlen(buf);
 	if (v->scatter_cqe[0] && used + 1 < len)
 		snprintf(buf + used, len - used, "\n# %s", v->scatter_cqe);

@@ -11,6 +11,8 @@ static int bibw_iteration(struct gdrb_ctx *c, size_t size)
 {
 	unsigned k;
 
+	if (c->variant->pipelined)
+		return gdrb_mpi_pipe(c, size, c->window, true, true);
 	for (k = 0; k < c->window; k++)
 		if (gdrb_mpi_irecv(c, gdrb_wire_recv(c) + (size_t)k * size, size, GDRB_TAG_DATA))
 			return GDRB_ERR;

@@ -11,6 +11,10 @@ static int bw_iteration(struct gdrb_ctx *c, size_t size)
 {
 	unsigned k;
 
+	if (c->variant->pipelined)
+		return gdrb_mpi_pipe(c, size, c->window, c->initiator, !c->initiator) ||
+		       (c->initiator ? gdrb_mpi_recv(NULL, 0, c->peer, GDRB_TAG_ACK) :
+				       gdrb_mpi_send(NULL, 0, c->peer, GDRB_TAG_ACK)) ? GDRB_ERR : 0;
 	if (c->initiator) {
 		for (k = 0; k < c->window; k++)
 			if (gdrb_stage_out(c, (size_t)k * size, size) ||

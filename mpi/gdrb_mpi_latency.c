@@ -7,8 +7,19 @@
 #include "gdrb_log.h"
 #include "gdrb_mpi_p2p.h"
 
+/* Pipelined staging: the message goes out in fragments, the answer comes back in fragments. */
+static int pipelined_iteration(struct gdrb_ctx *c, size_t size)
+{
+	bool first = c->initiator;
+
+	return gdrb_mpi_pipe(c, size, 1, first, !first) || gdrb_mpi_pipe(c, size, 1, !first, first) ?
+	       GDRB_ERR : 0;
+}
+
 static int latency_iteration(struct gdrb_ctx *c, size_t size)
 {
+	if (c->variant->pipelined)
+		return pipelined_iteration(c, size);
 	if (c->initiator) {
 		if (gdrb_stage_out(c, 0, size) ||
 		    gdrb_mpi_send(gdrb_wire_send(c), size, c->peer, GDRB_TAG_DATA) ||

@@ -21,7 +21,7 @@ function parse(line,    n, i, c, field, inq) {
 function num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?$/ }
 function bad(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; errors++ }
 BEGIN {
-	want = "benchmark,layer,mem,path,reg,pair,size_bytes,iterations,lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,status,errors,note,timestamp,version"
+	want = "benchmark,layer,mem,path,reg,stage_chunk,stage_slots,pair,size_bytes,iterations,lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,status,errors,note,timestamp,version"
 	nh = split(want, H, ",")
 	for (i = 1; i <= nh; i++) COL[H[i]] = i
 	errors = 0; count = 0
@@ -72,6 +72,12 @@ FNR == 1 {
 	if (F[COL["link_gbps"]] != "" && (!num(F[COL["link_gbps"]]) || F[COL["link_gbps"]] + 0 <= 0)) bad("link_gbps not a positive number")
 	if (!verbs && (F[COL["link_layer"]] != "" || F[COL["link_gbps"]] != "" || F[COL["gpu_nic_dist"]] != ""))
 		bad("link columns on a row that is not verbs")
+	# Pipelined staging names its fragment and slots; every other path leaves both empty.
+	pipe = F[COL["path"]] == "staged" && !coll && (st == "ok" || st == "invalid-data")
+	if (pipe && (F[COL["stage_chunk"]] !~ /^[1-9][0-9]*$/ || F[COL["stage_slots"]] !~ /^[2-9][0-9]*$/))
+		bad("pipelined staged row without stage_chunk and stage_slots")
+	if (F[COL["path"]] != "staged" && (F[COL["stage_chunk"]] != "" || F[COL["stage_slots"]] != ""))
+		bad("stage_chunk/stage_slots on a row that is not pipelined staging")
 	if (st == "ok" && F[COL["errors"]] != 0) bad("status ok with errors")
 	if (st == "invalid-data" && F[COL["errors"]] == 0) bad("invalid-data without errors")
 	if (st == "unsupported" && F[COL["note"]] == "") bad("unsupported without a reason in note")

@@ -121,6 +121,16 @@ for b in write_lat write_bw read_lat read_bw send_lat send_bw; do
 	grep -q "^| $n | $b | \(PASS\|SKIP\) | " "$report" || { grep "^| $n " "$report"; fail "$b: neither PASS nor SKIP"; }
 	n=$((n + 1))
 done
+# scripts/measure-staging: its report inside this one, its verdicts not judged on the simulator.
+if [ "${HAVE_MPI:-1}" = 1 ] && command -v "$MPIRUN" >/dev/null 2>&1; then
+	grep -q "^| $n | staging | PASS | 0 | [0-9]* | every run validated; bandwidth SIMULATED (not judged) (ratio [0-9.]*), small messages SIMULATED (not judged) " "$report" ||
+		{ grep "^| $n " "$report"; fail "staging: no PASS line with verdicts not judged"; }
+	grep -q '^`scripts/measure-staging --build-dir \. --time-per-size 0.02 --out OUT/15-staging.raw`$' "$report" || fail "staging: command"
+	grep -q '^#### SIMULATED GPU: the staged path against its model' "$report" || fail "staging: its report is not in this one"
+	grep -q '^##### Pipelined staging against the model$' "$report" || fail "staging: its headings are not below the step's"
+else
+	grep -q "^| $n | staging | SKIP | " "$report" || fail "staging: no SKIP line"
+fi
 grep -E '^\| [0-9]+ \| [a-z_]+ \| SKIP \|.*\|  \|$' "$report" && fail "a SKIP without its reason"
 grep -q '/tmp\|'"$top_builddir" "$report" && { grep -n "/tmp\|$top_builddir" "$report"; fail "the report names this machine's paths"; }
 pass "simulated run: $(grep -c '| PASS |' "$report") steps PASS, $(grep -c '| SKIP |' "$report") SKIP with a reason, report marked simulated"
@@ -136,6 +146,8 @@ if [ "${HAVE_MPI:-1}" = 1 ] && command -v "$MPIRUN" >/dev/null 2>&1; then
 	grep -q '^| 4 | mpi_latency | FAIL | 1 | ' "$report" || { grep '^| 4 ' "$report"; fail "mpi_latency: no FAIL line"; }
 	grep -q 'Verdict: \*\*FAIL\*\*' "$report" || fail "verdict is not FAIL"
 	grep -q '^| 1 | copy_bw | PASS ' "$report" || fail "copy_bw does not PASS beside the failure"
+	grep -q '^| 15 | staging | FAIL | 1 | [0-9]* | exit 1: measure-staging: staged-512K: exit 1: ' "$report" ||
+		{ grep '^| 15 ' "$report"; fail "staging: no FAIL line"; }
 	pass "injected corruption: $(grep -c '| FAIL |' "$report") steps FAIL, exit 1"
 else
 	echo "no MPI: the injected validation failure is not checked"

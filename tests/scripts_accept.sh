@@ -28,7 +28,7 @@ pass "good fixture passes ib-ndr400 (exit 0, verdict.json PASS)"
 
 # The same figures measured on the test suite's simulated GPU are never a pass.
 cp -r "$DATA/good-run" "$WORK/sim"
-awk -F, -v OFS=, 'NR > 1 && $3 == "device" { $21 = "gdrbench simulated GPU (simgpu)" } { print }' \
+awk -F, -v OFS=, 'NR > 1 && $3 == "device" { $23 = "gdrbench simulated GPU (simgpu)" } { print }' \
 	"$DATA/good-run/results.csv" >"$WORK/sim/results.csv"
 grep -q 'simulated GPU' "$WORK/sim/results.csv" || fail "the fixture has no device rows to mark simulated"
 "$accept" "$WORK/sim" ib-ndr400 >"$WORK/sim.out" 2>&1
@@ -64,7 +64,7 @@ if command -v xmllint >/dev/null 2>&1; then
 fi
 pass "bad fixture fails ib-ndr400 (exit 1) naming 4MiB..16MiB against 45 GB/s, 8B p99 against 5 us, the failed 1GiB row"
 
-# The generic GDR profile passes the bad run: its dip stays above 130% of staged.
+# The generic GDR profile passes the bad run: its dip stays above the staged path.
 "$accept" -q "$WORK/bad" gdr-effectiveness >"$WORK/gdr.out" 2>&1 || { cat "$WORK/gdr.out"; fail "gdr-effectiveness on the bad run"; }
 pass "gdr-effectiveness: $(head -n 1 "$WORK/gdr.out")"
 
@@ -109,7 +109,7 @@ expect_refused "no-such-dir: no such results directory" "$accept" "$WORK/no-such
 expect_refused "empty: no results.csv" "$accept" "$WORK/empty" ib-ndr400
 expect_refused "emptycsv.csv:1: empty file" "$accept" "$WORK/emptycsv.csv" ib-ndr400
 expect_refused "malformed-header/results.csv:1: not a gdrbench results CSV" "$accept" "$DATA/malformed-header" ib-ndr400
-expect_refused "malformed-row/results.csv:4: has 28 fields, the schema has 30" "$accept" "$DATA/malformed-row" ib-ndr400
+expect_refused "malformed-row/results.csv:4: has 30 fields, the schema has 32" "$accept" "$DATA/malformed-row" ib-ndr400
 expect_refused "nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400" "$accept" "$WORK/bad" nosuch
 expect_refused "quick.profile: no rule lines" "$accept" "$WORK/bad" quick
 expect_refused "expected RESULTS_DIR PROFILE" "$accept" "$WORK/bad"

@@ -19,11 +19,11 @@
 
 /* The CSV schema scripts and plots depend on; a change here is a format change. */
 #define SCHEMA \
-	"benchmark,layer,mem,path,reg,pair,size_bytes,iterations," \
+	"benchmark,layer,mem,path,reg,stage_chunk,stage_slots,pair,size_bytes,iterations," \
 	"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us," \
 	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist," \
 	"status,errors,note,timestamp,version"
-#define SCHEMA_COLS 30
+#define SCHEMA_COLS 32
 
 #define TS "2026-11-21T04:41:00Z"
 
@@ -183,7 +183,7 @@ static void sample_row(struct gdrb_row *r)
 }
 
 #define SAMPLE_LINE \
-	"mpi_latency,mpi,host,direct,none,0-1,4096,1000," \
+	"mpi_latency,mpi,host,direct,none,,,0-1,4096,1000," \
 	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,ok,0,plain," \
 	TS "," PACKAGE_VERSION "\n"
 
@@ -227,6 +227,15 @@ START_TEST(test_row_exact)
 	text = row_text(&r);
 	ck_assert_ptr_nonnull(strstr(text, want));
 	ck_assert_ptr_nonnull(strstr(text, ",ok,5000000000,"));
+	free(text);
+
+	/* Pipelined staging names its fragment and slots; nothing else does. */
+	r.path = "staged";
+	r.stage_chunk = (size_t)512 << 10;
+	r.stage_slots = 4;
+	text = row_text(&r);
+	ck_assert_ptr_nonnull(strstr(text, ",host,staged,none,524288,4,0-1,"));
+	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
 	free(text);
 }
 END_TEST
@@ -288,7 +297,7 @@ START_TEST(test_not_applicable_empty)
 	r.status = GDRB_ST_UNSUPPORTED;
 	r.note = NULL;
 	text = row_text(&r);
-	ck_assert_str_eq(text, "mpi_latency,mpi,host,direct,none,0-1,4096,1000,"
+	ck_assert_str_eq(text, "mpi_latency,mpi,host,direct,none,,,0-1,4096,1000,"
 			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,unsupported,0,," TS "," PACKAGE_VERSION "\n");
 	ck_assert_ptr_null(strstr(text, "nan"));
 	free(text);
@@ -452,8 +461,8 @@ START_TEST(test_open_appends)
 	ck_assert_uint_eq(count_char(text, '\n'), 3);
 	ck_assert_str_eq(strstr(text, SCHEMA "\n"), text);
 	ck_assert_ptr_null(strstr(text + 1, SCHEMA));
-	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,0-1,4096,"));
-	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,0-1,8192,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,,,0-1,4096,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,,,0-1,8192,"));
 	free(text);
 
 	/* A header written by another tool with CRLF line ends is the same header. */

@@ -88,8 +88,11 @@ vm_inside
 # reg host, status ok, 2 ranks.
 verbs_rows() { # CSV ROWS
 	csv_check -v status=ok -v rows="$2" -v ranks=2 "$WORK/$1" || return 1
-	awk -F, 'NR > 1 && ($2 != "verbs" || $22 != "rxe0:1" || $23 != "Ethernet" || $24 != "2.500" ||
-			    $25 != "unknown" || $5 != "host") { print FILENAME ": " $0; bad = 1 }
+	# Columns by name: the schema grows (stage_chunk, stage_slots).
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$col["layer"] != "verbs" || $col["nic"] != "rxe0:1" || $col["link_layer"] != "Ethernet" ||
+		$col["link_gbps"] != "2.500" || $col["gpu_nic_dist"] != "unknown" || $col["reg"] != "host" {
+			print FILENAME ": " $0; bad = 1 }
 		END { exit bad }' "$WORK/$1"
 }
 for mem in host pinned; do
@@ -141,7 +144,8 @@ for b in write_bw write_lat send_lat; do
 	[ "$(status_of "$b-pairs")" = 0 ] || { show "$b-pairs"; fail "gdrb_$b with 4 ranks (2 pairs) failed"; }
 done
 csv_check -v status=ok -v rows=18 -v ranks=4 "$WORK/pairs.csv" || fail "pairs.csv: rows do not match"
-[ "$(awk -F, 'NR > 1 { n[$6]++ } END { print n["all"] + 0, n["0:2"] + 0, n["1:3"] + 0 }' "$WORK/pairs.csv")" = "6 6 6" ] ||
+[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pair") p = i; next } { n[$p]++ }
+	END { print n["all"] + 0, n["0:2"] + 0, n["1:3"] + 0 }' "$WORK/pairs.csv")" = "6 6 6" ] ||
 	{ cat "$WORK/pairs.csv"; fail "pairs.csv: expected 6 rows each for all, 0:2 and 1:3"; }
 grep -q '2 pair(s): rank i with rank i+2' "$WORK/write_lat-pairs.out" || fail "the header does not name the pairs"
 pass "4 ranks = 2 concurrent pairs (0:2, 1:3): write_bw, write_lat, send_lat validated, rows per pair and all"

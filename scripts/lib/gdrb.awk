@@ -6,7 +6,7 @@
 # --- CSV schema --------------------------------------------------------------
 
 function gdrb_schema(    i, num) {
-	GDRB_HEADER = "benchmark,layer,mem,path,reg,pair,size_bytes,iterations," \
+	GDRB_HEADER = "benchmark,layer,mem,path,reg,stage_chunk,stage_slots,pair,size_bytes,iterations," \
 		"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us," \
 		"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist," \
 		"status,errors,note,timestamp,version"
@@ -14,7 +14,7 @@ function gdrb_schema(    i, num) {
 	for (i = 1; i <= GDRB_NF; i++)
 		COL[GDRB_COLS[i]] = i
 	# Columns that hold numbers (the rest is text).
-	split("size_bytes iterations lat_min_us lat_p50_us lat_avg_us lat_p99_us lat_p999_us " \
+	split("stage_chunk stage_slots size_bytes iterations lat_min_us lat_p50_us lat_avg_us lat_p99_us lat_p999_us " \
 	      "lat_max_us lat_stdev_us bw_GBps algbw_GBps busbw_GBps ranks hosts link_gbps errors", num, " ")
 	for (i in num)
 		NUMERIC[num[i]] = 1

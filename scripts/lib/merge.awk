@@ -25,7 +25,7 @@ function expect(    list, n, i, p, k, s, ns) {
 }
 
 function reg_of(m, path) {
-	if (path == "staged") return "staged"
+	if (path == "staged" || path == "staged-serial") return "staged"
 	if (layer == "local") return "none"
 	if (m == "host" || m == "pinned") return "host"
 	return layer == "mpi" ? "mpi-cuda" : "none"
@@ -63,7 +63,7 @@ END {
 			if (EXPECT[i] in SEEN)
 				continue
 			split(EXPECT[i], e, SUBSEP)
-			printf "%s,%s,%s,%s,%s,all,%.0f,0,,,,,,,,,,,%d,%d,%s,,,,,%s,0,%s,%s,%s\n", bench, layer, e[1], e[2], reg_of(e[1], e[2]), \
+			printf "%s,%s,%s,%s,%s,,,all,%.0f,0,,,,,,,,,,,%d,%d,%s,,,,,%s,0,%s,%s,%s\n", bench, layer, e[1], e[2], reg_of(e[1], e[2]), \
 				e[3], ranks, hosts, csv_quote(e[1] == "device" ? gpu : ""), fill, csv_quote(note), stamp, csv_quote(version)
 			filled++
 		}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdrb_log.h"
+#include "gdrb_stage.h"
+
+const char *const gdrb_staging_names[GDRB_STAGING_COUNT] = { "pipelined", "serial", "both" };
+
+int gdrb_ring_open(struct gdrb_ring *r, const char *name, size_t chunk, unsigned slots)
+{
+	const struct gdrb_mem_ops *pinned;
+	const char *why, *inject = getenv("GDRB_INJECT_STAGE_RACE");
+	unsigned i;
+
+	memset(r, 0, sizeof(*r));
+	if (slots < 2 || slots > GDRB_STAGE_SLOTS) {
+		gdrb_err("internal: %u staging slots (2..%u)", slots, GDRB_STAGE_SLOTS);
+		return GDRB_ERR;
+	}
+	r->chunk = chunk;
+	r->slots = slots;
+	r->skip_wait = inject && (!strcmp(inject, "all") || !strcmp(inject, name));
+	pinned = gdrb_mem_ops_get(GDRB_MEM_PINNED, &why);
+	if (!pinned || gdrb_buf_alloc(&r->buf, pinned, chunk * slots))
+		goto fail;
+	memset(r->buf.ptr, 0, chunk * slots);
+	if (gdrb_cuda_stream_create(&r->stream))
+		goto fail;
+	for (i = 0; i < slots; i++)
+		if (gdrb_cuda_event_create(&r->event[i]))
+			goto fail;
+	return 0;
+fail:
+	gdrb_ring_close(r);
+	return GDRB_ERR;
+}
+
+void gdrb_ring_close(struct gdrb_ring *r)
+{
+	unsigned i;
+
+	if (r->stream)
+		gdrb_ring_settle(r);
+	for (i = 0; i < GDRB_STAGE_SLOTS; i++)
+		gdrb_cuda_event_destroy(r->event[i]);
+	gdrb_cuda_stream_destroy(r->stream);
+	gdrb_buf_free(&r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+bool gdrb_ring_ready(const struct gdrb_ring *r)
+{
+	return r->buf.ptr != NULL;
+}
+
+int gdrb_ring_fill(struct gdrb_ring *r, size_t frag, const struct gdrb_buf *src, size_t off,
+		   size_t len)
+{
+	if (!len)
+		return 0;
+	return gdrb_cuda_copy_async(gdrb_ring_slot(r, frag), (const char *)src->ptr + off, len,
+				    r->stream, r->event[frag % r->slots]);
+}
+
+int gdrb_ring_drain(struct gdrb_ring *r, size_t frag, struct gdrb_buf *dst, size_t off,
+		    size_t len)
+{
+	if (!len)
+		return 0;
+	return gdrb_cuda_copy_async((char *)dst->ptr + off, gdrb_ring_slot(r, frag), len,
+				    r->stream, r->event[frag % r->slots]);
+}
+
+int gdrb_ring_copy_frag(struct gdrb_ring *r, const struct gdrb_frags *fr, size_t f,
+			struct gdrb_buf *dev, bool out)
+{
+	size_t off, len;
+
+	gdrb_frag_at(fr, f, &off, &len, NULL);
+	return out ? gdrb_ring_fill(r, f, dev, off, len) : gdrb_ring_drain(r, f, dev, off, len);
+}
+
+int gdrb_ring_wait(struct gdrb_ring *r, size_t frag)
+{
+	if (r->skip_wait)
+		return 0;
+	/* An event never recorded counts as finished, as CUDA's does. */
+	return gdrb_cuda_event_wait(r->event[frag % r->slots]);
+}
+
+int gdrb_ring_done(struct gdrb_ring *r, size_t frag)
+{
+	if (r->skip_wait)
+		return 1;
+	return gdrb_cuda_event_done(r->event[frag % r->slots]);
+}
+
+int gdrb_ring_settle(struct gdrb_ring *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->slots; i++)
+		if (gdrb_cuda_event_wait(r->event[i]))
+			return GDRB_ERR;
+	return 0;
+}
+
+void gdrb_frags_init(struct gdrb_frags *fr, size_t size, unsigned count, size_t chunk)
+{
+	fr->size = size;
+	fr->chunk = chunk;
+	fr->per_msg = size ? size / chunk + (size % chunk != 0) : 1;
+	fr->total = fr->per_msg * count;
+}
+
+void gdrb_frag_at(const struct gdrb_frags *fr, size_t f, size_t *off, size_t *len, bool *last)
+{
+	size_t k = f / fr->per_msg, j = f % fr->per_msg, at = j * fr->chunk;
+
+	*off = k * fr->size + at;
+	*len = fr->size - at < fr->chunk ? fr->size - at : fr->chunk;
+	if (last)
+		*last = j + 1 == fr->per_msg;
+}
