@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -350,9 +352,25 @@ static char *shadow_of(const struct sim_alloc *a, const void *p)
 /* ------------------------------------------------------------------------- */
 /* Streams and the copy engine                                                */
 
+/*
+ * A query that finds a copy unfinished gives the CPU away. A real copy engine
+ * needs no CPU, but this one is a thread: on a machine with fewer cores than
+ * busy-polling ranks plus copy threads (2 cores, or a 2-CPU VM) a progress
+ * loop that polls without yielding would keep it off the CPU for a whole
+ * scheduler slice per fragment.
+ */
+static cudaError_t not_ready(void)
+{
+	sched_yield();
+	return cudaErrorNotReady;
+}
+
 static void *stream_worker(void *arg)
 {
 	struct sim_stream *s = arg;
+
+	/* The modelled time is microseconds: not the 50 us a sleep may otherwise be late by. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
 	for (;;) {
 		struct op *op;
@@ -975,7 +993,7 @@ SIM_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
 	pthread_mutex_lock(&s->lock);
 	idle = s->done >= s->enq;
 	pthread_mutex_unlock(&s->lock);
-	return idle ? cudaSuccess : cudaErrorNotReady;
+	return idle ? cudaSuccess : not_ready();
 }
 
 SIM_EXPORT cudaError_t cudaDeviceSynchronize(void)
@@ -1051,7 +1069,7 @@ SIM_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event)
 	pthread_mutex_lock(&e->stream->lock);
 	done = e->stream->done >= e->seq;
 	pthread_mutex_unlock(&e->stream->lock);
-	return done ? cudaSuccess : cudaErrorNotReady;
+	return done ? cudaSuccess : not_ready();
 }
 
 SIM_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
