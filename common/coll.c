@@ -603,7 +603,7 @@ static void coll_teardown(struct gdrb_ctx *c)
 
 int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 {
-	unsigned groups = GDRB_OPTG_MEM | GDRB_OPTG_MPI;
+	unsigned groups = GDRB_OPTG_MEM | GDRB_OPTG_MPI | GDRB_OPTG_SYNC;
 	struct gdrb_bench bench;
 
 	coll = desc;

@@ -17,8 +17,9 @@
 #include "gdrb_stats.h"
 #include "gdrb_watchdog.h"
 
-/* Share of the time budget that warm-up may use. */
+/* Share of the time budget that warm-up may use, and that one timed batch aims at. */
 #define WARMUP_SHARE 0.1
+#define BATCH_SHARE 0.1
 
 /* What each rank reports to rank 0 after one size and variant. */
 struct rank_result {
@@ -97,8 +98,8 @@ int gdrb_p2p_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	c->check_span = size;
 	if (!role_sends(c))
 		return 0;
-	for (k = 0; k < c->window; k++)
-		if (gdrb_buf_fill_pattern(&c->send, (size_t)k * size, size,
+	for (k = 0; k < gdrb_msg_slots(c); k++)
+		if (gdrb_buf_fill_pattern(&c->send, gdrb_msg_off(c, k), size,
 					  gdrb_p2p_seed(size, iter, k, role)))
 			return GDRB_ERR;
 	return 0;
@@ -111,9 +112,9 @@ static uint64_t p2p_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 
 	if (!role_receives(c))
 		return 0;
-	for (k = 0; k < c->window; k++) {
+	for (k = 0; k < gdrb_msg_slots(c); k++) {
 		size_t first = 0;
-		uint64_t b = gdrb_buf_check_pattern(&c->recv, (size_t)k * size, size,
+		uint64_t b = gdrb_buf_check_pattern(&c->recv, gdrb_msg_off(c, k), size,
 						    gdrb_p2p_seed(size, iter, k, peer_role), &first);
 
 		if (b == (uint64_t)-1)
@@ -137,6 +138,13 @@ static uint64_t run_check(struct run *r, size_t size, uint64_t iter)
 	return c->bench->check ? c->bench->check(c, size, iter) : p2p_check(c, size, iter);
 }
 
+/* Collectives under --sync barrier: an untimed barrier before every call. */
+static bool synced(const struct gdrb_ctx *c)
+{
+	return c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE && (c->bench->opt_groups & GDRB_OPTG_SYNC) &&
+	       c->p->sync == GDRB_SYNC_BARRIER;
+}
+
 /*
  * Run n iterations; samples (optional) get each one's ticks. Returns 0 and
  * the total seconds in *elapsed, or a negative code.
@@ -147,12 +155,13 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 	struct gdrb_ctx *c = &r->c;
 	const struct gdrb_bench *b = c->bench;
 	uint64_t i, t_prev, t, start;
-	bool validate = r->p.validate;
+	bool validate = r->p.validate, sync = synced(c);
 
 	start = t_prev = gdrb_ticks();
 	for (i = 0; i < n; i++, (*iter)++) {
-		if (validate) {
-			int rc = b->prepare ? b->prepare(c, size, *iter) : gdrb_p2p_prepare(c, size, *iter);
+		if (validate || sync) {
+			int rc = !validate ? 0 : b->prepare ? b->prepare(c, size, *iter) :
+				 gdrb_p2p_prepare(c, size, *iter);
 
 			if (rc || c->boot->barrier(c->boot))
 				return GDRB_ERR;
@@ -178,51 +187,113 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 	return 0;
 }
 
-/* Iterations for this size: probe once, warm up, then fill the time budget. */
-static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *errors,
-			    double *total_us)
+/* Every rank's figure replaced by the largest: the ranks then decide alike. */
+static int agree_max(struct gdrb_ctx *c, double *v)
 {
-	struct gdrb_ctx *c = &r->c;
-	const struct gdrb_params *p = &r->p;
-	uint64_t iter = 0, w, n, i, min_iters;
-	double t_probe, t_warm, est[1];
+	return c->boot->allreduce_double(c->boot, v, 1, GDRB_OP_MAX);
+}
 
-	if (run_batch(r, size, 1, &iter, NULL, &t_probe, errors))
-		return GDRB_ERR;
-	est[0] = t_probe;
-	if (c->boot->allreduce_double(c->boot, est, 1, GDRB_OP_MAX))
-		return GDRB_ERR;
-	w = p->warmup > 1 ? p->warmup - 1 : 0;
-	if (est[0] > 0 && (double)w * est[0] > WARMUP_SHARE * p->time_per_size)
-		w = (uint64_t)(WARMUP_SHARE * p->time_per_size / est[0]);
-	if (w) {
-		if (run_batch(r, size, w, &iter, NULL, &t_warm, errors))
+/*
+ * Warm-up in batches of 1, 2, 4, ... iterations, up to --warmup of them or a
+ * tenth of the time budget (the slowest rank's time decides). *est: the
+ * slowest rank's median warm-up iteration in seconds, the first (cold) one
+ * left out when there are more; 0 without warm-up. One slow iteration moves
+ * a median by one rank, where it could make a mean or a single probe
+ * anything.
+ */
+static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors, double *est)
+{
+	const struct gdrb_params *p = &r->p;
+	uint64_t done = 0, kept = 0, batch = 1;
+	double spent = 0, t;
+	struct gdrb_stats st;
+
+	while (done < p->warmup) {
+		bool keep;
+
+		batch = batch < p->warmup - done ? batch : p->warmup - done;
+		keep = kept + batch <= r->samples_cap;
+		if (run_batch(r, size, batch, iter, keep ? r->samples + kept : NULL, &t, errors) ||
+		    agree_max(&r->c, &t))
 			return GDRB_ERR;
-		est[0] = t_warm / (double)w;
-		if (c->boot->allreduce_double(c->boot, est, 1, GDRB_OP_MAX))
-			return GDRB_ERR;
+		done += batch;
+		kept += keep ? batch : 0;
+		spent += t;
+		if (spent >= WARMUP_SHARE * p->time_per_size)
+			break;
+		batch *= 2;
 	}
-	min_iters = p->iters < GDRB_DEF_MIN_ITERS ? p->iters : GDRB_DEF_MIN_ITERS;
-	n = p->iters;
-	if (est[0] > 0 && p->time_per_size / est[0] < (double)n)
-		n = (uint64_t)(p->time_per_size / est[0]);
-	if (n < min_iters)
-		n = min_iters;
-	if (n > r->samples_cap) {
-		free(r->samples);
-		r->samples = malloc(n * sizeof(*r->samples));
-		if (!r->samples) {
-			gdrb_err("out of memory for %llu samples", (unsigned long long)n);
-			return GDRB_ERR;
-		}
-		r->samples_cap = n;
+	*est = 0;
+	if (kept) {
+		gdrb_stats_compute(r->samples + (kept > 1), kept - (kept > 1), &st);
+		*est = st.p50 * 1e-6;
 	}
-	if (run_batch(r, size, n, &iter, r->samples, &t_warm, errors))
+	return agree_max(&r->c, est);
+}
+
+/*
+ * The fewest timed iterations this size must have: --min-iters (at most -n)
+ * where the estimate says they take at most GDRB_MIN_STRETCH x the budget;
+ * a longer size gets what the budget holds, at least GDRB_FLOOR_ITERS.
+ */
+static uint64_t planned_min(const struct gdrb_params *p, double est)
+{
+	uint64_t want = p->min_iters < p->iters ? p->min_iters : p->iters;
+	uint64_t floor = want < GDRB_FLOOR_ITERS ? want : GDRB_FLOOR_ITERS, fits;
+
+	if (est <= 0 || (double)want * est <= GDRB_MIN_STRETCH * p->time_per_size)
+		return want;
+	fits = (uint64_t)(p->time_per_size / est);
+	return fits > floor ? fits : floor;
+}
+
+/* Iterations of per seconds each that fit in seconds, from 1 to cap. */
+static uint64_t iters_for(double seconds, double per, uint64_t cap)
+{
+	double n = per > 0 ? seconds / per : (double)cap;
+
+	return n < 1 ? 1 : n >= (double)cap ? cap : (uint64_t)n;
+}
+
+/*
+ * Warm up, then run timed batches until the budget is spent and the minimum
+ * reached, or -n reached, or GDRB_MAX_STRETCH x the budget spent. Each batch
+ * aims at a tenth of the budget by the running mean; after each, the ranks
+ * agree on the time spent (the slowest rank's), so all run the same count.
+ * The agreement runs between batches, outside every sample.
+ */
+static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *min_out,
+			    uint64_t *errors, double *total_us)
+{
+	const struct gdrb_params *p = &r->p;
+	uint64_t iter = 0, n = 0, batch, want, i;
+	double est, spent = 0, t, budget = p->time_per_size;
+
+	if (warm_up(r, size, &iter, errors, &est))
 		return GDRB_ERR;
+	want = planned_min(p, est);
+	batch = est > 0 ? iters_for(BATCH_SHARE * budget, est, p->iters) : 1;
+	for (;;) {
+		double per;
+
+		if (run_batch(r, size, batch, &iter, r->samples + n, &t, errors) ||
+		    agree_max(&r->c, &t))
+			return GDRB_ERR;
+		n += batch;
+		spent += t;
+		if (n == p->iters || (n >= want && spent >= budget) || spent >= GDRB_MAX_STRETCH * budget)
+			break;
+		/* The next batch from the rate so far; once the minimum is in, not past the budget. */
+		per = spent / (double)n;
+		batch = iters_for(BATCH_SHARE * budget, per, p->iters - n);
+		if (n >= want && batch > iters_for(budget - spent, per, p->iters - n))
+			batch = iters_for(budget - spent, per, p->iters - n);
+	}
 	*total_us = 0;
 	for (i = 0; i < n; i++)
 		*total_us += r->samples[i];
 	*n_out = n;
+	*min_out = want;
 	return 0;
 }
 
@@ -277,8 +348,17 @@ static void summarise_collective(struct run *r, size_t size, uint64_t n, struct 
 	agg->bw_GBps = agg->algbw_GBps;
 }
 
+/* The quality column: fewer samples than planned (the hard stop came first), a spread-out tail. */
+static const char *quality(uint64_t n, uint64_t want, const struct gdrb_stats *lat)
+{
+	bool few = n < want, noisy = lat->p50 > 0 && lat->p99 > GDRB_NOISY_RATIO * lat->p50;
+
+	return few && noisy ? GDRB_Q_FEW "+" GDRB_Q_NOISY : few ? GDRB_Q_FEW : noisy ? GDRB_Q_NOISY :
+	       GDRB_Q_OK;
+}
+
 /* Rank 0: turn gathered results into per-pair and aggregate outcomes. */
-static void summarise(struct run *r, size_t size, uint64_t n,
+static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 		      struct outcome *agg, struct outcome *pairs)
 {
 	struct gdrb_ctx *c = &r->c;
@@ -320,6 +400,9 @@ static void summarise(struct run *r, size_t size, uint64_t n,
 	agg->algbw_GBps = agg->busbw_GBps = NAN;
 	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
 		summarise_collective(r, size, n, agg);
+	agg->quality = quality(n, want, &agg->lat);
+	for (i = 0; i < (size_t)np; i++)
+		pairs[i].quality = quality(n, want, &pairs[i].lat);
 }
 
 static int measure_variant(struct run *r, size_t size, const struct gdrb_variant *v,
@@ -327,7 +410,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 {
 	struct gdrb_ctx *c = &r->c;
 	struct rank_result mine = { 0 };
-	uint64_t n = 0, errors = 0;
+	uint64_t n = 0, want = 0, errors = 0;
 	double total_us = 0;
 	int rc;
 
@@ -337,7 +420,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 			      c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE ?
 			      "the other ranks of the collective" : "the GPU", v->label, size);
 	rc = c->bench->begin && (c->bench->begin(c, size) || c->boot->barrier(c->boot)) ? GDRB_ERR :
-	     plan_and_measure(r, size, &n, &errors, &total_us);
+	     plan_and_measure(r, size, &n, &want, &errors, &total_us);
 	if (rc) {
 		/* The peer may be blocked mid-iteration: take every rank down. */
 		gdrb_err("%s failed at size %zu on the %s path", c->bench->name, size, v->label);
@@ -346,9 +429,9 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 		return GDRB_ERR;
 	}
 	if (gdrb_verbose() && c->initiator)
-		gdrb_info("%s size %zu path %s: %llu timed iterations, %.3f s, %llu wrong bytes",
-			  c->bench->name, size, v->label, (unsigned long long)n, total_us * 1e-6,
-			  (unsigned long long)errors);
+		gdrb_info("%s size %zu path %s: %llu timed iterations (at least %llu planned), %.3f s, %llu wrong bytes",
+			  c->bench->name, size, v->label, (unsigned long long)n,
+			  (unsigned long long)want, total_us * 1e-6, (unsigned long long)errors);
 	mine.initiator = c->initiator;
 	mine.pair = c->pair;
 	mine.errors = errors;
@@ -359,7 +442,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	    c->boot->gather(c->boot, r->samples, n * sizeof(double), r->all_samples))
 		return GDRB_ERR;
 	if (c->boot->rank == 0)
-		summarise(r, size, n, agg, pairs);
+		summarise(r, size, n, want, agg, pairs);
 	return 0;
 }
 
@@ -421,7 +504,7 @@ static int alloc_buffers(struct run *r)
 	for (i = 0; c->bench->adjust_size && i < r->p.sizes.n; i++)
 		if (c->bench->adjust_size(c, r->p.sizes.v[i]) > max)
 			max = c->bench->adjust_size(c, r->p.sizes.v[i]);
-	c->bufsize = gdrb_buf_bytes(max, r->p.window, c->bench->metric == GDRB_METRIC_BW);
+	c->bufsize = gdrb_buf_bytes(max, r->p.window, gdrb_windowed(c->bench, &r->p));
 	ops = gdrb_mem_ops_get(r->p.mem, &why);
 	if (!ops) {
 		gdrb_err("--mem %s: %s", gdrb_mem_kind_name(r->p.mem), why);
@@ -555,8 +638,9 @@ static void sweep(struct run *r)
 				continue;
 		}
 		c->window = 1;
-		if (c->bench->metric == GDRB_METRIC_BW && c->bench->traffic != GDRB_TRAFFIC_LOCAL) {
-			size_t fit = c->bufsize / size;
+		c->stride = r->p.buffers == GDRB_BUFFERS_SINGLE ? 0 : size;
+		if (gdrb_has_window(c->bench)) {
+			size_t fit = c->stride ? c->bufsize / size : r->p.window;
 
 			c->window = fit < r->p.window ? (unsigned)(fit ? fit : 1) : r->p.window;
 		}

@@ -12,10 +12,14 @@
 
 struct rank_result;
 
+/* A size is flagged noisy when its p99 is more than this many times its median. */
+#define GDRB_NOISY_RATIO 5.0
+
 /* A measured (or skipped) variant at one size, as rank 0 sees it. */
 struct outcome {
 	const char *status;
 	uint64_t iters, errors;
+	const char *quality;    /* GDRB_Q_* (gdrb_report.h); NULL: not measured */
 	struct gdrb_stats lat;  /* per message, us */
 	double bw_GBps;
 	double algbw_GBps, busbw_GBps;  /* collectives; NAN otherwise */

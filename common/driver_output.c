@@ -17,6 +17,7 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		    const char *pair, const struct outcome *o)
 {
 	struct gdrb_ctx *c = &r->c;
+	bool windowed = gdrb_has_window(c->bench);
 	struct gdrb_row row = {
 		.benchmark = c->bench->name,
 		.layer = c->bench->layer,
@@ -25,6 +26,8 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.reg = v->reg,
 		.stage_chunk = v->pipelined ? r->p.stage_chunk : 0,
 		.stage_slots = v->pipelined ? GDRB_STAGE_SLOTS : 0,
+		.window = windowed ? c->window : 0,
+		.buffers = windowed ? gdrb_buffers_names[r->p.buffers] : NULL,
 		.pair = pair,
 		.size = size,
 		.iterations = o->iters,
@@ -41,6 +44,7 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.gpu_nic_dist = c->gpu_nic_dist,
 		.status = o->status,
 		.errors = o->errors,
+		.quality = o->quality,
 		.note = v->supported ? (r->p.label ? r->p.label : "") : v->why,
 	};
 
@@ -228,6 +232,19 @@ void gdrb_drv_print_header(struct run *r)
 	       gdrb_size_format(p->sizes.v[p->sizes.n - 1], hi, sizeof(hi)), p->sizes.n,
 	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
 	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
+	printf("# iterations: warm-up in growing batches (at most %llu, a tenth of the budget), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); never past %dx the budget; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
+	       (unsigned long long)p->warmup,
+	       (unsigned long long)(p->min_iters < p->iters ? p->min_iters : p->iters), GDRB_MIN_STRETCH,
+	       GDRB_FLOOR_ITERS, GDRB_MAX_STRETCH, GDRB_NOISY_RATIO);
+	if (gdrb_has_window(b))
+		printf("# buffers %s: %s\n", gdrb_buffers_names[p->buffers],
+		       p->buffers == GDRB_BUFFERS_SINGLE ?
+		       "every message of a window is sent from one buffer and received into one, as the OSU Micro-Benchmarks do by default (it stays in cache: not what NIC or GPU traffic sees)" :
+		       "each message of a window has its own slot of the buffers; the window shrinks where window x size would pass the buffer cap (the CSV window column says)");
+	if (b->opt_groups & GDRB_OPTG_SYNC)
+		printf("# sync %s: %s\n", gdrb_sync_names[p->sync], p->sync == GDRB_SYNC_BARRIER ?
+		       "an untimed barrier before every call; a sample is one call on one rank, from leaving the barrier to the call's return" :
+		       "calls back to back; a sample is the time between one call's return and the next's on one rank (a root may return before the data arrived)");
 	if (b->describe) {
 		char line[2048];
 

@@ -63,6 +63,7 @@ struct gdrb_ctx {
 	struct gdrb_buf send_bounce, recv_bounce;   /* pinned, whole-message (serial) staging only */
 	struct gdrb_ring out_ring, in_ring;         /* pinned slots, pipelined staging only */
 	unsigned window;        /* messages per iteration at the current size */
+	size_t stride;          /* bytes between a window's messages: the size, 0 with --buffers single */
 
 	struct gdrb_variant variants[GDRB_MAX_VARIANTS];
 	size_t nvariants;
@@ -80,6 +81,18 @@ struct gdrb_ctx {
 	size_t check_span;      /* bytes of result this rank checks at this size (fault injection) */
 	void *priv;             /* the benchmark's state */
 };
+
+/* Where message k of the current window starts in the send and receive buffers. */
+static inline size_t gdrb_msg_off(const struct gdrb_ctx *c, unsigned k)
+{
+	return (size_t)k * c->stride;
+}
+
+/* Distinct message buffers of the window: one with --buffers single. */
+static inline unsigned gdrb_msg_slots(const struct gdrb_ctx *c)
+{
+	return c->stride ? c->window : 1;
+}
 
 struct gdrb_bench {
 	const char *name;       /* CSV benchmark column: "mpi_latency" */
@@ -111,6 +124,18 @@ struct gdrb_bench {
 	uint64_t (*check)(struct gdrb_ctx *c, size_t size, uint64_t iter);
 	void (*teardown)(struct gdrb_ctx *c);
 };
+
+/* Whether an iteration is a window of messages (point-to-point bandwidth). */
+static inline bool gdrb_has_window(const struct gdrb_bench *b)
+{
+	return b->metric == GDRB_METRIC_BW && b->traffic != GDRB_TRAFFIC_LOCAL;
+}
+
+/* Whether the buffers hold a window of messages (--buffers slots) or one. */
+static inline bool gdrb_windowed(const struct gdrb_bench *b, const struct gdrb_params *p)
+{
+	return gdrb_has_window(b) && p->buffers == GDRB_BUFFERS_SLOTS;
+}
 
 /* Run a benchmark; returns the process exit code. */
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv);

@@ -30,7 +30,16 @@ enum gdrb_opt_group {
 	GDRB_OPTG_BIDIR = 1u << 9,    /* -b: both ranks of a pair send at once */
 	GDRB_OPTG_COMPLETION = 1u << 10, /* --completion (RDMA write latency) */
 	GDRB_OPTG_MPI = 1u << 11,     /* --mpi-cuda (benchmarks that hand buffers to MPI) */
+	GDRB_OPTG_SYNC = 1u << 12,    /* --sync (collectives that move data) */
 };
+
+/* Where the messages of a window live: a slot each, or all in one buffer (OMB's default). */
+enum gdrb_buffers { GDRB_BUFFERS_SLOTS, GDRB_BUFFERS_SINGLE, GDRB_BUFFERS_COUNT };
+/* What separates two timed calls of a collective. */
+enum gdrb_sync { GDRB_SYNC_BARRIER, GDRB_SYNC_NONE, GDRB_SYNC_COUNT };
+
+extern const char *const gdrb_buffers_names[GDRB_BUFFERS_COUNT];
+extern const char *const gdrb_sync_names[GDRB_SYNC_COUNT];
 
 /* How the receiver of an RDMA write latency test learns that a message arrived. */
 enum gdrb_completion {
@@ -53,7 +62,10 @@ extern const char *const gdrb_redop_names[GDRB_REDOP_COUNT];
 #define GDRB_DEF_SIZES "8:1G"
 #define GDRB_DEF_ITERS 10000
 #define GDRB_DEF_WARMUP 100
-#define GDRB_DEF_MIN_ITERS 3
+#define GDRB_DEF_MIN_ITERS 1000
+#define GDRB_FLOOR_ITERS 3          /* timed iterations of a size too long for --min-iters */
+#define GDRB_MIN_STRETCH 4          /* --min-iters holds where it takes at most this x the budget */
+#define GDRB_MAX_STRETCH 10         /* no size runs past this x the budget (then: few-samples) */
 #define GDRB_DEF_TIME_PER_SIZE 0.3
 #define GDRB_DEF_TIMEOUT 60.0
 #define GDRB_DEF_WINDOW 64
@@ -65,6 +77,7 @@ struct gdrb_params {
 	struct gdrb_sizes sizes;
 	uint64_t iters;             /* most timed iterations per size */
 	uint64_t warmup;            /* most warm-up iterations per size */
+	uint64_t min_iters;         /* fewest timed iterations of a size they fit (driver.c) */
 	double time_per_size;       /* seconds of timed iterations per size (budget) */
 	double timeout;             /* seconds without progress before giving up; 0: never */
 	enum gdrb_mem_kind mem;
@@ -94,6 +107,8 @@ struct gdrb_params {
 	int mpi_cuda;               /* enum gdrb_mpi_cuda */
 	int staging;                /* enum gdrb_staging */
 	size_t stage_chunk;         /* pipelined staging's fragment size */
+	int buffers;                /* enum gdrb_buffers */
+	int sync;                   /* enum gdrb_sync */
 };
 
 struct gdrb_bench;

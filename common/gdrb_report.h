@@ -18,10 +18,17 @@
 #define GDRB_ST_FAILED "failed"
 #define GDRB_ST_INVALID "invalid-data"
 
+/* Quality values: "few-samples", "noisy", both joined by '+', or "ok" (results/README.md). */
+#define GDRB_Q_OK "ok"
+#define GDRB_Q_FEW "few-samples"
+#define GDRB_Q_NOISY "noisy"
+
 struct gdrb_row {
 	const char *benchmark, *layer, *mem, *path, *reg, *pair;
 	size_t stage_chunk;             /* pipelined staging: fragment bytes; 0: not pipelined */
 	unsigned stage_slots;           /* pipelined staging: bounce slots per direction */
+	unsigned window;                /* bandwidth: messages per iteration; 0: not windowed */
+	const char *buffers;            /* bandwidth: "slots" or "single"; NULL: not windowed */
 	size_t size;
 	uint64_t iterations;
 	struct gdrb_stats lat;          /* microseconds */
@@ -34,6 +41,7 @@ struct gdrb_row {
 	const char *gpu_nic_dist;       /* "PIX" ... "SYS", "unknown"; NULL or "": none */
 	const char *status;
 	uint64_t errors;
+	const char *quality;            /* GDRB_Q_*; NULL: not measured */
 	const char *note;
 	const char *timestamp;          /* NULL: now */
 };

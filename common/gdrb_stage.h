@@ -76,9 +76,11 @@ int gdrb_ring_settle(struct gdrb_ring *r);
  */
 struct gdrb_frags {
 	size_t size, chunk, per_msg, total;
+	size_t stride;          /* bytes between messages: size, or 0 when they share one buffer */
 };
 
-void gdrb_frags_init(struct gdrb_frags *fr, size_t size, unsigned count, size_t chunk);
+void gdrb_frags_init(struct gdrb_frags *fr, size_t size, unsigned count, size_t chunk,
+		     size_t stride);
 /* Offset and length of fragment f; *last: it ends its message. */
 void gdrb_frag_at(const struct gdrb_frags *fr, size_t f, size_t *off, size_t *len, bool *last);
 

@@ -257,12 +257,12 @@ static int pipe_in_step(struct gdrb_ctx *c, struct pipe_dir *d)
 }
 
 static void pipe_dir_init(struct pipe_dir *d, struct gdrb_ring *r, struct gdrb_buf *dev,
-			  MPI_Request *req, size_t size, unsigned count)
+			  MPI_Request *req, size_t size, size_t stride, unsigned count)
 {
 	memset(d, 0, sizeof(*d));
 	if (!count)
 		return;         /* this direction is idle (and its ring may not exist) */
-	gdrb_frags_init(&d->fr, size, count, r->chunk);
+	gdrb_frags_init(&d->fr, size, count, r->chunk, stride);
 	d->ring = r;
 	d->dev = dev;
 	d->req = req;
@@ -274,8 +274,8 @@ int gdrb_mpi_pipe(struct gdrb_ctx *c, size_t size, unsigned count, bool out, boo
 	struct pipe_dir o, i;
 	int rc;
 
-	pipe_dir_init(&o, &c->out_ring, &c->send, m->out_req, size, out ? count : 0);
-	pipe_dir_init(&i, &c->in_ring, &c->recv, m->in_req, size, in ? count : 0);
+	pipe_dir_init(&o, &c->out_ring, &c->send, m->out_req, size, c->stride, out ? count : 0);
+	pipe_dir_init(&i, &c->in_ring, &c->recv, m->in_req, size, c->stride, in ? count : 0);
 	/* Receives first: the peer's first fragment finds its buffer posted. */
 	while (o.landed < o.fr.total || i.freed < i.fr.total) {
 		rc = i.freed < i.fr.total ? pipe_in_step(c, &i) : 0;

@@ -38,12 +38,17 @@ enum {
 	OPT_MPI_CUDA,
 	OPT_STAGING,
 	OPT_STAGE_CHUNK,
+	OPT_MIN_ITERS,
+	OPT_BUFFERS,
+	OPT_SYNC,
 };
 
 const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
 const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT] = { 1, 4, 8, 4, 8 };
 const char *const gdrb_completion_names[GDRB_COMPLETION_COUNT] = { "auto", "poll", "imm" };
 const char *const gdrb_redop_names[GDRB_REDOP_COUNT] = { "sum", "prod", "min", "max" };
+const char *const gdrb_buffers_names[GDRB_BUFFERS_COUNT] = { "slots", "single" };
+const char *const gdrb_sync_names[GDRB_SYNC_COUNT] = { "barrier", "none" };
 
 struct opt_desc {
 	struct option lo;
@@ -58,10 +63,12 @@ static const struct opt_desc opt_table[] = {
 	  "message sizes: MIN:MAX (powers of two) or a list like 8,4K,1M; K,M,G,T or KiB,MiB,GiB,TiB (default " GDRB_DEF_SIZES ")" },
 	{ { "iters", required_argument, NULL, 'n' }, 'n', GDRB_OPTG_COMMON, "N",
 	  "most timed iterations per size (default " GDRB_STR(GDRB_DEF_ITERS) ")" },
+	{ { "min-iters", required_argument, NULL, OPT_MIN_ITERS }, 0, GDRB_OPTG_COMMON, "N",
+	  "fewest timed iterations per size, where the warm-up says they take at most " GDRB_STR(GDRB_MIN_STRETCH) "x the time budget (longer sizes: as many as the budget holds, at least " GDRB_STR(GDRB_FLOOR_ITERS) "); a size that still falls short is flagged few-samples (default " GDRB_STR(GDRB_DEF_MIN_ITERS) ")" },
 	{ { "warmup", required_argument, NULL, 'w' }, 'w', GDRB_OPTG_COMMON, "N",
-	  "most warm-up iterations per size, bounded by a tenth of the time budget (default " GDRB_STR(GDRB_DEF_WARMUP) ")" },
+	  "most warm-up iterations per size, in growing batches while they take under a tenth of the time budget; their median (slowest rank's) plans the timed iterations (default " GDRB_STR(GDRB_DEF_WARMUP) ")" },
 	{ { "time-per-size", required_argument, NULL, 't' }, 't', GDRB_OPTG_COMMON, "SEC",
-	  "time budget of timed iterations per size; at least " GDRB_STR(GDRB_DEF_MIN_ITERS) " iterations run (default " GDRB_STR(GDRB_DEF_TIME_PER_SIZE) ")" },
+	  "time budget of timed iterations per size, checked between batches agreed across ranks; --min-iters may stretch it, never past " GDRB_STR(GDRB_MAX_STRETCH) "x (default " GDRB_STR(GDRB_DEF_TIME_PER_SIZE) ")" },
 	{ { "timeout", required_argument, NULL, 'T' }, 'T', GDRB_OPTG_COMMON, "SEC",
 	  "give up when a peer makes no progress for SEC seconds at any size; 0: never (default " GDRB_STR(GDRB_DEF_TIMEOUT) ")" },
 	{ { "validate", no_argument, NULL, 'c' }, 'c', GDRB_OPTG_COMMON, NULL,
@@ -80,6 +87,10 @@ static const struct opt_desc opt_table[] = {
 	  "fragment size of pipelined staging, 4K to 1G (default " GDRB_DEF_STAGE_CHUNK ", " GDRB_STR(GDRB_STAGE_SLOTS) " bounce slots per direction)" },
 	{ { "window", required_argument, NULL, 'W' }, 'W', GDRB_OPTG_WINDOW, "N",
 	  "messages in flight per iteration, reduced where they do not fit the buffer (default " GDRB_STR(GDRB_DEF_WINDOW) ")" },
+	{ { "buffers", required_argument, NULL, OPT_BUFFERS }, 0, GDRB_OPTG_WINDOW, "MODE",
+	  "where a window's messages live: slots (one buffer slot per message, as NIC and GPU traffic does) or single (every message from and into one buffer, as the OSU Micro-Benchmarks do by default; it stays in cache) (default slots)" },
+	{ { "sync", required_argument, NULL, OPT_SYNC }, 0, GDRB_OPTG_SYNC, "MODE",
+	  "between two timed calls: barrier (an untimed MPI barrier, so each sample is one call's completion time on that rank, as OMB does) or none (back to back, as nccl-tests does) (default barrier)" },
 	{ { "op", required_argument, NULL, OPT_OP }, 0, GDRB_OPTG_REDUCE, "OP",
 	  "reduction: sum, prod, min or max (default sum)" },
 	{ { "dtype", required_argument, NULL, OPT_DTYPE }, 0, GDRB_OPTG_REDUCE, "TYPE",
@@ -132,6 +143,7 @@ void gdrb_opts_defaults(struct gdrb_params *p)
 	gdrb_sizes_parse(GDRB_DEF_SIZES, &p->sizes, &err);
 	p->iters = GDRB_DEF_ITERS;
 	p->warmup = GDRB_DEF_WARMUP;
+	p->min_iters = GDRB_DEF_MIN_ITERS;
 	p->time_per_size = GDRB_DEF_TIME_PER_SIZE;
 	p->timeout = GDRB_DEF_TIMEOUT;
 	p->mem = GDRB_MEM_HOST;
@@ -287,6 +299,24 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 		return parse_u64("iters", arg, 1, UINT64_C(1) << 24, &p->iters);
 	case 'w':
 		return parse_u64("warmup", arg, 0, UINT64_C(1) << 32, &p->warmup);
+	case OPT_MIN_ITERS:
+		return parse_u64("min-iters", arg, 1, UINT64_C(1) << 24, &p->min_iters);
+	case OPT_BUFFERS:
+		i = lookup(arg, gdrb_buffers_names, GDRB_BUFFERS_COUNT);
+		if (i < 0) {
+			gdrb_usage_err("--buffers: unknown mode '%s'; accepted: slots, single", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->buffers = i;
+		return 0;
+	case OPT_SYNC:
+		i = lookup(arg, gdrb_sync_names, GDRB_SYNC_COUNT);
+		if (i < 0) {
+			gdrb_usage_err("--sync: unknown mode '%s'; accepted: barrier, none", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->sync = i;
+		return 0;
 	case 'W':
 		if (parse_u64("window", arg, 1, 1u << 16, &v))
 			return GDRB_ERR_USAGE;

@@ -13,10 +13,10 @@
 #include "gdrb_report.h"
 
 static const char csv_header[] =
-	"benchmark,layer,mem,path,reg,stage_chunk,stage_slots,pair,size_bytes,iterations,"
+	"benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations,"
 	"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,"
 	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,"
-	"status,errors,note,timestamp,version";
+	"status,errors,quality,note,timestamp,version";
 
 const char *gdrb_csv_header(void)
 {
@@ -114,6 +114,11 @@ int gdrb_csv_write(FILE *f, const struct gdrb_row *r)
 		fprintf(f, ",%zu,%u", r->stage_chunk, r->stage_slots);
 	else
 		fputs(",,", f);
+	if (r->window)
+		fprintf(f, ",%u", r->window);
+	else
+		fputc(',', f);
+	csv_str(f, r->buffers ? r->buffers : "");
 	csv_str(f, r->pair);
 	fprintf(f, ",%zu,%llu", r->size, (unsigned long long)r->iterations);
 	csv_num(f, have_lat ? l->min : NAN, 3);
@@ -134,6 +139,7 @@ int gdrb_csv_write(FILE *f, const struct gdrb_row *r)
 	csv_str(f, r->gpu_nic_dist ? r->gpu_nic_dist : "");
 	csv_str(f, r->status);
 	fprintf(f, ",%llu", (unsigned long long)r->errors);
+	csv_str(f, r->quality ? r->quality : "");
 	csv_str(f, r->note);
 	csv_str(f, r->timestamp ? r->timestamp : gdrb_timestamp(ts, sizeof(ts)));
 	csv_str(f, PACKAGE_VERSION);

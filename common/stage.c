@@ -108,9 +108,11 @@ int gdrb_ring_settle(struct gdrb_ring *r)
 	return 0;
 }
 
-void gdrb_frags_init(struct gdrb_frags *fr, size_t size, unsigned count, size_t chunk)
+void gdrb_frags_init(struct gdrb_frags *fr, size_t size, unsigned count, size_t chunk,
+		     size_t stride)
 {
 	fr->size = size;
+	fr->stride = stride;
 	fr->chunk = chunk;
 	fr->per_msg = size ? size / chunk + (size % chunk != 0) : 1;
 	fr->total = fr->per_msg * count;
@@ -120,7 +122,7 @@ void gdrb_frag_at(const struct gdrb_frags *fr, size_t f, size_t *off, size_t *le
 {
 	size_t k = f / fr->per_msg, j = f % fr->per_msg, at = j * fr->chunk;
 
-	*off = k * fr->size + at;
+	*off = k * fr->stride + at;
 	*len = fr->size - at < fr->chunk ? fr->size - at : fr->chunk;
 	if (last)
 		*last = j + 1 == fr->per_msg;

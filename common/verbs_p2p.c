@@ -410,8 +410,8 @@ static int stage_all(struct gdrb_ctx *c, size_t size, bool out)
 	unsigned k;
 
 	for (k = 0; k < c->window; k++)
-		if (out ? gdrb_stage_out(c, (size_t)k * size, size) :
-			  gdrb_stage_in(c, (size_t)k * size, size))
+		if (out ? gdrb_stage_out(c, gdrb_msg_off(c, k), size) :
+			  gdrb_stage_in(c, gdrb_msg_off(c, k), size))
 			return GDRB_ERR;
 	return 0;
 }
@@ -424,8 +424,8 @@ static int stream_write(struct gdrb_ctx *c, size_t size, bool sends, bool recvs)
 	if (sends)
 		for (k = 0; k < c->window; k++)
 			/* The last message on each QP carries the immediate: RC keeps a QP's writes in order. */
-			if (gdrb_stage_out(c, (size_t)k * size, size) ||
-			    post_msg(c, k % v->nqps, (size_t)k * size, size, k + used >= c->window, false))
+			if (gdrb_stage_out(c, gdrb_msg_off(c, k), size) ||
+			    post_msg(c, k % v->nqps, gdrb_msg_off(c, k), size, k + used >= c->window, false))
 				return GDRB_ERR;
 	if (recvs && (gdrb_verbs_wait_count(c, &v->imms, &v->imms_used, used) ||
 		      stage_all(c, size, false) || gdrb_verbs_send_ctrl(c, CTRL_ACK)))
@@ -441,7 +441,7 @@ static int stream_send(struct gdrb_ctx *c, size_t size, bool sends, bool recvs)
 
 	if (recvs) {
 		for (k = 0; k < c->window; k++)
-			if (post_msg_recvs(c, k % v->nqps, (size_t)k * size, size, 0))
+			if (post_msg_recvs(c, k % v->nqps, gdrb_msg_off(c, k), size, 0))
 				return GDRB_ERR;
 		/* The sender starts once every receive is posted: no receiver-not-ready retries. */
 		if (gdrb_verbs_send_ctrl(c, CTRL_READY))
@@ -451,8 +451,8 @@ static int stream_send(struct gdrb_ctx *c, size_t size, bool sends, bool recvs)
 		if (gdrb_verbs_wait_ctrl(c, CTRL_READY))
 			return GDRB_ERR;
 		for (k = 0; k < c->window; k++)
-			if (gdrb_stage_out(c, (size_t)k * size, size) ||
-			    post_msg(c, k % v->nqps, (size_t)k * size, size, false, false))
+			if (gdrb_stage_out(c, gdrb_msg_off(c, k), size) ||
+			    post_msg(c, k % v->nqps, gdrb_msg_off(c, k), size, false, false))
 				return GDRB_ERR;
 	}
 	if (recvs && (gdrb_verbs_wait_count(c, &v->recvs, &v->recvs_used, pieces) ||
@@ -474,7 +474,7 @@ static int stream_read(struct gdrb_ctx *c, size_t size, bool reads, bool owns)
 		if (staged && gdrb_verbs_wait_ctrl(c, CTRL_READY))
 			return GDRB_ERR;
 		for (k = 0; k < c->window; k++)
-			if (post_msg(c, k % v->nqps, (size_t)k * size, size, false,
+			if (post_msg(c, k % v->nqps, gdrb_msg_off(c, k), size, false,
 				     k + used >= c->window))
 				return GDRB_ERR;
 		for (q = 0; q < used; q++)
@@ -508,8 +508,8 @@ int gdrb_verbs_read_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	c->check_span = size;
 	if (c->initiator && c->bench->traffic != GDRB_TRAFFIC_BIDIR)
 		return 0;
-	for (k = 0; k < c->window; k++)
-		if (gdrb_buf_fill_pattern(&c->send, (size_t)k * size, size,
+	for (k = 0; k < gdrb_msg_slots(c); k++)
+		if (gdrb_buf_fill_pattern(&c->send, gdrb_msg_off(c, k), size,
 					  gdrb_p2p_seed(size, iter, k, c->initiator ? 0 : 1)))
 			return GDRB_ERR;
 	return 0;
@@ -522,9 +522,9 @@ uint64_t gdrb_verbs_read_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 
 	if (!c->initiator && c->bench->traffic != GDRB_TRAFFIC_BIDIR)
 		return 0;
-	for (k = 0; k < c->window; k++) {
+	for (k = 0; k < gdrb_msg_slots(c); k++) {
 		size_t first = 0;
-		uint64_t b = gdrb_buf_check_pattern(&c->recv, (size_t)k * size, size,
+		uint64_t b = gdrb_buf_check_pattern(&c->recv, gdrb_msg_off(c, k), size,
 						    gdrb_p2p_seed(size, iter, k, c->initiator ? 1 : 0),
 						    &first);
 

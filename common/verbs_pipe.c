@@ -50,10 +50,11 @@ static bool take_ctrl(struct gdrb_verbs *v, int kind)
 	return true;
 }
 
-static void side_begin(struct pipe_side *p, size_t size, unsigned count, size_t chunk, unsigned nq)
+static void side_begin(struct pipe_side *p, const struct gdrb_ctx *c, size_t size, unsigned count,
+		       size_t chunk, unsigned nq)
 {
 	memset(p, 0, sizeof(*p));
-	gdrb_frags_init(&p->fr, size, count, chunk);
+	gdrb_frags_init(&p->fr, size, count, chunk, c->stride);
 	p->nq = nq;
 	p->on = true;
 	p->cleared = true;
@@ -318,11 +319,11 @@ int gdrb_verbs_pipe_stream(struct gdrb_ctx *c, size_t size, bool active, bool pa
 	int end = reading ? CTRL_DONE : CTRL_ACK;
 
 	if (out) {
-		side_begin(&v->tx, size, c->window, c->out_ring.chunk, v->nqps);
+		side_begin(&v->tx, c, size, c->window, c->out_ring.chunk, v->nqps);
 		v->tx.cleared = v->op != GDRB_VERBS_SEND;
 	}
 	if (in) {
-		side_begin(&v->rx, size, c->window, c->in_ring.chunk, v->nqps);
+		side_begin(&v->rx, c, size, c->window, c->in_ring.chunk, v->nqps);
 		/* The sender starts once the first receives are posted: no receiver-not-ready retries. */
 		if (v->op == GDRB_VERBS_SEND && (in_post_first(c, 0) || gdrb_verbs_send_ctrl(c, CTRL_READY)))
 			return GDRB_ERR;
@@ -351,16 +352,16 @@ int gdrb_verbs_pipe_pingpong(struct gdrb_ctx *c, size_t size)
 	struct gdrb_verbs *v = c->priv;
 	bool sending = v->op == GDRB_VERBS_SEND;
 
-	side_begin(&v->rx, size, 1, c->in_ring.chunk, 1);
+	side_begin(&v->rx, c, size, 1, c->in_ring.chunk, 1);
 	/* Piece 0 of fragment 0 is the receive posted ahead. */
 	if (sending && in_post_first(c, 1))
 		return GDRB_ERR;
 	if (c->initiator)
-		side_begin(&v->tx, size, 1, c->out_ring.chunk, 1);
+		side_begin(&v->tx, c, size, 1, c->out_ring.chunk, 1);
 	if (run(c) || (sending && gdrb_verbs_pipe_post_ahead(c)) || in_settle(c))
 		return GDRB_ERR;
 	if (c->initiator)
 		return 0;
-	side_begin(&v->tx, size, 1, c->out_ring.chunk, 1);
+	side_begin(&v->tx, c, size, 1, c->out_ring.chunk, 1);
 	return run(c);
 }

@@ -138,8 +138,8 @@ static void memlock_note(const struct gdrb_ctx *c, int err, char *buf, size_t le
 	if (!node.memlock_known)
 		return;
 	/* The driver sized the buffers from the same figures (gdrb_buf_bytes). */
-	gdrb_memlock_need(gdrb_sizes_max(&c->p->sizes), c->p->window,
-			  c->bench->metric == GDRB_METRIC_BW, c->p->mem, &need);
+	gdrb_memlock_need(gdrb_sizes_max(&c->p->sizes), c->p->window, gdrb_windowed(c->bench, c->p),
+			  c->p->mem, &need);
 	gdrb_memlock_note(&need, err, node.memlock_unlimited, node.memlock_bytes,
 			  node.cap_ipc_lock, buf, len);
 }

@@ -14,16 +14,16 @@ static int bibw_iteration(struct gdrb_ctx *c, size_t size)
 	if (c->variant->pipelined)
 		return gdrb_mpi_pipe(c, size, c->window, true, true);
 	for (k = 0; k < c->window; k++)
-		if (gdrb_mpi_irecv(c, gdrb_wire_recv(c) + (size_t)k * size, size, GDRB_TAG_DATA))
+		if (gdrb_mpi_irecv(c, gdrb_wire_recv(c) + gdrb_msg_off(c, k), size, GDRB_TAG_DATA))
 			return GDRB_ERR;
 	for (k = 0; k < c->window; k++)
-		if (gdrb_stage_out(c, (size_t)k * size, size) ||
-		    gdrb_mpi_isend(c, gdrb_wire_send(c) + (size_t)k * size, size, GDRB_TAG_DATA))
+		if (gdrb_stage_out(c, gdrb_msg_off(c, k), size) ||
+		    gdrb_mpi_isend(c, gdrb_wire_send(c) + gdrb_msg_off(c, k), size, GDRB_TAG_DATA))
 			return GDRB_ERR;
 	if (gdrb_mpi_waitall(c))
 		return GDRB_ERR;
 	for (k = 0; k < c->window; k++)
-		if (gdrb_stage_in(c, (size_t)k * size, size))
+		if (gdrb_stage_in(c, gdrb_msg_off(c, k), size))
 			return GDRB_ERR;
 	return 0;
 }

@@ -21,7 +21,7 @@ function parse(line,    n, i, c, field, inq) {
 function num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?$/ }
 function bad(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; errors++ }
 BEGIN {
-	want = "benchmark,layer,mem,path,reg,stage_chunk,stage_slots,pair,size_bytes,iterations,lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,status,errors,note,timestamp,version"
+	want = "benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations,lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,status,errors,quality,note,timestamp,version"
 	nh = split(want, H, ",")
 	for (i = 1; i <= nh; i++) COL[H[i]] = i
 	errors = 0; count = 0
@@ -78,6 +78,17 @@ FNR == 1 {
 		bad("pipelined staged row without stage_chunk and stage_slots")
 	if (F[COL["path"]] != "staged" && (F[COL["stage_chunk"]] != "" || F[COL["stage_slots"]] != ""))
 		bad("stage_chunk/stage_slots on a row that is not pipelined staging")
+	# Point-to-point bandwidth rows name their window and buffer layout; no other row does.
+	windowed = F[COL["benchmark"]] ~ /_(bw|bibw)$/ && F[COL["layer"]] != "local" && (st == "ok" || st == "invalid-data")
+	if (windowed && (F[COL["window"]] !~ /^[1-9][0-9]*$/ || F[COL["buffers"]] !~ /^(slots|single)$/))
+		bad("bandwidth row without window and buffers")
+	if (F[COL["benchmark"]] !~ /_(bw|bibw)$/ && (F[COL["window"]] != "" || F[COL["buffers"]] != ""))
+		bad("window/buffers on a row without a window")
+	# Measured rows carry a quality verdict; rows never measured none.
+	q = F[COL["quality"]]
+	if ((st == "ok" || st == "invalid-data") && q !~ /^(ok|few-samples|noisy|few-samples\+noisy)$/)
+		bad("measured row with quality '" q "'")
+	if ((st == "unsupported" || st == "failed") && q != "") bad("quality on a row never measured")
 	if (st == "ok" && F[COL["errors"]] != 0) bad("status ok with errors")
 	if (st == "invalid-data" && F[COL["errors"]] == 0) bad("invalid-data without errors")
 	if (st == "unsupported" && F[COL["note"]] == "") bad("unsupported without a reason in note")

@@ -28,7 +28,8 @@ pass "good fixture passes ib-ndr400 (exit 0, verdict.json PASS)"
 
 # The same figures measured on the test suite's simulated GPU are never a pass.
 cp -r "$DATA/good-run" "$WORK/sim"
-awk -F, -v OFS=, 'NR > 1 && $3 == "device" { $23 = "gdrbench simulated GPU (simgpu)" } { print }' \
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "gpu") g = i }
+	NR > 1 && $3 == "device" { $g = "gdrbench simulated GPU (simgpu)" } { print }' \
 	"$DATA/good-run/results.csv" >"$WORK/sim/results.csv"
 grep -q 'simulated GPU' "$WORK/sim/results.csv" || fail "the fixture has no device rows to mark simulated"
 "$accept" "$WORK/sim" ib-ndr400 >"$WORK/sim.out" 2>&1
@@ -109,7 +110,7 @@ expect_refused "no-such-dir: no such results directory" "$accept" "$WORK/no-such
 expect_refused "empty: no results.csv" "$accept" "$WORK/empty" ib-ndr400
 expect_refused "emptycsv.csv:1: empty file" "$accept" "$WORK/emptycsv.csv" ib-ndr400
 expect_refused "malformed-header/results.csv:1: not a gdrbench results CSV" "$accept" "$DATA/malformed-header" ib-ndr400
-expect_refused "malformed-row/results.csv:4: has 30 fields, the schema has 32" "$accept" "$DATA/malformed-row" ib-ndr400
+expect_refused "malformed-row/results.csv:4: has 32 fields, the schema has 35" "$accept" "$DATA/malformed-row" ib-ndr400
 expect_refused "nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400" "$accept" "$WORK/bad" nosuch
 expect_refused "quick.profile: no rule lines" "$accept" "$WORK/bad" quick
 expect_refused "expected RESULTS_DIR PROFILE" "$accept" "$WORK/bad"

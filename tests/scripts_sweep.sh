@@ -21,8 +21,8 @@ header=$(head -n 1 "$DATA/good-run/results.csv")
 csv=$WORK/quick/results.csv
 csv_check "$csv" || fail "default sweep: results.csv does not follow the schema"
 # The quick profile's MPI lines: latency, bw, bibw and allreduce, 2 sizes each.
-[ "$(grep -c '^mpi_[a-z]*,mpi,host,direct,host,,,all,' "$csv")" -eq 8 ] || { cat "$csv"; fail "default sweep: expected 4 benchmarks x 2 sizes with host memory"; }
-grep -q '^mpi_allreduce,mpi,host,direct,host,,,all,65536,' "$csv" || fail "default sweep: no allreduce row"
+[ "$(grep -c '^mpi_[a-z]*,mpi,host,direct,host,,,[0-9]*,[a-z]*,all,' "$csv")" -eq 8 ] || { cat "$csv"; fail "default sweep: expected 4 benchmarks x 2 sizes with host memory"; }
+grep -q '^mpi_allreduce,mpi,host,direct,host,,,,,all,65536,' "$csv" || fail "default sweep: no allreduce row"
 grep -q -E '^\[1/[0-9]+\] gdrb_mpi_latency mem=host 8B\.\.64KiB  [0-9]+ s  ETA [0-9]+ (s|min)$' "$WORK/quick.err" ||
 	{ cat "$WORK/quick.err"; fail "default sweep: no progress line"; }
 grep -q -E '^\[1/[0-9]+\] gdrb_mpi_latency mem=host: ok, 2 rows, [0-9]+ s$' "$WORK/quick.err" || fail "default sweep: no step result line"
@@ -69,7 +69,7 @@ done
 [ -s "\$csv" ] || echo '$header' >>"\$csv"
 case $name in
 fail)
-	echo "fake_fail,local,\$mem,direct,host,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,ok,0,\$label,2026-11-21T00:00:00Z,0.1.0" >>"\$csv"
+	echo "fake_fail,local,\$mem,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,ok,0,ok,\$label,2026-11-21T00:00:00Z,0.1.0" >>"\$csv"
 	echo "gdrb_fake_fail: lost the peer at 64KiB (injected)" >&2
 	exit 1 ;;
 unsupp)
@@ -99,13 +99,13 @@ csv=$WORK/mixed/results.csv
 csv_check "$csv" || fail "mixed sweep: results.csv does not follow the schema"
 # 2 + 2 (latency host, pinned) + 1 ok + 1 failed (fake_fail) + 2 (bw) + 2 unsupported = 10 rows
 [ "$(($(wc -l <"$csv") - 1))" -eq 10 ] || { cat "$csv"; fail "mixed sweep: expected 10 rows"; }
-grep -q '^fake_fail,local,host,direct,host,,,all,8,10,.*,ok,0,' "$csv" || fail "the failing benchmark's measured row is lost"
-grep -q '^fake_fail,local,host,direct,none,,,all,65536,0,,,,,,,,,,,1,1,,,,,,failed,0,gdrb-sweep: gdrb_fake_fail exited 1 without a row for this size; lost the peer at 64KiB (injected); see logs/03-fake_fail-host.log,' "$csv" ||
+grep -q '^fake_fail,local,host,direct,host,,,,,all,8,10,.*,ok,0,' "$csv" || fail "the failing benchmark's measured row is lost"
+grep -q '^fake_fail,local,host,direct,none,,,,,all,65536,0,,,,,,,,,,,1,1,,,,,,failed,0,,gdrb-sweep: gdrb_fake_fail exited 1 without a row for this size; lost the peer at 64KiB (injected); see logs/03-fake_fail-host.log,' "$csv" ||
 	{ cat "$csv"; fail "no 'failed' row for the size the failing benchmark did not measure"; }
 grep -q 'lost the peer at 64KiB (injected)' "$WORK/mixed/logs/03-fake_fail-host.log" || fail "the failing step's log does not say why"
-[ "$(grep -c '^fake_unsupp,local,host,direct,none,,,all,[0-9]*,0,.*,unsupported,0,unsupported here: unsupported on this node: no widget (injected),' "$csv")" -eq 2 ] ||
+[ "$(grep -c '^fake_unsupp,local,host,direct,none,,,,,all,[0-9]*,0,.*,unsupported,0,,unsupported here: unsupported on this node: no widget (injected),' "$csv")" -eq 2 ] ||
 	{ cat "$csv"; fail "no 'unsupported' rows for the unsupported benchmark"; }
-grep -q '^mpi_bw,mpi,host,direct,host,,,all,65536,' "$csv" || fail "the sweep stopped after the failure"
+grep -q '^mpi_bw,mpi,host,direct,host,,,64,slots,all,65536,' "$csv" || fail "the sweep stopped after the failure"
 grep -q '^\[3/5\] gdrb_fake_fail mem=host: failed, 1 row, 1 missing rows written as failed (exit 1; logs/03-fake_fail-host.log)' "$WORK/mixed.err" ||
 	{ cat "$WORK/mixed.err"; fail "the failure is not reported on stderr"; }
 meta=$WORK/mixed/meta.json
@@ -151,7 +151,7 @@ grep -q "^srun --ntasks=2 --distribution=block --nodes=1 --nodelist=$(hostname) 
 	{ cat "$WORK/srun.log"; fail "srun not used, or not with 2 tasks on the allocation's node"; }
 [ "$(json_get "$WORK/slurmrun/meta.json" launcher)" = srun ] && [ "$(json_get "$WORK/slurmrun/meta.json" slurm_job_id)" = 4242 ] ||
 	fail "meta.json: launcher and Slurm job"
-grep -q '^mpi_latency,mpi,host,direct,host,,,all,8,' "$WORK/slurmrun/results.csv" || fail "no row through srun"
+grep -q '^mpi_latency,mpi,host,direct,host,,,,,all,8,' "$WORK/slurmrun/results.csv" || fail "no row through srun"
 pass "inside a Slurm allocation the sweep launches with srun on the allocation's nodes"
 
 # --- a node with a GPU and an RDMA port (fakes): what is planned, what meta.json records -----
@@ -186,11 +186,11 @@ rc=$?
 [ "$(json_get "$WORK/gpurun/meta.json" nodes.0.nics.0.ports.0.rate)" = "400 Gb/sec (4X NDR)" ] || fail "meta.json: NIC ports"
 [ "$rc" -eq 0 ] || { cat "$WORK/gpurun.err"; fail "device sweep exited $rc"; }
 csv_check "$WORK/gpurun/results.csv" || fail "device sweep: rows do not follow the schema"
-if grep -q '^mpi_latency,mpi,device,staged,staged,,,all,8,0,.*,unsupported,0,unsupported here: .*no usable GPU' "$WORK/gpurun/results.csv" &&
-	grep -q '^mpi_latency,mpi,device,direct,mpi-cuda,,,all,8,0,.*,unsupported,0,' "$WORK/gpurun/results.csv"; then
+if grep -q '^mpi_latency,mpi,device,staged,staged,,,,,all,8,0,.*,unsupported,0,,unsupported here: .*no usable GPU' "$WORK/gpurun/results.csv" &&
+	grep -q '^mpi_latency,mpi,device,direct,mpi-cuda,,,,,all,8,0,.*,unsupported,0,' "$WORK/gpurun/results.csv"; then
 	pass "device memory where no GPU is usable: an 'unsupported' row for each path, with the reason, exit 0"
 else
-	grep -q '^mpi_latency,mpi,device,staged,staged,[0-9]*,[0-9]*,all,8,[1-9][0-9]*,.*,ok,0,' "$WORK/gpurun/results.csv" ||
+	grep -q '^mpi_latency,mpi,device,staged,staged,[0-9]*,[0-9]*,,,all,8,[1-9][0-9]*,.*,ok,0,' "$WORK/gpurun/results.csv" ||
 		{ cat "$WORK/gpurun/results.csv"; fail "device sweep: neither unsupported nor measured rows"; }
 	pass "device memory measured on a real GPU"
 fi
@@ -207,7 +207,7 @@ if [ "${HAVE_CUDA:-1}" = 1 ] && ! have_gpu; then
 	rc=$?
 	[ "$rc" -eq 1 ] || { cat "$WORK/simrun.out" "$WORK/simrun.err"; fail "sweep on the simulated GPU exited $rc, expected 1"; }
 	csv=$WORK/simrun/results.csv
-	[ "$(grep -c '^mpi_latency,mpi,device,staged,staged,[0-9]*,[0-9]*,all,[0-9]*,[1-9][0-9]*,.*,gdrbench simulated GPU (simgpu),.*,ok,0,' "$csv")" -eq 2 ] ||
+	[ "$(grep -c '^mpi_latency,mpi,device,staged,staged,[0-9]*,[0-9]*,,,all,[0-9]*,[1-9][0-9]*,.*,gdrbench simulated GPU (simgpu),.*,ok,0,' "$csv")" -eq 2 ] ||
 		{ cat "$csv"; fail "sweep on the simulated GPU: no validated device rows"; }
 	[ "$(json_get "$WORK/simrun/verdict.json" verdict)" = SIMULATED ] ||
 		{ cat "$WORK/simrun.out"; fail "sweep on the simulated GPU: the verdict is not SIMULATED"; }

@@ -17,7 +17,7 @@
 #define PROG "test_opts"
 #define SUMMARY "Unit test of the option parser."
 #define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_COMPLETION | \
-		    GDRB_OPTG_MPI)
+		    GDRB_OPTG_MPI | GDRB_OPTG_SYNC)
 #define MAX_ARGS 16
 
 /* One parse: argv (NULL-terminated, without argv[0]) in, rc and output out. */
@@ -101,6 +101,9 @@ static void check_defaults(const struct gdrb_params *p)
 	ck_assert_uint_eq(p->sizes.v[27], (size_t)1 << 30);
 	ck_assert_uint_eq(p->iters, 10000);
 	ck_assert_uint_eq(p->warmup, 100);
+	ck_assert_uint_eq(p->min_iters, 1000);
+	ck_assert_int_eq(p->buffers, GDRB_BUFFERS_SLOTS);
+	ck_assert_int_eq(p->sync, GDRB_SYNC_BARRIER);
 	ck_assert_double_eq_tol(p->time_per_size, 0.3, 1e-12);
 	ck_assert_double_eq_tol(p->timeout, 60.0, 1e-12);
 	ck_assert_int_eq(p->mem, GDRB_MEM_HOST);
@@ -177,6 +180,10 @@ START_TEST(test_iterations)
 	ck_assert_uint_eq(p.warmup, 0);
 	PARSE_OK(&p, "--warmup", "4294967296");
 	ck_assert_uint_eq(p.warmup, UINT64_C(4294967296));
+	PARSE_OK(&p, "--min-iters", "1");
+	ck_assert_uint_eq(p.min_iters, 1);
+	PARSE_OK(&p, "--min-iters=16777216");
+	ck_assert_uint_eq(p.min_iters, 16777216);
 }
 END_TEST
 
@@ -272,6 +279,14 @@ START_TEST(test_window)
 	ck_assert_uint_eq(p.window, 1);
 	PARSE_OK(&p, "--window", "65536");
 	ck_assert_uint_eq(p.window, 65536);
+	PARSE_OK(&p, "--buffers", "single");
+	ck_assert_int_eq(p.buffers, GDRB_BUFFERS_SINGLE);
+	PARSE_OK(&p, "--buffers=slots");
+	ck_assert_int_eq(p.buffers, GDRB_BUFFERS_SLOTS);
+	PARSE_OK(&p, "--sync", "none");
+	ck_assert_int_eq(p.sync, GDRB_SYNC_NONE);
+	PARSE_OK(&p, "--sync=barrier");
+	ck_assert_int_eq(p.sync, GDRB_SYNC_BARRIER);
 }
 END_TEST
 
@@ -343,6 +358,14 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "-t", "" }, "--time-per-size" },
 	{ ALL_GROUPS, { "-T", "-1" }, "--timeout" },
 	{ ALL_GROUPS, { "-W", "0" }, "--window" },
+	{ ALL_GROUPS, { "--min-iters", "0" }, "--min-iters: expected an integer from 1 to 16777216, got '0'" },
+	{ ALL_GROUPS, { "--min-iters", "1k" }, "--min-iters: expected an integer" },
+	{ ALL_GROUPS, { "--min-iters", "16777217" }, "--min-iters" },
+	{ ALL_GROUPS, { "--buffers", "multiple" }, "--buffers: unknown mode 'multiple'; accepted: slots, single" },
+	{ ALL_GROUPS, { "--buffers", "" }, "--buffers: unknown mode ''" },
+	{ ALL_GROUPS, { "--sync", "yes" }, "--sync: unknown mode 'yes'; accepted: barrier, none" },
+	{ GDRB_OPTG_MEM, { "--buffers", "single" }, "--buffers does not apply to test_opts" },
+	{ GDRB_OPTG_MEM | GDRB_OPTG_WINDOW, { "--sync", "none" }, "--sync does not apply to test_opts" },
 	{ ALL_GROUPS, { "--window", "65537" }, "--window" },
 	{ ALL_GROUPS, { "--gpu", "-1" }, "--gpu" },
 	{ ALL_GROUPS, { "--gpu", "1024" }, "--gpu" },
@@ -492,7 +515,8 @@ START_TEST(test_help_defaults)
 	ck_assert_double_eq(help_default(run.out, "--time-per-size SEC"), def.time_per_size);
 	ck_assert_double_eq(help_default(run.out, "--timeout SEC"), def.timeout);
 	ck_assert_double_eq(help_default(run.out, "--window N"), (double)def.window);
-	ck_assert_ptr_nonnull(strstr(run.out, "at least 3 iterations run"));
+	ck_assert_double_eq(help_default(run.out, "--min-iters N"), (double)def.min_iters);
+	ck_assert_ptr_nonnull(strstr(run.out, "at least 3)"));
 }
 END_TEST
 

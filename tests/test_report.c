@@ -19,11 +19,11 @@
 
 /* The CSV schema scripts and plots depend on; a change here is a format change. */
 #define SCHEMA \
-	"benchmark,layer,mem,path,reg,stage_chunk,stage_slots,pair,size_bytes,iterations," \
+	"benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations," \
 	"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us," \
 	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist," \
-	"status,errors,note,timestamp,version"
-#define SCHEMA_COLS 32
+	"status,errors,quality,note,timestamp,version"
+#define SCHEMA_COLS 35
 
 #define TS "2026-11-21T04:41:00Z"
 
@@ -178,13 +178,14 @@ static void sample_row(struct gdrb_row *r)
 	r->gpu_nic_dist = "PIX";
 	r->status = GDRB_ST_OK;
 	r->errors = 0;
+	r->quality = GDRB_Q_OK;
 	r->note = "plain";
 	r->timestamp = TS;
 }
 
 #define SAMPLE_LINE \
-	"mpi_latency,mpi,host,direct,none,,,0-1,4096,1000," \
-	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,ok,0,plain," \
+	"mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000," \
+	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,ok,0,ok,plain," \
 	TS "," PACKAGE_VERSION "\n"
 
 /* Write one row to a memory stream and return the text (caller frees). */
@@ -234,7 +235,17 @@ START_TEST(test_row_exact)
 	r.stage_chunk = (size_t)512 << 10;
 	r.stage_slots = 4;
 	text = row_text(&r);
-	ck_assert_ptr_nonnull(strstr(text, ",host,staged,none,524288,4,0-1,"));
+	ck_assert_ptr_nonnull(strstr(text, ",host,staged,none,524288,4,,,0-1,"));
+	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
+	free(text);
+
+	/* Bandwidth rows name their window and buffer layout; a quality flag stands after errors. */
+	r.window = 64;
+	r.buffers = "single";
+	r.quality = GDRB_Q_FEW "+" GDRB_Q_NOISY;
+	text = row_text(&r);
+	ck_assert_ptr_nonnull(strstr(text, ",524288,4,64,single,0-1,"));
+	ck_assert_ptr_nonnull(strstr(text, ",ok,5000000000,few-samples+noisy,"));
 	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
 	free(text);
 }
@@ -279,7 +290,7 @@ START_TEST(test_note_quoted_in_row)
 	sample_row(&r);
 	r.note = "a,\"b\"";
 	text = row_text(&r);
-	ck_assert_ptr_nonnull(strstr(text, ",ok,0,\"a,\"\"b\"\"\"," TS ","));
+	ck_assert_ptr_nonnull(strstr(text, ",ok,0,ok,\"a,\"\"b\"\"\"," TS ","));
 	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
 	free(text);
 }
@@ -295,10 +306,11 @@ START_TEST(test_not_applicable_empty)
 	r.lat.n = 0;
 	r.bw_GBps = NAN;
 	r.status = GDRB_ST_UNSUPPORTED;
+	r.quality = NULL;
 	r.note = NULL;
 	text = row_text(&r);
-	ck_assert_str_eq(text, "mpi_latency,mpi,host,direct,none,,,0-1,4096,1000,"
-			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,unsupported,0,," TS "," PACKAGE_VERSION "\n");
+	ck_assert_str_eq(text, "mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000,"
+			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,unsupported,0,,," TS "," PACKAGE_VERSION "\n");
 	ck_assert_ptr_null(strstr(text, "nan"));
 	free(text);
 
@@ -309,7 +321,7 @@ START_TEST(test_not_applicable_empty)
 	r.link_gbps = 0;
 	r.gpu_nic_dist = NULL;
 	text = row_text(&r);
-	ck_assert_ptr_nonnull(strstr(text, ",2,1,,,,,,ok,0,plain,"));
+	ck_assert_ptr_nonnull(strstr(text, ",2,1,,,,,,ok,0,ok,plain,"));
 	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
 	free(text);
 
@@ -461,8 +473,8 @@ START_TEST(test_open_appends)
 	ck_assert_uint_eq(count_char(text, '\n'), 3);
 	ck_assert_str_eq(strstr(text, SCHEMA "\n"), text);
 	ck_assert_ptr_null(strstr(text + 1, SCHEMA));
-	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,,,0-1,4096,"));
-	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,,,0-1,8192,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,,,,,0-1,4096,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,,,,,0-1,8192,"));
 	free(text);
 
 	/* A header written by another tool with CRLF line ends is the same header. */
