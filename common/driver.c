@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "driver_int.h"
 #include "gdrb_clock.h"
@@ -20,6 +22,8 @@
 /* Share of the time budget that warm-up may use, and that one timed batch aims at. */
 #define WARMUP_SHARE 0.1
 #define BATCH_SHARE 0.1
+/* The first timed batch at most; each later one at most twice the one before. */
+#define FIRST_BATCH 16
 
 /* What each rank reports to rank 0 after one size and variant. */
 struct rank_result {
@@ -167,6 +171,8 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 				return GDRB_ERR;
 			t_prev = gdrb_ticks();
 		}
+		if (r->stall_us && c->boot->rank == 0 && *iter % r->stall_every == 0)
+			usleep((useconds_t)r->stall_us);
 		if (b->iteration(c, size))
 			return GDRB_ERR;
 		t = gdrb_ticks();
@@ -195,9 +201,10 @@ static int agree_max(struct gdrb_ctx *c, double *v)
 
 /*
  * Warm-up in batches of 1, 2, 4, ... iterations, up to --warmup of them or a
- * tenth of the time budget (the slowest rank's time decides). *est: the
- * slowest rank's median warm-up iteration in seconds, the first (cold) one
- * left out when there are more; 0 without warm-up. One slow iteration moves
+ * tenth of the time budget (the slowest rank's time decides) not counting
+ * the first, cold iteration. *est: the slowest rank's median warm-up
+ * iteration in seconds, the first one left out when there are more; 0
+ * without warm-up. One slow iteration moves
  * a median by one rank, where it could make a mean or a single probe
  * anything.
  */
@@ -216,9 +223,10 @@ static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors,
 		if (run_batch(r, size, batch, iter, keep ? r->samples + kept : NULL, &t, errors) ||
 		    agree_max(&r->c, &t))
 			return GDRB_ERR;
+		/* The first iteration (the first batch) is cold: it neither plans nor ends the warm-up. */
+		spent += done ? t : 0;
 		done += batch;
 		kept += keep ? batch : 0;
-		spent += t;
 		if (spent >= WARMUP_SHARE * p->time_per_size)
 			break;
 		batch *= 2;
@@ -273,7 +281,9 @@ static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_
 		return GDRB_ERR;
 	want = planned_min(p, est);
 	batch = est > 0 ? iters_for(BATCH_SHARE * budget, est, p->iters) : 1;
+	batch = batch < FIRST_BATCH ? batch : FIRST_BATCH;
 	for (;;) {
+		uint64_t next, left;
 		double per;
 
 		if (run_batch(r, size, batch, &iter, r->samples + n, &t, errors) ||
@@ -283,11 +293,17 @@ static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_
 		spent += t;
 		if (n == p->iters || (n >= want && spent >= budget) || spent >= GDRB_MAX_STRETCH * budget)
 			break;
-		/* The next batch from the rate so far; once the minimum is in, not past the budget. */
+		/*
+		 * The next batch from the rate so far, at most twice the last (a
+		 * rate measured on a quiet stretch must not commit the ranks to a
+		 * long batch under load); never planned past the hard stop, nor
+		 * past the budget once the minimum is in.
+		 */
 		per = spent / (double)n;
-		batch = iters_for(BATCH_SHARE * budget, per, p->iters - n);
-		if (n >= want && batch > iters_for(budget - spent, per, p->iters - n))
-			batch = iters_for(budget - spent, per, p->iters - n);
+		next = iters_for(BATCH_SHARE * budget, per, p->iters - n);
+		next = next < 2 * batch ? next : 2 * batch;
+		left = iters_for((n >= want ? 1 : GDRB_MAX_STRETCH) * budget - spent, per, p->iters - n);
+		batch = next < left ? next : left;
 	}
 	*total_us = 0;
 	for (i = 0; i < n; i++)
@@ -762,6 +778,16 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	inject = getenv("GDRB_INJECT_CORRUPTION");
 	if (inject && *inject)
 		r->corrupt_rank = atoi(inject);
+	/* "US" (the first iteration of each size) or "US/EVERY". */
+	inject = getenv("GDRB_INJECT_STALL");
+	if (inject && *inject) {
+		char *end;
+
+		r->stall_us = strtoul(inject, &end, 10);
+		r->stall_every = *end == '/' ? strtoul(end + 1, NULL, 10) : ULONG_MAX;
+		if (!r->stall_every)
+			r->stall_every = ULONG_MAX;
+	}
 
 	boot->cuda_want = (enum gdrb_mpi_cuda)r->p.mpi_cuda;
 	if (boot->init(boot, &argc, &argv)) {

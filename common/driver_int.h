@@ -32,6 +32,8 @@ struct run {
 	FILE *csv;
 	int exit_code;
 	int corrupt_rank;       /* fault injection for the checker tests; -1: off */
+	/* Load injection for the iteration plan's tests: rank 0 sleeps stall_us before iterations 0, every, 2 x every, ... of each size; 0: off. */
+	unsigned long stall_us, stall_every;
 	double *samples;
 	size_t samples_cap;
 	double *all_samples;    /* rank 0: every rank's samples */
