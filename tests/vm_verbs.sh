@@ -1,7 +1,8 @@
 #!/bin/bash
 # The verbs benchmarks for real, in the soft-RoCE VM (tests/vm/rxe-vm.sh):
 # every binary under mpirun with host and pinned memory, validation on, CSV
-# rows checked; bidirectional, several QPs and work requests split by a small
+# rows checked; bidirectional, several QPs, a window from one buffer
+# (--buffers single) and work requests split by a small
 # largest message; write latency both polling the buffer and by write with
 # immediate, a corrupted byte caught; a missing device, a port that does not
 # exist and a GID index out of range exit 2 naming what exists; a peer frozen mid-run is
@@ -34,6 +35,7 @@ done
 for b in write_bw read_bw send_bw; do
 	run "$b-bidir" bidir.csv "$b" -m 8,64K -b
 	run "$b-qps" qps.csv "$b" -m 4K,64K --qps 3 -W 8
+	run "$b-single" single.csv "$b" -m 8,64K --buffers single -W 16
 done
 # 64 KiB messages in 16 KiB work requests.
 GDRB_VERBS_MAX_MSG=16K run write_bw-split split.csv write_bw -m 64K
@@ -112,7 +114,7 @@ grep -q '^# NIC rxe0:1 (rank 0): Ethernet (RoCE), .*GID index 1 0000:0000:0000:0
 pass "headers: NIC rxe0:1, Ethernet, GID index 1 (RoCE v2 IPv4-mapped, chosen automatically), completion method"
 
 for b in write_bw read_bw send_bw; do
-	for kind in bidir qps; do
+	for kind in bidir qps single; do
 		[ "$(status_of "$b-$kind")" = 0 ] || { show "$b-$kind"; fail "gdrb_$b ($kind) failed in the VM"; }
 	done
 done
@@ -120,7 +122,9 @@ verbs_rows bidir.csv 6 || fail "bidir.csv: rows do not match"
 [ "$(grep -c '^\(write\|read\|send\)_bibw,' "$WORK/bidir.csv")" -eq 6 ] || fail "-b rows are not named *_bibw"
 verbs_rows qps.csv 6 || fail "qps.csv: rows do not match"
 grep -q '3 QP(s)' "$WORK/write_bw-qps.out" || fail "--qps 3 not in the header"
-pass "-b (write_bibw, read_bibw, send_bibw) and --qps 3: validated, ok"
+verbs_rows single.csv 6 || fail "single.csv: rows do not match"
+[ "$(grep -c ',host,direct,host,,,16,single,all,' "$WORK/single.csv")" -eq 6 ] || { cat "$WORK/single.csv"; fail "--buffers single: rows without window 16 and buffers single"; }
+pass "-b (write_bibw, read_bibw, send_bibw), --qps 3 and --buffers single (window of 16 from one buffer): validated, ok"
 
 for b in write_bw send_lat read_lat write_lat; do
 	[ "$(status_of "$b-split")" = 0 ] || { show "$b-split"; fail "gdrb_$b with 16 KiB work requests failed"; }
