@@ -201,12 +201,11 @@ static int agree_max(struct gdrb_ctx *c, double *v)
 
 /*
  * Warm-up in batches of 1, 2, 4, ... iterations, up to --warmup of them or a
- * tenth of the time budget (the slowest rank's time decides) not counting
- * the first, cold iteration. *est: the slowest rank's median warm-up
+ * tenth of the time budget (the slowest rank's time decides), the first,
+ * cold iteration not counted. *est: the slowest rank's median warm-up
  * iteration in seconds, the first one left out when there are more; 0
- * without warm-up. One slow iteration moves
- * a median by one rank, where it could make a mean or a single probe
- * anything.
+ * without warm-up. One slow iteration moves a median by one rank, where it
+ * could make a mean or a single probe anything.
  */
 static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors, double *est)
 {
