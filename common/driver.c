@@ -240,8 +240,9 @@ static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors,
 
 /*
  * The fewest timed iterations this size must have: --min-iters (at most -n)
- * where the estimate says they take at most GDRB_MIN_STRETCH x the budget;
- * a longer size gets what the budget holds, at least GDRB_FLOOR_ITERS.
+ * where an iteration time (the warm-up's median, then the timed rate so far,
+ * whichever allows more) says they take at most GDRB_MIN_STRETCH x the
+ * budget; a longer size gets what the budget holds, at least GDRB_FLOOR_ITERS.
  */
 static uint64_t planned_min(const struct gdrb_params *p, double est)
 {
@@ -299,6 +300,9 @@ static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_
 		 * past the budget once the minimum is in.
 		 */
 		per = spent / (double)n;
+		/* A warm-up slowed by a passing load must not waive the minimum the timed rate allows. */
+		if (planned_min(p, per) > want)
+			want = planned_min(p, per);
 		next = iters_for(BATCH_SHARE * budget, per, p->iters - n);
 		next = next < 2 * batch ? next : 2 * batch;
 		left = iters_for((n >= want ? 1 : GDRB_MAX_STRETCH) * budget - spent, per, p->iters - n);
