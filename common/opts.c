@@ -64,7 +64,7 @@ static const struct opt_desc opt_table[] = {
 	{ { "iters", required_argument, NULL, 'n' }, 'n', GDRB_OPTG_COMMON, "N",
 	  "most timed iterations per size (default " GDRB_STR(GDRB_DEF_ITERS) ")" },
 	{ { "min-iters", required_argument, NULL, OPT_MIN_ITERS }, 0, GDRB_OPTG_COMMON, "N",
-	  "fewest timed iterations per size, where the warm-up says they take at most " GDRB_STR(GDRB_MIN_STRETCH) "x the time budget (longer sizes: as many as the budget holds, at least " GDRB_STR(GDRB_FLOOR_ITERS) "); a size that still falls short is flagged few-samples (default " GDRB_STR(GDRB_DEF_MIN_ITERS) ")" },
+	  "fewest timed iterations per size, where the warm-up (or the timed rate so far) says they take at most " GDRB_STR(GDRB_MIN_STRETCH) "x the time budget (longer sizes: as many as the budget holds, at least " GDRB_STR(GDRB_FLOOR_ITERS) "); a size that still falls short is flagged few-samples (default " GDRB_STR(GDRB_DEF_MIN_ITERS) ")" },
 	{ { "warmup", required_argument, NULL, 'w' }, 'w', GDRB_OPTG_COMMON, "N",
 	  "most warm-up iterations per size, in growing batches while they take under a tenth of the time budget; their median (slowest rank's) plans the timed iterations (default " GDRB_STR(GDRB_DEF_WARMUP) ")" },
 	{ { "time-per-size", required_argument, NULL, 't' }, 't', GDRB_OPTG_COMMON, "SEC",
