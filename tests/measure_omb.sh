@@ -108,7 +108,7 @@ one_line 77 "^measure-omb: --build-dir: no mpi/gdrb_mpi_latency, .* in $WORK/emp
 pass "no mpirun, no gdrbench binaries: exit 77 with one line"
 
 # --- a run against the fake OMB: built, found, alternated, reported; every target missed -------------
-results_before=$(ls -la "$top_srcdir/results")
+results_before=$(ls -lA "$top_srcdir/results")
 rc=0
 mo --mpirun "$WORK/bin/mpirun-logged" --work "$WORK/run" --report "$WORK/live.md" "$src" \
 	>"$WORK/live.out" 2>"$WORK/live.err" || rc=$?
@@ -153,7 +153,7 @@ for s in '8 B' '16 B' '32 B'; do
 done
 grep -n "/tmp\|$WORK\|$top_builddir" "$report" && fail "the report names this machine's paths"
 grep -nw -- "$(hostname)" "$report" && fail "the report names this machine"
-[ "$(ls -la "$top_srcdir/results")" = "$results_before" ] || fail "the run changed results/"
+[ "$(ls -lA "$top_srcdir/results")" = "$results_before" ] || fail "the run changed results/"
 pass "fake OMB at 1 s and 0.01 MB/s: built out of tree, alternated, every target MISS (exit 1), report complete"
 
 # --- a tree without configure: autogen.sh first; binaries where older releases put them -----------

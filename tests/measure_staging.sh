@@ -89,7 +89,7 @@ expect_refused "--report: the GPU is simulated (gdrbench simulated GPU (simgpu))
 [ ! -e "$top_srcdir/results/staging-simulated.md" ] || fail "a simulated report under results/"
 
 # --- a whole run on the simulated GPU ------------------------------------------------------------
-results_before=$(ls -la "$top_srcdir/results")
+results_before=$(ls -lA "$top_srcdir/results")
 mkdir "$WORK/tmp"
 TMPDIR=$WORK/tmp ms --report "$WORK/staging.md" >"$WORK/run.out" 2>"$WORK/run.err"
 rc=$?
@@ -128,7 +128,7 @@ grep -q '^measure-staging: verdict: bandwidth SIMULATED (not judged) (ratio [0-9
 grep -n "/tmp\|$top_builddir" "$report" && fail "the report names this machine's paths"
 grep -nw -- "$(hostname)" "$report" && fail "the report names this machine"
 [ -z "$(ls -A "$WORK/tmp")" ] || fail "the temporary raw output was left behind"
-[ "$(ls -la "$top_srcdir/results")" = "$results_before" ] || fail "the run changed results/"
+[ "$(ls -lA "$top_srcdir/results")" = "$results_before" ] || fail "the run changed results/"
 pass "simulated run: SIMULATED at the top, every table filled, verdicts not judged, results/ untouched"
 
 # --- a run that fails validation fails the script ------------------------------------------------
