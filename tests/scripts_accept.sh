@@ -57,7 +57,7 @@ json_ok "$WORK/bad/verdict.json" || fail "bad run: verdict.json is not JSON"
 	[ "$(json_get "$WORK/bad/verdict.json" rules.4.failures.0.threshold)" = 45 ] &&
 	[ "$(json_get "$WORK/bad/verdict.json" rules.4.failures.0.value)" = 41.1 ] ||
 	fail "bad run: verdict.json lacks the failing size, value and threshold"
-grep -q '<testsuites name="gdrbench" tests="8" failures="4">' "$WORK/bad/verdict.xml" ||
+grep -q '<testsuites name="gdrbench" tests="8" failures="4" errors="0">' "$WORK/bad/verdict.xml" ||
 	fail "bad run: JUnit XML lacks the counts"
 [ "$(grep -c '<failure type="threshold"' "$WORK/bad/verdict.xml")" -eq 4 ] || fail "bad run: JUnit XML: not 4 failures"
 if command -v xmllint >/dev/null 2>&1; then
@@ -103,6 +103,58 @@ sed 's|,mlx5_0:1,InfiniBand,,|,mlx5_0:1,InfiniBand,200.000,|' "$DATA/good-run/re
 rule_says "$WORK/rules.out" bw-line '^PASS .*against 23\.75 GB/s'
 pass "--link-rate, the link_gbps column, the nic column's rate, and no rate recorded"
 
+# Values that are not numbers are never read as 0 and never pass: each fixture holds the 8 B
+# write_lat rows of the good run with one field spoilt (lat_p50_us nan, abc, -5, 0x10; size 8x).
+cat >"$WORK/lat.profile" <<'PROFILE'
+include quick
+rule lat-p50  write_lat  lat_p50_us <= 3 us           mem=device path=direct sizes=8
+rule gdr-lat  write_lat  lat_p50_us <= 50% of staged  mem=device sizes=8
+PROFILE
+mkdir "$WORK/lat-good"
+grep -E '^(benchmark,|write_lat,verbs,device,[a-z]+,[a-z]+,[0-9]*,[0-9]*,,,all,8,)' "$DATA/good-run/results.csv" \
+	>"$WORK/lat-good/results.csv"
+"$accept" "$WORK/lat-good" "$WORK/lat.profile" >"$WORK/lat.out" 2>&1 ||
+	{ cat "$WORK/lat.out"; fail "the unspoilt 8 B rows: not accepted"; }
+grep -q '^PASS: 2 rules, 2 passed' "$WORK/lat.out" || { cat "$WORK/lat.out"; fail "the unspoilt 8 B rows: summary line"; }
+for spoilt in nan:lat_p50_us:nan text:lat_p50_us:abc negative:lat_p50_us:-5 hex:lat_p50_us:0x10 size:size_bytes:8x; do
+	IFS=: read -r kind column value <<<"$spoilt"
+	run=$WORK/invalid-$kind
+	cp -r "$DATA/invalid-$kind" "$run"
+	"$accept" "$run" "$WORK/lat.profile" >"$WORK/invalid.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 3 ] || { cat "$WORK/invalid.out"; fail "$column '$value': exit $rc, expected 3 (INVALID)"; }
+	why="not a finite non-negative decimal number"
+	[ "$column" = size_bytes ] && why="not a non-negative integer"
+	grep -q -F "INVALID $run/results.csv:2: $column '$value' is $why" "$WORK/invalid.out" ||
+		{ cat "$WORK/invalid.out"; fail "$column '$value': the value is not named with its file and line"; }
+	grep -q '^INVALID: 2 rules, 0 passed, 0 failed, 0 without data, 2 invalid (1 value not a number' "$WORK/invalid.out" ||
+		{ cat "$WORK/invalid.out"; fail "$column '$value': summary line"; }
+	rule_says "$WORK/invalid.out" lat-p50 "^INVALID lat-p50: .*1 of 1 check read a value that is not a number: .*results.csv:2: $column '$value'"
+	json_ok "$run/verdict.json" || fail "$column '$value': verdict.json is not JSON"
+	[ "$(json_get "$run/verdict.json" verdict)" = INVALID ] &&
+		[ "$(json_get "$run/verdict.json" rules.0.verdict)" = INVALID ] &&
+		[ "$(json_get "$run/verdict.json" invalid_values.0.line)" = 2 ] &&
+		[ "$(json_get "$run/verdict.json" invalid_values.0.column)" = "$column" ] &&
+		[ "$(json_get "$run/verdict.json" invalid_values.0.value)" = "$value" ] ||
+		fail "$column '$value': verdict.json does not say INVALID with the file, line, column and value"
+	grep -q '<testsuites name="gdrbench" tests="2" failures="0" errors="2">' "$run/verdict.xml" &&
+		[ "$(grep -c '<error type="invalid"' "$run/verdict.xml")" -eq 2 ] ||
+		{ cat "$run/verdict.xml"; fail "$column '$value': the JUnit XML does not report 2 errors"; }
+	"$accept" -q "$run" "$WORK/lat.profile" >"$WORK/invalid.out" 2>&1
+	[ "$(wc -l <"$WORK/invalid.out")" -eq 1 ] && grep -q '^INVALID: ' "$WORK/invalid.out" ||
+		{ cat "$WORK/invalid.out"; fail "$column '$value': -q does not print the INVALID line alone"; }
+done
+pass "lat_p50_us nan, abc, -5, 0x10 and size_bytes 8x: INVALID (exit 3), named by file, line and column, in JSON and JUnit"
+
+# An empty value is the binaries' "no figure": it fails, even against a staged path (never 0).
+cp -r "$DATA/nofigure-staged" "$WORK/nofigure"
+"$accept" "$WORK/nofigure" "$WORK/lat.profile" >"$WORK/nofigure.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/nofigure.out"; fail "empty lat_p50_us: exit $rc, expected 1"; }
+rule_says "$WORK/nofigure.out" lat-p50 '^FAIL .*8B: lat_p50_us is empty \(no figure\)'
+rule_says "$WORK/nofigure.out" gdr-lat '^FAIL .*8B: direct lat_p50_us is empty \(no figure\)'
+pass "an empty lat_p50_us (no figure) fails, against a threshold and against the staged path"
+
 # Bad input: exit 2, one line naming the file (and line).
 mkdir "$WORK/empty"
 : >"$WORK/emptycsv.csv"
@@ -127,6 +179,11 @@ bad_profile 'rule r nosuch_bw bw_GBps >= 1' "rule r: benchmark 'nosuch_bw' is no
 bad_profile 'rule r mpi_bw bw_GBps => 1' "rule r: unknown operator '=>'"
 bad_profile 'rule r mpi_bw bw_GBps >= 1 us' "rule r: unit 'us' does not fit bw_GBps"
 bad_profile 'rule r mpi_bw bw_GBps >= fast' "rule r: threshold 'fast'"
+bad_profile 'rule r mpi_bw bw_GBps >= nan' "rule r: threshold 'nan'"
+bad_profile 'rule r mpi_bw bw_GBps >= -5' "rule r: threshold '-5'"
+bad_profile 'rule r mpi_bw bw_GBps >= 0x10' "rule r: threshold '0x10'"
+bad_profile 'rule r mpi_bw bw_GBps >= 1e3' "rule r: threshold '1e3'"
+bad_profile 'rule r mpi_bw bw_GBps >= 1 sizes=8x' "rule r: sizes=8x: expected MIN:MAX"
 bad_profile 'rule r mpi_bw bw_GBps >= 90%' "rule r: a percentage must say of what"
 bad_profile 'rule r mpi_bw lat_p50_us >= 90% of link' "rule r: '% of link' compares a bandwidth column"
 bad_profile 'rule r mpi_bw bw_GBps >= 1 sizes=8:4:2' "rule r: sizes=8:4:2: expected MIN:MAX"

@@ -64,6 +64,38 @@ if command -v xmllint >/dev/null 2>&1; then
 fi
 pass "summary.md and report.html: verdict on top, environment, both paths side by side, figures embedded"
 
+# Values that are not numbers are gaps in the figures and "invalid" in the tables, named with
+# their file and line, never drawn or shown as 0 (or as -5); an empty value is "n/a".
+for spoilt in hex:lat_p50_us:0x10 negative:lat_p50_us:-5 nan:lat_p50_us:nan; do
+	IFS=: read -r kind column value <<<"$spoilt"
+	run=$WORK/invalid-$kind
+	cp -r "$DATA/invalid-$kind" "$run"
+	"$SCRIPTS/gdrb-plot" "$run" >"$WORK/plot.out" 2>&1 || { cat "$WORK/plot.out"; fail "$value: gdrb-plot exited $?"; }
+	grep -q -F "$run/results.csv:2: $column '$value' is not a finite non-negative decimal number: not plotted" "$WORK/plot.out" ||
+		{ cat "$WORK/plot.out"; fail "$value: gdrb-plot does not name the value it left out"; }
+	grep -q '^8 NaN 2.315$' "$run/plots/data/write_lat-device.direct.dat" ||
+		{ cat "$run/plots/data/write_lat-device.direct.dat"; fail "$value: plotted as a number"; }
+	"$SCRIPTS/gdrb-report" "$run" >"$WORK/report.out" 2>&1 || { cat "$WORK/report.out"; fail "$value: gdrb-report exited $?"; }
+	grep -q -F "| 8B | invalid '$value' | 2.315 | 10.63 | 14.02 | - |" "$run/summary.md" ||
+		{ cat "$run/summary.md"; fail "$value: summary.md does not show it as invalid"; }
+	grep -q -F "Invalid: $run/results.csv:2: $column '$value' is not a finite" "$run/summary.md" ||
+		fail "$value: summary.md does not say where the invalid value is"
+done
+run=$WORK/invalid-size
+cp -r "$DATA/invalid-size" "$run"
+"$SCRIPTS/gdrb-plot" "$run" >"$WORK/plot.out" 2>&1 || { cat "$WORK/plot.out"; fail "size 8x: gdrb-plot exited $?"; }
+grep -q -F "$run/results.csv:2: size_bytes '8x' is not a non-negative integer: not plotted" "$WORK/plot.out" ||
+	{ cat "$WORK/plot.out"; fail "size 8x: gdrb-plot does not name the row it left out"; }
+[ ! -e "$run/plots/data/write_lat-device.direct.dat" ] || fail "size 8x: the row is plotted (at 8 B)"
+"$SCRIPTS/gdrb-report" "$run" >/dev/null 2>&1 || fail "size 8x: gdrb-report failed"
+grep -q -F "Invalid: $run/results.csv:2: size_bytes '8x' is not a non-negative integer (row not shown)" "$run/summary.md" ||
+	{ cat "$run/summary.md"; fail "size 8x: summary.md does not list the row it left out"; }
+run=$WORK/nofigure
+cp -r "$DATA/nofigure-staged" "$run"
+"$SCRIPTS/gdrb-report" "$run" >/dev/null 2>&1 || fail "no figure: gdrb-report failed"
+grep -q -F "| 8B | n/a | 2.315 | 10.63 | 14.02 | - |" "$run/summary.md" || { cat "$run/summary.md"; fail "no figure: not n/a"; }
+pass "nan, -5, 0x10 and size 8x: gaps in the figures, invalid in the tables, named by file and line; no figure: n/a"
+
 # Bad input.
 expect_refused "no-such: no such results directory" "$SCRIPTS/gdrb-plot" "$WORK/no-such"
 expect_refused "malformed-header/results.csv:1: not a gdrbench results CSV" "$SCRIPTS/gdrb-plot" "$DATA/malformed-header"

@@ -12,9 +12,13 @@
 #   staged  the direct path's value against PERCENT of the staged path's at the same size,
 #           memory kind, pair and rank count
 #   text    =, != or in a comma list
-# A row whose status is not ok fails a numeric check (the measurement did not happen); a rule
-# that selects no row at all is NODATA, which fails. Prints one line per rule, writes the
-# verdict as JSON and JUnit XML; exit 0 when every rule passes, 1 otherwise, 2 on bad input.
+# A row whose status is not ok fails a numeric check (the measurement did not happen), and so
+# does an empty value (the binaries' "no figure"); a rule that selects no row at all is NODATA,
+# which fails. A value a rule reads that is not a number of its column's form (value_fault:
+# "nan", "abc", "-5", "0x10", a size "8x") makes the rule INVALID and the verdict INVALID: the
+# rows cannot be judged. Prints one line per rule (and each invalid value with its file and
+# line), writes the verdict as JSON and JUnit XML; exit 0 when every rule passes, 1 when one
+# fails, 3 when a value is invalid, 2 on bad input, 4 when the verdict could not be written.
 
 function dedash(s) { return s == "-" ? "" : s }
 
@@ -26,7 +30,7 @@ function load_meta(    J, n, k, p, nn, np, name, port, rate, base) {
 		GDRB_FAILED = 1
 		exit 2
 	}
-	if (J["link_rate_gbps"] ~ /^[0-9.]+$/)
+	if (J["link_rate_gbps"] ~ /^[0-9]+(\.[0-9]+)?$/)
 		DEFAULT_RATE = J["link_rate_gbps"] + 0
 	nn = J["nodes.#"] + 0
 	for (n = 0; n < nn; n++)
@@ -36,7 +40,7 @@ function load_meta(    J, n, k, p, nn, np, name, port, rate, base) {
 			for (p = 0; p < J[base ".ports.#"]; p++) {
 				port = J[base ".ports." p ".port"]
 				rate = J[base ".ports." p ".rate_gbps"]
-				if (rate !~ /^[0-9.]+$/)
+				if (rate !~ /^[0-9]+(\.[0-9]+)?$/)
 					continue
 				if (!((name ":" port) in PORT_RATE))
 					PORT_RATE[name ":" port] = rate + 0
@@ -130,6 +134,32 @@ function record(i, size, ok, value, thr, why,    k, m) {
 	}
 }
 
+# invalid(I, SIZE, TEXT): rule I read a value that is not a number of its column's form
+# (TEXT: value_where's "FILE:LINE: COLUMN 'VALUE' is WHY"); listed once however many rules read it.
+function invalid(i, size, text) {
+	CHECKED[i]++
+	if (size != "")
+		SEEN_SIZE[i, size] = 1
+	if (++INVALIDS[i] <= 50)
+		I_TEXT[i, INVALIDS[i]] = text
+	if (!(text in INVALID_SEEN)) {
+		INVALID_SEEN[text] = 1
+		INVALID_LIST[++NINVALID] = text
+		INVALID_FILE[NINVALID] = FILENAME; INVALID_LINE[NINVALID] = FNR
+		INVALID_COL[NINVALID] = INVALID_COL_NOW; INVALID_VAL[NINVALID] = INVALID_VAL_NOW
+	}
+}
+
+# value_ok(I, SIZE, COLUMN, V): 1 when V is a value of COLUMN (or empty), else invalid() and 0.
+function value_ok(i, size, column, v,    why) {
+	why = column == "size_bytes" ? size_fault(v) : value_fault(column, v)
+	if (why == "")
+		return 1
+	INVALID_COL_NOW = column; INVALID_VAL_NOW = v
+	invalid(i, size, value_where(column, v, why))
+	return 0
+}
+
 function unit_of(i) {
 	if (R_COL[i] ~ /_us$/) return " us"
 	if (R_COL[i] ~ /_GBps$/) return " GB/s"
@@ -148,18 +178,27 @@ function size_ok(i, size,    a, n, j) {
 	return 1
 }
 
-function row_matches(i,    k) {
+function filters_match(i,    k) {
 	for (k in FILTER_KEYS)
 		if ((i, k) in R_F && index("," R_F[i, k] ",", "," F[COL[k]] ",") == 0)
 			return 0
-	return size_ok(i, F[COL["size_bytes"]] + 0)
+	return 1
 }
 
-function check_row(i,    st, v, size, thr, rate, ok, key, path, note) {
+function row_matches(i) {
+	return filters_match(i) && size_ok(i, F[COL["size_bytes"]] + 0)
+}
+
+function check_row(i,    st, v, size, thr, rate, ok, key, path, note, bad) {
 	st = F[COL["status"]]
 	note = F[COL["note"]]
 	size = F[COL["size_bytes"]] + 0
 	v = F[COL[R_COL[i]]]
+	bad = R_KIND[i] != "text" && !value_ok(i, size, R_COL[i], v)
+	if (bad && R_KIND[i] != "staged")
+		return
+	if (R_KIND[i] == "link" && link_rate == "" && !value_ok(i, size, "link_gbps", F[COL["link_gbps"]]))
+		return
 	if (R_KIND[i] == "text") {
 		if (st != "ok" && R_COL[i] != "status") {
 			record(i, size, 0, v, R_VALUE[i], status_why(st, note))
@@ -176,6 +215,11 @@ function check_row(i,    st, v, size, thr, rate, ok, key, path, note) {
 		if (path != "direct" && path != "staged")
 			return
 		key = i SUBSEP F[COL["mem"]] SUBSEP F[COL["pair"]] SUBSEP F[COL["ranks"]] SUBSEP size
+		if (path == "direct")
+			ND_ANY[key] = 1
+		# Judged INVALID already (value_ok above): not paired with anything.
+		if (bad)
+			return
 		if (path == "direct") {
 			ND[key]++
 			D_VAL[key, ND[key]] = v; D_ST[key, ND[key]] = st; D_NOTE[key, ND[key]] = note
@@ -190,7 +234,7 @@ function check_row(i,    st, v, size, thr, rate, ok, key, path, note) {
 		return
 	}
 	if (v == "") {
-		record(i, size, 0, "", "", R_COL[i] " is empty")
+		record(i, size, 0, "", "", R_COL[i] " is empty (no figure)")
 		return
 	}
 	if (R_KIND[i] == "abs")
@@ -226,6 +270,11 @@ function check_staged(    key, parts, i, n, k, dv, sv, thr, ok, size) {
 				record(i, size, 0, D_VAL[key, k] + 0, "", "staged " status_why(S_ST[key, k], S_NOTE[key, k]))
 				continue
 			}
+			# An empty value is no figure, never 0 (which would pass any "<=").
+			if (D_VAL[key, k] == "" || S_VAL[key, k] == "") {
+				record(i, size, 0, "", "", (D_VAL[key, k] == "" ? "direct " : "staged ") R_COL[i] " is empty (no figure)")
+				continue
+			}
 			dv = D_VAL[key, k] + 0; sv = S_VAL[key, k] + 0
 			thr = R_VALUE[i] / 100 * sv
 			ok = compare(dv, R_OP[i], thr)
@@ -235,6 +284,7 @@ function check_staged(    key, parts, i, n, k, dv, sv, thr, ok, size) {
 	}
 	# A staged row without a direct one: the direct path did not even write a row.
 	for (key in NS) {
+		if (key in ND_ANY) continue
 		if (key in ND) continue
 		split(key, parts, SUBSEP)
 		record(parts[1], parts[5] + 0, 0, "", "", "no direct row at this size")
@@ -330,6 +380,14 @@ FILENAME == ARGV[1] {
 	if (!(b in BY_BENCH))
 		next
 	n = split(BY_BENCH[b], ids, " ")
+	# Every rule selects by size: a size that is not one leaves the row to no rule, so each
+	# rule that would select it on its other filters is INVALID.
+	if (size_fault(F[COL["size_bytes"]]) != "") {
+		for (j = 1; j <= n; j++)
+			if (filters_match(ids[j]))
+				value_ok(ids[j], "", "size_bytes", F[COL["size_bytes"]])
+		next
+	}
 	for (j = 1; j <= n; j++)
 		if (row_matches(ids[j]))
 			check_row(ids[j])
@@ -340,9 +398,16 @@ END {
 		exit 2
 	check_staged()
 	PROCINFO["sorted_in"] = "@ind_num_asc"
-	npass = nfail = nnodata = 0
+	npass = nfail = nnodata = ninvalid = 0
 	for (i = 1; i <= NR_RULES; i++) {
-		if (!CHECKED[i]) {
+		if (INVALIDS[i]) {
+			V[i] = "INVALID"; ninvalid++
+			MSG[i] = INVALIDS[i] " of " plural(CHECKED[i], "check") " read a value that is not a number: " I_TEXT[i, 1]
+			for (k = 2; k <= INVALIDS[i] && k <= 3; k++)
+				MSG[i] = MSG[i] "; " I_TEXT[i, k]
+			if (INVALIDS[i] > 3)
+				MSG[i] = MSG[i] "; and " INVALIDS[i] - 3 " more"
+		} else if (!CHECKED[i]) {
 			V[i] = "NODATA"; nnodata++
 			MSG[i] = "no data: no row of " R_BENCH[i] " with " filters_text(i) " in the results (not run, not built, or skipped here)"
 		} else if (FAILED[i]) {
@@ -360,25 +425,40 @@ END {
 		}
 		printf "%-6s %s: %s\n       %s\n", V[i], R_NAME[i], rule_text(i), MSG[i]
 	}
+	# The values that are not numbers, each once: the rows to fix or measure again.
+	for (k = 1; k <= NINVALID; k++)
+		printf "INVALID %s\n", INVALID_LIST[k]
 	overall = (nfail + nnodata) ? "FAIL" : "PASS"
 	if (SIMULATED != "")
 		overall = "SIMULATED"
-	printf "%s: %d rules, %d passed, %d failed, %d without data%s\n", overall, NR_RULES, npass, nfail, nnodata, \
+	# Values that are not numbers cannot be judged at all: that comes before any other outcome.
+	if (ninvalid)
+		overall = "INVALID"
+	printf "%s: %d rules, %d passed, %d failed, %d without data%s%s\n", overall, NR_RULES, npass, nfail, nnodata, \
+		ninvalid ? ", " ninvalid " invalid (" plural(NINVALID, "value") " not a number of its column: the results cannot be judged)" : "", \
 		SIMULATED == "" ? "" : "; measured on " SIMULATED ", which proves behaviour, never speed: never a pass; run on real GPUs"
 
 	if (verdict != "") {
+		out_open(verdict)
 		printf "{\n  \"schema\": \"gdrbench-verdict-1\",\n  \"verdict\": %s,\n  \"profile\": %s,\n  \"results\": %s,\n", \
 			json_str(overall), json_str(profile), json_str(results) > verdict
-		printf "  \"generated\": %s,\n  \"rules_total\": %d,\n  \"passed\": %d,\n  \"failed\": %d,\n  \"nodata\": %d,\n  \"rules\": [", \
+		printf "  \"generated\": %s,\n  \"rules_total\": %d,\n  \"passed\": %d,\n  \"failed\": %d,\n  \"nodata\": %d,\n", \
 			json_str(strftime("%Y-%m-%dT%H:%M:%SZ", systime(), 1)), NR_RULES, npass, nfail, nnodata > verdict
+		printf "  \"invalid\": %d,\n  \"invalid_values\": [", ninvalid > verdict
+		for (k = 1; k <= NINVALID; k++)
+			printf "%s\n    {\"file\": %s, \"line\": %d, \"column\": %s, \"value\": %s, \"message\": %s}", (k > 1 ? "," : ""), \
+				json_str(INVALID_FILE[k]), INVALID_LINE[k], json_str(INVALID_COL[k]), json_str(INVALID_VAL[k]), \
+				json_str(INVALID_LIST[k]) > verdict
+		printf "%s],\n  \"rules\": [", NINVALID ? "\n  " : "" > verdict
 		for (i = 1; i <= NR_RULES; i++) {
 			printf "%s\n    {\"name\": %s, \"where\": %s, \"verdict\": %s,\n", (i > 1 ? "," : ""), \
 				json_str(R_NAME[i]), json_str(R_WHERE[i]), json_str(V[i]) > verdict
 			printf "     \"benchmark\": %s, \"column\": %s, \"op\": %s, \"kind\": %s, \"threshold\": %s, \"selection\": %s,\n", \
 				json_str(R_BENCH[i]), json_str(R_COL[i]), json_str(R_OP[i]), json_str(R_KIND[i]), \
 				json_str(R_TEXT[i]), json_str(filters_text(i)) > verdict
-			printf "     \"checked\": %d, \"failed_checks\": %d, \"sizes\": %s,\n", CHECKED[i], FAILED[i], json_str(range_text(i)) > verdict
-			if (CHECKED[i])
+			printf "     \"checked\": %d, \"failed_checks\": %d, \"invalid_checks\": %d, \"sizes\": %s,\n", CHECKED[i], FAILED[i], \
+				INVALIDS[i], json_str(range_text(i)) > verdict
+			if (i in WORST)
 				printf "     \"worst\": {\"size_bytes\": %d, \"value\": %s, \"threshold\": %s, \"why\": %s},\n", \
 					W_SIZE[i], json_val(i, W_VAL[i]), json_val(i, W_THR[i]), json_str(W_WHY[i]) > verdict
 			printf "     \"failures\": [" > verdict
@@ -388,19 +468,24 @@ END {
 			printf "],\n     \"message\": %s}", json_str(MSG[i]) > verdict
 		}
 		printf "\n  ]\n}\n" > verdict
-		close(verdict)
+		out_close(verdict)
 	}
-	if (junit != "") {
+	if (junit != "" && !WRITE_FAILED) {
+		out_open(junit)
 		printf "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" > junit
 		if (SIMULATED != "")
-			nfail = NR_RULES - nnodata      # nothing measured on a simulator passes
-		printf "<testsuites name=\"gdrbench\" tests=\"%d\" failures=\"%d\">\n", NR_RULES, nfail + nnodata > junit
-		printf "  <testsuite name=\"gdrb-accept %s\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\" timestamp=\"%s\">\n", \
-			xml_str(profile), NR_RULES, nfail + nnodata, strftime("%Y-%m-%dT%H:%M:%S", systime(), 1) > junit
+			nfail = NR_RULES - nnodata - ninvalid      # nothing measured on a simulator passes
+		printf "<testsuites name=\"gdrbench\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n", NR_RULES, nfail + nnodata, ninvalid > junit
+		printf "  <testsuite name=\"gdrb-accept %s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" timestamp=\"%s\">\n", \
+			xml_str(profile), NR_RULES, nfail + nnodata, ninvalid, strftime("%Y-%m-%dT%H:%M:%S", systime(), 1) > junit
 		for (i = 1; i <= NR_RULES; i++) {
 			printf "    <testcase classname=\"gdrbench.%s\" name=\"%s\" time=\"0\">\n", \
 				xml_str(R_BENCH[i]), xml_str(R_NAME[i] ": " rule_text(i)) > junit
-			if (SIMULATED != "" && V[i] != "NODATA")
+			# Data that are not numbers: a JUnit error (the test could not run), not a failure.
+			if (V[i] == "INVALID")
+				printf "      <error type=\"invalid\" message=\"%s\">%s (%s)</error>\n", \
+					xml_str(MSG[i]), xml_str(MSG[i]), xml_str(R_WHERE[i]) > junit
+			else if (SIMULATED != "" && V[i] != "NODATA")
 				printf "      <failure type=\"simulated\" message=\"measured on a simulated GPU\">%s (%s)</failure>\n", \
 					xml_str(MSG[i]), xml_str(R_WHERE[i]) > junit
 			else if (V[i] != "PASS")
@@ -411,7 +496,9 @@ END {
 			printf "    </testcase>\n" > junit
 		}
 		printf "  </testsuite>\n</testsuites>\n" > junit
-		close(junit)
+		out_close(junit)
 	}
-	exit overall == "PASS" ? 0 : 1
+	if (WRITE_FAILED)
+		exit 4
+	exit overall == "PASS" ? 0 : (overall == "INVALID" ? 3 : 1)
 }

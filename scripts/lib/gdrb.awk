@@ -18,6 +18,31 @@ function gdrb_schema(    i, num) {
 	      "lat_max_us lat_stdev_us bw_GBps algbw_GBps busbw_GBps ranks hosts link_gbps errors", num, " ")
 	for (i in num)
 		NUMERIC[num[i]] = 1
+	# Of those, the counts (whole numbers); the rest are decimals.
+	split("stage_chunk stage_slots window size_bytes iterations ranks hosts errors", num, " ")
+	for (i in num)
+		INTEGER[num[i]] = 1
+}
+
+# value_fault(NAME, V): why V is not a value of column NAME as the binaries write it (counts
+# as digits, measurements as "%.Nf" of a finite non-negative number); "" when it is one.
+# An empty field is the binaries' "no figure" (never a 0): valid here, the reader decides.
+function value_fault(name, v) {
+	if (v == "" || !(name in NUMERIC))
+		return ""
+	if (name in INTEGER)
+		return v ~ /^[0-9]+$/ ? "" : "not a non-negative integer"
+	return v ~ /^[0-9]+(\.[0-9]+)?$/ ? "" : "not a finite non-negative decimal number"
+}
+
+# size_fault(V): why V is not a size_bytes value (which may not be empty); "" when it is one.
+function size_fault(v) {
+	return v == "" ? "empty" : value_fault("size_bytes", v)
+}
+
+# value_where(NAME, V, WHY): "FILE:LINE: NAME 'V' is WHY" for the current input line.
+function value_where(name, v, why) {
+	return FILENAME ":" FNR ": " name " '" v "' is " why
 }
 
 # csv_split(LINE, F): the fields of one CSV line (RFC 4180 quoting) into F[1..n]; returns n.
@@ -125,6 +150,40 @@ function size_fmt(v,    u, units) {
 	u = 1
 	while (u < 5 && v >= 1024 && v % 1024 == 0) { v /= 1024; u++ }
 	return sprintf("%d%s", v, units[u])
+}
+
+# --- output files --------------------------------------------------------------
+
+# gawk dies on a failed write with exit 2, the code of bad input, and without saying which
+# output was lost. out_open(FILE) opens FILE (truncated) with write errors left to the
+# program; out_close(FILE) flushes and closes it and returns 0, or -1 after saying once
+# which file could not be written and why (WRITE_FAILED is then set; exit 4 tells the
+# calling script, which exits 1).
+function out_open(file) {
+	PROCINFO[file, "NONFATAL"] = 1
+	ERRNO = ""
+	printf "" > file
+	if (ERRNO != "")
+		OUT_OPEN_ERROR[file] = ERRNO
+}
+
+function out_close(file,    r, why) {
+	if (file in OUT_OPEN_ERROR) {
+		why = OUT_OPEN_ERROR[file]
+		r = -1
+	} else {
+		ERRNO = ""
+		r = fflush(file)
+		why = ERRNO
+		close(file)
+	}
+	if (r == 0)
+		return 0
+	# FILE.tmp, renamed once complete, is the file the user asked for.
+	if (!WRITE_FAILED)
+		printf "%s: cannot write: %s\n", gensub(/\.tmp$/, "", 1, file), why == "" ? "write error" : why > "/dev/stderr"
+	WRITE_FAILED = 1
+	return -1
 }
 
 # --- output helpers ------------------------------------------------------------

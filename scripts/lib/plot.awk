@@ -9,12 +9,36 @@
 # (dashed) in us on log-log axes; the others plot GB/s (busbw where the rows have it) on a
 # log size axis. With both a direct and a staged path, a second panel shows staged time over
 # direct time at each size (above 1: direct is faster). Repeated rows of one size are reduced
-# to their median. Writes OUTDIR/data/*.dat, OUTDIR/plots.gp and OUTDIR/index.tsv
-# (file, benchmark, mem, title), and prints the number of figures.
+# to their median. An empty value (no figure) is not drawn; neither is a value that is not a
+# number of its column (value_fault), which is named on stderr with its file and line, never
+# drawn as 0. Writes OUTDIR/data/*.dat, OUTDIR/plots.gp and OUTDIR/index.tsv (file, benchmark,
+# mem, title), and prints the number of figures; exit 2 on bad input, 4 when a file could not
+# be written (out_close says which).
 
 function is_latency(bench) { return bench ~ /(^|_)(lat|latency|barrier)$/ }
 
+# not_plotted(NAME, V, WHY): say (the first 5 times) that a value is left out of the figures.
+function not_plotted(name, v, why) {
+	if (++NOT_PLOTTED <= 5)
+		printf "%s: not plotted\n", value_where(name, v, why) > "/dev/stderr"
+}
+
+# keep(KEY, NAME, V): V, a value of column NAME, joins the values of KEY (empty: no figure).
+function keep(key, name, v,    why) {
+	if (v == "")
+		return
+	why = value_fault(name, v)
+	if (why != "") {
+		not_plotted(name, v, why)
+		return
+	}
+	VALS[key, ++NV[key]] = v
+}
+
+# The median of the values of KEY; "NaN" (gnuplot: no point) when there is none.
 function median(key, n,    v, i, m) {
+	if (n == 0)
+		return "NaN"
 	if (n == 1)
 		return VALS[key, 1]
 	for (i = 1; i <= n; i++)
@@ -96,6 +120,10 @@ BEGIN {
 		next
 	if (F[COL["pair"]] != "all" || F[COL["status"]] != "ok")
 		next
+	if (size_fault(F[COL["size_bytes"]]) != "") {
+		not_plotted("size_bytes", F[COL["size_bytes"]], size_fault(F[COL["size_bytes"]]))
+		next
+	}
 	bench = F[COL["benchmark"]]; mem = F[COL["mem"]]; path = F[COL["path"]]; size = F[COL["size_bytes"]] + 0
 	g = bench SUBSEP mem
 	GROUP[g] = 1
@@ -104,14 +132,14 @@ BEGIN {
 	if (!(key in N)) {
 		SIZES[g, path, ++NS[g, path]] = size
 	}
-	n = ++N[key]
+	N[key]++
 	if (is_latency(bench)) {
-		VALS[key "p50", n] = F[COL["lat_p50_us"]]
-		VALS[key "p99", n] = F[COL["lat_p99_us"]]
+		keep(key "p50", "lat_p50_us", F[COL["lat_p50_us"]])
+		keep(key "p99", "lat_p99_us", F[COL["lat_p99_us"]])
 	} else {
-		VALS[key "bw", n] = F[COL["bw_GBps"]]
+		keep(key "bw", "bw_GBps", F[COL["bw_GBps"]])
 		if (F[COL["busbw_GBps"]] != "") {
-			VALS[key "busbw", n] = F[COL["busbw_GBps"]]
+			keep(key "busbw", "busbw_GBps", F[COL["busbw_GBps"]])
 			HAS_BUSBW[g] = 1
 		}
 	}
@@ -123,9 +151,11 @@ BEGIN {
 END {
 	if (GDRB_FAILED)
 		exit 2
+	if (NOT_PLOTTED > 5)
+		printf "%s: and %d more values not plotted\n", FILENAME, NOT_PLOTTED - 5 > "/dev/stderr"
 	gp = outdir "/plots.gp"
 	idx = outdir "/index.tsv"
-	printf "" > idx
+	out_open(idx)
 	PROCINFO["sorted_in"] = "@ind_str_asc"
 	nfig = 0
 	for (g in GROUP) {
@@ -149,33 +179,36 @@ END {
 		for (j = 1; j <= np; j++) {
 			path = plist[j]
 			file = outdir "/data/" base "." path ".dat"
+			out_open(file)
 			printf "# size %s\n", lat ? "p50_us p99_us" : metric "_GBps" > file
 			for (s = 1; s <= NS[g, path]; s++) {
 				size = SIZES[g, path, s]
 				key = g SUBSEP path SUBSEP size
-				VAL[path, size] = median(key metric, N[key])
+				VAL[path, size] = median(key metric, NV[key metric])
 				if (lat)
-					printf "%.0f %s %s\n", size, VAL[path, size], median(key "p99", N[key]) > file
+					printf "%.0f %s %s\n", size, VAL[path, size], median(key "p99", NV[key "p99"]) > file
 				else
 					printf "%.0f %s\n", size, VAL[path, size] > file
 				if (lo == 0 || size < lo) lo = size
 				if (size > hi) hi = size
 			}
-			close(file)
+			out_close(file)
 		}
 		ratio = ((g, "direct") in PATHS) && ((g, "staged") in PATHS)
 		nratio = 0
 		if (ratio) {
 			rfile = outdir "/data/" base ".ratio.dat"
+			out_open(rfile)
 			printf "# size staged_time/direct_time\n" > rfile
 			for (s = 1; s <= NS[g, "direct"]; s++) {
 				size = SIZES[g, "direct", s]
-				if (!(("staged", size) in VAL) || VAL["direct", size] <= 0 || VAL["staged", size] <= 0)
+				if (!(("staged", size) in VAL) || VAL["direct", size] == "NaN" || VAL["staged", size] == "NaN" ||
+				    VAL["direct", size] <= 0 || VAL["staged", size] <= 0)
 					continue
 				printf "%.0f %.6g\n", size, lat ? VAL["staged", size] / VAL["direct", size] : VAL["direct", size] / VAL["staged", size] > rfile
 				nratio++
 			}
-			close(rfile)
+			out_close(rfile)
 			ratio = nratio > 0
 		}
 		delete VAL
@@ -232,7 +265,7 @@ END {
 		body = body "unset multiplot\n"
 		BODY[nfig] = body
 	}
-	printf "" > gp
+	out_open(gp)
 	nf = split(formats, fmts, ",")
 	for (f = 1; f <= nf; f++) {
 		if (fmts[f] == "png" && png_term == "pngcairo")
@@ -246,6 +279,9 @@ END {
 		}
 		printf "set output\n" > gp
 	}
-	close(gp)
+	out_close(gp)
+	out_close(idx)
+	if (WRITE_FAILED)
+		exit 4
 	print nfig
 }

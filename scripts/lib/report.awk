@@ -9,7 +9,10 @@
 # and memory kind a table with every path side by side (p50 and p99 latency, or GB/s) and
 # the staged/direct ratio, next to its figure. The HTML embeds the PNG figures as base64.
 # Tables use the aggregate rows (pair=all); when a size was measured more than once, the
-# last row is shown.
+# last row is shown. An empty value (no figure) shows as "n/a"; a value that is not a number
+# of its column (value_fault) as "invalid 'VALUE'", listed below the table with its file and
+# line; a row whose size is not one is left out and listed. Never a 0 for either.
+# Exit 2 on bad input, 4 when summary.md or report.html could not be written (out_close).
 
 function esc(s) {
 	gsub(/&/, "\\&amp;", s)
@@ -66,10 +69,14 @@ function verdict_section(    V, i, n, v, cls) {
 	if (verdict == "" || json_load(verdict, V) < 0)
 		return
 	v = V["verdict"]
+	inv = V["invalid"] + 0 ? ", " V["invalid"] " invalid (values that are not numbers)" : ""
 	out("**Verdict: " v "** (profile " V["profile"] "): " V["passed"] " of " V["rules_total"] " rules passed, " \
-		V["failed"] " failed, " V["nodata"] " without data.\n",
+		V["failed"] " failed, " V["nodata"] " without data" inv ".\n",
 		"<div class=\"verdict " tolower(v) "\">Verdict: " esc(v) " <span>(profile " esc(V["profile"]) "): " V["passed"] " of " \
-		V["rules_total"] " rules passed, " V["failed"] " failed, " V["nodata"] " without data</span></div>")
+		V["rules_total"] " rules passed, " V["failed"] " failed, " V["nodata"] " without data" esc(inv) "</span></div>")
+	n = V["invalid_values.#"] + 0
+	for (i = 0; i < n; i++)
+		para("Invalid: " V["invalid_values." i ".message"])
 	split("verdict|rule|check|result", H, "|")
 	table_head(4, H, 0)
 	n = V["rules.#"]
@@ -184,6 +191,25 @@ function embed(file,    cmd, b64, line) {
 	return b64
 }
 
+# cell(COLUMN, V): V for the tables: "n/a" when empty (no figure), "invalid 'V'" when not a number.
+function cell(column, v,    why) {
+	if (v == "")
+		return "n/a"
+	why = value_fault(column, v)
+	if (why == "")
+		return num_fmt(v)
+	if (!((column, v) in BAD_SEEN)) {
+		BAD_SEEN[column, v] = 1
+		BAD_LIST[++NBAD] = BAD_WHERE[column, v]
+	}
+	return "invalid '" v "'"
+}
+
+# figure(COLUMN, V): V as a number when it is a figure, else "" (no ratio is computed from it).
+function figure(column, v) {
+	return v != "" && value_fault(column, v) == "" && v + 0 > 0 ? v + 0 : ""
+}
+
 function results_section(    g, gi, k, pm, order, plist, np, lat, metric, i, s, size, C, H, n, key, st, d, st2, notes, nn, note, png, b64, title, v, sorted, ns) {
 	out("\n## Results\n", "<h2>Results</h2>")
 	if (NG == 0) {
@@ -246,8 +272,8 @@ function results_section(    g, gi, k, pm, order, plist, np, lat, metric, i, s, 
 				key = g SUBSEP plist[i] SUBSEP size
 				st = key in STATUS ? STATUS[key] : ""
 				if (st == "ok") {
-					if (lat) { C[++n] = num_fmt(P50[key]); C[++n] = num_fmt(P99[key]) }
-					else C[++n] = num_fmt(metric == "busbw_GBps" ? BUSBW[key] : BW[key])
+					if (lat) { C[++n] = cell("lat_p50_us", P50[key]); C[++n] = cell("lat_p99_us", P99[key]) }
+					else C[++n] = metric == "busbw_GBps" ? cell("busbw_GBps", BUSBW[key]) : cell("bw_GBps", BW[key])
 				} else {
 					C[++n] = st == "" ? "-" : st
 					if (lat) C[++n] = st == "" ? "-" : st
@@ -257,10 +283,13 @@ function results_section(    g, gi, k, pm, order, plist, np, lat, metric, i, s, 
 			if (d) {
 				key = g SUBSEP "direct" SUBSEP size
 				k = g SUBSEP "staged" SUBSEP size
-				if (STATUS[key] == "ok" && STATUS[k] == "ok")
-					v = lat ? (P50[key] > 0 ? P50[k] / P50[key] : "") : (BW[k] > 0 ? BW[key] / BW[k] : "")
-				else
-					v = ""
+				v = ""
+				if (STATUS[key] == "ok" && STATUS[k] == "ok") {
+					if (lat && figure("lat_p50_us", P50[key]) != "" && figure("lat_p50_us", P50[k]) != "")
+						v = P50[k] / P50[key]
+					if (!lat && figure("bw_GBps", BW[key]) != "" && figure("bw_GBps", BW[k]) != "")
+						v = BW[key] / BW[k]
+				}
 				C[++n] = v == "" ? "-" : sprintf("%.2fx", v)
 			}
 			table_row(n, C, "")
@@ -269,6 +298,10 @@ function results_section(    g, gi, k, pm, order, plist, np, lat, metric, i, s, 
 		for (i = 1; i <= nn; i++)
 			para("Note, " NOTES[i])
 	}
+	for (i = 1; i <= NBAD; i++)
+		para("Invalid: " BAD_LIST[i] " (shown as invalid, never as a number)")
+	for (i = 1; i <= NBADSIZE; i++)
+		para("Invalid: " BAD_SIZE[i] " (row not shown)")
 }
 
 BEGIN {
@@ -285,6 +318,10 @@ BEGIN {
 		next
 	if (F[COL["pair"]] != "all")
 		next
+	if (size_fault(F[COL["size_bytes"]]) != "") {
+		BAD_SIZE[++NBADSIZE] = value_where("size_bytes", F[COL["size_bytes"]], size_fault(F[COL["size_bytes"]]))
+		next
+	}
 	g = F[COL["benchmark"]] SUBSEP F[COL["mem"]]
 	if (!(g in SEEN)) { SEEN[g] = 1; GROUPS[++NG] = g }
 	key = g SUBSEP F[COL["path"]] SUBSEP F[COL["size_bytes"]]
@@ -297,6 +334,11 @@ BEGIN {
 	BW[key] = F[COL["bw_GBps"]]
 	BUSBW[key] = F[COL["busbw_GBps"]]
 	if (F[COL["busbw_GBps"]] != "") HAS_BUSBW[g] = 1
+	# Where each value that is not a number was read, for the list under the tables.
+	split("lat_p50_us lat_p99_us bw_GBps busbw_GBps", shown, " ")
+	for (c in shown)
+		if (value_fault(shown[c], F[COL[shown[c]]]) != "" && !((shown[c], F[COL[shown[c]]]) in BAD_WHERE))
+			BAD_WHERE[shown[c], F[COL[shown[c]]]] = value_where(shown[c], F[COL[shown[c]]], value_fault(shown[c], F[COL[shown[c]]]))
 }
 
 END {
@@ -305,8 +347,8 @@ END {
 	name = dir
 	sub(/\/+$/, "", name)
 	sub(/.*\//, "", name)
-	printf "" > md
-	printf "" > html
+	out_open(md)
+	out_open(html)
 	out("# gdrbench results: " name "\n", "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">" \
 		"<title>gdrbench " esc(name) "</title><style>\n" \
 		"body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222}\n" \
@@ -316,6 +358,7 @@ END {
 		"tr.fail td{background:#fde0dc}tr.nodata td{background:#fff3cd}\n" \
 		".verdict{font-size:150%;font-weight:bold;padding:0.4em 0.6em;margin:0.5em 0;border-radius:4px}\n" \
 		".verdict span{font-size:60%;font-weight:normal}.pass{background:#d4edda}.fail{background:#f8d7da}\n" \
+		".invalid{background:#f8d7da}tr.invalid td{background:#fde0dc}\n" \
 		"img{max-width:100%;border:1px solid #eee}\n</style></head><body>\n<h1>gdrbench results: " esc(name) "</h1>")
 	if (j("status") == "interrupted")
 		para("This run was interrupted (Ctrl-C): the tables hold what was measured before.")
@@ -325,6 +368,8 @@ END {
 	steps_section()
 	results_section()
 	out("-", "</body></html>")
-	close(md)
-	close(html)
+	out_close(md)
+	out_close(html)
+	if (WRITE_FAILED)
+		exit 4
 }
