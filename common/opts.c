@@ -135,6 +135,9 @@ static const struct opt_desc opt_table[] = {
 
 #define N_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
 
+/* Most characters of an argument quoted back in a message. */
+#define QUOTE_MAX 48
+
 void gdrb_opts_defaults(struct gdrb_params *p)
 {
 	const char *err;
@@ -290,8 +293,13 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 	switch (code) {
 	case 'm':
 		if (gdrb_sizes_parse(arg, &p->sizes, &err)) {
-			gdrb_usage_err("-m/--sizes: %s in '%s'; accepted: %s", err, arg,
-				       GDRB_SIZE_FORMS);
+			/* A long list is quoted by its head only: one line, not kilobytes. */
+			if (strlen(arg) > QUOTE_MAX)
+				gdrb_usage_err("-m/--sizes: %s in '%.*s...' (%zu characters); accepted: %s",
+					       err, QUOTE_MAX, arg, strlen(arg), GDRB_SIZE_FORMS);
+			else
+				gdrb_usage_err("-m/--sizes: %s in '%s'; accepted: %s", err, arg,
+					       GDRB_SIZE_FORMS);
 			return GDRB_ERR_USAGE;
 		}
 		return 0;
