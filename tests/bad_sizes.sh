@@ -50,3 +50,7 @@ refused_mpi 2 "empty size in list" "$mpi_dir/gdrb_mpi_bw" -m 8,,16
 list=$(seq -s, 1 2001)
 refused_mpi 2 "too many sizes: at most 128 in '1,2,3,[0-9,]*\.\.\.' (${#list} characters)" \
 	"$mpi_dir/gdrb_mpi_bw" -m "$list"
+
+# An option given twice, an option that does nothing with the memory asked for.
+refused_mpi 2 "-m/--sizes given twice; give each option once" "$mpi_dir/gdrb_mpi_bw" -m 8 -m 16
+refused_mpi 2 "--gpu has no effect with --mem host.*drop --gpu" "$mpi_dir/gdrb_mpi_bw" -m 8 --gpu 5

@@ -647,6 +647,67 @@ START_TEST(test_json)
 }
 END_TEST
 
+/* One string through gdrb_json_quote, as text. */
+static char *quoted(const char *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	gdrb_json_quote(f, s);
+	fclose(f);
+	return text;
+}
+
+/*
+ * sysfs strings are bytes: whatever is not valid UTF-8 (RFC 3629) becomes
+ * U+FFFD, one per byte, so the document always parses; valid text is kept.
+ */
+START_TEST(test_json_utf8)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		/* valid: kept as they are */
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		{ "\xe2\x82\xac \xf0\x9f\x98\x80", "\"\xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "\xed\x9f\xbf\xee\x80\x80\xf4\x8f\xbf\xbf", "\"\xed\x9f\xbf\xee\x80\x80\xf4\x8f\xbf\xbf\"" },
+		/* lone continuation bytes */
+		{ "a\x80" "b", "\"a\\ufffdb\"" },
+		{ "\xbf\xbf", "\"\\ufffd\\ufffd\"" },
+		/* overlong forms of '/' and NUL */
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },
+		{ "\xc1\xbf", "\"\\ufffd\\ufffd\"" },
+		{ "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xf0\x80\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		/* truncated sequences, at the end and before ASCII */
+		{ "x\xc3", "\"x\\ufffd\"" },
+		{ "\xe2\x82", "\"\\ufffd\\ufffd\"" },
+		{ "\xe2\x82z", "\"\\ufffd\\ufffdz\"" },
+		{ "\xf0\x9f\x98", "\"\\ufffd\\ufffd\\ufffd\"" },
+		/* UTF-16 surrogates encoded in UTF-8 (CESU), code points above U+10FFFF */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xed\xbf\xbf", "\"\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xf5\x80\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xff\xfe", "\"\\ufffd\\ufffd\"" },
+		/* control characters: escaped, DEL is valid JSON as it is */
+		{ "\x01\x1f\x7f\b\f", "\"\\u0001\\u001f\x7f\\u0008\\u000c\"" },
+		{ "\t\r\n", "\"\\t\\r\\n\"" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = quoted(cases[i].in);
+
+		ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: got %s, want %s", i, got,
+			      cases[i].want);
+		free(got);
+	}
+}
+END_TEST
+
 static Suite *topo_suite(void)
 {
 	Suite *s = suite_create("topo");
@@ -678,6 +739,7 @@ static Suite *topo_suite(void)
 	tc = tcase_create("helpers");
 	tcase_add_test(tc, test_sysfs_helpers);
 	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_json_utf8);
 	suite_add_tcase(s, tc);
 	return s;
 }
