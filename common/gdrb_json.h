@@ -29,7 +29,11 @@ void gdrb_json_int(struct gdrb_json *j, const char *key, long long value);
 void gdrb_json_number(struct gdrb_json *j, const char *key, double value);      /* NAN: null */
 void gdrb_json_bool(struct gdrb_json *j, const char *key, bool value);
 
-/* Write s as a quoted JSON string. */
+/*
+ * Write s as a quoted JSON string: control characters escaped, valid UTF-8
+ * kept, every byte of an invalid sequence (sysfs text is bytes) written as
+ * \ufffd, so the document always parses.
+ */
 void gdrb_json_quote(FILE *f, const char *s);
 
 #endif

@@ -6,7 +6,55 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdint.h>
+
 #define GDRB_SIZES_MAX 128
+#define GDRB_STR_SIZES_MAX "128"
+
+/*
+ * The largest message size: 128 TiB, the user address space of a 64-bit
+ * Linux process (4-level page tables), so that no size can wrap the
+ * arithmetic on it (page rounding, windows, rings) long before it is refused.
+ */
+#if SIZE_MAX > 0xffffffffu
+#define GDRB_SIZE_LIMIT ((size_t)1 << 47)
+#define GDRB_SIZE_LIMIT_TEXT "128TiB"
+#else
+#define GDRB_SIZE_LIMIT ((size_t)1 << 30)
+#define GDRB_SIZE_LIMIT_TEXT "1GiB"
+#endif
+
+/* a * b and a + b without wrapping: false (and *out untouched) where they would. */
+static inline bool gdrb_size_mul(size_t a, size_t b, size_t *out)
+{
+	size_t r;
+
+	if (__builtin_mul_overflow(a, b, &r))
+		return false;
+	*out = r;
+	return true;
+}
+
+static inline bool gdrb_size_add(size_t a, size_t b, size_t *out)
+{
+	size_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return false;
+	*out = r;
+	return true;
+}
+
+/* size rounded up to a multiple of align (a power of two), or false where that wraps. */
+static inline bool gdrb_size_round_up(size_t size, size_t align, size_t *out)
+{
+	size_t r;
+
+	if (__builtin_add_overflow(size, align - 1, &r))
+		return false;
+	*out = r & ~(align - 1);
+	return true;
+}
 
 struct gdrb_sizes {
 	size_t n;
@@ -15,8 +63,9 @@ struct gdrb_sizes {
 
 /*
  * One size: a decimal number with an optional binary suffix (K, M, G, T,
- * KiB, MiB, GiB, TiB, case-insensitive) or a plain "B" (8B). "KB" and the
- * like are refused: decimal or binary would be a guess.
+ * KiB, MiB, GiB, TiB, case-insensitive) or a plain "B" (8B), at most
+ * GDRB_SIZE_LIMIT. "KB" and the like are refused: decimal or binary would be
+ * a guess. Fractions, hexadecimal and exponents get a reason of their own.
  * Returns 0, or -1 with a reason in err (never NULL) for "%s".
  */
 int gdrb_size_parse(const char *text, size_t *out, const char **err);

@@ -6,6 +6,39 @@
 
 #include "gdrb_json.h"
 
+/* Bytes in the well-formed UTF-8 sequence at p (RFC 3629, table 3-7 of Unicode), or 0. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (*p < 0x80)
+		return 1;
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4;
+	else
+		return 0;       /* a continuation byte, an overlong lead (c0, c1), or f5..ff */
+	if (*p == 0xe0)
+		lo = 0xa0;      /* overlong */
+	else if (*p == 0xed)
+		hi = 0x9f;      /* UTF-16 surrogates */
+	else if (*p == 0xf0)
+		lo = 0x90;      /* overlong */
+	else if (*p == 0xf4)
+		hi = 0x8f;      /* above U+10FFFF */
+	for (i = 1; i < n; i++) {
+		if (p[i] < lo || p[i] > hi)
+			return 0;   /* also stops at the terminating NUL */
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
+}
+
 void gdrb_json_quote(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -29,10 +62,21 @@ void gdrb_json_quote(FILE *f, const char *s)
 			fputs("\\r", f);
 			break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20) {
 				fprintf(f, "\\u%04x", *p);
-			else
+			} else if (*p < 0x80) {
 				fputc(*p, f);
+			} else {
+				size_t n = utf8_len(p);
+
+				/* sysfs strings are bytes: an invalid one becomes U+FFFD, the document stays valid. */
+				if (n == 0) {
+					fputs("\\ufffd", f);
+				} else {
+					fwrite(p, 1, n, f);
+					p += n - 1;
+				}
+			}
 		}
 	}
 	fputc('"', f);

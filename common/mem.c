@@ -12,6 +12,7 @@
 #include "gdrb_log.h"
 #include "gdrb_mem.h"
 #include "gdrb_pattern.h"
+#include "gdrb_size.h"
 #include "gdrb_watchdog.h"
 
 /* Device buffers are filled and checked through a host chunk of this size. */
@@ -28,10 +29,17 @@ static size_t page_size(void)
 
 static int host_alloc(struct gdrb_buf *buf, size_t len)
 {
-	size_t ps = page_size();
-	size_t rounded = (len + ps - 1) / ps * ps;
-	int rc = posix_memalign(&buf->ptr, ps, rounded);
+	size_t ps = page_size(), rounded;
+	int rc;
 
+	/* Within a page of SIZE_MAX, rounding up would wrap to a tiny buffer. */
+	if (!gdrb_size_round_up(len, ps, &rounded)) {
+		gdrb_err("cannot allocate %zu bytes of host memory: larger than any address space; use smaller sizes (-m)",
+			 len);
+		buf->ptr = NULL;
+		return GDRB_ERR;
+	}
+	rc = posix_memalign(&buf->ptr, ps, rounded);
 	if (rc) {
 		gdrb_err("cannot allocate %zu bytes of host memory: %s; use smaller sizes (-m)",
 			 len, strerror(rc));

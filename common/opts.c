@@ -135,6 +135,9 @@ static const struct opt_desc opt_table[] = {
 
 #define N_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
 
+/* Most characters of an argument quoted back in a message. */
+#define QUOTE_MAX 48
+
 void gdrb_opts_defaults(struct gdrb_params *p)
 {
 	const char *err;
@@ -290,8 +293,13 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 	switch (code) {
 	case 'm':
 		if (gdrb_sizes_parse(arg, &p->sizes, &err)) {
-			gdrb_usage_err("-m/--sizes: %s in '%s'; accepted: %s", err, arg,
-				       GDRB_SIZE_FORMS);
+			/* A long list is quoted by its head only: one line, not kilobytes. */
+			if (strlen(arg) > QUOTE_MAX)
+				gdrb_usage_err("-m/--sizes: %s in '%.*s...' (%zu characters); accepted: %s",
+					       err, QUOTE_MAX, arg, strlen(arg), GDRB_SIZE_FORMS);
+			else
+				gdrb_usage_err("-m/--sizes: %s in '%s'; accepted: %s", err, arg,
+					       GDRB_SIZE_FORMS);
 			return GDRB_ERR_USAGE;
 		}
 		return 0;
@@ -488,11 +496,45 @@ int gdrb_opts_value(const char *name, const char *arg, struct gdrb_params *p)
 	return GDRB_ERR;
 }
 
+/*
+ * An option that has no effect with the memory asked for is refused, not
+ * ignored: "--gpu 5" on host memory would otherwise measure no GPU at all
+ * under a command line that names one.
+ */
+static int device_only_option(const bool *given, const struct gdrb_params *p)
+{
+	static const struct {
+		int code;
+		bool pinned_too;        /* also takes effect with --mem pinned */
+		const char *what;
+	} rules[] = {
+		{ OPT_GPU, true, "it picks the GPU of device and pinned memory" },
+		{ OPT_STAGING, false, "only --mem device has a staged path" },
+		{ OPT_STAGE_CHUNK, false, "only --mem device has a staged path" },
+		{ OPT_REG, false, "it chooses how GPU memory is registered" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const struct opt_desc *d = find_desc(rules[i].code);
+
+		if (!given[d - opt_table] || p->mem == GDRB_MEM_DEVICE ||
+		    (rules[i].pinned_too && p->mem == GDRB_MEM_PINNED))
+			continue;
+		gdrb_usage_err("--%s has no effect with --mem %s (%s): add --mem device%s, or drop --%s",
+			       d->lo.name, gdrb_mem_kind_name(p->mem), rules[i].what,
+			       rules[i].pinned_too ? " or pinned" : "", d->lo.name);
+		return GDRB_ERR_USAGE;
+	}
+	return 0;
+}
+
 int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 		    struct gdrb_params *p)
 {
 	struct option longopts[N_OPTS + 1];
 	char shortopts[3 * N_OPTS + 2] = ":";
+	bool given[N_OPTS] = { false };
 	const struct opt_desc *d;
 	size_t i, n = 0, s = 1;
 	int c;
@@ -552,6 +594,17 @@ int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 				       d->lo.name, gdrb_prog(), gdrb_prog());
 			return GDRB_ERR_USAGE;
 		}
+		/* The last of two values silently winning hides a typo in a long command line. */
+		if (d && given[d - opt_table] && c != 'v') {
+			if (d->short_opt)
+				gdrb_usage_err("-%c/--%s given twice; give each option once", d->short_opt,
+					       d->lo.name);
+			else
+				gdrb_usage_err("--%s given twice; give each option once", d->lo.name);
+			return GDRB_ERR_USAGE;
+		}
+		if (d)
+			given[d - opt_table] = true;
 		if (apply(c, optarg, p))
 			return GDRB_ERR_USAGE;
 	}
@@ -560,6 +613,8 @@ int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 			       argv[optind], gdrb_prog());
 		return GDRB_ERR_USAGE;
 	}
+	if (device_only_option(given, p))
+		return GDRB_ERR_USAGE;
 	if (p->completion == GDRB_COMPLETION_POLL && p->mem == GDRB_MEM_DEVICE) {
 		gdrb_usage_err("--completion poll: the CPU never polls GPU memory; with --mem device use imm or auto");
 		return GDRB_ERR_USAGE;

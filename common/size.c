@@ -20,6 +20,20 @@ static const struct {
 	{ "t", 40 },  { "tib", 40 },
 };
 
+/* Why text, which has no valid suffix after its number, is not a size. */
+static const char *bad_tail(const char *text, const char *end)
+{
+	if (end - text == 1 && *text == '0' && (*end == 'x' || *end == 'X'))
+		return "a size is a decimal number, not hexadecimal (0x10 is 16)";
+	if (*end == '.')
+		return "a size is a whole number of bytes, not a fraction (1.5K is 1536)";
+	if ((*end == 'e' || *end == 'E') && isdigit((unsigned char)end[1]))
+		return "a size takes no exponent (1e6 is 1000000)";
+	if (isspace((unsigned char)*end))
+		return "a size has no blanks";
+	return "unknown size suffix";
+}
+
 int gdrb_size_parse(const char *text, size_t *out, const char **err)
 {
 	unsigned long long value;
@@ -28,21 +42,25 @@ int gdrb_size_parse(const char *text, size_t *out, const char **err)
 	size_t i;
 
 	*err = NULL;
+	if (!*p) {
+		*err = "empty size";
+		return -1;
+	}
 	if (!isdigit((unsigned char)*p)) {
 		*err = "a size must start with a decimal number";
 		return -1;
 	}
 	errno = 0;
 	value = strtoull(p, &end, 10);
-	if (errno == ERANGE) {
-		*err = "size too large";
+	if (errno == ERANGE || value > GDRB_SIZE_LIMIT) {
+		*err = "size too large (the largest accepted is " GDRB_SIZE_LIMIT_TEXT ")";
 		return -1;
 	}
 	for (i = 0; i < sizeof(size_suffixes) / sizeof(size_suffixes[0]); i++) {
 		if (strcasecmp(end, size_suffixes[i].suffix) != 0)
 			continue;
-		if (value > (SIZE_MAX >> size_suffixes[i].shift)) {
-			*err = "size too large";
+		if (value > (GDRB_SIZE_LIMIT >> size_suffixes[i].shift)) {
+			*err = "size too large (the largest accepted is " GDRB_SIZE_LIMIT_TEXT ")";
 			return -1;
 		}
 		value <<= size_suffixes[i].shift;
@@ -53,14 +71,14 @@ int gdrb_size_parse(const char *text, size_t *out, const char **err)
 		*out = (size_t)value;
 		return 0;
 	}
-	*err = "unknown size suffix";
+	*err = bad_tail(text, end);
 	return -1;
 }
 
 static int sizes_push(struct gdrb_sizes *s, size_t v, const char **err)
 {
 	if (s->n == GDRB_SIZES_MAX) {
-		*err = "too many sizes";
+		*err = "too many sizes: at most " GDRB_STR_SIZES_MAX;
 		return -1;
 	}
 	s->v[s->n++] = v;
@@ -77,8 +95,12 @@ static int sizes_range(const char *text, const char *colon,
 		*err = "a range has exactly one ':'";
 		return -1;
 	}
+	if (strchr(text, ',')) {
+		*err = "a range MIN:MAX takes no step and no list: it doubles from MIN to MAX";
+		return -1;
+	}
 	if (len >= sizeof(min_text)) {
-		*err = "size too large";
+		*err = "size too large (the largest accepted is " GDRB_SIZE_LIMIT_TEXT ")";
 		return -1;
 	}
 	memcpy(min_text, text, len);
@@ -114,7 +136,8 @@ int gdrb_sizes_parse(const char *text, struct gdrb_sizes *out, const char **err)
 		size_t len = strcspn(p, ","), v;
 
 		if (len == 0 || len >= sizeof(item)) {
-			*err = len ? "size too large" : "empty size in list";
+			*err = len ? "size too large (the largest accepted is " GDRB_SIZE_LIMIT_TEXT ")" :
+				     "empty size in list";
 			return -1;
 		}
 		memcpy(item, p, len);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gdrb_log.h"
+#include "gdrb_size.h"
 #include "gdrb_stage.h"
 
 const char *const gdrb_staging_names[GDRB_STAGING_COUNT] = { "pipelined", "serial", "both" };
@@ -13,6 +14,7 @@ int gdrb_ring_open(struct gdrb_ring *r, const char *name, size_t chunk, unsigned
 {
 	const struct gdrb_mem_ops *pinned;
 	const char *why, *inject = getenv("GDRB_INJECT_STAGE_RACE");
+	size_t bytes;
 	unsigned i;
 
 	memset(r, 0, sizeof(*r));
@@ -23,10 +25,14 @@ int gdrb_ring_open(struct gdrb_ring *r, const char *name, size_t chunk, unsigned
 	r->chunk = chunk;
 	r->slots = slots;
 	r->skip_wait = inject && (!strcmp(inject, "all") || !strcmp(inject, name));
+	if (!gdrb_size_mul(chunk, slots, &bytes)) {
+		gdrb_err("internal: a %s ring of %u slots of %zu bytes overflows size_t", name, slots, chunk);
+		return GDRB_ERR;
+	}
 	pinned = gdrb_mem_ops_get(GDRB_MEM_PINNED, &why);
-	if (!pinned || gdrb_buf_alloc(&r->buf, pinned, chunk * slots))
+	if (!pinned || gdrb_buf_alloc(&r->buf, pinned, bytes))
 		goto fail;
-	memset(r->buf.ptr, 0, chunk * slots);
+	memset(r->buf.ptr, 0, bytes);
 	if (gdrb_cuda_stream_create(&r->stream))
 		goto fail;
 	for (i = 0; i < slots; i++)

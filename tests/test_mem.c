@@ -174,6 +174,28 @@ START_TEST(test_host_alloc_aligned)
 }
 END_TEST
 
+/* Within a page of SIZE_MAX the page rounding wrapped to 0 and handed out a tiny buffer. */
+START_TEST(test_host_alloc_too_large)
+{
+	static const size_t lens[] = { SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 4094, SIZE_MAX - 4095,
+				       (size_t)1 << (sizeof(size_t) * 8 - 1) };
+	size_t i;
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		struct gdrb_buf buf;
+
+		ck_assert_msg(gdrb_buf_alloc(&buf, ops_of(GDRB_MEM_HOST), lens[i]) != 0,
+			      "%zu bytes of host memory: allocated", lens[i]);
+		ck_assert_ptr_null(buf.ptr);
+		gdrb_buf_free(&buf);
+		ck_assert_msg(gdrb_buf_alloc(&buf, ops_of(GDRB_MEM_PINNED), lens[i]) != 0,
+			      "%zu bytes of pinned memory: allocated", lens[i]);
+		ck_assert_ptr_null(buf.ptr);
+		gdrb_buf_free(&buf);
+	}
+}
+END_TEST
+
 START_TEST(test_pinned_alloc_locked)
 {
 	static const size_t lens[] = { 0, 1, 4096, 5000, PINNED_LEN };
@@ -480,6 +502,7 @@ static Suite *mem_suite(void)
 
 	add_case(s, "kind_parse", test_kind_parse);
 	add_case(s, "host_ops", test_host_ops);
+	add_case(s, "host_alloc_too_large", test_host_alloc_too_large);
 	add_case(s, "pinned_ops_without_gpu", test_pinned_ops_without_gpu);
 	add_case(s, "host_alloc_aligned", test_host_alloc_aligned);
 	add_case(s, "pinned_alloc_locked", test_pinned_alloc_locked);

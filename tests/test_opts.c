@@ -154,8 +154,8 @@ START_TEST(test_sizes)
 	ck_assert_uint_eq(p.sizes.n, 7);
 	ck_assert_uint_eq(p.sizes.v[6], 100);
 
-	/* The last -m wins; it replaces, never appends. */
-	PARSE_OK(&p, "-m", "8,16,32", "-m", "64");
+	/* A second -m is refused (bad_input), never merged or silently taken. */
+	PARSE_OK(&p, "-m", "64");
 	ck_assert_uint_eq(p.sizes.n, 1);
 	ck_assert_uint_eq(p.sizes.v[0], 64);
 
@@ -174,7 +174,7 @@ START_TEST(test_iterations)
 	ck_assert_uint_eq(p.iters, 5);
 	PARSE_OK(&p, "--iters=16777216");
 	ck_assert_uint_eq(p.iters, 16777216);
-	PARSE_OK(&p, "--iters", "1", "-n", "7");
+	PARSE_OK(&p, "-n", "7");
 	ck_assert_uint_eq(p.iters, 7);
 	PARSE_OK(&p, "-w", "0");
 	ck_assert_uint_eq(p.warmup, 0);
@@ -217,6 +217,7 @@ START_TEST(test_flags)
 	PARSE_OK(&p, "--valid");
 	ck_assert(p.validate);
 
+	/* -v is the one option that may be repeated: each adds detail. */
 	PARSE_OK(&p, "-v", "--verbose");
 	ck_assert_int_eq(p.verbose, 2);
 	ck_assert_int_eq(gdrb_verbose(), 2);
@@ -227,7 +228,7 @@ START_TEST(test_flags)
 
 	PARSE_OK(&p, "--clock", "monotonic");
 	ck_assert(p.monotonic_clock);
-	PARSE_OK(&p, "--clock=monotonic", "--clock", "auto");
+	PARSE_OK(&p, "--clock", "auto");
 	ck_assert(!p.monotonic_clock);
 
 	PARSE_OK(&p, "--completion", "poll");
@@ -261,10 +262,10 @@ START_TEST(test_mem_and_gpu)
 	PARSE_OK(&p, "--mem=device", "--gpu", "3");
 	ck_assert_int_eq(p.mem, GDRB_MEM_DEVICE);
 	ck_assert_int_eq(p.gpu, 3);
-	PARSE_OK(&p, "--mem", "host", "--gpu=0");
-	ck_assert_int_eq(p.mem, GDRB_MEM_HOST);
+	PARSE_OK(&p, "--mem", "pinned", "--gpu=0");
+	ck_assert_int_eq(p.mem, GDRB_MEM_PINNED);
 	ck_assert_int_eq(p.gpu, 0);
-	PARSE_OK(&p, "--gpu", "1023");
+	PARSE_OK(&p, "--gpu", "1023", "--mem", "device");
 	ck_assert_int_eq(p.gpu, 1023);
 }
 END_TEST
@@ -298,7 +299,7 @@ START_TEST(test_mpi_cuda)
 	ck_assert_int_eq(p.mpi_cuda, GDRB_MPI_CUDA_YES);
 	PARSE_OK(&p, "--mpi-cuda=no", "--mem", "device");
 	ck_assert_int_eq(p.mpi_cuda, GDRB_MPI_CUDA_NO);
-	PARSE_OK(&p, "--mpi-cuda", "yes", "--mpi-cuda", "auto");
+	PARSE_OK(&p, "--mpi-cuda", "auto");
 	ck_assert_int_eq(p.mpi_cuda, GDRB_MPI_CUDA_AUTO);
 }
 END_TEST
@@ -398,11 +399,25 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "--mem", "device", "--completion=poll" }, "--completion poll: the CPU never polls GPU memory" },
 	{ GDRB_OPTG_MEM, { "--completion", "imm" }, "--completion does not apply to test_opts" },
 	{ ALL_GROUPS, { "--mpi-cuda", "maybe" }, "--mpi-cuda: unknown value 'maybe'; accepted: auto, yes, no" },
+	{ ALL_GROUPS, { "--mpi-cuda", "yes", "--mpi-cuda", "auto" }, "--mpi-cuda given twice" },
 	{ ALL_GROUPS, { "--mpi-cuda", "1" }, "--mpi-cuda: unknown value '1'; accepted: auto, yes, no" },
 	{ ALL_GROUPS, { "--mpi-cuda", "YES" }, "--mpi-cuda: unknown value 'YES'; accepted: auto, yes, no" },
 	{ ALL_GROUPS, { "--mpi-cuda", "" }, "--mpi-cuda: unknown value ''; accepted: auto, yes, no" },
 	{ ALL_GROUPS, { "--mpi-cuda" }, "--mpi-cuda needs a value" },
 	{ GDRB_OPTG_MEM, { "--mpi-cuda", "no" }, "--mpi-cuda does not apply to test_opts" },
+	/* The last of two values used to win silently. */
+	{ ALL_GROUPS, { "-m", "8", "-m", "16" }, "-m/--sizes given twice; give each option once" },
+	{ ALL_GROUPS, { "-m", "8", "--sizes=16" }, "-m/--sizes given twice" },
+	{ ALL_GROUPS, { "--mem", "device", "--mem", "host" }, "--mem given twice" },
+	{ ALL_GROUPS, { "-t", "1", "-c", "--time-per-size", "1" }, "-t/--time-per-size given twice" },
+	{ ALL_GROUPS, { "-c", "-c" }, "-c/--validate given twice" },
+	{ ALL_GROUPS, { "--csv", "a.csv", "--csv", "b.csv" }, "--csv given twice" },
+	/* An option that does nothing with the memory asked for. */
+	{ ALL_GROUPS, { "--gpu", "5" }, "--gpu has no effect with --mem host" },
+	{ ALL_GROUPS, { "--gpu", "0", "--mem", "host" }, "add --mem device or pinned, or drop --gpu" },
+	{ ALL_GROUPS, { "--mem", "pinned", "--staging", "serial" }, "--staging has no effect with --mem pinned" },
+	{ ALL_GROUPS, { "--stage-chunk", "1M" }, "--stage-chunk has no effect with --mem host" },
+	{ ALL_GROUPS | GDRB_OPTG_VERBS, { "--reg", "dmabuf", "--mem", "pinned" }, "--reg has no effect with --mem pinned" },
 };
 
 /* Every bad input: GDRB_ERR_USAGE and one line "prog: ..." naming the problem. */

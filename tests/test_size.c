@@ -109,8 +109,68 @@ START_TEST(test_large_sizes)
 	check_one("16GiB", (size_t)17179869184ull);
 	check_one("4294967297", (size_t)4294967297ull);
 	check_one("5G", (size_t)5 << 30);
-	check_one("16777215T", (size_t)16777215 << 40);
-	check_one("18446744073709551615", SIZE_MAX);
+	check_one("128T", (size_t)1 << 47);
+	check_one("131072G", (size_t)1 << 47);
+	check_one("140737488355328", (size_t)1 << 47);
+}
+END_TEST
+
+/*
+ * Sizes the platform cannot allocate are refused when parsed, with the
+ * largest accepted: near SIZE_MAX the page rounding of a buffer wrapped to 0.
+ */
+START_TEST(test_size_limit)
+{
+	static const char *const too_large[] = {
+		"18446744073709551615",      /* SIZE_MAX */
+		"18446744073709547520",      /* SIZE_MAX - 4095 */
+		"18446744073709551614",
+		"9223372036854775808",       /* 2^63 */
+		"140737488355329",           /* the limit + 1 */
+		"16777215T",                 /* fits 64 bits, too large once multiplied */
+		"140737488355328K",          /* the limit, multiplied */
+		"137438953472M",
+		"134217728G",
+		"129T",
+	};
+	size_t i, v;
+
+	if (SIZE_MAX <= UINT32_MAX)
+		return;
+	ck_assert_uint_eq(GDRB_SIZE_LIMIT, (size_t)1 << 47);
+	for (i = 0; i < sizeof(too_large) / sizeof(too_large[0]); i++) {
+		const char *err = NULL;
+
+		v = 12345;
+		ck_assert_msg(gdrb_size_parse(too_large[i], &v, &err) == -1, "'%s' accepted as %zu",
+			      too_large[i], v);
+		ck_assert_msg(err && strstr(err, "largest accepted is 128TiB"),
+			      "'%s' rejected with '%s'", too_large[i], err ? err : "(null)");
+		ck_assert_uint_eq(v, 12345);
+	}
+}
+END_TEST
+
+/* The checked arithmetic the buffers are sized with, at its edges. */
+START_TEST(test_checked_arithmetic)
+{
+	size_t r = 7;
+
+	ck_assert(gdrb_size_mul(SIZE_MAX / 2, 2, &r) && r == SIZE_MAX - 1);
+	r = 7;
+	ck_assert(!gdrb_size_mul(SIZE_MAX / 2 + 1, 2, &r) && r == 7);
+	ck_assert(!gdrb_size_mul(SIZE_MAX, 1u << 16, &r) && r == 7);
+	ck_assert(gdrb_size_mul(0, SIZE_MAX, &r) && r == 0);
+	ck_assert(!gdrb_size_add(SIZE_MAX, 1, &r) && r == 0);
+	ck_assert(gdrb_size_add(SIZE_MAX - 1, 1, &r) && r == SIZE_MAX);
+	/* Page rounding: SIZE_MAX - 4095 is a page multiple, anything above wraps. */
+	ck_assert(gdrb_size_round_up(SIZE_MAX - 4095, 4096, &r) && r == SIZE_MAX - 4095);
+	r = 7;
+	ck_assert(!gdrb_size_round_up(SIZE_MAX - 4094, 4096, &r) && r == 7);
+	ck_assert(!gdrb_size_round_up(SIZE_MAX, 4096, &r) && r == 7);
+	ck_assert(gdrb_size_round_up(1, 4096, &r) && r == 4096);
+	ck_assert(gdrb_size_round_up(4097, 4096, &r) && r == 8192);
+	ck_assert(gdrb_size_round_up((size_t)1 << 63, 4096, &r) && r == (size_t)1 << 63);
 }
 END_TEST
 
@@ -119,21 +179,26 @@ START_TEST(test_bad_single)
 	static const struct bad_case cases[] = {
 		{ "0", "at least 1" },
 		{ "0K", "at least 1" },
-		{ "", "decimal number" },
+		{ "", "empty" },
 		{ "-1", "decimal number" },
 		{ "+1", "decimal number" },
 		{ " 8", "decimal number" },
 		{ "K", "decimal number" },
-		{ "8 ", "suffix" },
+		{ "8 ", "blanks" },
 		{ "1Q", "suffix" },
-		{ "1.5K", "suffix" },
-		{ "0x10", "suffix" },
+		{ "1.5K", "fraction" },
+		{ "1.5", "fraction" },
+		{ "0x10", "hexadecimal" },
+		{ "0X10", "hexadecimal" },
+		{ "1e6", "exponent" },
+		{ "1E3", "exponent" },
 		{ "1KK", "suffix" },
 		{ "1Ki", "suffix" },
 		{ "99999999999999999999", "too large" },
 		{ "18446744073709551616", "too large" },
 		{ "16777216T", "too large" },
 		{ "17179869184G", "too large" },
+		{ "18446744073709551615", "too large" },
 	};
 	size_t i, v;
 
@@ -208,11 +273,12 @@ START_TEST(test_range_large)
 
 		check_set("4G:16G", want, 3);
 	}
-	ck_assert_int_eq(gdrb_sizes_parse("1:18446744073709551615", &s, &err), 0);
-	ck_assert_uint_eq(s.n, 65);
-	for (i = 0; i < 64; i++)
+	ck_assert_int_eq(gdrb_sizes_parse("1:128T", &s, &err), 0);
+	ck_assert_uint_eq(s.n, 48);
+	for (i = 0; i < 48; i++)
 		ck_assert_uint_eq(s.v[i], (size_t)1 << i);
-	ck_assert_uint_eq(s.v[64], SIZE_MAX);
+	ck_assert_int_eq(gdrb_sizes_parse("1:18446744073709551615", &s, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "largest accepted"));
 }
 END_TEST
 
@@ -255,7 +321,7 @@ START_TEST(test_list_capacity)
 	snprintf(text + len, sizeof(text) - len, ",1");
 	ck_assert_int_eq(gdrb_sizes_parse(text, &s, &err), -1);
 	ck_assert_ptr_nonnull(err);
-	ck_assert_ptr_nonnull(strstr(err, "too many"));
+	ck_assert_ptr_nonnull(strstr(err, "too many sizes: at most 128"));
 }
 END_TEST
 
@@ -275,11 +341,15 @@ START_TEST(test_bad_sets)
 		{ "16777216T", "too large" },
 		{ "64:8", "larger" },
 		{ "8:4:2", "one ':'" },
-		{ "8:", "decimal number" },
-		{ ":8", "decimal number" },
+		{ "8:", "empty" },
+		{ ":8", "empty" },
 		{ "0:8", "at least 1" },
 		{ "8:1Q", "suffix" },
-		{ "8,16:32", "suffix" },
+		{ "8,16:32", "no step and no list" },
+		{ "8:1G,4", "no step and no list" },
+		{ "8:1G,2G", "no step and no list" },
+		{ "8,1.5K", "fraction" },
+		{ "8,0x10", "hexadecimal" },
 		{ "8:99999999999999999999", "too large" },
 	};
 	size_t i;
@@ -398,6 +468,8 @@ static Suite *size_suite(void)
 	Suite *s = suite_create("size");
 
 	add_case(s, "plain_numbers", test_plain_numbers);
+	add_case(s, "size_limit", test_size_limit);
+	add_case(s, "checked_arithmetic", test_checked_arithmetic);
 	add_case(s, "suffixes", test_suffixes);
 	add_case(s, "large_sizes", test_large_sizes);
 	add_case(s, "bad_single", test_bad_single);

@@ -9,11 +9,13 @@
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gdrb_json.h"
+#include "gdrb_memroom.h"
 #include "gdrb_node.h"
 #include "gdrb_sysfs.h"
 #include "gdrb_topo.h"
@@ -647,6 +649,160 @@ START_TEST(test_json)
 }
 END_TEST
 
+/* A file under dir, its parent folders made. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[PATH_MAX], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (slash = path + strlen(dir) + 1; (slash = strchr(slash, '/')); slash++) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(test_meminfo_available)
+{
+	uint64_t v = 0;
+
+	ck_assert_int_eq(gdrb_meminfo_available("MemTotal:       32000000 kB\n"
+						"MemFree:         1000 kB\n"
+						"MemAvailable:   22874700 kB\n", &v), 0);
+	ck_assert_uint_eq(v, UINT64_C(22874700) * 1024);
+	ck_assert_int_eq(gdrb_meminfo_available("MemTotal: 1 kB\nMemFree: 2 kB\n", &v), -1);
+	ck_assert_int_eq(gdrb_meminfo_available("", &v), -1);
+	/* kB that overflow 64 bits in bytes are not a figure */
+	ck_assert_int_eq(gdrb_meminfo_available("MemAvailable: 18014398509481984 kB\n", &v), -1);
+}
+END_TEST
+
+/* cgroup v2 (the tightest of a cgroup and its ancestors) and v1, on fixture trees. */
+START_TEST(test_cgroup_room)
+{
+	char dir[] = "/tmp/gdrb-cgroup.XXXXXX", where[256], v1[PATH_MAX];
+	uint64_t room = 0;
+	struct gdrb_mem_room r;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* v2: the parent's limit is tighter than the leaf's */
+	put(dir, "user.slice/memory.max", "1073741824\n");
+	put(dir, "user.slice/memory.current", "536870912\n");
+	put(dir, "user.slice/job/memory.max", "max\n");
+	put(dir, "user.slice/job/memory.current", "4096\n");
+	ck_assert_int_eq(gdrb_cgroup_room("0::/user.slice/job\n", dir, &room, where, sizeof(where)), 0);
+	ck_assert_uint_eq(room, 536870912);
+	ck_assert_str_eq(where, "/user.slice");
+	put(dir, "user.slice/job/memory.max", "67108864\n");
+	ck_assert_int_eq(gdrb_cgroup_room("0::/user.slice/job\n", dir, &room, where, sizeof(where)), 0);
+	ck_assert_uint_eq(room, 67108864 - 4096);
+	ck_assert_str_eq(where, "/user.slice/job");
+	/* usage above the limit: no room, not a wrapped huge one */
+	put(dir, "user.slice/job/memory.current", "67108865\n");
+	ck_assert_int_eq(gdrb_cgroup_room("0::/user.slice/job\n", dir, &room, where, sizeof(where)), 0);
+	ck_assert_uint_eq(room, 0);
+	/* no limit anywhere; garbage is no limit either */
+	ck_assert_int_eq(gdrb_cgroup_room("0::/other\n", dir, &room, where, sizeof(where)), -1);
+	put(dir, "bad/memory.max", "lots\n");
+	ck_assert_int_eq(gdrb_cgroup_room("0::/bad\n", dir, &room, where, sizeof(where)), -1);
+	ck_assert_int_eq(gdrb_cgroup_room("", dir, &room, where, sizeof(where)), -1);
+
+	/* v1 beside a v2 line with no controllers (hybrid), "unlimited" is 2^63 - 4096 */
+	put(dir, "memory/jobs/memory.limit_in_bytes", "9223372036854771712\n");
+	put(dir, "memory/jobs/memory.usage_in_bytes", "100\n");
+	put(dir, "memory/jobs/7/memory.limit_in_bytes", "268435456\n");
+	put(dir, "memory/jobs/7/memory.usage_in_bytes", "268435356\n");
+	ck_assert_int_eq(gdrb_cgroup_room("4:memory:/jobs/7\n1:cpu,cpuacct:/\n0::/\n", dir, &room,
+					  where, sizeof(where)), 0);
+	ck_assert_uint_eq(room, 100);
+	ck_assert_str_eq(where, "/jobs/7");
+	ck_assert_int_eq(gdrb_cgroup_room("4:cpu,memory:/jobs\n", dir, &room, where, sizeof(where)),
+			 -1);
+	ck_assert_int_eq(gdrb_cgroup_room("4:pids:/jobs/7\n", dir, &room, where, sizeof(where)), -1);
+
+	/* Both figures from a procfs tree: the smaller counts. */
+	snprintf(v1, sizeof(v1), "%s/proc", dir);
+	put(dir, "proc/meminfo", "MemAvailable: 1048576 kB\n");
+	put(dir, "proc/self/cgroup", "4:memory:/jobs/7\n");
+	gdrb_mem_room(v1, dir, &r);
+	ck_assert(r.have_available && r.have_cgroup);
+	ck_assert_uint_eq(r.available, (uint64_t)1 << 30);
+	ck_assert_uint_eq(gdrb_mem_room_bytes(&r), 100);
+	put(dir, "proc/self/cgroup", "0::/\n");
+	gdrb_mem_room(v1, dir, &r);
+	ck_assert(!r.have_cgroup);
+	ck_assert_uint_eq(gdrb_mem_room_bytes(&r), (uint64_t)1 << 30);
+	snprintf(v1, sizeof(v1), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(v1), 0);
+}
+END_TEST
+
+/* One string through gdrb_json_quote, as text. */
+static char *quoted(const char *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	gdrb_json_quote(f, s);
+	fclose(f);
+	return text;
+}
+
+/*
+ * sysfs strings are bytes: whatever is not valid UTF-8 (RFC 3629) becomes
+ * U+FFFD, one per byte, so the document always parses; valid text is kept.
+ */
+START_TEST(test_json_utf8)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		/* valid: kept as they are */
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		{ "\xe2\x82\xac \xf0\x9f\x98\x80", "\"\xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "\xed\x9f\xbf\xee\x80\x80\xf4\x8f\xbf\xbf", "\"\xed\x9f\xbf\xee\x80\x80\xf4\x8f\xbf\xbf\"" },
+		/* lone continuation bytes */
+		{ "a\x80" "b", "\"a\\ufffdb\"" },
+		{ "\xbf\xbf", "\"\\ufffd\\ufffd\"" },
+		/* overlong forms of '/' and NUL */
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },
+		{ "\xc1\xbf", "\"\\ufffd\\ufffd\"" },
+		{ "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xf0\x80\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		/* truncated sequences, at the end and before ASCII */
+		{ "x\xc3", "\"x\\ufffd\"" },
+		{ "\xe2\x82", "\"\\ufffd\\ufffd\"" },
+		{ "\xe2\x82z", "\"\\ufffd\\ufffdz\"" },
+		{ "\xf0\x9f\x98", "\"\\ufffd\\ufffd\\ufffd\"" },
+		/* UTF-16 surrogates encoded in UTF-8 (CESU), code points above U+10FFFF */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xed\xbf\xbf", "\"\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xf5\x80\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xff\xfe", "\"\\ufffd\\ufffd\"" },
+		/* control characters: escaped, DEL is valid JSON as it is */
+		{ "\x01\x1f\x7f\b\f", "\"\\u0001\\u001f\x7f\\u0008\\u000c\"" },
+		{ "\t\r\n", "\"\\t\\r\\n\"" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = quoted(cases[i].in);
+
+		ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: got %s, want %s", i, got,
+			      cases[i].want);
+		free(got);
+	}
+}
+END_TEST
+
 static Suite *topo_suite(void)
 {
 	Suite *s = suite_create("topo");
@@ -678,6 +834,9 @@ static Suite *topo_suite(void)
 	tc = tcase_create("helpers");
 	tcase_add_test(tc, test_sysfs_helpers);
 	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_json_utf8);
+	tcase_add_test(tc, test_meminfo_available);
+	tcase_add_test(tc, test_cgroup_room);
 	suite_add_tcase(s, tc);
 	return s;
 }
