@@ -671,11 +671,12 @@ static void call_stdout_close(void *arg)
 /* stdout on a full disk: an error, said once however often it is checked. */
 START_TEST(test_stdout_full)
 {
+	struct stat st;
 	char err[1024];
 	int i, rc;
 
 	/* Check runs each test in a child of its own: stdout is ours to lose. */
-	if (!freopen("/dev/full", "w", stdout)) {
+	if (stat("/dev/full", &st) != 0 || !S_ISCHR(st.st_mode) || !freopen("/dev/full", "w", stdout)) {
 		fprintf(stderr, "test_report: stdout_full: skipped, no /dev/full\n");
 		return;
 	}
