@@ -11,6 +11,7 @@
 
 #include "gdrb_doctor.h"
 #include "gdrb_log.h"
+#include "gdrb_report.h"
 
 int main(int argc, char **argv)
 {
@@ -20,8 +21,8 @@ int main(int argc, char **argv)
 
 	gdrb_log_init(argv[0]);
 	rc = doctor_parse(argc, argv, "Check the preconditions of GPUDirect RDMA on this node.", &o);
-	if (rc)
-		return rc > 0 ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
+	if (rc)         /* > 0: --help or --version printed */
+		return rc < 0 ? GDRB_EXIT_USAGE : gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
 	rc = doctor_load(&d, &o);
 	if (rc) {
 		gdrb_err("reading %s and %s: %s", o.sysfs_root, o.procfs_root, strerror(-rc));
@@ -35,5 +36,8 @@ int main(int argc, char **argv)
 		doctor_print_table(&d, stdout);
 	rc = doctor_verdict(&d) == DOC_FAIL ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
 	doctor_free(&d);
+	/* A verdict nobody can read is no verdict. */
+	if (gdrb_stdout_close())
+		rc = GDRB_EXIT_FAIL;
 	return rc;
 }

@@ -833,7 +833,9 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	rc = gdrb_opts_parse(argc, argv, bench->opt_groups, bench->summary, &r->p);
 	if (rc) {
 		free(r);
-		return rc == GDRB_PARSE_EXIT ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
+		if (rc == GDRB_PARSE_EXIT)     /* --help, --version */
+			return gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+		return GDRB_EXIT_USAGE;
 	}
 	if (r->p.bidir && bench->traffic == GDRB_TRAFFIC_UNIDIR) {
 		r->bidir = *bench;
@@ -877,9 +879,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	/* Everything that can be refused is refused here, before any measurement. */
 	rc = check_layout(r);
 	if (!rc && boot->rank == 0 && r->p.csv_path) {
-		r->csv = gdrb_csv_open(r->p.csv_path);
-		if (!r->csv)
-			rc = GDRB_ERR_USAGE;
+		rc = gdrb_csv_open(r->p.csv_path, &r->csv);
 	}
 	code = agree(boot, code_of(rc));
 	if (code == GDRB_EXIT_OK)
@@ -916,17 +916,24 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	sweep(r);
 	gdrb_watchdog_stop();
 	report_peak_memory(boot);
+	/* Results that could not be written make a failed run (said once, by rank 0). */
+	if (boot->rank == 0 && gdrb_stdout_flush())
+		r->exit_code = GDRB_EXIT_FAIL;
+	if (gdrb_csv_close(r->csv))
+		r->exit_code = GDRB_EXIT_FAIL;
+	r->csv = NULL;
 	code = agree(boot, r->exit_code);
 out:
 	if (bench->teardown)
 		bench->teardown(c);
 	free_buffers(c);
-	if (r->csv)
-		fclose(r->csv);
+	gdrb_csv_close(r->csv);
 	free(r->samples);
 	free(r->all_samples);
 	free(r->all_results);
 	boot->finalize(boot);
 	free(r);
+	if (gdrb_stdout_close() && code == GDRB_EXIT_OK)
+		code = GDRB_EXIT_FAIL;
 	return code;
 }

@@ -29,7 +29,7 @@ struct run {
 	struct gdrb_ctx c;
 	struct gdrb_bench bidir;        /* the descriptor as -b makes it */
 	struct gdrb_params p;
-	FILE *csv;
+	struct gdrb_csv *csv;
 	int exit_code;
 	int corrupt_rank;       /* fault injection for the checker tests; -1: off */
 	/* Load injection for the iteration plan's tests: rank 0 sleeps stall_us before iterations 0, every, 2 x every, ... of each size; 0: off. */

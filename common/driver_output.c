@@ -48,7 +48,7 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.note = v->supported ? (r->p.label ? r->p.label : "") : v->why,
 	};
 
-	if (r->csv && gdrb_csv_write(r->csv, &row))
+	if (r->csv && gdrb_csv_append(r->csv, &row))
 		r->exit_code = GDRB_EXIT_FAIL;
 }
 
@@ -156,6 +156,8 @@ void gdrb_drv_table_line(struct run *r, size_t size, const char *pair, const str
 		k++;
 	}
 	gdrb_table_print_row(stdout, &r->table, cell);
+	if (gdrb_stdout_flush())
+		r->exit_code = GDRB_EXIT_FAIL;
 }
 
 void gdrb_drv_table_setup(struct run *r)
@@ -266,5 +268,6 @@ void gdrb_drv_print_header(struct run *r)
 		       "first path's bandwidth / second path's" :
 		       "second path's p50 / first path's p50");
 	gdrb_table_print_header(stdout, &r->table);
-	fflush(stdout);
+	if (gdrb_stdout_flush())
+		r->exit_code = GDRB_EXIT_FAIL;
 }

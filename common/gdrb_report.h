@@ -6,9 +6,11 @@
 #ifndef GDRB_REPORT_H
 #define GDRB_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "gdrb_stats.h"
 
@@ -50,13 +52,36 @@ struct gdrb_row {
 const char *gdrb_csv_header(void);
 
 /*
- * Open FILE for appending. A new or empty file gets the header; an existing
- * one must start with the same header. Returns NULL after one line naming
- * the problem (missing directory, other header, permissions).
+ * A CSV file being appended to. Every line goes in with one write(2) on an
+ * O_APPEND descriptor; after the first failed or short write the partial line
+ * is cut off, the error is said once, and later rows are dropped, so the file
+ * only ever holds complete lines.
  */
-FILE *gdrb_csv_open(const char *path);
+struct gdrb_csv {
+	int fd;
+	char *path;
+	bool failed;    /* a write failed (and was said): later rows are dropped */
+	/* write(2); the unit tests put a writer here that takes part of a line */
+	ssize_t (*write)(int fd, const void *buf, size_t len);
+};
 
-/* One row, newline-terminated, flushed to the kernel at once. */
+/*
+ * Open PATH for appending. A new or empty file gets the header; an existing
+ * one must start with the same header, end in a newline and use LF line
+ * ends. Returns 0; GDRB_ERR_USAGE after one line naming the problem (missing
+ * directory, other header, torn last row, CRLF; the file is left as it was);
+ * GDRB_ERR when the header could not be written.
+ */
+int gdrb_csv_open(const char *path, struct gdrb_csv **out);
+
+/* One row, or one newline-terminated line, in one write. 0 or GDRB_ERR (said once). */
+int gdrb_csv_append(struct gdrb_csv *csv, const struct gdrb_row *row);
+int gdrb_csv_append_line(struct gdrb_csv *csv, const char *line, size_t len);
+
+/* Close; GDRB_ERR when a write or the close failed. NULL is a no-op. */
+int gdrb_csv_close(struct gdrb_csv *csv);
+
+/* Format one row, newline-terminated, onto f (gdrb_csv_append puts it in the file). */
 int gdrb_csv_write(FILE *f, const struct gdrb_row *row);
 
 /* Write s as one CSV field (quoted only when it needs to be). */
@@ -81,6 +106,13 @@ struct gdrb_table {
 void gdrb_table_init(struct gdrb_table *t, size_t ncols, const char *const *titles);
 void gdrb_table_print_header(FILE *f, const struct gdrb_table *t);
 void gdrb_table_print_row(FILE *f, const struct gdrb_table *t, const char *const *cells);
+
+/*
+ * Results on stdout: flush and check for a write error (said once, however
+ * often it is seen); close at the end of main. 0 or GDRB_ERR.
+ */
+int gdrb_stdout_flush(void);
+int gdrb_stdout_close(void);
 
 /* Number formatting for cells: "n/a" for NAN, fixed decimals otherwise. */
 char *gdrb_fmt_num(char *buf, size_t len, double v, int decimals);

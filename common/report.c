@@ -2,12 +2,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gdrb_log.h"
 #include "gdrb_report.h"
@@ -33,38 +36,163 @@ char *gdrb_timestamp(char *buf, size_t len)
 	return buf;
 }
 
-FILE *gdrb_csv_open(const char *path)
+/*
+ * Refuse an existing file we cannot append to cleanly: another header, CRLF
+ * line ends, or a last line without its newline (a full disk or a crash left
+ * it; a row appended there would be glued onto it). The file is only read.
+ */
+static int csv_check_existing(int fd, const char *path, off_t size)
 {
-	char line[sizeof(csv_header) + 8];
-	struct stat st;
-	FILE *f;
+	size_t hlen = sizeof(csv_header) - 1;
+	char line[sizeof(csv_header) + 1], tail[2] = "";
+	ssize_t n;
 
-	f = fopen(path, "a+");
-	if (!f) {
-		gdrb_usage_err("--csv: cannot open '%s' for appending: %s; expected a file in an existing, writable directory",
-			       path, strerror(errno));
-		return NULL;
+	n = pread(fd, tail, sizeof(tail), size >= 2 ? size - 2 : 0);
+	if (n != (size >= 2 ? 2 : 1) || tail[n - 1] != '\n') {
+		gdrb_usage_err("--csv: '%s' ends in a torn row (its last line has no newline, as a full disk or a crash leaves it); delete that line (sed -i '$d' FILE) or write to a new file",
+			       path);
+		return GDRB_ERR_USAGE;
 	}
-	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
-		gdrb_usage_err("--csv: '%s' is not a regular file", path);
-		fclose(f);
-		return NULL;
-	}
-	rewind(f);
-	if (!fgets(line, sizeof(line), f)) {
-		fprintf(f, "%s\n", csv_header);
-		fflush(f);
-		return f;
-	}
-	line[strcspn(line, "\r\n")] = '\0';
-	if (strcmp(line, csv_header) != 0) {
+	n = pread(fd, line, sizeof(line), 0);
+	if (n < (ssize_t)hlen + 1 || memcmp(line, csv_header, hlen) != 0 ||
+	    (line[hlen] != '\n' && (line[hlen] != '\r' || n < (ssize_t)hlen + 2 || line[hlen + 1] != '\n'))) {
 		gdrb_usage_err("--csv: '%s' holds another header than this gdrbench's; write to a new file",
 			       path);
-		fclose(f);
-		return NULL;
+		return GDRB_ERR_USAGE;
 	}
-	fseek(f, 0, SEEK_END);
-	return f;
+	if (line[hlen] == '\r' || tail[0] == '\r') {
+		gdrb_usage_err("--csv: '%s' has CRLF line ends; gdrbench appends LF lines only: convert it (dos2unix) or write to a new file",
+			       path);
+		return GDRB_ERR_USAGE;
+	}
+	return 0;
+}
+
+int gdrb_csv_open(const char *path, struct gdrb_csv **out)
+{
+	struct gdrb_csv *csv;
+	struct stat st;
+	int fd, rc;
+
+	*out = NULL;
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		gdrb_usage_err("--csv: cannot open '%s' for appending: %s; expected a file in an existing, writable directory",
+			       path, strerror(errno));
+		return GDRB_ERR_USAGE;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		gdrb_usage_err("--csv: '%s' is not a regular file", path);
+		close(fd);
+		return GDRB_ERR_USAGE;
+	}
+	if (st.st_size > 0) {
+		rc = csv_check_existing(fd, path, st.st_size);
+		if (rc) {
+			close(fd);
+			return rc;
+		}
+	}
+	csv = calloc(1, sizeof(*csv));
+	if (csv)
+		csv->path = strdup(path);
+	if (!csv || !csv->path) {
+		gdrb_err("out of memory");
+		free(csv);
+		close(fd);
+		return GDRB_ERR;
+	}
+	csv->fd = fd;
+	csv->write = write;
+	if (st.st_size == 0) {
+		char line[sizeof(csv_header) + 1];
+
+		memcpy(line, csv_header, sizeof(csv_header) - 1);
+		line[sizeof(csv_header) - 1] = '\n';
+		rc = gdrb_csv_append_line(csv, line, sizeof(csv_header));
+		if (rc) {
+			gdrb_csv_close(csv);
+			return rc;
+		}
+	}
+	*out = csv;
+	return 0;
+}
+
+int gdrb_csv_append_line(struct gdrb_csv *csv, const char *line, size_t len)
+{
+	char why[128], cut[160] = "";
+	ssize_t n;
+	off_t end;
+
+	if (csv->failed)
+		return GDRB_ERR;
+	/* One write of the whole line; a short one is not continued, so no other writer's line lands inside it. */
+	do
+		n = csv->write(csv->fd, line, len);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0 && (size_t)n == len)
+		return 0;
+	csv->failed = true;
+	if (n < 0)
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+	else
+		snprintf(why, sizeof(why), "only %zd of the %zu bytes of a line were written (file system full, or a file size limit)",
+			 n, len);
+	/* Cut the part that landed, so that the file ends in a complete line: O_APPEND left the offset just past it. */
+	if (n > 0) {
+		end = lseek(csv->fd, 0, SEEK_CUR);
+		if (end >= n && ftruncate(csv->fd, end - n) == 0)
+			snprintf(cut, sizeof(cut), "; the partial line was removed");
+		else
+			snprintf(cut, sizeof(cut), "; removing the partial line failed too (%s): delete the file's last line before appending to it",
+				 strerror(errno));
+	}
+	gdrb_err("writing results to '%s': %s%s; the complete rows before it are kept, no later row is written",
+		 csv->path, why, cut);
+	return GDRB_ERR;
+}
+
+int gdrb_csv_append(struct gdrb_csv *csv, const struct gdrb_row *row)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	if (csv->failed)
+		return GDRB_ERR;
+	f = open_memstream(&line, &len);
+	if (!f) {
+		gdrb_err("out of memory for a CSV row");
+		return GDRB_ERR;
+	}
+	rc = gdrb_csv_write(f, row);
+	if (fclose(f) != 0 && !rc) {
+		gdrb_err("out of memory for a CSV row");
+		rc = GDRB_ERR;
+	}
+	if (!rc)
+		rc = gdrb_csv_append_line(csv, line, len);
+	free(line);
+	return rc;
+}
+
+int gdrb_csv_close(struct gdrb_csv *csv)
+{
+	int rc = 0;
+
+	if (!csv)
+		return 0;
+	if (close(csv->fd) != 0 && !csv->failed) {
+		gdrb_err("writing results to '%s': close: %s", csv->path, strerror(errno));
+		rc = GDRB_ERR;
+	}
+	if (csv->failed)
+		rc = GDRB_ERR;
+	free(csv->path);
+	free(csv);
+	return rc;
 }
 
 void gdrb_csv_field(FILE *f, const char *s)
@@ -193,4 +321,41 @@ char *gdrb_fmt_num(char *buf, size_t len, double v, int decimals)
 	else
 		snprintf(buf, len, "%.*f", decimals, v);
 	return buf;
+}
+
+/* stdout's write error is said once: every later row would only repeat it. */
+static bool stdout_failed;
+
+/*
+ * Call right after printing: stdio may have dropped its buffer after a write
+ * failed inside a print, and then only errno still says why.
+ */
+int gdrb_stdout_flush(void)
+{
+	int err = errno;
+
+	if (fflush(stdout) != 0)
+		err = errno;
+	else if (!ferror(stdout))
+		return 0;
+	if (!stdout_failed) {
+		if (err)
+			gdrb_err("writing results to stdout: %s", strerror(err));
+		else
+			gdrb_err("writing results to stdout failed");
+	}
+	stdout_failed = true;
+	return GDRB_ERR;
+}
+
+int gdrb_stdout_close(void)
+{
+	int rc = gdrb_stdout_flush();
+
+	/* The last chance to see an error (NFS reports some only at close); EBADF after a clean flush: stdout was closed and nothing was lost. */
+	if (fclose(stdout) != 0 && !rc && errno != EBADF) {
+		gdrb_err("writing results to stdout: close: %s", strerror(errno));
+		rc = GDRB_ERR;
+	}
+	return rc;
 }

@@ -16,6 +16,7 @@
 #include "gdrb_boot_mpi.h"
 #include "gdrb_json.h"
 #include "gdrb_log.h"
+#include "gdrb_report.h"
 
 /* What each rank sends to rank 0; ran == 0 for ranks that are not the first on their host. */
 struct node_result {
@@ -94,7 +95,6 @@ static enum doc_verdict print_nodes(const struct node_result *all, int n, bool j
 	else
 		printf("# %d node%s, %d with a FAIL: %s\n", nodes, nodes == 1 ? "" : "s", failed,
 		       doc_verdict_name(worst));
-	fflush(stdout);
 	return worst;
 }
 
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 			  "an MPI job; rank 0 prints one line per node.", &o);
 	if (rc) {
 		b->finalize(b);
-		return rc > 0 ? GDRB_EXIT_OK : GDRB_EXIT_USAGE;
+		return rc < 0 ? GDRB_EXIT_USAGE : gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
 	}
 	memset(&mine, 0, sizeof(mine));
 	snprintf(mine.host, sizeof(mine.host), "%s", b->hosts[b->rank]);
@@ -141,11 +141,16 @@ int main(int argc, char **argv)
 	}
 	if (b->gather(b, &mine, sizeof(mine), all))
 		b->abort(b, GDRB_EXIT_FAIL);
-	if (b->rank == 0)
+	if (b->rank == 0) {
 		code = print_nodes(all, b->size, o.json) == DOC_FAIL ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+		if (gdrb_stdout_flush())
+			code = GDRB_EXIT_FAIL;
+	}
 	/* Every rank exits with the job's verdict, so launchers agree with rank 0. */
 	b->allreduce_u64(b, &code, 1, GDRB_OP_MAX);
 	free(all);
 	b->finalize(b);
+	if (gdrb_stdout_close() && code == GDRB_EXIT_OK)
+		code = GDRB_EXIT_FAIL;
 	return (int)code;
 }

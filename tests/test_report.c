@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -128,14 +129,15 @@ static void capture_stderr(void (*fn)(void *), void *arg, char *out, size_t len)
 
 struct open_call {
 	const char *path;
-	FILE *f;
+	struct gdrb_csv *csv;
+	int rc;
 };
 
 static void call_csv_open(void *arg)
 {
 	struct open_call *c = arg;
 
-	c->f = gdrb_csv_open(c->path);
+	c->rc = gdrb_csv_open(c->path, &c->csv);
 }
 
 static size_t count_char(const char *s, char c)
@@ -413,17 +415,25 @@ START_TEST(test_write_error)
 }
 END_TEST
 
+static struct gdrb_csv *open_ok(const char *path)
+{
+	struct gdrb_csv *csv = NULL;
+
+	ck_assert_int_eq(gdrb_csv_open(path, &csv), 0);
+	ck_assert_ptr_nonnull(csv);
+	return csv;
+}
+
 START_TEST(test_open_new_file)
 {
 	char path[PATH_MAX + 32], *text;
+	struct gdrb_csv *csv;
 	struct gdrb_row r;
-	FILE *f;
 
-	f = gdrb_csv_open(tmp_path(path, sizeof(path), "new.csv"));
-	ck_assert_ptr_nonnull(f);
+	csv = open_ok(tmp_path(path, sizeof(path), "new.csv"));
 	sample_row(&r);
-	ck_assert_int_eq(gdrb_csv_write(f, &r), 0);
-	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(gdrb_csv_append(csv, &r), 0);
+	ck_assert_int_eq(gdrb_csv_close(csv), 0);
 	text = slurp(path);
 	ck_assert_str_eq(text, SCHEMA "\n" SAMPLE_LINE);
 	free(text);
@@ -433,12 +443,9 @@ END_TEST
 START_TEST(test_open_empty_file)
 {
 	char path[PATH_MAX + 32], *text;
-	FILE *f;
 
 	write_text(tmp_path(path, sizeof(path), "empty.csv"), "");
-	f = gdrb_csv_open(path);
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(gdrb_csv_close(open_ok(path)), 0);
 	text = slurp(path);
 	ck_assert_str_eq(text, SCHEMA "\n");
 	free(text);
@@ -449,25 +456,21 @@ END_TEST
 START_TEST(test_open_appends)
 {
 	char path[PATH_MAX + 32], *text;
+	struct gdrb_csv *csv;
 	struct gdrb_row r;
-	FILE *f;
 
 	tmp_path(path, sizeof(path), "runs.csv");
 	sample_row(&r);
-	f = gdrb_csv_open(path);
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(gdrb_csv_write(f, &r), 0);
-	ck_assert_int_eq(fclose(f), 0);
+	csv = open_ok(path);
+	ck_assert_int_eq(gdrb_csv_append(csv, &r), 0);
+	ck_assert_int_eq(gdrb_csv_close(csv), 0);
 
-	f = gdrb_csv_open(path);
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(gdrb_csv_close(open_ok(path)), 0);
 
-	f = gdrb_csv_open(path);
-	ck_assert_ptr_nonnull(f);
+	csv = open_ok(path);
 	r.size = 8192;
-	ck_assert_int_eq(gdrb_csv_write(f, &r), 0);
-	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(gdrb_csv_append(csv, &r), 0);
+	ck_assert_int_eq(gdrb_csv_close(csv), 0);
 
 	text = slurp(path);
 	ck_assert_uint_eq(count_char(text, '\n'), 3);
@@ -476,12 +479,6 @@ START_TEST(test_open_appends)
 	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,,,,,0-1,4096,"));
 	ck_assert_ptr_nonnull(strstr(text, "\nmpi_latency,mpi,host,direct,none,,,,,0-1,8192,"));
 	free(text);
-
-	/* A header written by another tool with CRLF line ends is the same header. */
-	write_text(tmp_path(path, sizeof(path), "crlf.csv"), SCHEMA "\r\n");
-	f = gdrb_csv_open(path);
-	ck_assert_ptr_nonnull(f);
-	fclose(f);
 }
 END_TEST
 
@@ -493,8 +490,10 @@ static void check_rejected(const char *name, const char *contents)
 	call.path = tmp_path(path, sizeof(path), name);
 	write_text(path, contents);
 	capture_stderr(call_csv_open, &call, err, sizeof(err));
-	ck_assert_msg(call.f == NULL, "%s: a file with another header was accepted", name);
+	ck_assert_msg(call.csv == NULL, "%s: a file we cannot append to was accepted", name);
+	ck_assert_int_eq(call.rc, GDRB_ERR_USAGE);
 	ck_assert_uint_eq(count_char(err, '\n'), 1);
+	ck_assert_ptr_nonnull(strstr(err, "--csv: "));
 	ck_assert_ptr_nonnull(strstr(err, path));
 	/* The file is left as it was. */
 	text = slurp(path);
@@ -508,6 +507,206 @@ START_TEST(test_open_other_header)
 	check_rejected("extra.csv", SCHEMA ",extra_column\n");
 	check_rejected("fewer.csv", "benchmark,layer,mem\n");
 	check_rejected("noheader.csv", "\n" SCHEMA "\n");
+	check_rejected("newline.csv", "\n");
+	check_rejected("cr.csv", SCHEMA "\rx\n");
+}
+END_TEST
+
+/* A last line without its newline (a full disk, a crash) is never appended to. */
+START_TEST(test_open_torn)
+{
+	check_rejected("torn-row.csv", SCHEMA "\n" SAMPLE_LINE "mpi_latency,mpi,ho");
+	check_rejected("torn-header.csv", SCHEMA);
+	check_rejected("torn-half-header.csv", "benchmark,lay");
+	check_rejected("torn-one.csv", "b");
+}
+END_TEST
+
+/* CRLF files are refused rather than given LF rows. */
+START_TEST(test_open_crlf)
+{
+	check_rejected("crlf-header.csv", SCHEMA "\r\n");
+	check_rejected("crlf-rows.csv", SCHEMA "\r\nmpi_latency\r\n");
+	check_rejected("crlf-last.csv", SCHEMA "\nmpi_latency\r\n");
+}
+END_TEST
+
+/* Writers standing in for write(2). */
+static int fake_calls;
+static ssize_t write_half(int fd, const void *buf, size_t len)
+{
+	fake_calls++;
+	return write(fd, buf, len / 2);
+}
+
+static ssize_t write_enospc(int fd, const void *buf, size_t len)
+{
+	(void)fd;
+	(void)buf;
+	(void)len;
+	fake_calls++;
+	errno = ENOSPC;
+	return -1;
+}
+
+static ssize_t write_eintr_once(int fd, const void *buf, size_t len)
+{
+	if (fake_calls++ == 0) {
+		errno = EINTR;
+		return -1;
+	}
+	return write(fd, buf, len);
+}
+
+struct append_call {
+	struct gdrb_csv *csv;
+	const struct gdrb_row *row;
+	int rc;
+};
+
+static void call_csv_append(void *arg)
+{
+	struct append_call *c = arg;
+
+	c->rc = gdrb_csv_append(c->csv, c->row);
+}
+
+/*
+ * A short write: the part that landed is cut off, the error said once, later
+ * rows dropped; the file ends in the last complete line.
+ */
+START_TEST(test_append_short)
+{
+	char path[PATH_MAX + 32], err[1024], *text;
+	struct append_call call;
+	struct gdrb_row r;
+
+	sample_row(&r);
+	call.row = &r;
+	call.csv = open_ok(tmp_path(path, sizeof(path), "short.csv"));
+	ck_assert_int_eq(gdrb_csv_append(call.csv, &r), 0);
+	fake_calls = 0;
+	call.csv->write = write_half;
+	capture_stderr(call_csv_append, &call, err, sizeof(err));
+	ck_assert_int_eq(call.rc, GDRB_ERR);
+	ck_assert_int_eq(fake_calls, 1);
+	ck_assert_uint_eq(count_char(err, '\n'), 1);
+	ck_assert_ptr_nonnull(strstr(err, "writing results to '"));
+	ck_assert_ptr_nonnull(strstr(err, path));
+	ck_assert_ptr_nonnull(strstr(err, "the partial line was removed"));
+	text = slurp(path);
+	ck_assert_str_eq(text, SCHEMA "\n" SAMPLE_LINE);
+	free(text);
+
+	/* Said once: the next row is dropped without a word, and without a write. */
+	call.csv->write = write;
+	capture_stderr(call_csv_append, &call, err, sizeof(err));
+	ck_assert_int_eq(call.rc, GDRB_ERR);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(gdrb_csv_close(call.csv), GDRB_ERR);
+	text = slurp(path);
+	ck_assert_str_eq(text, SCHEMA "\n" SAMPLE_LINE);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_append_enospc)
+{
+	char path[PATH_MAX + 32], err[1024], *text;
+	struct append_call call;
+	struct gdrb_row r;
+
+	sample_row(&r);
+	call.row = &r;
+	call.csv = open_ok(tmp_path(path, sizeof(path), "full.csv"));
+	fake_calls = 0;
+	call.csv->write = write_enospc;
+	capture_stderr(call_csv_append, &call, err, sizeof(err));
+	ck_assert_int_eq(call.rc, GDRB_ERR);
+	ck_assert_int_eq(fake_calls, 1);
+	ck_assert_uint_eq(count_char(err, '\n'), 1);
+	ck_assert_ptr_nonnull(strstr(err, "No space left on device"));
+	ck_assert_ptr_nonnull(strstr(err, path));
+	capture_stderr(call_csv_append, &call, err, sizeof(err));
+	ck_assert_int_eq(call.rc, GDRB_ERR);
+	ck_assert_int_eq(fake_calls, 1);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(gdrb_csv_close(call.csv), GDRB_ERR);
+	text = slurp(path);
+	ck_assert_str_eq(text, SCHEMA "\n");
+	free(text);
+}
+END_TEST
+
+/* An interrupted write is tried again: the row lands once, whole. */
+START_TEST(test_append_eintr)
+{
+	char path[PATH_MAX + 32], *text;
+	struct gdrb_csv *csv;
+	struct gdrb_row r;
+
+	sample_row(&r);
+	csv = open_ok(tmp_path(path, sizeof(path), "eintr.csv"));
+	fake_calls = 0;
+	csv->write = write_eintr_once;
+	ck_assert_int_eq(gdrb_csv_append(csv, &r), 0);
+	ck_assert_int_eq(fake_calls, 2);
+	ck_assert_int_eq(gdrb_csv_close(csv), 0);
+	text = slurp(path);
+	ck_assert_str_eq(text, SCHEMA "\n" SAMPLE_LINE);
+	free(text);
+}
+END_TEST
+
+static void call_stdout_flush(void *arg)
+{
+	*(int *)arg = gdrb_stdout_flush();
+}
+
+static void call_stdout_close(void *arg)
+{
+	*(int *)arg = gdrb_stdout_close();
+}
+
+/* stdout on a full disk: an error, said once however often it is checked. */
+START_TEST(test_stdout_full)
+{
+	struct stat st;
+	char err[1024];
+	int i, rc;
+
+	/* Check runs each test in a child of its own: stdout is ours to lose. */
+	if (stat("/dev/full", &st) != 0 || !S_ISCHR(st.st_mode) || !freopen("/dev/full", "w", stdout)) {
+		fprintf(stderr, "test_report: stdout_full: skipped, no /dev/full\n");
+		return;
+	}
+	for (i = 0; i < 1000; i++)
+		printf("%d: a table row that does not fit anywhere\n", i);
+	capture_stderr(call_stdout_flush, &rc, err, sizeof(err));
+	ck_assert_int_eq(rc, GDRB_ERR);
+	ck_assert_uint_eq(count_char(err, '\n'), 1);
+	ck_assert_ptr_nonnull(strstr(err, "writing results to stdout: No space left on device"));
+	printf("one more row\n");
+	capture_stderr(call_stdout_flush, &rc, err, sizeof(err));
+	ck_assert_int_eq(rc, GDRB_ERR);
+	ck_assert_str_eq(err, "");
+	capture_stderr(call_stdout_close, &rc, err, sizeof(err));
+	ck_assert_int_eq(rc, GDRB_ERR);
+	ck_assert_str_eq(err, "");
+}
+END_TEST
+
+START_TEST(test_stdout_ok)
+{
+	char path[PATH_MAX + 32], *text;
+
+	ck_assert_ptr_nonnull(freopen(tmp_path(path, sizeof(path), "out.txt"), "w", stdout));
+	printf("a row\n");
+	ck_assert_int_eq(gdrb_stdout_flush(), 0);
+	ck_assert_int_eq(gdrb_stdout_close(), 0);
+	text = slurp(path);
+	ck_assert_str_eq(text, "a row\n");
+	free(text);
 }
 END_TEST
 
@@ -519,7 +718,8 @@ START_TEST(test_open_missing_dir)
 
 	call.path = tmp_path(path, sizeof(path), "no/such/dir/out.csv");
 	capture_stderr(call_csv_open, &call, err, sizeof(err));
-	ck_assert_ptr_null(call.f);
+	ck_assert_ptr_null(call.csv);
+	ck_assert_int_eq(call.rc, GDRB_ERR_USAGE);
 	ck_assert_uint_eq(count_char(err, '\n'), 1);
 	ck_assert_ptr_nonnull(strstr(err, path));
 	ck_assert_int_ne(stat(tmp_path(dir, sizeof(dir), "no"), &st), 0);
@@ -527,7 +727,8 @@ START_TEST(test_open_missing_dir)
 	/* A directory is no CSV file either. */
 	call.path = tmp_dir;
 	capture_stderr(call_csv_open, &call, err, sizeof(err));
-	ck_assert_ptr_null(call.f);
+	ck_assert_ptr_null(call.csv);
+	ck_assert_int_eq(call.rc, GDRB_ERR_USAGE);
 	ck_assert_uint_eq(count_char(err, '\n'), 1);
 }
 END_TEST
@@ -665,6 +866,13 @@ static Suite *report_suite(void)
 	add_case(s, "open_appends", test_open_appends, 1);
 	add_case(s, "open_other_header", test_open_other_header, 1);
 	add_case(s, "open_missing_dir", test_open_missing_dir, 1);
+	add_case(s, "open_torn", test_open_torn, 1);
+	add_case(s, "open_crlf", test_open_crlf, 1);
+	add_case(s, "append_short", test_append_short, 1);
+	add_case(s, "append_enospc", test_append_enospc, 1);
+	add_case(s, "append_eintr", test_append_eintr, 1);
+	add_case(s, "stdout_full", test_stdout_full, 0);
+	add_case(s, "stdout_ok", test_stdout_ok, 1);
 	add_case(s, "table_widths", test_table_widths, 0);
 	add_case(s, "table_max_cols", test_table_max_cols, 0);
 	add_case(s, "table_print", test_table_print, 0);

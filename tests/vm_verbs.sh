@@ -5,7 +5,8 @@
 # (--buffers single) and work requests split by a small
 # largest message; write latency both polling the buffer and by write with
 # immediate, a corrupted byte caught; a missing device, a port that does not
-# exist and a GID index out of range exit 2 naming what exists; a peer frozen mid-run is
+# exist and a GID index out of range exit 2 naming what exists; rank 0's stdout on
+# /dev/full exits 1 with one line; a peer frozen mid-run is
 # named within --timeout and a link taken down mid-run gives a work completion
 # error, rows measured before either fault kept. Four ranks run as two pairs.
 # Skips (77) only where the VM cannot be had: no qemu, no kernel package.
@@ -57,6 +58,10 @@ done
 run bad-gid bad.csv write_lat -m 8 --gid-index 7
 run bad-dev bad.csv write_bw -m 8 --ib-dev mlx5_9
 run bad-port bad.csv send_lat -m 8 --ib-dev rxe0:2
+# Results that cannot be written: rank 0's own stdout on /dev/full.
+mpi bash -c '[ "$OMPI_COMM_WORLD_RANK" = 0 ] && exec "$@" >/dev/full; exec "$@"' - \
+	"$bin/gdrb_write_bw" -m 8,4K,64K -n 30 -w 3 -t 0.05 >/dev/null 2>"$out/stdout-full.err"
+echo "stdout-full $?" >>"$out/rc"
 
 # Fault 1: rank 1 frozen once two rows are in the CSV; rank 0 must name it within --timeout.
 (
@@ -162,6 +167,12 @@ expect_bad() { # NAME PATTERN
 expect_bad bad-gid "--gid-index 7: no such GID on this port; set GIDs: 0 (RoCE v2), 1 (RoCE v2)"
 expect_bad bad-dev "--ib-dev mlx5_9: no such RDMA device; ports here: rxe0:1 (ACTIVE)"
 expect_bad bad-port "--ib-dev rxe0:2: no such port; ports here: rxe0:1 (ACTIVE)"
+
+[ "$(status_of stdout-full)" = 1 ] ||
+	{ cat "$WORK/stdout-full.err"; fail "gdrb_write_bw, stdout on /dev/full: exit $(status_of stdout-full), expected 1"; }
+[ "$(grep -c 'writing results to stdout: No space left on device' "$WORK/stdout-full.err")" -eq 1 ] ||
+	{ cat "$WORK/stdout-full.err"; fail "gdrb_write_bw, stdout on /dev/full: not one line for 3 sizes"; }
+pass "gdrb_write_bw, rank 0's stdout on /dev/full: exit 1, one line"
 
 read -r _ frc fsec < <(grep '^freeze ' "$WORK/rc")
 [ -s "$WORK/frozen" ] || { show freeze; fail "the freeze never happened (fewer than 2 rows?)"; }
