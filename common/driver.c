@@ -523,7 +523,9 @@ static int alloc_buffers(struct run *r)
 	for (i = 0; c->bench->adjust_size && i < r->p.sizes.n; i++)
 		if (c->bench->adjust_size(c, r->p.sizes.v[i]) > max)
 			max = c->bench->adjust_size(c, r->p.sizes.v[i]);
-	c->bufsize = gdrb_buf_bytes(max, r->p.window, gdrb_windowed(c->bench, &r->p));
+	if (gdrb_windowed(c->bench, &r->p))
+		max = gdrb_buf_bytes(&r->p.sizes, r->p.window, r->p.window_bytes, true);
+	c->bufsize = max;
 	ops = gdrb_mem_ops_get(r->p.mem, &why);
 	if (!ops) {
 		gdrb_err("--mem %s: %s", gdrb_mem_kind_name(r->p.mem), why);
@@ -656,13 +658,11 @@ static void sweep(struct run *r)
 			if (s > 0 && size == c->bench->adjust_size(c, r->p.sizes.v[s - 1]))
 				continue;
 		}
-		c->window = 1;
 		c->stride = r->p.buffers == GDRB_BUFFERS_SINGLE ? 0 : size;
-		if (gdrb_has_window(c->bench)) {
-			size_t fit = c->stride ? c->bufsize / size : r->p.window;
-
-			c->window = fit < r->p.window ? (unsigned)(fit ? fit : 1) : r->p.window;
-		}
+		/* The same size gets the same window whatever the other sizes (alloc_buffers fits it). */
+		c->window = gdrb_has_window(c->bench) ?
+			    gdrb_window_at(size, r->p.window, r->p.window_bytes,
+					   gdrb_windowed(c->bench, &r->p)) : 1;
 		memset(agg, 0, sizeof(agg));
 		memset(pairs, 0, (size_t)np * GDRB_MAX_VARIANTS * sizeof(*pairs));
 		for (i = 0; i < c->nvariants; i++) {
