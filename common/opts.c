@@ -69,7 +69,7 @@ static const struct opt_desc opt_table[] = {
 	{ { "warmup", required_argument, NULL, 'w' }, 'w', GDRB_OPTG_COMMON, "N",
 	  "most warm-up iterations per size, in growing batches while they take under a tenth of the time budget; their median (slowest rank's) plans the timed iterations (default " GDRB_STR(GDRB_DEF_WARMUP) ")" },
 	{ { "time-per-size", required_argument, NULL, 't' }, 't', GDRB_OPTG_COMMON, "SEC",
-	  "time budget of timed iterations per size, checked between batches agreed across ranks; --min-iters may stretch it, never past " GDRB_STR(GDRB_MAX_STRETCH) "x (default " GDRB_STR(GDRB_DEF_TIME_PER_SIZE) ")" },
+	  "time budget of timed iterations per size, checked between batches agreed across ranks; --min-iters may stretch it, never a size (warm-up included) past " GDRB_STR(GDRB_MAX_STRETCH) "x plus one iteration (default " GDRB_STR(GDRB_DEF_TIME_PER_SIZE) ")" },
 	{ { "timeout", required_argument, NULL, 'T' }, 'T', GDRB_OPTG_COMMON, "SEC",
 	  "give up when a peer makes no progress for SEC seconds at any size; 0: never (default " GDRB_STR(GDRB_DEF_TIMEOUT) ")" },
 	{ { "validate", no_argument, NULL, 'c' }, 'c', GDRB_OPTG_COMMON, NULL,
