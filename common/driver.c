@@ -213,10 +213,10 @@ static int agree_max(struct gdrb_ctx *c, double *v)
  * cold iteration not counted. A batch is never planned past the tenth at the
  * rate so far (the cold one's, before there is another): an iteration longer
  * than the tenth is followed by one more, not two. *est: the slowest rank's
- * median warm-up iteration in seconds, the
- * first one left out when there are more; 0 without warm-up. One slow
- * iteration moves a median by one rank, where it could make a mean or a
- * single probe anything. *took: the warm-up's seconds, the cold one included.
+ * median warm-up iteration in seconds, the first one left out when there are
+ * more; 0 without warm-up. One slow iteration moves a median by one rank,
+ * where it could make a mean or a single probe anything. *took: the
+ * warm-up's seconds, the cold one included.
  */
 static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors, double *est,
 		   double *took)
