@@ -480,7 +480,7 @@ static void check_memlock(struct doctor *d, struct doc_check *c)
 	bool below;
 
 	/* The bandwidth benchmarks' figure: the latency ones register no more. */
-	gdrb_memlock_need(d->max_size, d->window, true, d->mem, &need);
+	gdrb_memlock_need(d->sizes, d->window, d->window_bytes, true, d->mem, &need);
 	gdrb_memlock_need_text(&need, text, sizeof(text));
 	gdrb_memlock_total_text(&need, total, sizeof(total));
 	gdrb_size_format(d->max_size, max, sizeof(max));
@@ -757,8 +757,10 @@ int doctor_load(struct doctor *d, const struct doctor_opts *o)
 	d->sysfs_root = o->sysfs_root;
 	d->procfs_root = o->procfs_root;
 	d->live = o->live;
+	d->sizes = &o->sizes;
 	d->max_size = o->max_size;
 	d->window = o->window;
+	d->window_bytes = o->window_bytes;
 	d->mem = o->mem;
 	rc = gdrb_topo_load(d->sysfs_root, &d->topo);
 	if (rc)

@@ -14,7 +14,7 @@
 #include "gdrb_size.h"
 #include "gdrb_sysfs.h"
 
-enum { OPT_SYSFS = 0x100, OPT_PROCFS, OPT_MEM };
+enum { OPT_SYSFS = 0x100, OPT_PROCFS, OPT_MEM, OPT_WINDOW_BYTES };
 
 
 static void usage(FILE *f, const char *summary)
@@ -28,8 +28,9 @@ static void usage(FILE *f, const char *summary)
 		"                     (when either is not the live one, libibverbs and CUDA are\n"
 		"                     not asked and registration is not attempted)\n"
 		"  -m, --sizes SIZES  the benchmarks' message sizes, for the memlock need: the\n"
-		"                     largest counts (default " GDRB_DEF_SIZES ")\n"
+		"                     largest window of them counts (default " GDRB_DEF_SIZES ")\n"
 		"  -W, --window N     their window (default " GDRB_STR(GDRB_DEF_WINDOW) ")\n"
+		"  --window-bytes SIZE  their cap on a window's bytes (default " GDRB_DEF_WINDOW_BYTES ")\n"
 		"  --mem KIND         their memory: host, pinned or device (default device)\n"
 		"  -j, --json         print JSON instead of the table\n"
 		"  -h, --help         print this help and exit\n"
@@ -77,6 +78,7 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 		{ "procfs-root", required_argument, NULL, OPT_PROCFS },
 		{ "sizes", required_argument, NULL, 'm' },
 		{ "window", required_argument, NULL, 'W' },
+		{ "window-bytes", required_argument, NULL, OPT_WINDOW_BYTES },
 		{ "mem", required_argument, NULL, OPT_MEM },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -109,8 +111,9 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 		case 'm':
 		case 'W':
 		case OPT_MEM:
-			if (gdrb_opts_value(c == 'm' ? "sizes" : c == 'W' ? "window" : "mem", optarg,
-					    &run))
+		case OPT_WINDOW_BYTES:
+			if (gdrb_opts_value(c == 'm' ? "sizes" : c == 'W' ? "window" :
+					    c == OPT_MEM ? "mem" : "window-bytes", optarg, &run))
 				return GDRB_ERR_USAGE;
 			break;
 		case 'j':
@@ -127,7 +130,7 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 		case ':':
 			gdrb_usage_err("%s needs a value: %s", bad,
 				       optopt == 'm' ? "SIZES" : optopt == 'W' ? "N" :
-				       optopt == OPT_MEM ? "KIND" : "DIR");
+				       optopt == OPT_MEM ? "KIND" : optopt == OPT_WINDOW_BYTES ? "SIZE" : "DIR");
 			return GDRB_ERR_USAGE;
 		default:
 			if (optopt && optopt < 0x100)
@@ -148,8 +151,10 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 	    check_root("--procfs-root", o->procfs_root, proc_need, "procfs", "/proc"))
 		return GDRB_ERR_USAGE;
 	o->live = is_live(o->sysfs_root, "/sys") && is_live(o->procfs_root, "/proc");
+	o->sizes = run.sizes;
 	o->max_size = gdrb_sizes_max(&run.sizes);
 	o->window = run.window;
+	o->window_bytes = run.window_bytes;
 	o->mem = run.mem;
 	return 0;
 }

@@ -194,6 +194,14 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 	return 0;
 }
 
+/* Iterations of per seconds each that fit in seconds, from 1 to cap. */
+static uint64_t iters_for(double seconds, double per, uint64_t cap)
+{
+	double n = per > 0 ? seconds / per : (double)cap;
+
+	return n < 1 ? 1 : n >= (double)cap ? cap : (uint64_t)n;
+}
+
 /* Every rank's figure replaced by the largest: the ranks then decide alike. */
 static int agree_max(struct gdrb_ctx *c, double *v)
 {
@@ -203,16 +211,21 @@ static int agree_max(struct gdrb_ctx *c, double *v)
 /*
  * Warm-up in batches of 1, 2, 4, ... iterations, up to --warmup of them or a
  * tenth of the time budget (the slowest rank's time decides), the first,
- * cold iteration not counted. *est: the slowest rank's median warm-up
- * iteration in seconds, the first one left out when there are more; 0
- * without warm-up. One slow iteration moves a median by one rank, where it
- * could make a mean or a single probe anything.
+ * cold iteration not counted. A batch is never planned past the tenth at the
+ * rate so far (the cold one's, before there is another): an iteration longer
+ * than the tenth is followed by one more, not two. *est: the slowest rank's
+ * median warm-up iteration in seconds, the first one left out when there are
+ * more; 0 without warm-up. One slow iteration moves a median by one rank,
+ * where it could make a mean or a single probe anything. *took: the
+ * warm-up's seconds, the cold one included.
  */
-static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors, double *est)
+static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors, double *est,
+		   double *took)
 {
 	const struct gdrb_params *p = &r->p;
-	uint64_t done = 0, kept = 0, batch = 1;
-	double spent = 0, t;
+	const double share = WARMUP_SHARE * p->time_per_size;
+	uint64_t done = 0, kept = 0, batch = 1, most;
+	double spent = 0, t, cold = 0;
 	struct gdrb_stats st;
 
 	while (done < p->warmup) {
@@ -223,14 +236,18 @@ static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors,
 		if (run_batch(r, size, batch, iter, keep ? r->samples + kept : NULL, &t, errors) ||
 		    agree_max(&r->c, &t))
 			return GDRB_ERR;
-		/* The first iteration (the first batch) is cold: it neither plans nor ends the warm-up. */
+		/* The first iteration (the first batch) is cold: it neither plans the timed iterations nor ends the warm-up. */
+		cold = done ? cold : t;
 		spent += done ? t : 0;
 		done += batch;
 		kept += keep ? batch : 0;
-		if (spent >= WARMUP_SHARE * p->time_per_size)
+		if (spent >= share)
 			break;
-		batch *= 2;
+		most = iters_for(share - spent, done > 1 ? spent / (double)(done - 1) : cold,
+				 p->warmup - done);
+		batch = 2 * batch < most ? 2 * batch : most;
 	}
+	*took = cold + spent;
 	*est = 0;
 	if (kept) {
 		gdrb_stats_compute(r->samples + (kept > 1), kept - (kept > 1), &st);
@@ -256,17 +273,10 @@ static uint64_t planned_min(const struct gdrb_params *p, double est)
 	return fits > floor ? fits : floor;
 }
 
-/* Iterations of per seconds each that fit in seconds, from 1 to cap. */
-static uint64_t iters_for(double seconds, double per, uint64_t cap)
-{
-	double n = per > 0 ? seconds / per : (double)cap;
-
-	return n < 1 ? 1 : n >= (double)cap ? cap : (uint64_t)n;
-}
-
 /*
  * Warm up, then run timed batches until the budget is spent and the minimum
- * reached, or -n reached, or GDRB_MAX_STRETCH x the budget spent. Each batch
+ * reached, or -n reached, or GDRB_MAX_STRETCH x the budget spent, warm-up
+ * included (past it by one iteration at most, at the rate so far). Each batch
  * aims at a tenth of the budget by the running mean; after each, the ranks
  * agree on the time spent (the slowest rank's), so all run the same count.
  * The agreement runs between batches, outside every sample.
@@ -276,13 +286,17 @@ static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_
 {
 	const struct gdrb_params *p = &r->p;
 	uint64_t iter = 0, n = 0, batch, want, i;
-	double est, spent = 0, t, budget = p->time_per_size;
+	double est, spent = 0, t, budget = p->time_per_size, warm, stop;
 
-	if (warm_up(r, size, &iter, errors, &est))
+	if (warm_up(r, size, &iter, errors, &est, &warm))
 		return GDRB_ERR;
+	/* The hard stop counts the warm-up too: a size never runs past it by more than one iteration. */
+	stop = GDRB_MAX_STRETCH * budget - warm;
 	want = planned_min(p, est);
 	batch = est > 0 ? iters_for(BATCH_SHARE * budget, est, p->iters) : 1;
 	batch = batch < FIRST_BATCH ? batch : FIRST_BATCH;
+	if (est > 0 && iters_for(stop, est, p->iters) < batch)
+		batch = iters_for(stop, est, p->iters);
 	for (;;) {
 		uint64_t next, left;
 		double per;
@@ -292,7 +306,7 @@ static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_
 			return GDRB_ERR;
 		n += batch;
 		spent += t;
-		if (n == p->iters || (n >= want && spent >= budget) || spent >= GDRB_MAX_STRETCH * budget)
+		if (n == p->iters || (n >= want && spent >= budget) || spent >= stop)
 			break;
 		/*
 		 * The next batch from the rate so far, at most twice the last (a
@@ -306,7 +320,7 @@ static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_
 			want = planned_min(p, per);
 		next = iters_for(BATCH_SHARE * budget, per, p->iters - n);
 		next = next < 2 * batch ? next : 2 * batch;
-		left = iters_for((n >= want ? 1 : GDRB_MAX_STRETCH) * budget - spent, per, p->iters - n);
+		left = iters_for((n >= want ? budget : stop) - spent, per, p->iters - n);
 		batch = next < left ? next : left;
 	}
 	*total_us = 0;
@@ -521,7 +535,9 @@ static void size_buffers(struct run *r)
 	for (i = 0; c->bench->adjust_size && i < r->p.sizes.n; i++)
 		if (c->bench->adjust_size(c, r->p.sizes.v[i]) > max)
 			max = c->bench->adjust_size(c, r->p.sizes.v[i]);
-	c->bufsize = gdrb_buf_bytes(max, r->p.window, gdrb_windowed(c->bench, &r->p));
+	if (gdrb_windowed(c->bench, &r->p))
+		max = gdrb_buf_bytes(&r->p.sizes, r->p.window, r->p.window_bytes, true);
+	c->bufsize = max;
 }
 
 /* "1.5GiB", "2.0TiB", "0.5MiB": room figures are not round. */
@@ -729,13 +745,11 @@ static void sweep(struct run *r)
 			if (s > 0 && size == c->bench->adjust_size(c, r->p.sizes.v[s - 1]))
 				continue;
 		}
-		c->window = 1;
 		c->stride = r->p.buffers == GDRB_BUFFERS_SINGLE ? 0 : size;
-		if (gdrb_has_window(c->bench)) {
-			size_t fit = c->stride ? c->bufsize / size : r->p.window;
-
-			c->window = fit < r->p.window ? (unsigned)(fit ? fit : 1) : r->p.window;
-		}
+		/* The same size gets the same window whatever the other sizes (alloc_buffers fits it). */
+		c->window = gdrb_has_window(c->bench) ?
+			    gdrb_window_at(size, r->p.window, r->p.window_bytes,
+					   gdrb_windowed(c->bench, &r->p)) : 1;
 		memset(agg, 0, sizeof(agg));
 		memset(pairs, 0, (size_t)np * GDRB_MAX_VARIANTS * sizeof(*pairs));
 		for (i = 0; i < c->nvariants; i++) {

@@ -18,6 +18,8 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 {
 	struct gdrb_ctx *c = &r->c;
 	bool windowed = gdrb_has_window(c->bench);
+	const char *label = r->p.label ? r->p.label : "";
+	char note[256], cap[32];
 	struct gdrb_row row = {
 		.benchmark = c->bench->name,
 		.layer = c->bench->layer,
@@ -45,8 +47,16 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.status = o->status,
 		.errors = o->errors,
 		.quality = o->quality,
-		.note = v->supported ? (r->p.label ? r->p.label : "") : v->why,
+		.note = v->supported ? label : v->why,
 	};
+
+	/* A window the cap cut is part of what the row measured: said in the row. */
+	if (v->supported && windowed && c->window < r->p.window) {
+		snprintf(note, sizeof(note), "%s%swindow %u of -W %u: --window-bytes %s", label,
+			 *label ? "; " : "", c->window, r->p.window,
+			 gdrb_size_format(r->p.window_bytes, cap, sizeof(cap)));
+		row.note = note;
+	}
 
 	if (r->csv && gdrb_csv_append(r->csv, &row))
 		r->exit_code = GDRB_EXIT_FAIL;
@@ -234,15 +244,15 @@ void gdrb_drv_print_header(struct run *r)
 	       gdrb_size_format(p->sizes.v[p->sizes.n - 1], hi, sizeof(hi)), p->sizes.n,
 	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
 	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
-	printf("# iterations: warm-up in growing batches (at most %llu, a tenth of the budget), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); never past %dx the budget; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
+	printf("# iterations: warm-up in growing batches (at most %llu, a tenth of the budget), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); a size, warm-up included, never past %dx the budget by more than an iteration; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
 	       (unsigned long long)p->warmup,
 	       (unsigned long long)(p->min_iters < p->iters ? p->min_iters : p->iters), GDRB_MIN_STRETCH,
 	       GDRB_FLOOR_ITERS, GDRB_MAX_STRETCH, GDRB_NOISY_RATIO);
-	if (gdrb_has_window(b))
-		printf("# buffers %s: %s\n", gdrb_buffers_names[p->buffers],
-		       p->buffers == GDRB_BUFFERS_SINGLE ?
-		       "every message of a window is sent from one buffer and received into one, as the OSU Micro-Benchmarks do by default (it stays in cache: not what NIC or GPU traffic sees)" :
-		       "each message of a window has its own slot of the buffers; the window shrinks where window x size would pass the buffer cap (the CSV window column says)");
+	if (gdrb_has_window(b) && p->buffers == GDRB_BUFFERS_SINGLE)
+		printf("# buffers single: every message of a window is sent from one buffer and received into one, as the OSU Micro-Benchmarks do by default (it stays in cache: not what NIC or GPU traffic sees)\n");
+	else if (gdrb_has_window(b))
+		printf("# buffers slots: each message of a window has its own slot of the buffers; at each size the window is the smaller of -W %u and --window-bytes %s / size (the CSV window column; the note says where it is less than -W)\n",
+		       p->window, gdrb_size_format(p->window_bytes, lo, sizeof(lo)));
 	if (b->opt_groups & GDRB_OPTG_SYNC)
 		printf("# sync %s: %s\n", gdrb_sync_names[p->sync], p->sync == GDRB_SYNC_BARRIER ?
 		       "an untimed barrier before every call; a sample is one call on one rank, from leaving the barrier to the call's return" :

@@ -16,6 +16,7 @@
 #include "gdrb_mem.h"
 #include "gdrb_node.h"
 #include "gdrb_rdma.h"
+#include "gdrb_size.h"
 #include "gdrb_topo.h"
 
 /* Ordered so that the worse verdict is the larger; SKIP says nothing. */
@@ -47,8 +48,10 @@ struct doctor_opts {
 	bool live;                      /* both roots are the running system's */
 	bool json;
 	/* The runs to check RLIMIT_MEMLOCK for (-m, -W, --mem). */
-	size_t max_size;                /* default: the largest of GDRB_DEF_SIZES */
+	struct gdrb_sizes sizes;        /* default GDRB_DEF_SIZES */
+	size_t max_size;                /* the largest of sizes */
 	unsigned window;                /* default GDRB_DEF_WINDOW */
+	size_t window_bytes;            /* default GDRB_DEF_WINDOW_BYTES */
 	enum gdrb_mem_kind mem;         /* default device */
 };
 
@@ -56,8 +59,10 @@ struct doctor {
 	const char *sysfs_root, *procfs_root;
 	bool live;                      /* the running system: libibverbs and CUDA are asked too */
 	/* The runs check 6 computes the RLIMIT_MEMLOCK need of (doctor_opts). */
+	const struct gdrb_sizes *sizes;
 	size_t max_size;
 	unsigned window;
+	size_t window_bytes;
 	enum gdrb_mem_kind mem;
 
 	struct gdrb_topo topo;

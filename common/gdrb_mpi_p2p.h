@@ -20,6 +20,7 @@
 
 struct gdrb_mpi_p2p {
 	MPI_Request *reqs;
+	int *done;              /* MPI_Waitsome's indices */
 	int nreqs, cap;
 	/* Pipelined staging: the request of each ring slot, per direction. */
 	MPI_Request out_req[GDRB_STAGE_SLOTS], in_req[GDRB_STAGE_SLOTS];

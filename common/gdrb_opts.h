@@ -83,6 +83,7 @@ struct gdrb_params {
 	enum gdrb_mem_kind mem;
 	int gpu;                    /* -1: local rank modulo GPU count */
 	unsigned window;            /* messages in flight per iteration */
+	size_t window_bytes;        /* most bytes of a window's slots (gdrb_window_at) */
 	bool validate;
 	const char *csv_path;       /* NULL: no CSV */
 	const char *label;          /* free text copied to the CSV note column */

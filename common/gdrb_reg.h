@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "gdrb_mem.h"
+#include "gdrb_size.h"
 
 struct ibv_pd;
 struct ibv_mr;
@@ -71,11 +72,12 @@ const char *gdrb_cu_explain(int cu_err);
  * memory the two pinned bounce buffers as well; the GPU buffers themselves
  * are charged when registered through peer memory (dma-buf is not), so a
  * device run counts 4 buffers and a host or pinned one 2. Each buffer is
- * gdrb_buf_bytes() of the largest message (-m) and the window (-W).
+ * gdrb_buf_bytes() of the sizes (-m), the window (-W) and --window-bytes.
  */
 struct gdrb_memlock_need {
 	size_t max_size;                /* the largest message */
 	unsigned window;
+	size_t window_bytes;            /* --window-bytes */
 	bool windowed;                  /* bandwidth benchmarks: a window per buffer */
 	enum gdrb_mem_kind mem;
 	size_t buf_bytes;               /* each buffer */
@@ -85,8 +87,8 @@ struct gdrb_memlock_need {
 };
 
 /* 0, or -EOVERFLOW with need->bytes saturated at SIZE_MAX (never wrapped). */
-int gdrb_memlock_need(size_t max_size, unsigned window, bool windowed, enum gdrb_mem_kind mem,
-		      struct gdrb_memlock_need *need);
+int gdrb_memlock_need(const struct gdrb_sizes *sizes, unsigned window, size_t window_bytes,
+		      bool windowed, enum gdrb_mem_kind mem, struct gdrb_memlock_need *need);
 /* The need alone: "4GiB", or "more than N bytes" when it overflows. */
 char *gdrb_memlock_total_text(const struct gdrb_memlock_need *need, char *buf, size_t len);
 /*

@@ -80,19 +80,28 @@ int gdrb_sizes_parse(const char *text, struct gdrb_sizes *out, const char **err)
 size_t gdrb_sizes_max(const struct gdrb_sizes *s);
 
 /*
- * A bandwidth benchmark's buffers hold a window of distinct slots for
- * messages smaller than this, so that every message in flight has its own
- * bytes to validate.
+ * A bandwidth benchmark's buffers hold a window of distinct slots, so that
+ * every message in flight has its own bytes to validate; --window-bytes caps
+ * the bytes of one window (per buffer). The default 1 GiB is the buffer the
+ * default sweep (8:1G) always had: its figures keep their windows.
  */
-#define GDRB_WINDOW_BYTES_CAP ((size_t)32 << 20)
+#define GDRB_DEF_WINDOW_BYTES "1G"
+
+/*
+ * The window in force at size: min(window, max(1, cap / size)) where the
+ * messages have a slot each (windowed), window where they share one buffer
+ * (or size is 0). Depends on nothing else: the same size gets the same
+ * window whatever the rest of the size list is. 0 stays 0.
+ */
+unsigned gdrb_window_at(size_t size, unsigned window, size_t cap, bool windowed);
 
 /*
  * Bytes in each buffer a run allocates (send, receive and, with device
- * memory, the two pinned bounce buffers): the largest message, or where
- * windowed (bandwidth benchmarks) a window of them up to
- * GDRB_WINDOW_BYTES_CAP, never less than the largest message. No overflow.
+ * memory, the two pinned bounce buffers): the largest gdrb_window_at(s) x s
+ * over the sizes, or the largest size where not windowed. No overflow:
+ * a window of more than one fits the cap.
  */
-size_t gdrb_buf_bytes(size_t max_size, unsigned window, bool windowed);
+size_t gdrb_buf_bytes(const struct gdrb_sizes *sizes, unsigned window, size_t cap, bool windowed);
 
 /* "8B", "4KiB", "1GiB", "1536B" (exact: non-round sizes stay in bytes). */
 char *gdrb_size_format(size_t size, char *buf, size_t len);

@@ -33,7 +33,10 @@ int gdrb_mpi_p2p_setup(struct gdrb_ctx *c)
 	/* A window of sends and one of receives, each message possibly chunked. */
 	m->cap = (int)(2 * (c->p->window + max) + 2);
 	m->reqs = calloc((size_t)m->cap, sizeof(*m->reqs));
-	if (!m->reqs) {
+	m->done = calloc((size_t)m->cap, sizeof(*m->done));
+	if (!m->reqs || !m->done) {
+		free(m->reqs);
+		free(m->done);
 		free(m);
 		return GDRB_ERR;
 	}
@@ -80,6 +83,7 @@ void gdrb_mpi_p2p_teardown(struct gdrb_ctx *c)
 	if (!m)
 		return;
 	free(m->reqs);
+	free(m->done);
 	free(m);
 	c->priv = NULL;
 }
@@ -161,10 +165,18 @@ int gdrb_mpi_irecv(struct gdrb_ctx *c, void *buf, size_t len, int tag)
 int gdrb_mpi_waitall(struct gdrb_ctx *c)
 {
 	struct gdrb_mpi_p2p *m = c->priv;
-	int rc = MPI_Waitall(m->nreqs, m->reqs, MPI_STATUSES_IGNORE);
+	int left = m->nreqs, n;
 
+	/* Completion by completion: each is progress for the watchdog, however long the window. */
+	while (left > 0) {
+		if (MPI_Waitsome(m->nreqs, m->reqs, &n, m->done, MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
+		    n == MPI_UNDEFINED)
+			break;
+		left -= n;
+		gdrb_watchdog_kick();
+	}
 	m->nreqs = 0;
-	return rc == MPI_SUCCESS ? 0 : GDRB_ERR;
+	return left > 0 ? GDRB_ERR : 0;
 }
 
 /* --- pipelined staging ------------------------------------------------------ */

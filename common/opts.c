@@ -41,6 +41,7 @@ enum {
 	OPT_MIN_ITERS,
 	OPT_BUFFERS,
 	OPT_SYNC,
+	OPT_WINDOW_BYTES,
 };
 
 const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
@@ -68,7 +69,7 @@ static const struct opt_desc opt_table[] = {
 	{ { "warmup", required_argument, NULL, 'w' }, 'w', GDRB_OPTG_COMMON, "N",
 	  "most warm-up iterations per size, in growing batches while they take under a tenth of the time budget; their median (slowest rank's) plans the timed iterations (default " GDRB_STR(GDRB_DEF_WARMUP) ")" },
 	{ { "time-per-size", required_argument, NULL, 't' }, 't', GDRB_OPTG_COMMON, "SEC",
-	  "time budget of timed iterations per size, checked between batches agreed across ranks; --min-iters may stretch it, never past " GDRB_STR(GDRB_MAX_STRETCH) "x (default " GDRB_STR(GDRB_DEF_TIME_PER_SIZE) ")" },
+	  "time budget of timed iterations per size, checked between batches agreed across ranks; --min-iters may stretch it, never a size (warm-up included) past " GDRB_STR(GDRB_MAX_STRETCH) "x plus one iteration (default " GDRB_STR(GDRB_DEF_TIME_PER_SIZE) ")" },
 	{ { "timeout", required_argument, NULL, 'T' }, 'T', GDRB_OPTG_COMMON, "SEC",
 	  "give up when a peer makes no progress for SEC seconds at any size; 0: never (default " GDRB_STR(GDRB_DEF_TIMEOUT) ")" },
 	{ { "validate", no_argument, NULL, 'c' }, 'c', GDRB_OPTG_COMMON, NULL,
@@ -86,7 +87,9 @@ static const struct opt_desc opt_table[] = {
 	{ { "stage-chunk", required_argument, NULL, OPT_STAGE_CHUNK }, 0, GDRB_OPTG_MEM, "SIZE",
 	  "fragment size of pipelined staging, 4K to 1G (default " GDRB_DEF_STAGE_CHUNK ", " GDRB_STR(GDRB_STAGE_SLOTS) " bounce slots per direction)" },
 	{ { "window", required_argument, NULL, 'W' }, 'W', GDRB_OPTG_WINDOW, "N",
-	  "messages in flight per iteration, reduced where they do not fit the buffer (default " GDRB_STR(GDRB_DEF_WINDOW) ")" },
+	  "messages in flight per iteration; with --buffers slots reduced where window x size would pass --window-bytes (default " GDRB_STR(GDRB_DEF_WINDOW) ")" },
+	{ { "window-bytes", required_argument, NULL, OPT_WINDOW_BYTES }, 0, GDRB_OPTG_WINDOW, "SIZE",
+	  "most bytes of a window's slots per buffer: at each size the window is the smaller of -W and SIZE / size (at least 1), whatever the other sizes; the CSV note says where it cut the window (default " GDRB_DEF_WINDOW_BYTES ")" },
 	{ { "buffers", required_argument, NULL, OPT_BUFFERS }, 0, GDRB_OPTG_WINDOW, "MODE",
 	  "where a window's messages live: slots (one buffer slot per message, as NIC and GPU traffic does) or single (every message from and into one buffer, as the OSU Micro-Benchmarks do by default; it stays in cache) (default slots)" },
 	{ { "sync", required_argument, NULL, OPT_SYNC }, 0, GDRB_OPTG_SYNC, "MODE",
@@ -152,6 +155,7 @@ void gdrb_opts_defaults(struct gdrb_params *p)
 	p->mem = GDRB_MEM_HOST;
 	p->gpu = -1;
 	p->window = GDRB_DEF_WINDOW;
+	gdrb_size_parse(GDRB_DEF_WINDOW_BYTES, &p->window_bytes, &err);
 	p->op = GDRB_SUM;
 	p->dtype = GDRB_FLOAT;
 	p->root = 0;
@@ -329,6 +333,13 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 		if (parse_u64("window", arg, 1, 1u << 16, &v))
 			return GDRB_ERR_USAGE;
 		p->window = (unsigned)v;
+		return 0;
+	case OPT_WINDOW_BYTES:
+		if (gdrb_size_parse(arg, &v64, &err) || v64 == 0) {
+			gdrb_usage_err("--window-bytes: expected a size from 1 byte (64M, 1G, 4G), got '%s'", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->window_bytes = v64;
 		return 0;
 	case OPT_GPU:
 		if (parse_u64("gpu", arg, 0, 1023, &v))

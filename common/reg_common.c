@@ -173,15 +173,16 @@ void gdrb_reg_summary(const struct gdrb_gpu_mr *m, char *buf, size_t len)
 	}
 }
 
-int gdrb_memlock_need(size_t max_size, unsigned window, bool windowed, enum gdrb_mem_kind mem,
-		      struct gdrb_memlock_need *need)
+int gdrb_memlock_need(const struct gdrb_sizes *sizes, unsigned window, size_t window_bytes,
+		      bool windowed, enum gdrb_mem_kind mem, struct gdrb_memlock_need *need)
 {
 	memset(need, 0, sizeof(*need));
-	need->max_size = max_size;
+	need->max_size = gdrb_sizes_max(sizes);
 	need->window = window;
+	need->window_bytes = window_bytes;
 	need->windowed = windowed;
 	need->mem = mem;
-	need->buf_bytes = gdrb_buf_bytes(max_size, window, windowed);
+	need->buf_bytes = gdrb_buf_bytes(sizes, window, window_bytes, windowed);
 	/* Send and receive; device memory adds the two pinned bounce buffers. */
 	need->nbufs = mem == GDRB_MEM_DEVICE ? 4 : 2;
 	if (need->buf_bytes > SIZE_MAX / need->nbufs) {
@@ -208,8 +209,8 @@ void gdrb_memlock_need_text(const struct gdrb_memlock_need *need, char *buf, siz
 
 	gdrb_memlock_total_text(need, total, sizeof(total));
 	if (need->windowed)
-		snprintf(window, sizeof(window), ", or a window (-W %u) of smaller ones up to %s",
-			 need->window, gdrb_size_format(GDRB_WINDOW_BYTES_CAP, cap, sizeof(cap)));
+		snprintf(window, sizeof(window), ", or a window (-W %u) of smaller ones up to %s (--window-bytes)",
+			 need->window, gdrb_size_format(need->window_bytes, cap, sizeof(cap)));
 	snprintf(buf, len, "need %s for -m %s with --mem %s: %u registered buffers of %s (%s); "
 		 "a buffer holds the largest message%s", total,
 		 gdrb_size_format(need->max_size, max, sizeof(max)), gdrb_mem_kind_name(need->mem),

@@ -174,11 +174,26 @@ char *gdrb_size_format(size_t size, char *buf, size_t len)
 	return buf;
 }
 
-size_t gdrb_buf_bytes(size_t max_size, unsigned window, bool windowed)
+unsigned gdrb_window_at(size_t size, unsigned window, size_t cap, bool windowed)
 {
-	if (!windowed || window <= 1 || max_size == 0 || max_size >= GDRB_WINDOW_BYTES_CAP)
-		return max_size;
-	/* max_size * window only matters up to the cap: compare by division. */
-	return window > GDRB_WINDOW_BYTES_CAP / max_size ? GDRB_WINDOW_BYTES_CAP :
-							  max_size * window;
+	if (!windowed || size == 0 || window <= 1)
+		return window;
+	/* window x size only matters up to the cap: compare by division. */
+	if (window <= cap / size)
+		return window;
+	return cap / size > 1 ? (unsigned)(cap / size) : 1;
+}
+
+size_t gdrb_buf_bytes(const struct gdrb_sizes *sizes, unsigned window, size_t cap, bool windowed)
+{
+	size_t i, bytes = 0;
+
+	for (i = 0; i < sizes->n; i++) {
+		size_t s = sizes->v[i], w = gdrb_window_at(s, window, cap, windowed);
+		/* w > 1 only where w x s <= cap: no wrap. */
+		size_t b = windowed && w > 1 ? w * s : s;
+
+		bytes = b > bytes ? b : bytes;
+	}
+	return bytes;
 }

@@ -138,8 +138,8 @@ static void memlock_note(const struct gdrb_ctx *c, int err, char *buf, size_t le
 	if (!node.memlock_known)
 		return;
 	/* The driver sized the buffers from the same figures (gdrb_buf_bytes). */
-	gdrb_memlock_need(gdrb_sizes_max(&c->p->sizes), c->p->window, gdrb_windowed(c->bench, c->p),
-			  c->p->mem, &need);
+	gdrb_memlock_need(&c->p->sizes, c->p->window, c->p->window_bytes,
+			  gdrb_windowed(c->bench, c->p), c->p->mem, &need);
 	gdrb_memlock_note(&need, err, node.memlock_unlimited, node.memlock_bytes,
 			  node.cap_ipc_lock, buf, len);
 }
@@ -247,6 +247,23 @@ static void destroy_cqs(struct gdrb_verbs *v)
 	v->send_cq = v->recv_cq = v->ctrl_cq = NULL;
 }
 
+/* The most work requests one QP has in flight: a window's share (the window in force at each size). */
+static size_t most_pieces(const struct gdrb_ctx *c, const struct gdrb_verbs *v)
+{
+	bool windowed = gdrb_windowed(c->bench, c->p);
+	size_t i, most = 0;
+
+	for (i = 0; i < c->p->sizes.n; i++) {
+		size_t s = c->p->sizes.v[i];
+		unsigned w = gdrb_has_window(c->bench) ?
+			     gdrb_window_at(s, c->p->window, c->p->window_bytes, windowed) : 1;
+		size_t n = (size_t)((w + v->nqps - 1) / v->nqps) * gdrb_wr_count(s, v->max_chunk);
+
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 {
 	struct ibv_device_attr da;
@@ -285,7 +302,7 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	max_size = gdrb_sizes_max(&c->p->sizes);
 	v->rd_atom = da.max_qp_rd_atom < 16 ? (da.max_qp_rd_atom ? da.max_qp_rd_atom : 1) : 16;
 	v->tx_depth = c->p->tx_depth < (unsigned)da.max_qp_wr ? c->p->tx_depth : (unsigned)da.max_qp_wr;
-	pieces = (size_t)((c->p->window + v->nqps - 1) / v->nqps) * gdrb_wr_count(max_size, v->max_chunk);
+	pieces = most_pieces(c, v);
 	/* Pipelined staging keeps the receives of at most a ring's slots posted. */
 	if (gdrb_ring_ready(&c->in_ring) &&
 	    pieces < GDRB_STAGE_SLOTS * gdrb_wr_count(c->in_ring.chunk, v->max_chunk))

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "config.h"
 
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,7 +25,59 @@ static struct {
 	char waiting_for[160];
 	char what[96];
 	size_t size;
+	char main_stat[64];     /* the measuring thread's /proc/self/task/TID/schedstat */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The watchdog looks this often; a look later than this plus its own wait for a CPU means this process was stopped. */
+#define NAP_S 0.05
+#define STOPPED_S 0.25
+/* The measuring thread counts as starved in a look where it ran less than this and waited for a CPU half the look. */
+#define STARVED_RUN_S 0.001
+
+/* A thread's scheduler figures, in seconds: on a CPU, and runnable but waiting for one. */
+struct sched_figs {
+	double run_s, wait_s;
+	bool ok;
+};
+
+static struct sched_figs read_sched(const char *path)
+{
+	struct sched_figs f = { 0 };
+	uint64_t run, wait;
+	FILE *in = fopen(path, "r");
+
+	if (!in)
+		return f;
+	f.ok = fscanf(in, "%" SCNu64 " %" SCNu64, &run, &wait) == 2;
+	fclose(in);
+	f.run_s = (double)run * 1e-9;
+	f.wait_s = (double)wait * 1e-9;
+	return f;
+}
+
+/*
+ * Seconds of a look of span_s that count as waiting for the peer: not the
+ * time this whole process was stopped (SIGSTOP, a debugger: the watchdog
+ * itself could not run, and was not waiting for a CPU either), and nothing
+ * when the measuring thread wanted a CPU and hardly got one (a loaded
+ * machine: it could not have seen the peer's progress). The idle time
+ * already counted is kept either way.
+ */
+static double counted(double span_s, struct sched_figs me0, struct sched_figs me1,
+		      struct sched_figs main0, struct sched_figs main1)
+{
+	double away = span_s - NAP_S, c;
+
+	if (me0.ok && me1.ok)
+		away -= (me1.run_s - me0.run_s) + (me1.wait_s - me0.wait_s);
+	else if (span_s <= 1.0)
+		away = 0;       /* without schedstat: only a long gap reads as a stop */
+	c = away > STOPPED_S ? span_s - away : span_s;
+	if (main0.ok && main1.ok && main1.run_s - main0.run_s < STARVED_RUN_S &&
+	    main1.wait_s - main0.wait_s > c / 2)
+		return 0;
+	return c > 0 ? c : 0;
+}
 
 void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *what, size_t size)
 {
@@ -39,25 +94,40 @@ void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *wha
 	gdrb_watchdog_kick();
 }
 
+/*
+ * Idle time is counted, look by look, only while no progress mark appears
+ * and this process could have seen one (counted()): a peer that makes
+ * progress, however slowly, or a rank that is merely descheduled never
+ * trips it; a frozen peer does after about --timeout of this rank running.
+ */
 static void *watchdog_main(void *arg)
 {
-	struct timespec nap = { 0, 50 * 1000 * 1000 };
-	uint64_t last_look = gdrb_ticks();
+	struct timespec nap = { 0, (long)(NAP_S * 1e9) };
+	uint64_t last_look = gdrb_ticks(), last_mark = __atomic_load_n(&gdrb_watchdog_mark, __ATOMIC_RELAXED);
+	struct sched_figs me = read_sched("/proc/thread-self/schedstat"), main = read_sched(wd.main_stat);
+	double idle = 0;
 
 	(void)arg;
 	while (!wd.stop) {
-		uint64_t mark = __atomic_load_n(&gdrb_watchdog_mark, __ATOMIC_RELAXED);
-		uint64_t now = gdrb_ticks();
-		double idle = now > mark ? gdrb_ticks_to_us(now - mark) * 1e-6 : 0.0;
-		double nap_s = gdrb_ticks_to_us(now - last_look) * 1e-6;
+		uint64_t mark, now;
+		struct sched_figs me1, main1;
+		double span;
 
+		nanosleep(&nap, NULL);
+		mark = __atomic_load_n(&gdrb_watchdog_mark, __ATOMIC_RELAXED);
+		now = gdrb_ticks();
+		me1 = read_sched("/proc/thread-self/schedstat");
+		main1 = read_sched(wd.main_stat);
+		span = gdrb_ticks_to_us(now - last_look) * 1e-6;
+		if (mark == last_mark)
+			idle += counted(span, me, me1, main, main1);
+		else    /* progress since the last look: idle from that mark on, at most this look */
+			idle = now <= mark ? 0.0 : gdrb_ticks_to_us(now - mark) * 1e-6 < span ?
+			       gdrb_ticks_to_us(now - mark) * 1e-6 : span;
 		last_look = now;
-		/* This process itself was stopped (SIGSTOP, a debugger): not the peer's fault. */
-		if (nap_s > 1.0) {
-			gdrb_watchdog_kick_at(now);
-			nanosleep(&nap, NULL);
-			continue;
-		}
+		last_mark = mark;
+		me = me1;
+		main = main1;
 		if (idle > wd.limit_s) {
 			char size[32];
 
@@ -69,7 +139,6 @@ static void *watchdog_main(void *arg)
 			/* Not exit(): the main thread may be inside MPI; nothing may run atexit. */
 			_exit(GDRB_EXIT_FAIL);
 		}
-		nanosleep(&nap, NULL);
 	}
 	return NULL;
 }
@@ -82,6 +151,9 @@ int gdrb_watchdog_start(double timeout_s)
 		return 0;
 	wd.limit_s = timeout_s;
 	wd.stop = 0;
+	/* The thread that measures: whether it gets a CPU decides what idle time counts. */
+	snprintf(wd.main_stat, sizeof(wd.main_stat), "/proc/self/task/%ld/schedstat",
+		 (long)syscall(SYS_gettid));
 	gdrb_watchdog_kick();
 	rc = pthread_create(&wd.thread, NULL, watchdog_main, NULL);
 	if (rc) {

@@ -110,10 +110,13 @@ expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
 	"PASS need 2GiB for -m 1GiB with --mem host: 2 registered buffers of 1GiB"
 expect_opts=(-m '8,4K,256M' --mem pinned)
 expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
-	"PASS need 512MiB for -m 256MiB with --mem pinned"
+	"PASS need 2GiB for -m 256MiB with --mem pinned: 2 registered buffers of 1GiB"
 expect_opts=(-m 64K -W 128)
 expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
 	"PASS need 32MiB for -m 64KiB with --mem device: 4 registered buffers of 8MiB" "-W 128"
+expect_opts=(-m 64K -W 128 --window-bytes 1M)
+expect memlock-2g 0 "PASS SKIP PASS SKIP PASS WARN PASS PASS PASS PASS PASS" \
+	"PASS need 4MiB for -m 64KiB with --mem device: 4 registered buffers of 1MiB" "up to 1MiB (--window-bytes)"
 expect_opts=(-m 1T)
 expect healthy 0 "$healthy" "PASS need 4TiB for -m 1TiB with --mem device"
 expect noib 1 "FAIL SKIP PASS SKIP WARN PASS PASS SKIP SKIP PASS PASS" \

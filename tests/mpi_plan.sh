@@ -75,13 +75,13 @@ pass "2 ms iterations, 0.05 s budget: --min-iters 50 stretched it to $n; --min-i
 # --buffers: the window column, the layout column, validation in both layouts.
 for b in bw bibw; do
 	for layout in slots single; do
-		mpi 2 "$top_builddir/mpi/gdrb_mpi_$b" -c -t 0.02 -n 20 --buffers "$layout" -m 8,1M,16M \
+		mpi 2 "$top_builddir/mpi/gdrb_mpi_$b" -c -t 0.02 -n 20 --buffers "$layout" -m 8,1M,16M --window-bytes 32M \
 			--csv "$WORK/buf.csv" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_$b --buffers $layout"; }
 		grep -q "^# buffers $layout: " "$WORK/out" || { cat "$WORK/out"; fail "gdrb_mpi_$b: no '# buffers $layout' line"; }
 	done
 done
 csv_check -v rows=12 -v status=ok "$WORK/buf.csv" || fail "--buffers: schema, or a row not ok"
-# single: a window of 64 at every size; slots: 64 up to the 32 MiB cap, 2 at 16 MiB.
+# single: a window of 64 at every size; slots: 64 up to the 32 MiB --window-bytes, 2 at 16 MiB.
 [ "$(grep -c ',,,64,single,all,' "$WORK/buf.csv")" -eq 6 ] || { cat "$WORK/buf.csv"; fail "--buffers single: not a window of 64 at every size"; }
 grep -q '^mpi_bw,mpi,host,direct,host,,,2,slots,all,16777216,' "$WORK/buf.csv" || fail "--buffers slots: 16 MiB not a window of 2"
 grep -q '^mpi_bw,mpi,host,direct,host,,,64,slots,all,8,' "$WORK/buf.csv" || fail "--buffers slots: 8 B not a window of 64"

@@ -250,41 +250,52 @@ END_TEST
 #define GIB ((size_t)1 << 30)
 #define starts_with(s, prefix) (strncmp((s), (prefix), strlen(prefix)) == 0)
 
+/* The memlock need of one size, -W window, the default --window-bytes. */
+static int need_of(size_t size, unsigned window, bool windowed, enum gdrb_mem_kind mem,
+		   struct gdrb_memlock_need *n)
+{
+	struct gdrb_sizes s = { .n = 1, .v = { size } };
+
+	return gdrb_memlock_need(&s, window, GIB, windowed, mem, n);
+}
+
 /* What a run registers against RLIMIT_MEMLOCK, at the edges. */
 START_TEST(test_memlock_need)
 {
 	struct gdrb_memlock_need n;
 
 	/* Defaults (-m 8:1G, -W 64): device counts send, receive and both bounce buffers. */
-	ck_assert_int_eq(gdrb_memlock_need(GIB, 64, true, GDRB_MEM_DEVICE, &n), 0);
+	ck_assert_int_eq(need_of(GIB, 64, true, GDRB_MEM_DEVICE, &n), 0);
 	ck_assert_uint_eq(n.buf_bytes, GIB);
 	ck_assert_uint_eq(n.nbufs, 4);
 	ck_assert_uint_eq(n.bytes, 4 * GIB);
 	ck_assert(!n.overflow);
-	ck_assert_int_eq(gdrb_memlock_need(GIB, 64, true, GDRB_MEM_HOST, &n), 0);
+	ck_assert_int_eq(need_of(GIB, 64, true, GDRB_MEM_HOST, &n), 0);
 	ck_assert_uint_eq(n.bytes, 2 * GIB);
-	ck_assert_int_eq(gdrb_memlock_need(GIB, 64, true, GDRB_MEM_PINNED, &n), 0);
+	ck_assert_int_eq(need_of(GIB, 64, true, GDRB_MEM_PINNED, &n), 0);
 	ck_assert_uint_eq(n.bytes, 2 * GIB);
-	/* Small messages: a window per buffer, capped at 32 MiB; latency: one message. */
-	ck_assert_int_eq(gdrb_memlock_need(4096, 64, true, GDRB_MEM_DEVICE, &n), 0);
+	/* Small messages: a window per buffer, capped at --window-bytes; latency: one message. */
+	ck_assert_int_eq(need_of(4096, 64, true, GDRB_MEM_DEVICE, &n), 0);
 	ck_assert_uint_eq(n.bytes, 4 * 64 * 4096);
-	ck_assert_int_eq(gdrb_memlock_need((size_t)1 << 20, 64, true, GDRB_MEM_HOST, &n), 0);
-	ck_assert_uint_eq(n.bytes, 2 * GDRB_WINDOW_BYTES_CAP);
-	ck_assert_int_eq(gdrb_memlock_need(4096, 64, false, GDRB_MEM_HOST, &n), 0);
+	ck_assert_int_eq(need_of((size_t)1 << 20, 64, true, GDRB_MEM_HOST, &n), 0);
+	ck_assert_uint_eq(n.bytes, 2 * 64 * ((size_t)1 << 20));
+	ck_assert_int_eq(need_of((size_t)1 << 24, 128, true, GDRB_MEM_HOST, &n), 0);
+	ck_assert_uint_eq(n.bytes, 2 * GIB);
+	ck_assert_int_eq(need_of(4096, 64, false, GDRB_MEM_HOST, &n), 0);
 	ck_assert_uint_eq(n.bytes, 2 * 4096);
 	/* The largest total that fits, then one byte more per buffer: saturated, not wrapped. */
-	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX / 4, 64, true, GDRB_MEM_DEVICE, &n), 0);
+	ck_assert_int_eq(need_of(SIZE_MAX / 4, 64, true, GDRB_MEM_DEVICE, &n), 0);
 	ck_assert_uint_eq(n.bytes, SIZE_MAX / 4 * 4);
-	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX / 4 + 1, 64, true, GDRB_MEM_DEVICE, &n),
+	ck_assert_int_eq(need_of(SIZE_MAX / 4 + 1, 64, true, GDRB_MEM_DEVICE, &n),
 			 -EOVERFLOW);
 	ck_assert_uint_eq(n.bytes, SIZE_MAX);
 	ck_assert(n.overflow);
-	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX / 2, 1u << 16, true, GDRB_MEM_HOST, &n), 0);
+	ck_assert_int_eq(need_of(SIZE_MAX / 2, 1u << 16, true, GDRB_MEM_HOST, &n), 0);
 	ck_assert_uint_eq(n.bytes, SIZE_MAX / 2 * 2);
-	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX / 2 + 1, 1, false, GDRB_MEM_HOST, &n),
+	ck_assert_int_eq(need_of(SIZE_MAX / 2 + 1, 1, false, GDRB_MEM_HOST, &n),
 			 -EOVERFLOW);
 	ck_assert_uint_eq(n.bytes, SIZE_MAX);
-	ck_assert_int_eq(gdrb_memlock_need(SIZE_MAX, 1u << 16, true, GDRB_MEM_PINNED, &n),
+	ck_assert_int_eq(need_of(SIZE_MAX, 1u << 16, true, GDRB_MEM_PINNED, &n),
 			 -EOVERFLOW);
 	ck_assert_uint_eq(n.buf_bytes, SIZE_MAX);
 	ck_assert_uint_eq(n.bytes, SIZE_MAX);
@@ -296,17 +307,17 @@ START_TEST(test_memlock_text)
 	struct gdrb_memlock_need n;
 	char text[512], want[64];
 
-	gdrb_memlock_need(GIB, 64, true, GDRB_MEM_DEVICE, &n);
+	need_of(GIB, 64, true, GDRB_MEM_DEVICE, &n);
 	gdrb_memlock_need_text(&n, text, sizeof(text));
 	ck_assert_msg(starts_with(text, "need 4GiB for -m 1GiB with --mem device: 4 registered "
 				  "buffers of 1GiB (send and receive in GPU memory"), "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "2 pinned bounce buffers"));
-	ck_assert_ptr_nonnull(strstr(text, "a window (-W 64) of smaller ones up to 32MiB"));
-	gdrb_memlock_need(4096, 8, false, GDRB_MEM_HOST, &n);
+	ck_assert_ptr_nonnull(strstr(text, "a window (-W 64) of smaller ones up to 1GiB (--window-bytes)"));
+	need_of(4096, 8, false, GDRB_MEM_HOST, &n);
 	gdrb_memlock_need_text(&n, text, sizeof(text));
 	ck_assert_str_eq(text, "need 8KiB for -m 4KiB with --mem host: 2 registered buffers of "
 			       "4KiB (send and receive); a buffer holds the largest message");
-	gdrb_memlock_need(SIZE_MAX, 1, false, GDRB_MEM_DEVICE, &n);
+	need_of(SIZE_MAX, 1, false, GDRB_MEM_DEVICE, &n);
 	gdrb_memlock_need_text(&n, text, sizeof(text));
 	snprintf(want, sizeof(want), "need more than %zu bytes for -m ", (size_t)SIZE_MAX);
 	ck_assert_msg(starts_with(text, want), "%s", text);
@@ -319,7 +330,7 @@ START_TEST(test_memlock_note)
 	struct gdrb_memlock_need n;
 	char note[640];
 
-	gdrb_memlock_need(GIB, 64, true, GDRB_MEM_DEVICE, &n);
+	need_of(GIB, 64, true, GDRB_MEM_DEVICE, &n);
 	/* ENOMEM under a small limit: need, limit, and raise it. */
 	ck_assert(gdrb_memlock_note(&n, ENOMEM, false, 65536, false, note, sizeof(note)));
 	ck_assert_msg(starts_with(note, "; need 4GiB for -m 1GiB with --mem device: "), "%s", note);
@@ -340,7 +351,7 @@ START_TEST(test_memlock_note)
 	ck_assert(!gdrb_memlock_note(&n, EFAULT, true, 0, false, note, sizeof(note)));
 	ck_assert_str_eq(note, "");
 	/* A need no finite limit covers. */
-	gdrb_memlock_need(SIZE_MAX, 64, true, GDRB_MEM_DEVICE, &n);
+	need_of(SIZE_MAX, 64, true, GDRB_MEM_DEVICE, &n);
 	ck_assert(gdrb_memlock_note(&n, EFAULT, false, UINT64_MAX, false, note, sizeof(note)));
 	ck_assert_ptr_nonnull(strstr(note, ": raise it"));
 }

@@ -429,29 +429,71 @@ START_TEST(test_format_parse_roundtrip)
 }
 END_TEST
 
-/* What each buffer holds: the largest message, or a window of them up to the cap. */
+/* The window in force at a size: -W, the cap and that size only. */
+START_TEST(test_window_at)
+{
+	const size_t mib = (size_t)1 << 20, gib = (size_t)1 << 30;
+
+	/* The default cap: 8:1G keeps the windows it always had (64 up to 16 MiB, then halving). */
+	ck_assert_uint_eq(gdrb_window_at(8, 64, gib, true), 64);
+	ck_assert_uint_eq(gdrb_window_at(4 * mib, 64, gib, true), 64);
+	ck_assert_uint_eq(gdrb_window_at(16 * mib, 64, gib, true), 64);
+	ck_assert_uint_eq(gdrb_window_at(32 * mib, 64, gib, true), 32);
+	ck_assert_uint_eq(gdrb_window_at(512 * mib, 64, gib, true), 2);
+	ck_assert_uint_eq(gdrb_window_at(gib, 64, gib, true), 1);
+	/* Larger than the cap: still one message. */
+	ck_assert_uint_eq(gdrb_window_at(gib + 1, 64, gib, true), 1);
+	ck_assert_uint_eq(gdrb_window_at(SIZE_MAX, 64, gib, true), 1);
+	ck_assert_uint_eq(gdrb_window_at(SIZE_MAX, 1u << 16, SIZE_MAX, true), 1);
+	/* Exactly at the edge, one byte either side; a cap that is not a multiple. */
+	ck_assert_uint_eq(gdrb_window_at(mib, 64, 64 * mib, true), 64);
+	ck_assert_uint_eq(gdrb_window_at(mib, 64, 64 * mib - 1, true), 63);
+	ck_assert_uint_eq(gdrb_window_at(mib + 1, 64, 64 * mib, true), 63);
+	ck_assert_uint_eq(gdrb_window_at(3 * mib, 64, 32 * mib, true), 10);
+	/* A cap of 1 byte; a cap that holds any window. */
+	ck_assert_uint_eq(gdrb_window_at(1, 64, 1, true), 1);
+	ck_assert_uint_eq(gdrb_window_at(1, 1u << 16, SIZE_MAX, true), 1u << 16);
+	/* One buffer (--buffers single), size 0, a window of 1 or 0: not limited. */
+	ck_assert_uint_eq(gdrb_window_at(gib, 64, mib, false), 64);
+	ck_assert_uint_eq(gdrb_window_at(0, 64, mib, true), 64);
+	ck_assert_uint_eq(gdrb_window_at(gib, 1, mib, true), 1);
+	ck_assert_uint_eq(gdrb_window_at(gib, 0, mib, true), 0);
+}
+END_TEST
+
+/* What each buffer holds: the largest window x size over the sizes, or the largest size. */
 START_TEST(test_buf_bytes)
 {
-	const size_t cap = GDRB_WINDOW_BYTES_CAP, mib = (size_t)1 << 20;
+	const size_t mib = (size_t)1 << 20, gib = (size_t)1 << 30;
+	struct gdrb_sizes s;
+	const char *err;
 
-	ck_assert_uint_eq(cap, 32 * mib);
-	/* The defaults: 8:1G, window 64. */
-	ck_assert_uint_eq(gdrb_buf_bytes((size_t)1 << 30, 64, true), (size_t)1 << 30);
-	ck_assert_uint_eq(gdrb_buf_bytes(8, 64, true), 512);
-	ck_assert_uint_eq(gdrb_buf_bytes(mib, 32, true), cap);
-	ck_assert_uint_eq(gdrb_buf_bytes(mib, 31, true), 31 * mib);
-	ck_assert_uint_eq(gdrb_buf_bytes(mib, 64, true), cap);
-	ck_assert_uint_eq(gdrb_buf_bytes(cap - 1, 2, true), cap);
-	ck_assert_uint_eq(gdrb_buf_bytes(cap + 1, 2, true), cap + 1);
-	/* Latency benchmarks, a window of one, nothing asked. */
-	ck_assert_uint_eq(gdrb_buf_bytes(mib, 64, false), mib);
-	ck_assert_uint_eq(gdrb_buf_bytes(mib, 1, true), mib);
-	ck_assert_uint_eq(gdrb_buf_bytes(mib, 0, true), mib);
-	ck_assert_uint_eq(gdrb_buf_bytes(0, 64, true), 0);
-	/* max * window would wrap: it is never computed. */
-	ck_assert_uint_eq(gdrb_buf_bytes(SIZE_MAX, 1u << 16, true), SIZE_MAX);
-	ck_assert_uint_eq(gdrb_buf_bytes(SIZE_MAX / 2 + 1, 2, true), SIZE_MAX / 2 + 1);
-	ck_assert_uint_eq(gdrb_buf_bytes(cap / 2 + 1, 1u << 16, true), cap);
+	/* The defaults: 8:1G, window 64, cap 1 GiB. */
+	ck_assert_int_eq(gdrb_sizes_parse("8:1G", &s, &err), 0);
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 64, gib, true), gib);
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 64, 32 * mib, true), gib);
+	/* 4 MiB alone or in a list: a window of 64 of it. */
+	ck_assert_int_eq(gdrb_sizes_parse("4M", &s, &err), 0);
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 64, gib, true), 256 * mib);
+	ck_assert_int_eq(gdrb_sizes_parse("8:4M", &s, &err), 0);
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 64, gib, true), 256 * mib);
+	/* Not the largest size: 10 x 3 MiB beats 1 x 20 MiB under a 32 MiB cap. */
+	ck_assert_int_eq(gdrb_sizes_parse("3M,20M", &s, &err), 0);
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 64, 32 * mib, true), 30 * mib);
+	/* One buffer, latency: the largest message. */
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 64, 32 * mib, false), 20 * mib);
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 1, 32 * mib, true), 20 * mib);
+	/* No wrap: the window x size product is never past the cap. */
+	s.n = 2;
+	s.v[0] = SIZE_MAX;
+	s.v[1] = SIZE_MAX / 2 + 1;
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 1u << 16, gib, true), SIZE_MAX);
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 1u << 16, SIZE_MAX, true), SIZE_MAX);
+	s.n = 1;
+	s.v[0] = SIZE_MAX / 2 + 1;
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 1u << 16, SIZE_MAX, true), SIZE_MAX / 2 + 1);
+	s.v[0] = 3;
+	ck_assert_uint_eq(gdrb_buf_bytes(&s, 1u << 16, SIZE_MAX, true), 3u << 16);
 }
 END_TEST
 
@@ -483,6 +525,7 @@ static Suite *size_suite(void)
 	add_case(s, "sizes_max", test_sizes_max);
 	add_case(s, "format", test_format);
 	add_case(s, "format_parse_roundtrip", test_format_parse_roundtrip);
+	add_case(s, "window_at", test_window_at);
 	add_case(s, "buf_bytes", test_buf_bytes);
 	return s;
 }
