@@ -23,6 +23,8 @@
 /* Share of the time budget that warm-up may use, and that one timed batch aims at. */
 #define WARMUP_SHARE 0.1
 #define BATCH_SHARE 0.1
+/* How long a rank that is not the leader waits after bad usage (see gdrb_main). */
+#define GDRB_USAGE_LINGER_S 10
 /* The first timed batch at most; each later one at most twice the one before. */
 #define FIRST_BATCH 16
 
@@ -849,6 +851,13 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 		free(r);
 		if (rc == GDRB_PARSE_EXIT)     /* --help, --version */
 			return gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+		/*
+		 * Every rank parsed the same line and only the leader says why: a
+		 * rank that left first could have its launcher kill the leader
+		 * before the line is out. Its launcher ends it when the leader exits.
+		 */
+		if (!gdrb_log_is_leader())
+			sleep(GDRB_USAGE_LINGER_S);
 		return GDRB_EXIT_USAGE;
 	}
 	if (r->p.bidir && bench->traffic == GDRB_TRAFFIC_UNIDIR) {
