@@ -122,6 +122,7 @@ static struct {
 	double gbps, latency_us;
 	FILE *trace;
 	struct sim_stream *legacy, *streams;
+	struct sim_stream *retired;     /* destroyed: events recorded on them stay queryable */
 	unsigned long flushes;
 	bool ready;
 } sim = { .lock = PTHREAD_MUTEX_INITIALIZER, .heap_fd = -1 };
@@ -961,6 +962,8 @@ SIM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
 			*pp = s->next_all;
 			break;
 		}
+	s->next_all = sim.retired;
+	sim.retired = s;
 	pthread_mutex_unlock(&sim.lock);
 	pthread_mutex_lock(&s->lock);
 	s->quit = true;
