@@ -34,7 +34,19 @@ struct rank_result {
 	uint64_t errors;
 	double total_us;        /* sum of timed samples */
 	double bytes_per_iter;  /* payload bytes this rank's pair moves per iteration */
+	double cpu_pct;         /* user + system CPU time over the timed batches, % of their wall time */
 };
+
+/* User + system CPU seconds of this process so far (every thread), or NAN. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return NAN;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
+}
 
 uint64_t gdrb_p2p_seed(size_t size, uint64_t iter, unsigned slot, unsigned role)
 {
@@ -271,14 +283,17 @@ static uint64_t iters_for(double seconds, double per, uint64_t cap)
  * The agreement runs between batches, outside every sample.
  */
 static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *min_out,
-			    uint64_t *errors, double *total_us)
+			    uint64_t *errors, double *total_us, double *cpu_pct)
 {
 	const struct gdrb_params *p = &r->p;
-	uint64_t iter = 0, n = 0, batch, want, i;
-	double est, spent = 0, t, budget = p->time_per_size;
+	uint64_t iter = 0, n = 0, batch, want, i, t0;
+	double est, spent = 0, t, budget = p->time_per_size, cpu0, wall_us;
 
 	if (warm_up(r, size, &iter, errors, &est))
 		return GDRB_ERR;
+	/* CPU time over the timed batches and the agreements between them, warm-up left out. */
+	cpu0 = cpu_seconds();
+	t0 = gdrb_ticks();
 	want = planned_min(p, est);
 	batch = est > 0 ? iters_for(BATCH_SHARE * budget, est, p->iters) : 1;
 	batch = batch < FIRST_BATCH ? batch : FIRST_BATCH;
@@ -308,6 +323,8 @@ static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_
 		left = iters_for((n >= want ? 1 : GDRB_MAX_STRETCH) * budget - spent, per, p->iters - n);
 		batch = next < left ? next : left;
 	}
+	wall_us = gdrb_ticks_to_us(gdrb_ticks() - t0);
+	*cpu_pct = wall_us > 0 ? (cpu_seconds() - cpu0) * 1e6 / wall_us * 100.0 : NAN;
 	*total_us = 0;
 	for (i = 0; i < n; i++)
 		*total_us += r->samples[i];
@@ -376,6 +393,13 @@ static const char *quality(uint64_t n, uint64_t want, const struct gdrb_stats *l
 	       GDRB_Q_OK;
 }
 
+/* *max becomes v where v is larger or *max is not a number yet. */
+static void busiest(double *max, double v)
+{
+	if (!isnan(v) && (isnan(*max) || v > *max))
+		*max = v;
+}
+
 /* Rank 0: turn gathered results into per-pair and aggregate outcomes. */
 static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 		      struct outcome *agg, struct outcome *pairs)
@@ -387,6 +411,9 @@ static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 
 	memset(agg, 0, sizeof(*agg));
 	agg->iters = n;
+	agg->cpu_init_pct = agg->cpu_resp_pct = NAN;
+	for (i = 0; i < (size_t)np; i++)
+		pairs[i].cpu_init_pct = pairs[i].cpu_resp_pct = NAN;
 	pooled = r->all_samples;
 	for (rank = 0; rank < c->boot->size; rank++) {
 		const struct rank_result *rr = &r->all_results[rank];
@@ -396,6 +423,9 @@ static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 		agg->errors += rr->errors;
 		if (rr->failed)
 			o->status = GDRB_ST_FAILED;
+		/* Per side, the busiest rank: a pair has one of each; collectives have initiators only. */
+		busiest(rr->initiator ? &o->cpu_init_pct : &o->cpu_resp_pct, rr->cpu_pct);
+		busiest(rr->initiator ? &agg->cpu_init_pct : &agg->cpu_resp_pct, rr->cpu_pct);
 		if (!rr->initiator)
 			continue;
 		o->iters = n;
@@ -430,7 +460,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	struct gdrb_ctx *c = &r->c;
 	struct rank_result mine = { 0 };
 	uint64_t n = 0, want = 0, errors = 0;
-	double total_us = 0;
+	double total_us = 0, cpu_pct = NAN;
 	int rc;
 
 	c->variant = v;
@@ -439,7 +469,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 			      c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE ?
 			      "the other ranks of the collective" : "the GPU", v->label, size);
 	rc = c->bench->begin && (c->bench->begin(c, size) || c->boot->barrier(c->boot)) ? GDRB_ERR :
-	     plan_and_measure(r, size, &n, &want, &errors, &total_us);
+	     plan_and_measure(r, size, &n, &want, &errors, &total_us, &cpu_pct);
 	if (rc) {
 		/* The peer may be blocked mid-iteration: take every rank down. */
 		gdrb_err("%s failed at size %zu on the %s path", c->bench->name, size, v->label);
@@ -456,6 +486,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	mine.errors = errors;
 	mine.total_us = total_us;
 	mine.bytes_per_iter = bytes_per_iter(c, size);
+	mine.cpu_pct = cpu_pct;
 	gdrb_watchdog_context(-1, "every rank (gathering results)", v->label, size);
 	if (c->boot->gather(c->boot, &mine, sizeof(mine), r->all_results) ||
 	    c->boot->gather(c->boot, r->samples, n * sizeof(double), r->all_samples))
@@ -632,6 +663,35 @@ static int open_gpu(struct run *r)
 	return rc;
 }
 
+unsigned gdrb_window_at(const struct gdrb_ctx *c, size_t size)
+{
+	size_t fit;
+
+	if (!gdrb_has_window(c->bench))
+		return 1;
+	fit = c->p->buffers == GDRB_BUFFERS_SINGLE || !size ? c->p->window : c->bufsize / size;
+	return fit < c->p->window ? (unsigned)(fit ? fit : 1) : c->p->window;
+}
+
+/* The transport's own limit on the window (its queues): the row's note says so, stderr once. */
+static void cap_window(struct run *r, size_t size)
+{
+	struct gdrb_ctx *c = &r->c;
+	char why[160] = "";
+	unsigned cap;
+
+	c->window_note[0] = '\0';
+	if (!c->window_cap || (cap = c->window_cap(c, size, why, sizeof(why))) >= c->window || !cap)
+		return;
+	snprintf(c->window_note, sizeof(c->window_note), "window %u, not %u: %s", cap, c->window,
+		 why);
+	if (!r->window_warned && c->boot->rank == 0)
+		gdrb_warn("%s: window %u, not %u, at %zu B: %s (the CSV note says so at each size cut)",
+			  c->bench->name, cap, c->window, size, why);
+	r->window_warned = true;
+	c->window = cap;
+}
+
 static void sweep(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
@@ -656,13 +716,9 @@ static void sweep(struct run *r)
 			if (s > 0 && size == c->bench->adjust_size(c, r->p.sizes.v[s - 1]))
 				continue;
 		}
-		c->window = 1;
 		c->stride = r->p.buffers == GDRB_BUFFERS_SINGLE ? 0 : size;
-		if (gdrb_has_window(c->bench)) {
-			size_t fit = c->stride ? c->bufsize / size : r->p.window;
-
-			c->window = fit < r->p.window ? (unsigned)(fit ? fit : 1) : r->p.window;
-		}
+		c->window = gdrb_window_at(c, size);
+		cap_window(r, size);
 		memset(agg, 0, sizeof(agg));
 		memset(pairs, 0, (size_t)np * GDRB_MAX_VARIANTS * sizeof(*pairs));
 		for (i = 0; i < c->nvariants; i++) {
@@ -671,7 +727,8 @@ static void sweep(struct run *r)
 
 			if (!v->supported) {
 				agg[i] = (struct outcome){ .status = GDRB_ST_UNSUPPORTED, .bw_GBps = NAN,
-							   .algbw_GBps = NAN, .busbw_GBps = NAN };
+							   .algbw_GBps = NAN, .busbw_GBps = NAN,
+							   .cpu_init_pct = NAN, .cpu_resp_pct = NAN };
 				if (c->boot->rank == 0)
 					gdrb_drv_csv_row(r, v, size, "all", &agg[i]);
 				continue;
