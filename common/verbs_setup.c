@@ -736,6 +736,13 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 			 v->op == GDRB_VERBS_WRITE ? "each fragment is an RDMA write with immediate, the receiver polls its receive completion queue and returns a credit per freed slot" :
 			 "each fragment is a send into a receive posted on a slot, the receiver polls its receive completion queue and returns a credit per freed slot");
 	used = strlen(buf);
+	if (used + 1 < len)
+		snprintf(buf + used, len - used, "\n# waiting: %s",
+			 c->p->wait == GDRB_WAIT_EVENT ? "every rank sleeps on a completion channel until a completion is reported, then polls (--wait event)" :
+			 c->p->wait == GDRB_WAIT_SPIN || v->op == GDRB_VERBS_SEND ||
+			 c->bench->traffic != GDRB_TRAFFIC_UNIDIR ? "every rank polls its completion queues" :
+			 "the initiator polls its completion queues; the target, which only waits for the window's end, sleeps on a completion channel (--wait spin: it polls too)");
+	used = strlen(buf);
 	if (v->scatter_cqe[0] && used + 1 < len)
 		snprintf(buf + used, len - used, "\n# %s", v->scatter_cqe);
 	used = strlen(buf);
