@@ -7,7 +7,8 @@
 #   Now the run goes through with a window of 63, said once on stderr and in each
 #   row's note; with --qps 2 the CQ is shared by two QPs (window 62).
 # - write_bw's target sleeps on a completion channel by default (--wait auto) and
-#   spins with --wait spin: its CPU time (cpu_responder_pct) shows it; read_bw's
+#   spins with --wait spin, and sleeps with --event: its CPU time
+#   (cpu_responder_pct) shows it; read_bw's
 #   buffer owner sleeps too; --event runs validated (send_bw, write_lat by write
 #   with immediate).
 # Every CSV row passes csv_check (CPU columns included). Few iterations: the VM is
@@ -34,6 +35,7 @@ GDRB_VERBS_MAX_MSG=1K run cq send_bw -m 512K -n 2 -w 1 -t 0.01 --event
 GDRB_VERBS_MAX_MSG=1K run cq2 send_bw -m 512K -n 2 -w 1 -t 0.01 --event --qps 2
 run spin write_bw -m 1M -t 0.3 --wait spin
 run auto write_bw -m 1M -t 0.3
+run event write_bw -m 1M -t 0.3 --event
 run read read_bw -m 1M -t 0.3
 run lat write_lat -m 8,4K -n 50 -w 5 -t 0.05 --event
 INSIDE
@@ -45,7 +47,7 @@ max_cqe=$(awk '$1 == "max_cqe:" { print $2 }' "$WORK/limits")
 col() { # CSV COLUMN: the column of the first data row (one before any quoted field)
 	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) n = i; next } { print $n; exit }' "$WORK/$1"
 }
-for name in cq cq2 spin auto read lat; do
+for name in cq cq2 spin auto event read lat; do
 	[ "$(status_of "$name")" = 0 ] || { show "$name"; fail "$name exited $(status_of "$name")"; }
 	csv_check -v status=ok -v ranks=2 -v cpus=2 "$WORK/$name.csv" || fail "$name.csv does not pass csv_check"
 done
@@ -66,7 +68,10 @@ grep -q '^# waiting: the initiator polls .*the target, which only waits for the 
 	fail "auto: the header does not say the target sleeps"
 awk -v s="$spin" -v a="$auto" 'BEGIN { exit !(s >= 50 && a < s / 2) }' ||
 	fail "write_bw target CPU: --wait spin $spin %, default (sleeps) $auto %: expected spin >= 50 and the sleeping one under half of it"
-pass "write_bw target CPU over the timed part: $spin % spinning, $auto % sleeping (default)"
+event=$(col event.csv cpu_responder_pct)
+awk -v s="$spin" -v e="$event" 'BEGIN { exit !(e < s / 2) }' ||
+	fail "write_bw --event: the target used $event % CPU; expected under half of the spinning $spin %"
+pass "write_bw target CPU over the timed part: $spin % spinning, $auto % sleeping (default), $event % with --event"
 read_cpu=$(col read.csv cpu_responder_pct)
 awk -v r="$read_cpu" -v s="$spin" 'BEGIN { exit !(r < s / 2) }' ||
 	fail "read_bw: the buffer owner used $read_cpu % CPU; expected it asleep (under half of $spin %)"
