@@ -73,7 +73,7 @@ END_TEST
 
 /* Device limits as rxe (soft-RoCE) and mlx5 report them in ibv_query_device. */
 #define RXE_MAX_CQE 32767
-#define RXE_MAX_QP_WR 16384
+#define RXE_MAX_QP_WR 1048576
 #define MLX5_MAX_CQE 4194303
 #define MLX5_MAX_QP_WR 32768
 #define MIB ((size_t)1 << 20)
@@ -86,11 +86,15 @@ START_TEST(test_queue_plan)
 	/* The case: 512 MiB in 1 MiB work requests, a window of 64: 32,776 receives wanted. */
 	ck_assert_uint_eq(want, 32776);
 	ck_assert_int_eq(gdrb_queue_plan(1, 128, want, RXE_MAX_QP_WR, RXE_MAX_CQE, &q), 0);
-	ck_assert_uint_le(q.recv_cqe, RXE_MAX_CQE);
+	ck_assert_uint_eq(q.recv_cqe, RXE_MAX_CQE);
 	ck_assert_uint_le(q.send_cqe, RXE_MAX_CQE);
-	ck_assert_uint_eq(q.rx_depth, RXE_MAX_QP_WR);
+	ck_assert_uint_eq(q.rx_depth, RXE_MAX_CQE);
 	ck_assert_uint_eq(q.tx_depth, 128);
-	/* What fits: 31 messages of 512 work requests, 8 receives kept for the rest. */
+	/* What fits: 63 messages of 512 work requests, 8 receives kept for the rest (as in the VM). */
+	ck_assert_uint_eq(gdrb_window_fit(wrs, 1, q.rx_depth - 8), 63);
+	/* A device whose queues are shallower than its CQs: max_qp_wr decides. */
+	ck_assert_int_eq(gdrb_queue_plan(1, 128, want, 16384, RXE_MAX_CQE, &q), 0);
+	ck_assert_uint_eq(q.rx_depth, 16384);
 	ck_assert_uint_eq(gdrb_window_fit(wrs, 1, q.rx_depth - 8), 31);
 	/* mlx5's queues hold 32,768: 63 such messages; 256 MiB ones keep the window asked for. */
 	ck_assert_int_eq(gdrb_queue_plan(1, 128, want, MLX5_MAX_QP_WR, MLX5_MAX_CQE, &q), 0);
@@ -116,7 +120,7 @@ START_TEST(test_queue_plan)
 	ck_assert_uint_eq(q.rx_depth, 1);
 	ck_assert_int_eq(gdrb_queue_plan(8, 128, 64, RXE_MAX_QP_WR, 8, &q), GDRB_ERR_UNSUPP);
 	ck_assert_int_eq(gdrb_queue_plan(1, 128, 64, 0, 0, &q), GDRB_ERR_UNSUPP);
-	ck_assert_uint_eq(gdrb_window_fit(16384, 1, 16376), 0);
+	ck_assert_uint_eq(gdrb_window_fit(32760, 1, 32759), 0);
 	ck_assert_uint_eq(gdrb_window_fit(1, 3, 10), 30);
 	ck_assert_uint_eq(gdrb_window_fit(1, 64, SIZE_MAX), UINT_MAX);
 }
