@@ -37,7 +37,19 @@ struct rank_result {
 	uint64_t errors;
 	double total_us;        /* sum of timed samples */
 	double bytes_per_iter;  /* payload bytes this rank's pair moves per iteration */
+	double cpu_pct;         /* user + system CPU time over the timed batches, % of their wall time */
 };
+
+/* User + system CPU seconds of this process so far (every thread), or NAN. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return NAN;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
+}
 
 uint64_t gdrb_p2p_seed(size_t size, uint64_t iter, unsigned slot, unsigned role)
 {
@@ -284,16 +296,19 @@ static uint64_t planned_min(const struct gdrb_params *p, double est)
  * The agreement runs between batches, outside every sample.
  */
 static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *min_out,
-			    uint64_t *errors, double *total_us)
+			    uint64_t *errors, double *total_us, double *cpu_pct)
 {
 	const struct gdrb_params *p = &r->p;
-	uint64_t iter = 0, n = 0, batch, want, i;
-	double est, spent = 0, t, budget = p->time_per_size, warm, stop;
+	uint64_t iter = 0, n = 0, batch, want, i, t0;
+	double est, spent = 0, t, budget = p->time_per_size, warm, stop, cpu0, wall_us;
 
 	if (warm_up(r, size, &iter, errors, &est, &warm))
 		return GDRB_ERR;
 	/* The hard stop counts the warm-up too: a size never runs past it by more than one iteration. */
 	stop = GDRB_MAX_STRETCH * budget - warm;
+	/* CPU time over the timed batches and the agreements between them, warm-up left out. */
+	cpu0 = cpu_seconds();
+	t0 = gdrb_ticks();
 	want = planned_min(p, est);
 	batch = est > 0 ? iters_for(BATCH_SHARE * budget, est, p->iters) : 1;
 	batch = batch < FIRST_BATCH ? batch : FIRST_BATCH;
@@ -325,6 +340,8 @@ static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_
 		left = iters_for((n >= want ? budget : stop) - spent, per, p->iters - n);
 		batch = next < left ? next : left;
 	}
+	wall_us = gdrb_ticks_to_us(gdrb_ticks() - t0);
+	*cpu_pct = wall_us > 0 ? (cpu_seconds() - cpu0) * 1e6 / wall_us * 100.0 : NAN;
 	*total_us = 0;
 	for (i = 0; i < n; i++)
 		*total_us += r->samples[i];
@@ -393,6 +410,13 @@ static const char *quality(uint64_t n, uint64_t want, const struct gdrb_stats *l
 	       GDRB_Q_OK;
 }
 
+/* *max becomes v where v is larger or *max is not a number yet. */
+static void busiest(double *max, double v)
+{
+	if (!isnan(v) && (isnan(*max) || v > *max))
+		*max = v;
+}
+
 /* Rank 0: turn gathered results into per-pair and aggregate outcomes. */
 static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 		      struct outcome *agg, struct outcome *pairs)
@@ -404,6 +428,9 @@ static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 
 	memset(agg, 0, sizeof(*agg));
 	agg->iters = n;
+	agg->cpu_init_pct = agg->cpu_resp_pct = NAN;
+	for (i = 0; i < (size_t)np; i++)
+		pairs[i].cpu_init_pct = pairs[i].cpu_resp_pct = NAN;
 	pooled = r->all_samples;
 	for (rank = 0; rank < c->boot->size; rank++) {
 		const struct rank_result *rr = &r->all_results[rank];
@@ -413,6 +440,9 @@ static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 		agg->errors += rr->errors;
 		if (rr->failed)
 			o->status = GDRB_ST_FAILED;
+		/* Per side, the busiest rank: a pair has one of each; collectives have initiators only. */
+		busiest(rr->initiator ? &o->cpu_init_pct : &o->cpu_resp_pct, rr->cpu_pct);
+		busiest(rr->initiator ? &agg->cpu_init_pct : &agg->cpu_resp_pct, rr->cpu_pct);
 		if (!rr->initiator)
 			continue;
 		o->iters = n;
@@ -447,7 +477,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	struct gdrb_ctx *c = &r->c;
 	struct rank_result mine = { 0 };
 	uint64_t n = 0, want = 0, errors = 0;
-	double total_us = 0;
+	double total_us = 0, cpu_pct = NAN;
 	int rc;
 
 	c->variant = v;
@@ -456,7 +486,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 			      c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE ?
 			      "the other ranks of the collective" : "the GPU", v->label, size);
 	rc = c->bench->begin && (c->bench->begin(c, size) || c->boot->barrier(c->boot)) ? GDRB_ERR :
-	     plan_and_measure(r, size, &n, &want, &errors, &total_us);
+	     plan_and_measure(r, size, &n, &want, &errors, &total_us, &cpu_pct);
 	if (rc) {
 		/* The peer may be blocked mid-iteration: take every rank down. */
 		gdrb_err("%s failed at size %zu on the %s path", c->bench->name, size, v->label);
@@ -473,6 +503,7 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	mine.errors = errors;
 	mine.total_us = total_us;
 	mine.bytes_per_iter = bytes_per_iter(c, size);
+	mine.cpu_pct = cpu_pct;
 	gdrb_watchdog_context(-1, "every rank (gathering results)", v->label, size);
 	if (c->boot->gather(c->boot, &mine, sizeof(mine), r->all_results) ||
 	    c->boot->gather(c->boot, r->samples, n * sizeof(double), r->all_samples))
@@ -723,6 +754,39 @@ static int open_gpu(struct run *r)
 	return rc;
 }
 
+/* The window of a size: -W, or what --window-bytes holds; never a function of the other sizes. */
+unsigned gdrb_window_in_force(const struct gdrb_ctx *c, size_t size)
+{
+	if (!gdrb_has_window(c->bench))
+		return 1;
+	return gdrb_window_at(size, c->p->window, c->p->window_bytes, gdrb_windowed(c->bench, c->p));
+}
+
+/* The transport's own limit on the window (its queues): the row's note says so, stderr once. */
+static void cap_window(struct run *r, size_t size)
+{
+	struct gdrb_ctx *c = &r->c;
+	char why[160] = "", bytes[32];
+	unsigned cap;
+	int len = 0;
+
+	c->window_note[0] = '\0';
+	/* A window --window-bytes cut is part of what the row measured: said in the row. */
+	if (c->window < c->p->window)
+		len = snprintf(c->window_note, sizeof(c->window_note), "window %u of -W %u: --window-bytes %s",
+			       c->window, c->p->window,
+			       gdrb_size_format(c->p->window_bytes, bytes, sizeof(bytes)));
+	if (!c->window_cap || (cap = c->window_cap(c, size, why, sizeof(why))) >= c->window || !cap)
+		return;
+	snprintf(c->window_note + len, sizeof(c->window_note) - (size_t)len, "%swindow %u, not %u: %s",
+		 len ? "; " : "", cap, c->window, why);
+	if (!r->window_warned && c->boot->rank == 0)
+		gdrb_warn("%s: window %u, not %u, at %zu B: %s (the CSV note says so at each size cut)",
+			  c->bench->name, cap, c->window, size, why);
+	r->window_warned = true;
+	c->window = cap;
+}
+
 static void sweep(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
@@ -748,10 +812,8 @@ static void sweep(struct run *r)
 				continue;
 		}
 		c->stride = r->p.buffers == GDRB_BUFFERS_SINGLE ? 0 : size;
-		/* The same size gets the same window whatever the other sizes (alloc_buffers fits it). */
-		c->window = gdrb_has_window(c->bench) ?
-			    gdrb_window_at(size, r->p.window, r->p.window_bytes,
-					   gdrb_windowed(c->bench, &r->p)) : 1;
+		c->window = gdrb_window_in_force(c, size);
+		cap_window(r, size);
 		memset(agg, 0, sizeof(agg));
 		memset(pairs, 0, (size_t)np * GDRB_MAX_VARIANTS * sizeof(*pairs));
 		for (i = 0; i < c->nvariants; i++) {
@@ -760,7 +822,8 @@ static void sweep(struct run *r)
 
 			if (!v->supported) {
 				agg[i] = (struct outcome){ .status = GDRB_ST_UNSUPPORTED, .bw_GBps = NAN,
-							   .algbw_GBps = NAN, .busbw_GBps = NAN };
+							   .algbw_GBps = NAN, .busbw_GBps = NAN,
+							   .cpu_init_pct = NAN, .cpu_resp_pct = NAN };
 				if (c->boot->rank == 0)
 					gdrb_drv_csv_row(r, v, size, "all", &agg[i]);
 				continue;

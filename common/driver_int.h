@@ -23,6 +23,7 @@ struct outcome {
 	struct gdrb_stats lat;  /* per message, us */
 	double bw_GBps;
 	double algbw_GBps, busbw_GBps;  /* collectives; NAN otherwise */
+	double cpu_init_pct, cpu_resp_pct; /* busiest initiator's and responder's CPU, % of wall; NAN: none */
 };
 
 struct run {
@@ -34,6 +35,7 @@ struct run {
 	int corrupt_rank;       /* fault injection for the checker tests; -1: off */
 	/* Load injection for the iteration plan's tests: rank 0 sleeps stall_us before iterations 0, every, 2 x every, ... of each size; 0: off. */
 	unsigned long stall_us, stall_every;
+	bool window_warned;     /* the transport's window cap was said on stderr */
 	double *samples;
 	size_t samples_cap;
 	double *all_samples;    /* rank 0: every rank's samples */

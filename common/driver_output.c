@@ -19,7 +19,7 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 	struct gdrb_ctx *c = &r->c;
 	bool windowed = gdrb_has_window(c->bench);
 	const char *label = r->p.label ? r->p.label : "";
-	char note[256], cap[32];
+	char note[512];
 	struct gdrb_row row = {
 		.benchmark = c->bench->name,
 		.layer = c->bench->layer,
@@ -37,6 +37,8 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.bw_GBps = o->bw_GBps,
 		.algbw_GBps = o->algbw_GBps,
 		.busbw_GBps = o->busbw_GBps,
+		.cpu_initiator_pct = o->cpu_init_pct,
+		.cpu_responder_pct = o->cpu_resp_pct,
 		.ranks = c->boot->size,
 		.hosts = c->boot->nhosts,
 		.gpu = c->have_gpu ? c->gpu.name : "",
@@ -47,16 +49,15 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.status = o->status,
 		.errors = o->errors,
 		.quality = o->quality,
-		.note = v->supported ? label : v->why,
+		.note = note,
 	};
 
-	/* A window the cap cut is part of what the row measured: said in the row. */
-	if (v->supported && windowed && c->window < r->p.window) {
-		snprintf(note, sizeof(note), "%s%swindow %u of -W %u: --window-bytes %s", label,
-			 *label ? "; " : "", c->window, r->p.window,
-			 gdrb_size_format(r->p.window_bytes, cap, sizeof(cap)));
-		row.note = note;
-	}
+	if (!v->supported)
+		row.note = v->why;
+	else if (!c->window_note[0])
+		row.note = label;
+	else
+		snprintf(note, sizeof(note), "%.300s%s%s", label, *label ? "; " : "", c->window_note);
 
 	if (r->csv && gdrb_csv_append(r->csv, &row))
 		r->exit_code = GDRB_EXIT_FAIL;

@@ -77,6 +77,13 @@ struct gdrb_ctx {
 	double link_gbps;
 	const char *gpu_nic_dist;
 
+	/*
+	 * The transport's most messages per window at a size, *why saying what
+	 * limits it (NULL: no limit of its own); set by setup.
+	 */
+	unsigned (*window_cap)(const struct gdrb_ctx *c, size_t size, char *why, size_t len);
+	char window_note[320];  /* why the window is cut at the current size; "" when it is not */
+
 	unsigned mismatches_shown;  /* at the current size and path */
 	size_t check_span;      /* bytes of result this rank checks at this size (fault injection) */
 	void *priv;             /* the benchmark's state */
@@ -124,6 +131,12 @@ struct gdrb_bench {
 	uint64_t (*check)(struct gdrb_ctx *c, size_t size, uint64_t iter);
 	void (*teardown)(struct gdrb_ctx *c);
 };
+
+/*
+ * The window the driver runs at size before the transport's cap (1 for a
+ * benchmark without a window): the transport sizes its queues from it.
+ */
+unsigned gdrb_window_in_force(const struct gdrb_ctx *c, size_t size);
 
 /* Whether an iteration is a window of messages (point-to-point bandwidth). */
 static inline bool gdrb_has_window(const struct gdrb_bench *b)

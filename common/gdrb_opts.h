@@ -51,6 +51,16 @@ enum gdrb_completion {
 
 extern const char *const gdrb_completion_names[GDRB_COMPLETION_COUNT];
 
+/* How a verbs rank waits for completions. */
+enum gdrb_wait {
+	GDRB_WAIT_AUTO,             /* event for the target of one-way write and read bandwidth, else spin */
+	GDRB_WAIT_SPIN,             /* poll the completion queues */
+	GDRB_WAIT_EVENT,            /* sleep on a completion channel (ibv_get_cq_event) */
+	GDRB_WAIT_COUNT
+};
+
+extern const char *const gdrb_wait_names[GDRB_WAIT_COUNT];
+
 enum gdrb_dtype { GDRB_INT8, GDRB_INT32, GDRB_INT64, GDRB_FLOAT, GDRB_DOUBLE, GDRB_DTYPE_COUNT };
 enum gdrb_redop { GDRB_SUM, GDRB_PROD, GDRB_MIN, GDRB_MAX, GDRB_REDOP_COUNT };
 
@@ -104,6 +114,7 @@ struct gdrb_params {
 	int reg_mode;               /* enum gdrb_reg_mode */
 	bool relaxed_ordering;
 	int completion;             /* enum gdrb_completion */
+	int wait;                   /* enum gdrb_wait */
 	bool bidir;                 /* -b */
 	int mpi_cuda;               /* enum gdrb_mpi_cuda */
 	int staging;                /* enum gdrb_staging */

@@ -36,6 +36,8 @@ struct gdrb_row {
 	struct gdrb_stats lat;          /* microseconds */
 	double bw_GBps;                 /* NAN: not applicable */
 	double algbw_GBps, busbw_GBps;  /* collectives only; NAN otherwise */
+	/* User + system CPU time over the timed part, % of its wall time (threads add up); NAN: none. */
+	double cpu_initiator_pct, cpu_responder_pct;
 	int ranks, hosts;
 	const char *gpu, *nic;
 	const char *link_layer;         /* "InfiniBand", "Ethernet"; NULL or "": none */

@@ -35,6 +35,32 @@ size_t gdrb_wr_count(size_t len, size_t max);
 /* Offset and length of work request i of that message. */
 void gdrb_wr_chunk(size_t len, size_t max, size_t i, size_t *off, size_t *chunk);
 
+/*
+ * Queue depths and completion-queue entries of a run, within the device's
+ * limits (ibv_query_device): a CQ larger than max_cqe or a queue deeper than
+ * max_qp_wr fails with EINVAL.
+ */
+struct gdrb_queue_plan {
+	unsigned tx_depth;              /* send work requests per QP */
+	unsigned rx_depth;              /* receive work requests per data QP */
+	unsigned send_cqe;              /* (nqps + 1) x tx_depth: the data QPs and the control QP */
+	unsigned recv_cqe;              /* nqps x rx_depth */
+};
+
+/*
+ * Size the queues for tx_want send and rx_want receive work requests per QP,
+ * each cut to max_qp_wr and to what max_cqe holds for every QP sharing the
+ * CQ. 0; GDRB_ERR_UNSUPP when a CQ cannot give each of its QPs one entry.
+ */
+int gdrb_queue_plan(unsigned nqps, size_t tx_want, size_t rx_want, int max_qp_wr, int max_cqe,
+		    struct gdrb_queue_plan *out);
+
+/*
+ * The most messages of wrs receive work requests each that a window may post
+ * round-robin over nqps QPs with room receives each: 0 when not one fits.
+ */
+unsigned gdrb_window_fit(size_t wrs, unsigned nqps, size_t room);
+
 /* The port a rank uses and why. */
 struct gdrb_port_choice {
 	int nic;                        /* index in topo->nics */

@@ -42,6 +42,8 @@ enum {
 	OPT_BUFFERS,
 	OPT_SYNC,
 	OPT_WINDOW_BYTES,
+	OPT_WAIT,
+	OPT_EVENT,
 };
 
 const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
@@ -50,6 +52,7 @@ const char *const gdrb_completion_names[GDRB_COMPLETION_COUNT] = { "auto", "poll
 const char *const gdrb_redop_names[GDRB_REDOP_COUNT] = { "sum", "prod", "min", "max" };
 const char *const gdrb_buffers_names[GDRB_BUFFERS_COUNT] = { "slots", "single" };
 const char *const gdrb_sync_names[GDRB_SYNC_COUNT] = { "barrier", "none" };
+const char *const gdrb_wait_names[GDRB_WAIT_COUNT] = { "auto", "spin", "event" };
 
 struct opt_desc {
 	struct option lo;
@@ -126,6 +129,10 @@ static const struct opt_desc opt_table[] = {
 	  "register memory without IBV_ACCESS_RELAXED_ORDERING" },
 	{ { "completion", required_argument, NULL, OPT_COMPLETION }, 0, GDRB_OPTG_COMPLETION, "MODE",
 	  "how the receiver learns a write arrived: poll (spin on the buffer's last byte), imm (write with immediate, receive completion) or auto (poll, imm for device memory; default auto)" },
+	{ { "wait", required_argument, NULL, OPT_WAIT }, 0, GDRB_OPTG_VERBS, "MODE",
+	  "how a rank waits for completions: spin (poll the completion queues), event (sleep on a completion channel until one is reported) or auto (event for the target of one-way write and read bandwidth, which only waits for the end; spin elsewhere) (default auto)" },
+	{ { "event", no_argument, NULL, OPT_EVENT }, 0, GDRB_OPTG_VERBS, NULL,
+	  "the same as --wait event (perftest's --use_event)" },
 	{ { "clock", required_argument, NULL, OPT_CLOCK }, 0, GDRB_OPTG_COMMON, "SRC",
 	  "timer: auto (invariant TSC where present) or monotonic (default auto)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', GDRB_OPTG_COMMON, NULL,
@@ -474,6 +481,17 @@ static int apply(int code, const char *arg, struct gdrb_params *p)
 		p->completion = m;
 		return 0;
 	}
+	case OPT_WAIT:
+		i = lookup(arg, gdrb_wait_names, GDRB_WAIT_COUNT);
+		if (i < 0) {
+			gdrb_usage_err("--wait: unknown mode '%s'; accepted: auto, spin, event", arg);
+			return GDRB_ERR_USAGE;
+		}
+		p->wait = i;
+		return 0;
+	case OPT_EVENT:
+		p->wait = GDRB_WAIT_EVENT;
+		return 0;
 	case OPT_MPI_CUDA:
 		i = lookup(arg, gdrb_mpi_cuda_names, GDRB_MPI_CUDA_COUNT);
 		if (i < 0) {
@@ -628,6 +646,10 @@ int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 		return GDRB_ERR_USAGE;
 	if (p->completion == GDRB_COMPLETION_POLL && p->mem == GDRB_MEM_DEVICE) {
 		gdrb_usage_err("--completion poll: the CPU never polls GPU memory; with --mem device use imm or auto");
+		return GDRB_ERR_USAGE;
+	}
+	if (p->completion == GDRB_COMPLETION_POLL && p->wait == GDRB_WAIT_EVENT) {
+		gdrb_usage_err("--completion poll: a rank spinning on the buffer cannot sleep; with --wait event (--event) use imm or auto");
 		return GDRB_ERR_USAGE;
 	}
 	gdrb_set_verbose(p->verbose);

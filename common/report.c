@@ -19,7 +19,7 @@ static const char csv_header[] =
 	"benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations,"
 	"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,"
 	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,"
-	"status,errors,quality,note,timestamp,version";
+	"cpu_initiator_pct,cpu_responder_pct,status,errors,quality,note,timestamp,version";
 
 const char *gdrb_csv_header(void)
 {
@@ -265,6 +265,8 @@ int gdrb_csv_write(FILE *f, const struct gdrb_row *r)
 	csv_str(f, r->link_layer ? r->link_layer : "");
 	csv_num(f, r->link_gbps > 0 ? r->link_gbps : NAN, 3);
 	csv_str(f, r->gpu_nic_dist ? r->gpu_nic_dist : "");
+	csv_num(f, r->cpu_initiator_pct, 1);
+	csv_num(f, r->cpu_responder_pct, 1);
 	csv_str(f, r->status);
 	fprintf(f, ",%llu", (unsigned long long)r->errors);
 	csv_str(f, r->quality ? r->quality : "");

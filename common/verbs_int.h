@@ -19,6 +19,7 @@
 #define WRITE_CREDITS 64        /* receives for immediates kept posted on each data QP */
 #define INLINE_WANTED 220       /* what perftest asks for on RC */
 #define POLL_BATCH 16
+#define RX_EXTRA 8              /* receives per QP beyond a send window's (see rx_room) */
 
 /*
  * Control messages: a 0-byte send with immediate on a QP of their own.
@@ -76,6 +77,8 @@ struct gdrb_verbs {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *send_cq, *recv_cq, *ctrl_cq;
+	struct ibv_comp_channel *channel;       /* every CQ's, when this rank sleeps; else NULL */
+	bool sleeps;                            /* waits sleep until a completion is reported */
 	struct qp_state qp[GDRB_MAX_QPS + 1];   /* data QPs, then the control QP */
 	unsigned nqps;                          /* data QPs */
 	struct ibv_mr *mr[NBUF];
@@ -92,6 +95,8 @@ struct gdrb_verbs {
 	enum ibv_mtu active_mtu, path_mtu;
 	size_t max_chunk;
 	unsigned tx_depth, rx_depth, max_inline, rd_atom;
+	unsigned send_cqe, recv_cqe;            /* CQ entries, within max_cqe */
+	int max_qp_wr, max_cqe;                 /* the device's limits (ibv_query_device) */
 
 	/* Progress, cumulative: what arrived and what the iterations consumed. */
 	uint64_t recvs, recvs_used, imms, imms_used;
@@ -132,7 +137,13 @@ int gdrb_verbs_post_empty_recv(struct ibv_qp *qp);
 
 /* Reap whatever completed; kicks the watchdog on progress only. */
 int gdrb_verbs_poll(struct gdrb_ctx *c);
-/* Poll until *have - *used >= n, then consume n. */
+/*
+ * Reap whatever completed; a rank that sleeps and found nothing arms the CQs,
+ * reaps again (a completion may have come in between) and, still with
+ * nothing, sleeps until the channel reports one. The wait loops call it.
+ */
+int gdrb_verbs_progress(struct gdrb_ctx *c);
+/* Wait (gdrb_verbs_progress) until *have - *used >= n, then consume n. */
 int gdrb_verbs_wait_count(struct gdrb_ctx *c, uint64_t *have, uint64_t *used, uint64_t n);
 int gdrb_verbs_wait_ctrl(struct gdrb_ctx *c, int kind);
 int gdrb_verbs_send_ctrl(struct gdrb_ctx *c, int kind);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <arpa/inet.h>
+#include <poll.h>
 #include <infiniband/verbs.h>
 
 #include "gdrb_log.h"
@@ -65,7 +66,7 @@ int gdrb_verbs_post_empty_recv(struct ibv_qp *qp)
  * Reap whatever completed. The watchdog is kicked only when something did:
  * a loop that spins without completions lets --timeout expire.
  */
-int gdrb_verbs_poll(struct gdrb_ctx *c)
+static int poll_cqs(struct gdrb_ctx *c)
 {
 	struct gdrb_verbs *v = c->priv;
 	struct ibv_wc wc[POLL_BATCH];
@@ -113,14 +114,60 @@ int gdrb_verbs_poll(struct gdrb_ctx *c)
 	got += n > 0 ? n : 0;
 	if (got)
 		gdrb_watchdog_kick();
+	return got;
+}
+
+int gdrb_verbs_poll(struct gdrb_ctx *c)
+{
+	return poll_cqs(c) < 0 ? GDRB_ERR : 0;
+}
+
+/* A tenth of a second at most per sleep: the caller's loop then arms and looks again. */
+#define SLEEP_MS 100
+
+/* Sleep until the channel reports a completion on an armed CQ; acknowledge every event. */
+static int sleep_for_event(struct gdrb_verbs *v)
+{
+	struct pollfd pfd = { .fd = v->channel->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	int rc = poll(&pfd, 1, SLEEP_MS);
+
+	if (rc < 0 && errno != EINTR) {
+		gdrb_err("poll on the completion channel: %s", strerror(errno));
+		return GDRB_ERR;
+	}
+	/* The channel's fd is non-blocking: take every event it holds. */
+	while (rc > 0 && ibv_get_cq_event(v->channel, &cq, &cq_ctx) == 0)
+		ibv_ack_cq_events(cq, 1);
 	return 0;
+}
+
+int gdrb_verbs_progress(struct gdrb_ctx *c)
+{
+	struct gdrb_verbs *v = c->priv;
+	struct ibv_cq *cqs[3] = { v->send_cq, v->recv_cq, v->ctrl_cq };
+	int n = poll_cqs(c), i, rc;
+
+	if (n || !v->sleeps)
+		return n < 0 ? GDRB_ERR : 0;
+	for (i = 0; i < 3; i++)
+		if ((rc = ibv_req_notify_cq(cqs[i], 0))) {
+			gdrb_err("ibv_req_notify_cq: %s", strerror(rc));
+			return GDRB_ERR;
+		}
+	/* A completion that came before the CQs were armed raises no event: look again. */
+	n = poll_cqs(c);
+	if (n)
+		return n < 0 ? GDRB_ERR : 0;
+	return sleep_for_event(v);
 }
 
 /* Wait until *have - *used >= n, then consume n. */
 int gdrb_verbs_wait_count(struct gdrb_ctx *c, uint64_t *have, uint64_t *used, uint64_t n)
 {
 	while (*have - *used < n)
-		if (gdrb_verbs_poll(c))
+		if (gdrb_verbs_progress(c))
 			return GDRB_ERR;
 	*used += n;
 	return 0;
@@ -139,7 +186,7 @@ static int wait_sent(struct gdrb_ctx *c, unsigned q)
 	struct gdrb_verbs *v = c->priv;
 
 	while (v->qp[q].completed < v->qp[q].posted)
-		if (gdrb_verbs_poll(c))
+		if (gdrb_verbs_progress(c))
 			return GDRB_ERR;
 	return 0;
 }
@@ -155,7 +202,7 @@ int gdrb_verbs_post_wr(struct gdrb_ctx *c, unsigned q, struct ibv_send_wr *wr, b
 
 	/* A signaled request at least every half queue, so space always comes back. */
 	while (s->posted - s->completed >= v->tx_depth)
-		if (gdrb_verbs_poll(c))
+		if (gdrb_verbs_progress(c))
 			return GDRB_ERR;
 	s->posted++;
 	if (signal || ++s->unsignaled >= v->tx_depth / 2) {

@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +236,94 @@ static struct ibv_qp *create_qp(struct gdrb_verbs *v, struct ibv_cq *rcq, unsign
 	return qp;
 }
 
+/* a x b, or SIZE_MAX where it overflows. */
+static size_t mul_sat(size_t a, size_t b)
+{
+	return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+/*
+ * Receives a data QP needs at once: a send window's pieces at each size
+ * (round-robin over the QPs, the window the driver will run), or a ring's
+ * slots; plus RX_EXTRA. Writes keep WRITE_CREDITS posted for immediates.
+ */
+static size_t rx_wanted(const struct gdrb_ctx *c, const struct gdrb_verbs *v)
+{
+	size_t want = 0, n, i;
+
+	if (v->op != GDRB_VERBS_SEND)
+		return WRITE_CREDITS;
+	for (i = 0; i < c->p->sizes.n; i++) {
+		size_t size = c->p->sizes.v[i];
+		unsigned w = gdrb_window_in_force(c, size);
+
+		n = mul_sat((w + v->nqps - 1) / v->nqps, gdrb_wr_count(size, v->max_chunk));
+		want = n > want ? n : want;
+	}
+	/* Pipelined staging keeps the receives of at most a ring's slots posted. */
+	n = gdrb_ring_ready(&c->in_ring) ? GDRB_STAGE_SLOTS * gdrb_wr_count(c->in_ring.chunk, v->max_chunk) : 0;
+	want = n > want ? n : want;
+	return want > SIZE_MAX - RX_EXTRA ? SIZE_MAX : want + RX_EXTRA;
+}
+
+/* The send ping-pong's receive posted ahead, a path switch's, and slack. */
+static unsigned rx_room(const struct gdrb_verbs *v)
+{
+	return v->rx_depth > RX_EXTRA ? v->rx_depth - RX_EXTRA : 0;
+}
+
+/* Sends: the window that fits the receive queues at a size (gdrb_ctx.window_cap). */
+static unsigned window_cap(const struct gdrb_ctx *c, size_t size, char *why, size_t len)
+{
+	const struct gdrb_verbs *v = c->priv;
+	size_t wrs = gdrb_wr_count(size, v->max_chunk);
+
+	snprintf(why, len, "%zu receive(s) per message, room for %u per QP on %s (max_qp_wr %d, max_cqe %d)",
+		 wrs, rx_room(v), v->nic, v->max_qp_wr, v->max_cqe);
+	return gdrb_window_fit(wrs, v->nqps, rx_room(v));
+}
+
+/*
+ * Queue depths and CQ entries from what will be in flight, within the
+ * device's max_qp_wr and max_cqe; a send window that does not fit is cut
+ * per size by window_cap. A message that fits no queue is refused.
+ */
+static int plan_queues(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	struct gdrb_queue_plan q;
+	char sz[32], chunk[32];
+	size_t i, ring;
+
+	if (gdrb_queue_plan(v->nqps, c->p->tx_depth, rx_wanted(c, v), v->max_qp_wr, v->max_cqe, &q)) {
+		gdrb_usage_err("--qps %u: %s allows %d entries per completion queue, too few for %u QPs and the control QP",
+			       v->nqps, v->nic, v->max_cqe, v->nqps);
+		return GDRB_ERR_USAGE;
+	}
+	v->tx_depth = q.tx_depth;
+	v->rx_depth = q.rx_depth;
+	v->send_cqe = q.send_cqe;
+	v->recv_cqe = q.recv_cqe;
+	if (v->op != GDRB_VERBS_SEND)
+		return 0;
+	for (i = 0; i < c->p->sizes.n; i++)
+		if (!gdrb_window_fit(gdrb_wr_count(c->p->sizes.v[i], v->max_chunk), 1, rx_room(v))) {
+			gdrb_usage_err("-m %s: a message takes %zu receives of at most %s; a QP of %s holds %u: use smaller sizes",
+				       gdrb_size_format(c->p->sizes.v[i], sz, sizeof(sz)),
+				       gdrb_wr_count(c->p->sizes.v[i], v->max_chunk),
+				       gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)), v->nic, rx_room(v));
+			return GDRB_ERR_USAGE;
+		}
+	ring = gdrb_ring_ready(&c->in_ring) ? GDRB_STAGE_SLOTS * gdrb_wr_count(c->in_ring.chunk, v->max_chunk) : 0;
+	if (ring > v->rx_depth) {
+		gdrb_usage_err("--stage-chunk %s: %u slots take %zu receives; a QP of %s holds %u: use a larger chunk",
+			       gdrb_size_format(c->in_ring.chunk, sz, sizeof(sz)), GDRB_STAGE_SLOTS, ring,
+			       v->nic, v->rx_depth);
+		return GDRB_ERR_USAGE;
+	}
+	c->window_cap = window_cap;
+	return 0;
+}
+
 /* Device, protection domain, queues, QPs and memory regions; goto-unwound on failure. */
 /* The CQs that exist, in reverse order of creation; shared by open_verbs' unwinding and teardown. */
 static void destroy_cqs(struct gdrb_verbs *v)
@@ -245,23 +335,27 @@ static void destroy_cqs(struct gdrb_verbs *v)
 	if (v->send_cq)
 		ibv_destroy_cq(v->send_cq);
 	v->send_cq = v->recv_cq = v->ctrl_cq = NULL;
+	if (v->channel)
+		ibv_destroy_comp_channel(v->channel);
+	v->channel = NULL;
 }
 
-/* The most work requests one QP has in flight: a window's share (the window in force at each size). */
-static size_t most_pieces(const struct gdrb_ctx *c, const struct gdrb_verbs *v)
+/* The completion channel of a rank that sleeps; its fd non-blocking, so that draining it never blocks. */
+static int open_channel(struct gdrb_verbs *v)
 {
-	bool windowed = gdrb_windowed(c->bench, c->p);
-	size_t i, most = 0;
+	int flags;
 
-	for (i = 0; i < c->p->sizes.n; i++) {
-		size_t s = c->p->sizes.v[i];
-		unsigned w = gdrb_has_window(c->bench) ?
-			     gdrb_window_at(s, c->p->window, c->p->window_bytes, windowed) : 1;
-		size_t n = (size_t)((w + v->nqps - 1) / v->nqps) * gdrb_wr_count(s, v->max_chunk);
-
-		most = n > most ? n : most;
+	v->channel = ibv_create_comp_channel(v->ctx);
+	if (!v->channel) {
+		gdrb_err("ibv_create_comp_channel(%s): %s; run with --wait spin", v->nic, strerror(errno));
+		return GDRB_ERR;
 	}
-	return most;
+	flags = fcntl(v->channel->fd, F_GETFL);
+	if (flags < 0 || fcntl(v->channel->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+		gdrb_err("fcntl(O_NONBLOCK) on the completion channel: %s", strerror(errno));
+		return GDRB_ERR;
+	}
+	return 0;
 }
 
 static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
@@ -269,8 +363,8 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
 	const char *env = getenv("GDRB_VERBS_MAX_MSG"), *err;
-	size_t max_size = gdrb_sizes_max(&c->p->sizes), pieces;
-	unsigned i, rx;
+	size_t max_size = gdrb_sizes_max(&c->p->sizes);
+	unsigned i;
 	int rc;
 
 	/* Before the device is opened: libmlx5 reads it as each QP of the context is created. */
@@ -301,14 +395,10 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 		v->max_chunk = max_size;
 	max_size = gdrb_sizes_max(&c->p->sizes);
 	v->rd_atom = da.max_qp_rd_atom < 16 ? (da.max_qp_rd_atom ? da.max_qp_rd_atom : 1) : 16;
-	v->tx_depth = c->p->tx_depth < (unsigned)da.max_qp_wr ? c->p->tx_depth : (unsigned)da.max_qp_wr;
-	pieces = most_pieces(c, v);
-	/* Pipelined staging keeps the receives of at most a ring's slots posted. */
-	if (gdrb_ring_ready(&c->in_ring) &&
-	    pieces < GDRB_STAGE_SLOTS * gdrb_wr_count(c->in_ring.chunk, v->max_chunk))
-		pieces = GDRB_STAGE_SLOTS * gdrb_wr_count(c->in_ring.chunk, v->max_chunk);
-	rx = v->op == GDRB_VERBS_SEND ? (unsigned)(pieces + 8) : WRITE_CREDITS;
-	v->rx_depth = rx < (unsigned)da.max_qp_wr ? rx : (unsigned)da.max_qp_wr;
+	v->max_qp_wr = da.max_qp_wr;
+	v->max_cqe = da.max_cqe;
+	if ((rc = plan_queues(c, v)))
+		goto err_ctx_rc;
 	if (v->gid_index >= 0) {
 		union ibv_gid gid;
 
@@ -324,11 +414,14 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 		gdrb_err("ibv_alloc_pd(%s): %s", v->nic, strerror(errno));
 		goto err_ctx;
 	}
-	v->send_cq = ibv_create_cq(v->ctx, (int)((v->nqps + 1) * v->tx_depth), NULL, NULL, 0);
-	v->recv_cq = ibv_create_cq(v->ctx, (int)(v->nqps * v->rx_depth), NULL, NULL, 0);
-	v->ctrl_cq = ibv_create_cq(v->ctx, CTRL_CREDITS, NULL, NULL, 0);
+	if (v->sleeps && open_channel(v))
+		goto err_cq;
+	v->send_cq = ibv_create_cq(v->ctx, (int)v->send_cqe, NULL, v->channel, 0);
+	v->recv_cq = ibv_create_cq(v->ctx, (int)v->recv_cqe, NULL, v->channel, 0);
+	v->ctrl_cq = ibv_create_cq(v->ctx, CTRL_CREDITS, NULL, v->channel, 0);
 	if (!v->send_cq || !v->recv_cq || !v->ctrl_cq) {
-		gdrb_err("ibv_create_cq(%s): %s", v->nic, strerror(errno));
+		gdrb_err("ibv_create_cq(%s, %u, %u and %d entries; the device allows %d): %s",
+			 v->nic, v->send_cqe, v->recv_cqe, CTRL_CREDITS, v->max_cqe, strerror(errno));
 		goto err_cq;
 	}
 	for (i = 0; i <= v->nqps; i++) {
@@ -519,9 +612,14 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 	c->priv = v;
 	v->op = op;
 	v->nqps = c->p->qps;
+	/* The target of a one-way write or read bandwidth test only waits for the window's end. */
+	v->sleeps = c->p->wait == GDRB_WAIT_EVENT ||
+		    (c->p->wait == GDRB_WAIT_AUTO && op != GDRB_VERBS_SEND &&
+		     c->bench->traffic == GDRB_TRAFFIC_UNIDIR && !c->initiator);
 	v->poll = op == GDRB_VERBS_WRITE && c->bench->traffic == GDRB_TRAFFIC_PINGPONG &&
 		  (c->p->completion == GDRB_COMPLETION_POLL ||
-		   (c->p->completion == GDRB_COMPLETION_AUTO && c->p->mem != GDRB_MEM_DEVICE));
+		   (c->p->completion == GDRB_COMPLETION_AUTO && c->p->mem != GDRB_MEM_DEVICE &&
+		    c->p->wait != GDRB_WAIT_EVENT));
 	srand48((long)getpid() ^ (long)time(NULL));
 	rc = choose(c, v);
 	if (!rc)
@@ -637,6 +735,13 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 			 v->op == GDRB_VERBS_READ ? "a control send per fragment ready at the owner, the reader's read completion per fragment, a credit back per freed slot" :
 			 v->op == GDRB_VERBS_WRITE ? "each fragment is an RDMA write with immediate, the receiver polls its receive completion queue and returns a credit per freed slot" :
 			 "each fragment is a send into a receive posted on a slot, the receiver polls its receive completion queue and returns a credit per freed slot");
+	used = strlen(buf);
+	if (used + 1 < len)
+		snprintf(buf + used, len - used, "\n# waiting: %s",
+			 c->p->wait == GDRB_WAIT_EVENT ? "every rank sleeps on a completion channel until a completion is reported, then polls (--wait event)" :
+			 c->p->wait == GDRB_WAIT_SPIN || v->op == GDRB_VERBS_SEND ||
+			 c->bench->traffic != GDRB_TRAFFIC_UNIDIR ? "every rank polls its completion queues" :
+			 "the initiator polls its completion queues; the target, which only waits for the window's end, sleeps on a completion channel (--wait spin: it polls too)");
 	used = strlen(buf);
 	if (v->scatter_cqe[0] && used + 1 < len)
 		snprintf(buf + used, len - used, "\n# %s", v->scatter_cqe);

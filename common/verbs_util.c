@@ -28,6 +28,39 @@ void gdrb_wr_chunk(size_t len, size_t max, size_t i, size_t *off, size_t *chunk)
 	*chunk = *off >= len ? 0 : len - *off < max ? len - *off : max;
 }
 
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+int gdrb_queue_plan(unsigned nqps, size_t tx_want, size_t rx_want, int max_qp_wr, int max_cqe,
+		    struct gdrb_queue_plan *out)
+{
+	size_t wr = max_qp_wr > 0 ? (size_t)max_qp_wr : 1, cqe = max_cqe > 0 ? (size_t)max_cqe : 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!nqps || cqe < (size_t)nqps + 1)
+		return GDRB_ERR_UNSUPP;
+	/* Every queue holds at least one request, and never more than UINT_MAX. */
+	out->tx_depth = (unsigned)min_size(min_size(tx_want ? tx_want : 1, wr),
+					   min_size(cqe / (nqps + 1), UINT_MAX));
+	out->rx_depth = (unsigned)min_size(min_size(rx_want ? rx_want : 1, wr),
+					   min_size(cqe / nqps, UINT_MAX));
+	out->send_cqe = (nqps + 1) * out->tx_depth;
+	out->recv_cqe = nqps * out->rx_depth;
+	return 0;
+}
+
+unsigned gdrb_window_fit(size_t wrs, unsigned nqps, size_t room)
+{
+	size_t per_qp = wrs ? room / wrs : room;
+
+	/* Message k goes to QP k % nqps: each QP takes per_qp of them. */
+	if (per_qp > UINT_MAX / (nqps ? nqps : 1))
+		return UINT_MAX;
+	return (unsigned)per_qp * nqps;
+}
+
 /* Append to why, keeping what fits. */
 static void append(char *why, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -1,6 +1,7 @@
 # Check a gdrbench CSV against the schema of results/README.md.
 # Variables (-v): status=S every row has status S; rows=N exactly N data rows;
-# ranks=N every row has N ranks; bench=B only rows of benchmark B are counted.
+# ranks=N every row has N ranks; bench=B only rows of benchmark B are counted;
+# cpus=N a rank's CPU time is at most N x 100 % of the wall time (its threads; default 64).
 # Prints one line per problem and exits 1 if there is any.
 function parse(line,    n, i, c, field, inq) {
 	n = 0; field = ""; inq = 0
@@ -21,7 +22,7 @@ function parse(line,    n, i, c, field, inq) {
 function num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?$/ }
 function bad(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; errors++ }
 BEGIN {
-	want = "benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations,lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,status,errors,quality,note,timestamp,version"
+	want = "benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations,lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,cpu_initiator_pct,cpu_responder_pct,status,errors,quality,note,timestamp,version"
 	nh = split(want, H, ",")
 	for (i = 1; i <= nh; i++) COL[H[i]] = i
 	errors = 0; count = 0
@@ -84,6 +85,16 @@ FNR == 1 {
 		bad("bandwidth row without window and buffers")
 	if (F[COL["benchmark"]] !~ /_(bw|bibw)$/ && (F[COL["window"]] != "" || F[COL["buffers"]] != ""))
 		bad("window/buffers on a row without a window")
+	# CPU time of a side, % of the timed part's wall time: measured rows only; a responder only in pairs.
+	local = F[COL["layer"]] == "local"
+	for (i = 0; i < 2; i++) {
+		c = i ? "cpu_responder_pct" : "cpu_initiator_pct"
+		v = F[COL[c]]
+		if (st == "unsupported") { if (v != "") bad(c " on a row never measured"); continue }
+		if (st == "failed") continue
+		if (i && (coll || local)) { if (v != "") bad(c " on a row without responders"); continue }
+		if (!num(v) || v + 0 < 0 || v + 0 > 100 * (cpus != "" ? cpus : 64)) bad(c " '" v "' not a plausible percentage")
+	}
 	# Measured rows carry a quality verdict; rows never measured none.
 	q = F[COL["quality"]]
 	if ((st == "ok" || st == "invalid-data") && q !~ /^(ok|few-samples|noisy|few-samples\+noisy)$/)

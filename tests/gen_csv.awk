@@ -35,7 +35,8 @@ function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, 
 	iters = int(0.3 / (p50 * 1e-6))
 	iters = iters > 10000 ? 10000 : (iters < 3 ? 3 : iters)
 	SECOND++
-	# Verbs rows name their link (the rate left unknown, as from a port without one) and distance.
+	# Verbs rows name their link (the rate left unknown, as from a port without one) and distance;
+	# the CPU columns after it stay empty (nothing is measured here).
 	link = layer == "verbs" ? "InfiniBand,,PIX" : ",,"
 	# Pipelined staging names its fragment and slots.
 	stage = path == "staged" ? "524288,4" : ","
@@ -43,13 +44,13 @@ function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, 
 	stage = stage "," (bench ~ /_bw$/ && layer != "local" ? "64,slots" : ",")
 	for (i = 0; i <= pairs; i++) {
 		if (status == "ok")
-			line = sprintf("%s,%s,%s,%s,%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,,,%d,%d,%s,%s,%s,ok,0,ok,acceptance,%s,0.1.0",
+			line = sprintf("%s,%s,%s,%s,%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,,,%d,%d,%s,%s,%s,,,ok,0,ok,acceptance,%s,0.1.0",
 				bench, layer, mem, path, reg, stage, i ? (i - 1) ":" (i - 1 + pairs) : "all", size, iters,
 				p50 * 0.93, p50, p50 * 1.04, p99, p99 * 1.5, p99 * 3, p50 * 0.08, gbps / (i ? pairs : 1),
 				layer == "local" ? 1 : (i ? 2 * pairs : 2), layer == "local" ? 1 : 2,
 				mem == "host" && layer != "local" ? "" : GPU, nic, link, stamp(SECOND))
 		else
-			line = sprintf("%s,%s,%s,%s,%s,,,,,%s,%d,0,,,,,,,,,,,%d,2,%s,%s,%s,failed,0,,\"gdrb-sweep: %s exited 1; see logs/04-%s-%s.log\",%s,0.1.0",
+			line = sprintf("%s,%s,%s,%s,%s,,,,,%s,%d,0,,,,,,,,,,,%d,2,%s,%s,%s,,,failed,0,,\"gdrb-sweep: %s exited 1; see logs/04-%s-%s.log\",%s,0.1.0",
 				bench, layer, mem, path, reg, i ? (i - 1) ":" (i - 1 + pairs) : "all", size,
 				i ? 2 * pairs : 2, mem == "host" ? "" : GPU, nic, link, "gdrb_" bench, bench, mem, stamp(SECOND))
 		print line

@@ -69,7 +69,7 @@ done
 [ -s "\$csv" ] || echo '$header' >>"\$csv"
 case $name in
 fail)
-	echo "fake_fail,local,\$mem,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,ok,0,ok,\$label,2026-11-21T00:00:00Z,0.1.0" >>"\$csv"
+	echo "fake_fail,local,\$mem,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,50.0,,ok,0,ok,\$label,2026-11-21T00:00:00Z,0.1.0" >>"\$csv"
 	echo "gdrb_fake_fail: lost the peer at 64KiB (injected)" >&2
 	exit 1 ;;
 unsupp)
@@ -100,7 +100,7 @@ csv_check "$csv" || fail "mixed sweep: results.csv does not follow the schema"
 # 2 + 2 (latency host, pinned) + 1 ok + 1 failed (fake_fail) + 2 (bw) + 2 unsupported = 10 rows
 [ "$(($(wc -l <"$csv") - 1))" -eq 10 ] || { cat "$csv"; fail "mixed sweep: expected 10 rows"; }
 grep -q '^fake_fail,local,host,direct,host,,,,,all,8,10,.*,ok,0,' "$csv" || fail "the failing benchmark's measured row is lost"
-grep -q '^fake_fail,local,host,direct,none,,,,,all,65536,0,,,,,,,,,,,1,1,,,,,,failed,0,,gdrb-sweep: gdrb_fake_fail exited 1 without a row for this size; lost the peer at 64KiB (injected); see logs/03-fake_fail-host.log,' "$csv" ||
+grep -q '^fake_fail,local,host,direct,none,,,,,all,65536,0,,,,,,,,,,,1,1,,,,,,,,failed,0,,gdrb-sweep: gdrb_fake_fail exited 1 without a row for this size; lost the peer at 64KiB (injected); see logs/03-fake_fail-host.log,' "$csv" ||
 	{ cat "$csv"; fail "no 'failed' row for the size the failing benchmark did not measure"; }
 grep -q 'lost the peer at 64KiB (injected)' "$WORK/mixed/logs/03-fake_fail-host.log" || fail "the failing step's log does not say why"
 [ "$(grep -c '^fake_unsupp,local,host,direct,none,,,,,all,[0-9]*,0,.*,unsupported,0,,unsupported here: unsupported on this node: no widget (injected),' "$csv")" -eq 2 ] ||

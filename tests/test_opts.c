@@ -16,7 +16,7 @@
 
 #define PROG "test_opts"
 #define SUMMARY "Unit test of the option parser."
-#define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_COMPLETION | \
+#define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_COMPLETION | GDRB_OPTG_VERBS | \
 		    GDRB_OPTG_MPI | GDRB_OPTG_SYNC)
 #define MAX_ARGS 16
 
@@ -115,6 +115,7 @@ static void check_defaults(const struct gdrb_params *p)
 	ck_assert_int_eq(p->verbose, 0);
 	ck_assert(!p->monotonic_clock);
 	ck_assert_int_eq(p->completion, GDRB_COMPLETION_AUTO);
+	ck_assert_int_eq(p->wait, GDRB_WAIT_AUTO);
 	ck_assert_int_eq(p->mpi_cuda, GDRB_MPI_CUDA_AUTO);
 }
 
@@ -237,6 +238,15 @@ START_TEST(test_flags)
 	ck_assert_int_eq(p.completion, GDRB_COMPLETION_IMM);
 	PARSE_OK(&p, "--completion", "auto", "--mem", "device");
 	ck_assert_int_eq(p.completion, GDRB_COMPLETION_AUTO);
+
+	PARSE_OK(&p, "--wait", "spin");
+	ck_assert_int_eq(p.wait, GDRB_WAIT_SPIN);
+	PARSE_OK(&p, "--wait=event");
+	ck_assert_int_eq(p.wait, GDRB_WAIT_EVENT);
+	PARSE_OK(&p, "--event", "--completion", "imm");
+	ck_assert_int_eq(p.wait, GDRB_WAIT_EVENT);
+	PARSE_OK(&p, "--wait", "auto");
+	ck_assert_int_eq(p.wait, GDRB_WAIT_AUTO);
 }
 END_TEST
 
@@ -398,6 +408,11 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "--completion", "poll", "--mem", "device" }, "--completion poll: the CPU never polls GPU memory" },
 	{ ALL_GROUPS, { "--mem", "device", "--completion=poll" }, "--completion poll: the CPU never polls GPU memory" },
 	{ GDRB_OPTG_MEM, { "--completion", "imm" }, "--completion does not apply to test_opts" },
+	{ ALL_GROUPS, { "--wait", "sleep" }, "--wait: unknown mode 'sleep'; accepted: auto, spin, event" },
+	/* A rank spinning on the buffer's last byte cannot sleep. */
+	{ ALL_GROUPS, { "--completion", "poll", "--event" }, "--completion poll: a rank spinning on the buffer cannot sleep" },
+	{ ALL_GROUPS, { "--wait", "event", "--completion=poll" }, "--completion poll: a rank spinning on the buffer cannot sleep" },
+	{ GDRB_OPTG_MEM, { "--event" }, "--event does not apply to test_opts" },
 	{ ALL_GROUPS, { "--mpi-cuda", "maybe" }, "--mpi-cuda: unknown value 'maybe'; accepted: auto, yes, no" },
 	{ ALL_GROUPS, { "--mpi-cuda", "yes", "--mpi-cuda", "auto" }, "--mpi-cuda given twice" },
 	{ ALL_GROUPS, { "--mpi-cuda", "1" }, "--mpi-cuda: unknown value '1'; accepted: auto, yes, no" },

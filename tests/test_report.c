@@ -23,8 +23,8 @@
 	"benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations," \
 	"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us," \
 	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist," \
-	"status,errors,quality,note,timestamp,version"
-#define SCHEMA_COLS 35
+	"cpu_initiator_pct,cpu_responder_pct,status,errors,quality,note,timestamp,version"
+#define SCHEMA_COLS 37
 
 #define TS "2026-11-21T04:41:00Z"
 
@@ -178,6 +178,8 @@ static void sample_row(struct gdrb_row *r)
 	r->link_layer = "InfiniBand";
 	r->link_gbps = 400;
 	r->gpu_nic_dist = "PIX";
+	r->cpu_initiator_pct = 99.5;
+	r->cpu_responder_pct = 12.25;
 	r->status = GDRB_ST_OK;
 	r->errors = 0;
 	r->quality = GDRB_Q_OK;
@@ -187,7 +189,7 @@ static void sample_row(struct gdrb_row *r)
 
 #define SAMPLE_LINE \
 	"mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000," \
-	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,ok,0,ok,plain," \
+	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,99.5,12.2,ok,0,ok,plain," \
 	TS "," PACKAGE_VERSION "\n"
 
 /* Write one row to a memory stream and return the text (caller frees). */
@@ -310,9 +312,11 @@ START_TEST(test_not_applicable_empty)
 	r.status = GDRB_ST_UNSUPPORTED;
 	r.quality = NULL;
 	r.note = NULL;
+	r.cpu_initiator_pct = NAN;
+	r.cpu_responder_pct = NAN;
 	text = row_text(&r);
 	ck_assert_str_eq(text, "mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000,"
-			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,unsupported,0,,," TS "," PACKAGE_VERSION "\n");
+			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,,,unsupported,0,,," TS "," PACKAGE_VERSION "\n");
 	ck_assert_ptr_null(strstr(text, "nan"));
 	free(text);
 
@@ -323,7 +327,7 @@ START_TEST(test_not_applicable_empty)
 	r.link_gbps = 0;
 	r.gpu_nic_dist = NULL;
 	text = row_text(&r);
-	ck_assert_ptr_nonnull(strstr(text, ",2,1,,,,,,ok,0,ok,plain,"));
+	ck_assert_ptr_nonnull(strstr(text, ",2,1,,,,,,99.5,12.2,ok,0,ok,plain,"));
 	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
 	free(text);
 

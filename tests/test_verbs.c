@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,61 @@ START_TEST(test_split)
 		if (i + 1 == gdrb_wr_count(10 * GIB + 3, GIB))
 			ck_assert_uint_eq(total, 10 * GIB + 3);
 	}
+}
+END_TEST
+
+/* Device limits as rxe (soft-RoCE) and mlx5 report them in ibv_query_device. */
+#define RXE_MAX_CQE 32767
+#define RXE_MAX_QP_WR 1048576
+#define MLX5_MAX_CQE 4194303
+#define MLX5_MAX_QP_WR 32768
+#define MIB ((size_t)1 << 20)
+
+START_TEST(test_queue_plan)
+{
+	struct gdrb_queue_plan q;
+	size_t wrs = gdrb_wr_count(512 * MIB, MIB), want = 64 * wrs + 8;
+
+	/* The case: 512 MiB in 1 MiB work requests, a window of 64: 32,776 receives wanted. */
+	ck_assert_uint_eq(want, 32776);
+	ck_assert_int_eq(gdrb_queue_plan(1, 128, want, RXE_MAX_QP_WR, RXE_MAX_CQE, &q), 0);
+	ck_assert_uint_eq(q.recv_cqe, RXE_MAX_CQE);
+	ck_assert_uint_le(q.send_cqe, RXE_MAX_CQE);
+	ck_assert_uint_eq(q.rx_depth, RXE_MAX_CQE);
+	ck_assert_uint_eq(q.tx_depth, 128);
+	/* What fits: 63 messages of 512 work requests, 8 receives kept for the rest (as in the VM). */
+	ck_assert_uint_eq(gdrb_window_fit(wrs, 1, q.rx_depth - 8), 63);
+	/* A device whose queues are shallower than its CQs: max_qp_wr decides. */
+	ck_assert_int_eq(gdrb_queue_plan(1, 128, want, 16384, RXE_MAX_CQE, &q), 0);
+	ck_assert_uint_eq(q.rx_depth, 16384);
+	ck_assert_uint_eq(gdrb_window_fit(wrs, 1, q.rx_depth - 8), 31);
+	/* mlx5's queues hold 32,768: 63 such messages; 256 MiB ones keep the window asked for. */
+	ck_assert_int_eq(gdrb_queue_plan(1, 128, want, MLX5_MAX_QP_WR, MLX5_MAX_CQE, &q), 0);
+	ck_assert_uint_eq(q.rx_depth, MLX5_MAX_QP_WR);
+	ck_assert_uint_eq(gdrb_window_fit(wrs, 1, q.rx_depth - 8), 63);
+	ck_assert_int_eq(gdrb_queue_plan(1, 128, 64 * 256 + 8, MLX5_MAX_QP_WR, MLX5_MAX_CQE, &q), 0);
+	ck_assert_uint_eq(q.rx_depth, 64 * 256 + 8);
+	ck_assert_uint_eq(q.recv_cqe, 64 * 256 + 8);
+	ck_assert_uint_eq(gdrb_window_fit(256, 1, q.rx_depth - 8), 64);
+	/* Several QPs share one CQ: max_cqe is split among them, then the window round-robins. */
+	ck_assert_int_eq(gdrb_queue_plan(4, 1024, 20000, RXE_MAX_QP_WR, RXE_MAX_CQE, &q), 0);
+	ck_assert_uint_eq(q.rx_depth, RXE_MAX_CQE / 4);
+	ck_assert_uint_eq(q.recv_cqe, 4 * (RXE_MAX_CQE / 4));
+	ck_assert_uint_eq(q.tx_depth, 1024);
+	ck_assert_uint_eq(gdrb_window_fit(512, 4, q.rx_depth - 8), 4 * 15);
+	/* The send CQ: 64 QPs plus the control QP at --tx-depth 1024 would pass rxe's max_cqe. */
+	ck_assert_int_eq(gdrb_queue_plan(64, 1024, 64, RXE_MAX_QP_WR, RXE_MAX_CQE, &q), 0);
+	ck_assert_uint_eq(q.tx_depth, RXE_MAX_CQE / 65);
+	ck_assert_uint_le(q.send_cqe, RXE_MAX_CQE);
+	/* Never 0-deep; a CQ without an entry per QP is unsupported; nothing fits, 0. */
+	ck_assert_int_eq(gdrb_queue_plan(1, 0, 0, RXE_MAX_QP_WR, RXE_MAX_CQE, &q), 0);
+	ck_assert_uint_eq(q.tx_depth, 1);
+	ck_assert_uint_eq(q.rx_depth, 1);
+	ck_assert_int_eq(gdrb_queue_plan(8, 128, 64, RXE_MAX_QP_WR, 8, &q), GDRB_ERR_UNSUPP);
+	ck_assert_int_eq(gdrb_queue_plan(1, 128, 64, 0, 0, &q), GDRB_ERR_UNSUPP);
+	ck_assert_uint_eq(gdrb_window_fit(32760, 1, 32759), 0);
+	ck_assert_uint_eq(gdrb_window_fit(1, 3, 10), 30);
+	ck_assert_uint_eq(gdrb_window_fit(1, 64, SIZE_MAX), UINT_MAX);
 }
 END_TEST
 
@@ -326,6 +382,7 @@ static Suite *verbs_suite(void)
 	TCase *tc = tcase_create("choices");
 
 	tcase_add_test(tc, test_split);
+	tcase_add_test(tc, test_queue_plan);
 	tcase_add_test(tc, test_port_nearest);
 	tcase_add_test(tc, test_port_named);
 	tcase_add_test(tc, test_port_none);

@@ -9,13 +9,14 @@ function gdrb_schema(    i, num) {
 	GDRB_HEADER = "benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations," \
 		"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us," \
 		"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist," \
-		"status,errors,quality,note,timestamp,version"
+		"cpu_initiator_pct,cpu_responder_pct,status,errors,quality,note,timestamp,version"
 	GDRB_NF = split(GDRB_HEADER, GDRB_COLS, ",")
 	for (i = 1; i <= GDRB_NF; i++)
 		COL[GDRB_COLS[i]] = i
 	# Columns that hold numbers (the rest is text).
 	split("stage_chunk stage_slots window size_bytes iterations lat_min_us lat_p50_us lat_avg_us lat_p99_us lat_p999_us " \
-	      "lat_max_us lat_stdev_us bw_GBps algbw_GBps busbw_GBps ranks hosts link_gbps errors", num, " ")
+	      "lat_max_us lat_stdev_us bw_GBps algbw_GBps busbw_GBps ranks hosts link_gbps " \
+	      "cpu_initiator_pct cpu_responder_pct errors", num, " ")
 	for (i in num)
 		NUMERIC[num[i]] = 1
 	# Of those, the counts (whole numbers); the rest are decimals.

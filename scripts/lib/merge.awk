@@ -63,7 +63,7 @@ END {
 			if (EXPECT[i] in SEEN)
 				continue
 			split(EXPECT[i], e, SUBSEP)
-			printf "%s,%s,%s,%s,%s,,,,,all,%.0f,0,,,,,,,,,,,%d,%d,%s,,,,,%s,0,,%s,%s,%s\n", bench, layer, e[1], e[2], reg_of(e[1], e[2]), \
+			printf "%s,%s,%s,%s,%s,,,,,all,%.0f,0,,,,,,,,,,,%d,%d,%s,,,,,,,%s,0,,%s,%s,%s\n", bench, layer, e[1], e[2], reg_of(e[1], e[2]), \
 				e[3], ranks, hosts, csv_quote(e[1] == "device" ? gpu : ""), fill, csv_quote(note), stamp, csv_quote(version)
 			filled++
 		}
