@@ -89,6 +89,7 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 	static const char *const proc_need[] = { "cmdline", NULL };
 	/* -m, -W and --mem as the benchmarks parse them; the runs asked about use device memory. */
 	struct gdrb_params run;
+	bool seen[sizeof(longopts) / sizeof(longopts[0])] = { false };
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -100,7 +101,21 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":m:W:jhV", longopts, NULL)) != -1) {
 		const char *bad = argv[optind - 1];
+		const struct option *lo;
 
+		/* As the benchmarks do: the last of two values silently winning hides a typo. */
+		for (lo = longopts; lo->name; lo++) {
+			if (lo->val != c)
+				continue;
+			if (seen[lo - longopts]) {
+				if (c < 0x100)
+					gdrb_usage_err("-%c/--%s given twice; give each option once", c, lo->name);
+				else
+					gdrb_usage_err("--%s given twice; give each option once", lo->name);
+				return GDRB_ERR_USAGE;
+			}
+			seen[lo - longopts] = true;
+		}
 		switch (c) {
 		case OPT_SYSFS:
 			o->sysfs_root = optarg;

@@ -142,6 +142,9 @@ expect_usage "-m/--sizes: .* in '1KB'; accepted: MIN:MAX" -m 1KB
 expect_usage "--window: expected an integer from 1 to 65536, got '0'" -W 0
 expect_usage "--window: expected an integer from 1 to 65536, got ' 8'" -W ' 8'
 expect_usage "--mem: unknown memory kind 'gpu'; accepted: host, pinned, device" --mem gpu
+expect_usage "-W/--window given twice; give each option once" -W 4 -W 8
+expect_usage "--mem given twice; give each option once" --mem host --mem=device
+expect_usage "-j/--json given twice; give each option once" -j --json
 
 "$bin" --help >"$WORK/help" || fail "--help did not exit 0"
 for opt in --sysfs-root --procfs-root --sizes --window --mem --json --help --version rdma-ports \
