@@ -76,7 +76,7 @@ need_vm() {
 vm_inside() {
 	local start rc=0
 	start=$(date +%s)
-	bash "$vm" run --timeout 600 "${shares[@]}" -- bash "$WORK/inside.sh" "$WORK" "$top_builddir" \
+	bash "$vm" run --timeout "${GDRB_VM_TEST_TIMEOUT:-1200}" "${shares[@]}" -- bash "$WORK/inside.sh" "$WORK" "$top_builddir" \
 		>"$WORK/run.out" 2>"$WORK/run.err" || rc=$?
 	echo "VM run: $(($(date +%s) - start)) s"
 	[ "$rc" -eq 0 ] || { cat "$WORK/run.out" "$WORK/run.err"; fail "the VM run exited $rc"; }

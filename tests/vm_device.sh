@@ -32,7 +32,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 run() { # NAME CSV BINARY ARGS...: one run, its output and exit status kept
 	local name=$1 csv=$2 b=$3 t0=$SECONDS
 	shift 3
-	timeout 120 mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp -x SIMGPU_MODE -x SIMGPU_TRACE \
+	timeout 300 mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp -x SIMGPU_MODE -x SIMGPU_TRACE \
 		-x LD_LIBRARY_PATH "$bin/gdrb_$b" -n 20 -w 2 -t 0.05 -c -T 30 --mem device \
 		--csv "$out/$csv" "$@" >"$out/$name.out" 2>"$out/$name.err"
 	echo "$name $?" >>"$out/rc"
