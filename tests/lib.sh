@@ -64,8 +64,11 @@ need_vm() {
 	# The sanitizer pass reaches the VM through the environment, ASan and UBSan as on
 	# the host, but not LeakSanitizer: its scan at exit costs 20 to 40 s a process under
 	# emulation, hours for these tests. The host's tests check the same code for leaks.
+	# Four ASan ranks with the default 256 MiB quarantine each were OOM-killed in the 2 GiB
+	# VM: a smaller quarantine, and more memory for the VM (the run options ride in shares).
 	if [ "${GDRB_SANITIZE:-0}" = 1 ]; then
-		export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:fast_unwind_on_malloc=1
+		export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:fast_unwind_on_malloc=1:quarantine_size_mb=16
+		shares+=(--mem 4096)
 	fi
 	case $top_builddir in
 	/tmp/* | /run/* | /dev/shm/*) shares+=(--share "$top_builddir") ;;
