@@ -43,6 +43,11 @@ struct run {
 	struct gdrb_table table;
 };
 
+/* Buffers (driver_buffers.c): the room check before allocating, then allocation and release. */
+int gdrb_drv_check_room(struct run *r);
+int gdrb_drv_alloc_buffers(struct run *r);
+void gdrb_drv_free_buffers(struct gdrb_ctx *c);
+
 /* Rank 0's output: the header, one table line per size (and pair), CSV rows. */
 void gdrb_drv_table_setup(struct run *r);
 void gdrb_drv_print_header(struct run *r);
