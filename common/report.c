@@ -15,11 +15,14 @@
 #include "gdrb_log.h"
 #include "gdrb_report.h"
 
-static const char csv_header[] =
-	"benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations,"
-	"lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,"
-	"bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,"
-	"cpu_initiator_pct,cpu_responder_pct,status,errors,quality,note,timestamp,version";
+/* The header, from the schema's one definition: ",benchmark,layer,...", shown past the comma. */
+#define GDRB_CSV_COL(name, type) "," #name
+static const char csv_header_list[] =
+#include "csv_schema.def"
+	;
+#undef GDRB_CSV_COL
+#define csv_header (csv_header_list + 1)
+#define CSV_HEADER_LEN (sizeof(csv_header_list) - 2)
 
 const char *gdrb_csv_header(void)
 {
@@ -43,8 +46,8 @@ char *gdrb_timestamp(char *buf, size_t len)
  */
 static int csv_check_existing(int fd, const char *path, off_t size)
 {
-	size_t hlen = sizeof(csv_header) - 1;
-	char line[sizeof(csv_header) + 1], tail[2] = "";
+	size_t hlen = CSV_HEADER_LEN;
+	char line[CSV_HEADER_LEN + 2], tail[2] = "";
 	ssize_t n;
 
 	n = pread(fd, tail, sizeof(tail), size >= 2 ? size - 2 : 0);
@@ -105,11 +108,11 @@ int gdrb_csv_open(const char *path, struct gdrb_csv **out)
 	csv->fd = fd;
 	csv->write = write;
 	if (st.st_size == 0) {
-		char line[sizeof(csv_header) + 1];
+		char line[CSV_HEADER_LEN + 1];
 
-		memcpy(line, csv_header, sizeof(csv_header) - 1);
-		line[sizeof(csv_header) - 1] = '\n';
-		rc = gdrb_csv_append_line(csv, line, sizeof(csv_header));
+		memcpy(line, csv_header, CSV_HEADER_LEN);
+		line[CSV_HEADER_LEN] = '\n';
+		rc = gdrb_csv_append_line(csv, line, CSV_HEADER_LEN + 1);
 		if (rc) {
 			gdrb_csv_close(csv);
 			return rc;

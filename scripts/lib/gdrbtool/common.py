@@ -1,0 +1,293 @@
+"""What every subcommand of scripts/gdrb shares: errors and exit codes, the CSV schema read
+from its one definition (common/csv_schema.def), a results CSV reader that refuses what does
+not follow it, message sizes in the binaries' syntax, and the small formatting helpers."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+SCRIPTS = Path(__file__).resolve().parent.parent.parent
+TREE = SCRIPTS.parent
+LIB = SCRIPTS / "lib"
+PROFILES = SCRIPTS / "profiles"
+SCHEMA_DEF = TREE / "common" / "csv_schema.def"
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INVALID, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+# The name messages start with ("gdrb-accept: ..."); set by the subcommand.
+prog = "gdrb"
+
+
+class Stop(Exception):
+    """Ends the subcommand: one line on stderr (when there is one) and an exit status."""
+
+    def __init__(self, status: int, message: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def usage_error(message: str) -> Stop:
+    """Bad usage or input: one line, exit 2 (raise what this returns)."""
+    return Stop(EXIT_USAGE, message)
+
+
+def failure(message: str) -> Stop:
+    """A failure: one line, exit 1 (raise what this returns)."""
+    return Stop(EXIT_FAIL, message)
+
+
+def say(message: str) -> None:
+    sys.stderr.write("%s: %s\n" % (prog, message))
+    sys.stderr.flush()
+
+
+# --- the CSV schema ------------------------------------------------------------
+
+class Schema:
+    """The columns of common/csv_schema.def: names in order and their types."""
+
+    def __init__(self, path: Path = SCHEMA_DEF):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise failure("%s: cannot read the CSV schema: %s" % (path, e.strerror))
+        self.columns: List[str] = []
+        self.types: Dict[str, str] = {}
+        for m in re.finditer(r"^GDRB_CSV_COL\(([A-Za-z0-9_]+), (text|integer|decimal)\)$", text, re.M):
+            self.columns.append(m.group(1))
+            self.types[m.group(1)] = m.group(2)
+        if not self.columns:
+            raise failure("%s: no GDRB_CSV_COL lines: not the CSV schema" % path)
+        self.header = ",".join(self.columns)
+        self.index = {name: i for i, name in enumerate(self.columns)}
+        self.numeric = {n for n, t in self.types.items() if t != "text"}
+        self.integer = {n for n, t in self.types.items() if t == "integer"}
+
+    def value_fault(self, name: str, v: str) -> str:
+        """Why V is not a value of column NAME as the binaries write it; "" when it is one.
+        An empty field is the binaries' "no figure": valid here, the reader decides."""
+        if v == "" or name not in self.numeric:
+            return ""
+        if name in self.integer:
+            return "" if _DIGITS.match(v) else "not a non-negative integer"
+        return "" if _DECIMAL.match(v) else "not a finite non-negative decimal number"
+
+
+_DIGITS = re.compile(r"^[0-9]+$")
+_DECIMAL = re.compile(r"^[0-9]+(\.[0-9]+)?$")
+_schema: Optional[Schema] = None
+
+
+def schema() -> Schema:
+    global _schema
+    if _schema is None:
+        _schema = Schema()
+    return _schema
+
+
+def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
+    """The data rows of a results CSV as (line number, fields). Refuses, with one line
+    "FILE:LINE: ..." and exit 2, a file whose first line is not the schema's header or a
+    row with another number of fields."""
+    s = schema()
+    try:
+        f = open(path, newline="", encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise usage_error("%s: cannot read: %s" % (path, e.strerror))
+    with f:
+        first = f.readline()
+        if first.rstrip("\r\n") != s.header:
+            raise usage_error("%s:1: not a gdrbench results CSV: the first line must be the schema's "
+                              "header (results/README.md), starting 'benchmark,layer,mem,path,'" % path)
+        nf = len(s.columns)
+        for lineno, line in enumerate(f, start=2):
+            line = line.rstrip("\n")
+            if line.endswith("\r"):
+                line = line[:-1]
+            fields = line.split(",") if '"' not in line else next(csv.reader([line]))
+            if len(fields) != nf:
+                raise usage_error("%s:%d: has %d fields, the schema has %d" % (path, lineno, len(fields), nf))
+            yield lineno, fields
+
+
+def csv_quote(s: str) -> str:
+    """S as one CSV field."""
+    if not re.search(r'[,"\r\n]', s):
+        return s
+    return '"' + re.sub(r"[\r\n]", " ", s.replace('"', '""')) + '"'
+
+
+def results_csv(arg: str) -> str:
+    """The results.csv of a results directory (or ARG itself when it is a file)."""
+    if not arg:
+        raise usage_error("expected a results directory (results/<date>-<label>/); see --help")
+    if os.path.isfile(arg):
+        csv_path = arg
+    elif os.path.isdir(arg):
+        csv_path = os.path.join(arg.rstrip("/") or "/", "results.csv")
+    else:
+        raise usage_error("%s: no such results directory" % arg)
+    if not os.path.isfile(csv_path):
+        raise usage_error("%s: no results.csv in this directory; expected a gdrb-sweep results directory" % arg)
+    if os.path.getsize(csv_path) == 0:
+        raise usage_error("%s:1: empty file; expected the header of the CSV schema (results/README.md)" % csv_path)
+    return csv_path
+
+
+# --- sizes ---------------------------------------------------------------------
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
+          "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40}
+
+
+def size_parse(text: str) -> int:
+    """Bytes for "8", "64K", "1MiB", "2g" (binary suffixes, any case); -1 if not a size."""
+    m = re.match(r"^([0-9]+)([A-Za-z]*)$", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        return -1
+    v = int(m.group(1)) * _UNITS[m.group(2).lower()]
+    return v if v > 0 else -1
+
+
+def sizes_expand(spec: str) -> Optional[List[int]]:
+    """The sizes a binary measures for -m SPEC ("MIN:MAX" doubles from MIN and always ends at
+    MAX; "A,B,C" is a list); None if SPEC is not a size list."""
+    if ":" in spec:
+        parts = spec.split(":")
+        if len(parts) != 2:
+            return None
+        lo, hi = size_parse(parts[0]), size_parse(parts[1])
+        if lo < 0 or hi < 0 or lo > hi:
+            return None
+        out = []
+        v = lo
+        while v <= hi:
+            out.append(v)
+            v *= 2
+        if out[-1] != hi:
+            out.append(hi)
+        return out
+    out = [size_parse(p) for p in spec.split(",")]
+    return None if any(v < 0 for v in out) else out
+
+
+def size_fmt(v: int) -> str:
+    """"8B", "4KiB", "1MiB", "1GiB"; sizes that are not whole units keep the smaller one."""
+    units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    u = 0
+    while u < 4 and v >= 1024 and v % 1024 == 0:
+        v //= 1024
+        u += 1
+    return "%d%s" % (v, units[u])
+
+
+# --- output helpers ------------------------------------------------------------
+
+def json_str(s: str) -> str:
+    """S as a JSON string literal (control characters other than tab, LF and CR as spaces)."""
+    s = s.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    return '"' + re.sub(r"[\x01-\x1f]", " ", s) + '"'
+
+
+def xml_str(s: str) -> str:
+    """S escaped for XML text and attributes."""
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return re.sub(r"[\x01-\x08\x0b\x0c\x0e-\x1f]", " ", s)
+
+
+def num_fmt(v: float) -> str:
+    """A measured value for people: 4 significant digits, no exponent below 1e9."""
+    a = abs(v)
+    if a >= 1000:
+        return "%.0f" % v
+    if a >= 100:
+        return "%.1f" % v
+    if a >= 10:
+        return "%.2f" % v
+    if a >= 1:
+        return "%.3f" % v
+    return "%.4g" % v
+
+
+def duration(seconds: float) -> str:
+    """"41 s" or "3 min"."""
+    seconds = int(seconds)
+    return "%d s" % seconds if seconds < 90 else "%d min" % ((seconds + 30) // 60)
+
+
+_PLAIN_WORD = re.compile(r"^[A-Za-z0-9_./:=,+@%-]+$")
+
+
+def shell_join(words: Sequence[str]) -> str:
+    """One command line that a shell reads back as WORDS (quoted where needed)."""
+    return " ".join(w if _PLAIN_WORD.match(w) else "'" + w.replace("'", "'\\''") + "'" for w in words)
+
+
+class Outputs:
+    """Files written whole: each goes to FILE.tmp and is renamed once complete. The first
+    file that cannot be written is said once ("FILE: cannot write: why"); failed() then
+    tells the caller to exit 1, and written() names only the files that exist."""
+
+    def __init__(self) -> None:
+        self.failed_once = False
+        self.done: List[str] = []
+
+    def write(self, path: str, text: str) -> bool:
+        tmp = path + ".tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except OSError as e:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if not self.failed_once:
+                say("%s: cannot write: %s" % (path, e.strerror or "write error"))
+            self.failed_once = True
+            return False
+        self.done.append(path)
+        return True
+
+    def failed(self) -> bool:
+        return self.failed_once
+
+
+def resolve_profile(p: str) -> str:
+    """The profile's file: P itself when it is a file, else the shipped profile of that name."""
+    if os.path.isfile(p):
+        return p
+    name = p[:-len(".profile")] if p.endswith(".profile") else p
+    if "/" not in p and (PROFILES / (name + ".profile")).is_file():
+        return str(PROFILES / (name + ".profile"))
+    shipped = ", ".join(sorted(f.name[:-len(".profile")] for f in PROFILES.glob("*.profile")))
+    raise usage_error("%s: no such profile; expected a file or a shipped profile: %s" % (p, shipped or "none"))
+
+
+def cuda_toolkit_version() -> str:
+    """The CUDA Toolkit's version from nvcc (on PATH, else under CUDA_HOME or /usr/local/cuda)."""
+    for nvcc in (shutil.which("nvcc"), os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")):
+        if not nvcc or not os.access(nvcc, os.X_OK):
+            continue
+        try:
+            out = subprocess.run([nvcc, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 universal_newlines=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        m = re.search(r"release [0-9.]*, V([0-9.]*)", out)
+        if m:
+            return m.group(1)
+    return ""
+
+
+def print_help(doc: str) -> None:
+    sys.stdout.write(doc.strip("\n") + "\n")

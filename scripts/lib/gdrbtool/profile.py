@@ -1,0 +1,416 @@
+"""Profiles: what `gdrb sweep` runs and what `gdrb accept` requires.
+
+One statement per line; '#' starts a comment; "double quotes" keep spaces in a value.
+
+  description TEXT           shown in the summary
+  include NAME|FILE          read another profile here (NAME: the shipped NAME.profile; FILE:
+                             relative to this file). Defaults set inside stay inside.
+  sizes SPEC | time SEC | iters N | validate on|off
+                             defaults for the run lines below: -m SPEC (else 8:1G),
+                             -t SEC, -n N, -c (else the binaries' own defaults)
+  run BINARY [key=value ...] run BINARY once per memory kind; keys:
+      mem=host,pinned,device   memory kinds (default host); device only where a GPU is;
+                               none: the binary takes no --mem (give paths=MEM:PATH,...)
+      needs=gpu,rdma           skip the line where this host has no GPU / RDMA device
+      launch=mpi|local         through the launcher (default) or as one local process
+      sizes= time= iters= validate= np=   this line's own values
+      bench=NAME layer=mpi|verbs|local    the CSV benchmark and layer (default: the
+                               binary without "gdrb_"; verbs when needs=rdma, local
+                               when launch=local, else mpi)
+      paths=LIST               the rows a complete run writes at each size, as PATH or
+                               MEM:PATH (default direct, plus staged for device memory)
+      args="..."               more arguments for the binary
+  doctor BINARY [args="..."]  run BINARY --json, keep its output as doctor.json
+  rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]   see `gdrb accept --help`
+
+Errors: one line "FILE:LINE: ...", exit 2.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from .common import PROFILES, schema, size_parse, sizes_expand, usage_error
+
+MAX_DEPTH = 8
+
+
+@dataclass
+class Run:
+    where: str
+    binary: str
+    bench: str
+    layer: str
+    launch: str
+    mems: str          # comma list, or "none"
+    needs: str         # comma list, or ""
+    sizes: str
+    time: str          # "" = the binary's default
+    iters: str
+    np: str
+    paths: str
+    validate: str      # "", "on" or "off"
+    args: str
+
+
+@dataclass
+class Doctor:
+    where: str
+    binary: str
+    args: str
+
+
+@dataclass
+class Rule:
+    where: str
+    name: str
+    bench: str
+    column: str
+    op: str            # >= <= > < = != in
+    kind: str          # abs, link, staged or text
+    value: object      # float for abs/link/staged (the column's unit, or a percentage), str for text
+    text: str          # the threshold as written, for people
+    filters: Dict[str, str] = field(default_factory=dict)   # sizes as "MIN:MAX" (MAX may be inf) or a comma list
+
+    def filter_text(self) -> str:
+        return " ".join("%s=%s" % (k, self.filters[k]) for k in sorted(self.filters))
+
+
+@dataclass
+class Profile:
+    file: str
+    descriptions: List[str] = field(default_factory=list)
+    runs: List[Run] = field(default_factory=list)
+    doctors: List[Doctor] = field(default_factory=list)
+    rules: List[Rule] = field(default_factory=list)
+
+    @property
+    def description(self) -> str:
+        return self.descriptions[0] if self.descriptions else ""
+
+
+def tokens(line: str) -> Optional[List[str]]:
+    """Whitespace-separated words, "quotes" kept together, '#' to the end a comment; None for
+    an unterminated quote."""
+    out: List[str] = []
+    w, inq, have = "", False, False
+    for c in line:
+        if inq:
+            if c == '"':
+                inq = False
+            else:
+                w += c
+        elif c == '"':
+            inq, have = True, True
+        elif c == "#":
+            break
+        elif c in " \t":
+            if have:
+                out.append(w)
+                w, have = "", False
+        else:
+            w += c
+            have = True
+    if inq:
+        return None
+    if have:
+        out.append(w)
+    return out
+
+
+def _is_num(s: str) -> bool:
+    return re.match(r"^[0-9]+(\.[0-9]+)?$", s) is not None
+
+
+def _unit_scale(column: str, unit: str) -> float:
+    if column.endswith("_us"):
+        return {"us": 1, "ms": 1000, "ns": 0.001}.get(unit, 0)
+    if column.endswith("_GBps"):
+        return {"GB/s": 1, "Gb/s": 0.125, "MB/s": 0.001}.get(unit, 0)
+    return 0
+
+
+def _column_unit(column: str) -> str:
+    return "us" if column.endswith("_us") else "GB/s" if column.endswith("_GBps") else ""
+
+
+def _fmt_awk_num(v: float) -> str:
+    """A number as awk's print writes it (%.6g, integers whole)."""
+    return str(int(v)) if v == int(v) and abs(v) < 1e16 else "%.6g" % v
+
+
+class _Parser:
+    def __init__(self) -> None:
+        self.profile: Optional[Profile] = None
+        self.sizes, self.time, self.iters, self.validate = "8:1G", "", "", ""
+        self.rule_where: Dict[str, str] = {}
+        self.benches: Dict[str, bool] = {}
+
+    @staticmethod
+    def err(where: str, msg: str):
+        return usage_error("%s: %s" % (where, msg))
+
+    def check_list(self, where: str, key: str, value: str, allowed: str) -> None:
+        items = value.split(",") if value else []
+        if not items:
+            raise self.err(where, "%s= needs a value; accepted: %s" % (key, allowed))
+        for item in items:
+            if item not in allowed.split(","):
+                raise self.err(where, "%s=: unknown value '%s'; accepted: %s" % (key, item, allowed))
+
+    def check_sizes(self, where: str, key: str, spec: str) -> None:
+        v = sizes_expand(spec)
+        if not v:
+            raise self.err(where, "%s: '%s' is not a size list; expected MIN:MAX (doubling) or A,B,C, "
+                                  "e.g. 8:1G or 8,64K,1M" % (key, spec))
+
+    def resolve(self, name: str, frm: str) -> str:
+        if "/" not in name:
+            return str(PROFILES / (name + ".profile"))
+        if name.startswith("/"):
+            return name
+        d = frm.rsplit("/", 1)[0] if "/" in frm else "."
+        return d + "/" + name
+
+    def parse_file(self, file: str, depth: int, include_where: str = "") -> None:
+        if depth > MAX_DEPTH:
+            raise self.err(file, "includes nest deeper than 8 (an include loop?)")
+        saved = (self.sizes, self.time, self.iters, self.validate)
+        try:
+            with open(file, encoding="utf-8", errors="replace", newline="") as f:
+                lines = f.read().split("\n")
+        except OSError:
+            raise self.err(include_where or file, "cannot read profile '%s'" % file if include_where
+                           else "cannot read this profile")
+        if lines and lines[-1] == "":
+            lines.pop()
+        for nr, line in enumerate(lines, start=1):
+            where = "%s:%d" % (file, nr)
+            if line.endswith("\r"):
+                line = line[:-1]
+            t = tokens(line)
+            if t is None:
+                raise self.err(where, 'unterminated "quote"')
+            if not t:
+                continue
+            kw = t[0]
+            if kw == "description":
+                text = re.sub(r"^[ \t]*description[ \t]*", "", line)
+                self.profile.descriptions.append(text)
+            elif kw == "include":
+                if len(t) != 2:
+                    raise self.err(where, "include takes one profile name or file, e.g. 'include quick'")
+                target = self.resolve(t[1], file)
+                try:
+                    open(target).close()
+                except OSError:
+                    raise self.err(where, "include: cannot read '%s'" % target)
+                self.parse_file(target, depth + 1, where)
+            elif kw in ("sizes", "time", "iters", "validate"):
+                if len(t) != 2:
+                    raise self.err(where, kw + " takes one value")
+                v = t[1]
+                if kw == "sizes":
+                    self.check_sizes(where, "sizes", v)
+                    self.sizes = v
+                elif kw == "time":
+                    if not _is_num(v) or float(v) <= 0:
+                        raise self.err(where, "time: expected seconds per size, e.g. 0.3, got '%s'" % v)
+                    self.time = v
+                elif kw == "iters":
+                    if not re.match(r"^[1-9][0-9]*$", v):
+                        raise self.err(where, "iters: expected a positive integer, got '%s'" % v)
+                    self.iters = v
+                else:
+                    if v not in ("on", "off"):
+                        raise self.err(where, "validate: expected on or off, got '%s'" % v)
+                    self.validate = v
+            elif kw == "run":
+                self.parse_run(where, t)
+            elif kw == "doctor":
+                self.parse_doctor(where, t)
+            elif kw == "rule":
+                self.parse_rule(where, t)
+            else:
+                raise self.err(where, "unknown statement '%s'; expected run, doctor, rule, include, sizes, "
+                                      "time, iters, validate or description" % kw)
+        self.sizes, self.time, self.iters, self.validate = saved
+
+    def parse_run(self, where: str, t: List[str]) -> None:
+        if len(t) < 2 or "=" in t[1]:
+            raise self.err(where, "run needs a binary name first, e.g. 'run gdrb_mpi_bw mem=host,device'")
+        binary = t[1]
+        if not re.match(r"^[A-Za-z0-9._+-]+$", binary):
+            raise self.err(where, "run: '%s' is not a binary name (no paths; binaries are found in the build "
+                                  "tree or on PATH)" % binary)
+        kv = {"mem": "host", "needs": "", "launch": "mpi", "sizes": self.sizes, "time": self.time,
+              "iters": self.iters, "validate": self.validate, "np": "", "paths": "", "bench": "",
+              "layer": "", "args": ""}
+        for word in t[2:]:
+            m = re.match(r"^([a-z]+)=(.*)$", word, re.S)
+            if not m:
+                raise self.err(where, "run: expected key=value, got '%s'" % word)
+            if m.group(1) not in kv:
+                raise self.err(where, "run: unknown key '%s'; accepted: mem, needs, launch, sizes, time, iters, "
+                                      "validate, np, paths, bench, layer, args" % m.group(1))
+            kv[m.group(1)] = m.group(2)
+        if kv["mem"] != "none":
+            self.check_list(where, "mem", kv["mem"], "host,pinned,device")
+        if kv["needs"]:
+            self.check_list(where, "needs", kv["needs"], "gpu,rdma")
+        self.check_list(where, "launch", kv["launch"], "mpi,local")
+        self.check_sizes(where, "sizes", kv["sizes"])
+        if kv["time"] and (not _is_num(kv["time"]) or float(kv["time"]) <= 0):
+            raise self.err(where, "time=: expected seconds per size, got '%s'" % kv["time"])
+        if kv["iters"] and not re.match(r"^[1-9][0-9]*$", kv["iters"]):
+            raise self.err(where, "iters=: expected a positive integer, got '%s'" % kv["iters"])
+        if kv["validate"] not in ("", "on", "off"):
+            raise self.err(where, "validate=: expected on or off, got '%s'" % kv["validate"])
+        if kv["np"] and not re.match(r"^[1-9][0-9]*$", kv["np"]):
+            raise self.err(where, "np=: expected a number of ranks, got '%s'" % kv["np"])
+        if kv["paths"] and not re.match(r"^([a-z]+:)?[a-z0-9_]+(,([a-z]+:)?[a-z0-9_]+)*$", kv["paths"]):
+            raise self.err(where, "paths=: expected a comma list of PATH or MEM:PATH, e.g. direct,staged or "
+                                  "host:h2d,device:d2d")
+        if kv["mem"] == "none" and not re.match(r"^[a-z]+:", kv["paths"]):
+            raise self.err(where, "mem=none (the binary takes no --mem) needs paths=MEM:PATH,..., e.g. "
+                                  "paths=host:h2d,device:d2d")
+        bench = kv["bench"] or re.sub(r"^gdrb_", "", binary, count=1)
+        if not re.match(r"^[a-z0-9_]+$", bench):
+            raise self.err(where, "bench=: expected lower-case letters, digits and '_', got '%s'" % bench)
+        layer = kv["layer"]
+        if not layer:
+            layer = "local" if kv["launch"] == "local" else "verbs" if "rdma" in kv["needs"].split(",") else "mpi"
+        self.check_list(where, "layer", layer, "mpi,verbs,local")
+        self.benches[bench] = True
+        self.profile.runs.append(Run(where, binary, bench, layer, kv["launch"], kv["mem"], kv["needs"],
+                                     kv["sizes"], kv["time"], kv["iters"], kv["np"], kv["paths"],
+                                     kv["validate"], kv["args"]))
+
+    def parse_doctor(self, where: str, t: List[str]) -> None:
+        if len(t) < 2 or "=" in t[1]:
+            raise self.err(where, "doctor needs a binary name, e.g. 'doctor gdrb_doctor'")
+        args = ""
+        if len(t) == 3 and t[2].startswith("args="):
+            args = t[2][5:]
+        elif len(t) > 2:
+            raise self.err(where, 'doctor: only args="..." may follow the binary')
+        self.profile.doctors.append(Doctor(where, t[1], args))
+
+    def parse_rule(self, where: str, t: List[str]) -> None:
+        s = schema()
+        if len(t) < 6:
+            raise self.err(where, "rule needs NAME BENCH COLUMN OP THRESHOLD, e.g. 'rule bw-large mpi_bw "
+                                  "bw_GBps >= 20 GB/s sizes=1M:'")
+        name, bench, column, op = t[1], t[2], t[3], t[4]
+        if not re.match(r"^[A-Za-z0-9._-]+$", name):
+            raise self.err(where, "rule name '%s': expected letters, digits, '.', '_' or '-'" % name)
+        if name in self.rule_where:
+            raise self.err(where, "rule name '%s' already used at %s" % (name, self.rule_where[name]))
+        self.rule_where[name] = where
+        if not re.match(r"^[a-z0-9_]+$", bench):
+            raise self.err(where, "rule %s: '%s' is not a benchmark name (e.g. mpi_bw, write_lat)" % (name, bench))
+        if column not in s.index:
+            raise self.err(where, "rule %s: unknown column '%s'; the schema's columns: %s" % (name, column, s.header))
+        i = 5
+        thr: List[str] = []
+        while i < len(t) and "=" not in t[i]:
+            thr.append(t[i])
+            i += 1
+        filters = {"pair": "all"}
+        bad_sizes = ("rule %s: sizes=%%s: expected MIN:MAX, MIN: (and up), :MAX or A,B,C with sizes like 8, "
+                     "4K, 1MiB" % name)
+        for word in t[i:]:
+            m = re.match(r"^([a-z]+)=(.+)$", word, re.S)
+            if not m:
+                raise self.err(where, "rule %s: expected key=value after the threshold, got '%s'" % (name, word))
+            k, v = m.group(1), m.group(2)
+            if k not in ("mem", "path", "reg", "pair", "layer", "sizes", "ranks"):
+                raise self.err(where, "rule %s: unknown key '%s'; accepted: mem, path, reg, pair, layer, sizes, "
+                                      "ranks" % (name, k))
+            if k == "mem":
+                self.check_list(where, "mem", v, "host,pinned,device")
+            if k == "layer":
+                self.check_list(where, "layer", v, "mpi,verbs,local")
+            if k == "sizes":
+                m = re.match(r"^([^:,]*):([^:,]*)$", v)
+                if m:
+                    lo = 1 if m.group(1) == "" else size_parse(m.group(1))
+                    hi = "inf" if m.group(2) == "" else size_parse(m.group(2))
+                    if lo < 0 or (hi != "inf" and (hi < 0 or lo > hi)):
+                        raise self.err(where, bad_sizes % v)
+                    v = "%s:%s" % (lo, hi)
+                else:
+                    sizes = sizes_expand(v)
+                    if not sizes:
+                        raise self.err(where, bad_sizes % v)
+                    v = ",".join(str(x) for x in sizes)
+            filters[k] = v
+        value: object
+        if op in (">=", "<=", ">", "<"):
+            if column not in s.numeric:
+                raise self.err(where, "rule %s: %s needs a numeric column; '%s' is text (use =, != or in)"
+                               % (name, op, column))
+            if not thr or len(thr) > 3:
+                raise self.err(where, "rule %s: threshold: expected NUMBER [UNIT], PERCENT%% of link or "
+                                      "PERCENT%% of staged" % name)
+            if re.match(r"^[0-9]+(\.[0-9]+)?%$", thr[0]):
+                target = thr[-1]
+                if (len(thr) == 2 or (len(thr) == 3 and thr[1] == "of")) and target in ("link", "staged"):
+                    kind, value = target, float(thr[0][:-1])
+                else:
+                    raise self.err(where, "rule %s: a percentage must say of what: '%s of link' or '%s of staged'"
+                                   % (name, thr[0], thr[0]))
+                if kind == "link" and not column.endswith("_GBps"):
+                    raise self.err(where, "rule %s: '%% of link' compares a bandwidth column (bw_GBps, algbw_GBps, "
+                                          "busbw_GBps) with the port rate" % name)
+                if kind == "staged" and "path" in filters:
+                    raise self.err(where, "rule %s: '%% of staged' compares the direct path with the staged one; "
+                                          "drop path=" % name)
+                text = thr[0] + (" of link rate" if kind == "link" else " of staged")
+            elif _is_num(thr[0]):
+                kind, scale = "abs", 1.0
+                if len(thr) == 2:
+                    scale = _unit_scale(column, thr[1])
+                    if scale == 0:
+                        unit = _column_unit(column)
+                        raise self.err(where, "rule %s: unit '%s' does not fit %s%s" % (
+                            name, thr[1], column, " (in %s)" % unit if unit else " (a plain number)"))
+                elif len(thr) > 2:
+                    raise self.err(where, "rule %s: threshold: expected NUMBER [UNIT], got '%s'" % (name, " ".join(thr)))
+                value = float(thr[0]) * scale
+                text = thr[0] + (" " + thr[1] if len(thr) == 2 else "")
+            else:
+                raise self.err(where, "rule %s: threshold '%s': expected a number, or PERCENT%% of link / of staged"
+                               % (name, thr[0]))
+        elif op in ("=", "!=", "in"):
+            if column in s.numeric:
+                raise self.err(where, "rule %s: %s compares text; '%s' is numeric (use >=, <=, > or <)"
+                               % (name, op, column))
+            if len(thr) != 1:
+                raise self.err(where, "rule %s: %s takes one value%s" % (
+                    name, op, " list, e.g. dmabuf,peermem" if op == "in" else ""))
+            kind, value, text = "text", thr[0], thr[0]
+        else:
+            raise self.err(where, "rule %s: unknown operator '%s'; accepted: >= <= > < = != in" % (name, op))
+        self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters))
+
+
+def load(file: str) -> Profile:
+    """Read and check the profile FILE (and what it includes); raises Stop(2) with one line
+    "FILE:LINE: ..." on the first error."""
+    p = _Parser()
+    p.profile = Profile(file)
+    try:
+        open(file).close()
+    except OSError:
+        raise _Parser.err(file, "cannot read this profile")
+    p.parse_file(file, 0)
+    # A rule may only check what the profile runs: a misspelt benchmark is an error, not a silent pass.
+    for rule in sorted(p.profile.rules, key=lambda r: r.name):
+        if rule.bench not in p.benches:
+            benches = ", ".join(sorted(p.benches)) or "(no run lines)"
+            raise _Parser.err(rule.where, "rule %s: benchmark '%s' is not run by this profile; its run lines give: %s"
+                              % (rule.name, rule.bench, benches))
+    return p.profile

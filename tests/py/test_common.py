@@ -1,0 +1,155 @@
+"""The shared pieces of scripts/gdrb: the CSV schema from its one definition, the results
+CSV reader, sizes, and the profile parser."""
+import os
+import re
+import tempfile
+import unittest
+
+import gdrbtest  # noqa: F401  (sys.path)
+from gdrbtool import common, profile
+
+
+class SchemaTest(unittest.TestCase):
+    def test_columns_come_from_the_definition(self):
+        s = common.schema()
+        self.assertEqual(s.columns[:4], ["benchmark", "layer", "mem", "path"])
+        self.assertEqual(s.columns[-1], "version")
+        self.assertIn("size_bytes", s.integer)
+        self.assertIn("lat_p50_us", s.numeric)
+        self.assertNotIn("lat_p50_us", s.integer)
+        self.assertNotIn("reg", s.numeric)
+
+    def test_fixtures_carry_that_header(self):
+        with open(gdrbtest.DATA / "good-run" / "results.csv") as f:
+            self.assertEqual(f.readline().rstrip("\n"), common.schema().header)
+
+    def test_results_readme_documents_every_column_in_order(self):
+        text = (gdrbtest.SRC / "results" / "README.md").read_text()
+        table = text[text.index("## CSV schema"):]
+        names = []
+        for cell in re.findall(r"^\| ([^|]*) \|", table, re.M):
+            names += re.findall(r"`([A-Za-z0-9_]+)`", cell)
+        cols = common.schema().columns
+        # `lat_min_us` … `lat_max_us` names a run of columns by its ends.
+        documented = [c for c in cols if c in names]
+        missing = [c for c in cols if c not in names and not c.startswith("lat_")]
+        self.assertEqual(missing, [])
+        self.assertEqual(documented, [c for c in names if c in cols])
+
+    def test_value_fault(self):
+        s = common.schema()
+        self.assertEqual(s.value_fault("size_bytes", "4096"), "")
+        self.assertNotEqual(s.value_fault("size_bytes", "8x"), "")
+        self.assertNotEqual(s.value_fault("lat_p50_us", "nan"), "")
+        self.assertNotEqual(s.value_fault("lat_p50_us", "-5"), "")
+        self.assertEqual(s.value_fault("lat_p50_us", ""), "")
+        self.assertEqual(s.value_fault("note", "anything"), "")
+
+
+class ReadCsvTest(unittest.TestCase):
+    def write(self, text):
+        fd, path = tempfile.mkstemp(suffix=".csv")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        self.addCleanup(os.unlink, path)
+        return path
+
+    def test_reads_quoted_fields(self):
+        header = common.schema().header
+        row = ["x"] * len(common.schema().columns)
+        row[-3] = '"a, ""b"""'
+        rows = list(common.read_csv(self.write(header + "\n" + ",".join(row) + "\n")))
+        self.assertEqual(rows[0][0], 2)
+        self.assertEqual(rows[0][1][-3], 'a, "b"')
+
+    def test_refuses_another_header(self):
+        with self.assertRaises(common.Stop) as cm:
+            list(common.read_csv(self.write("a,b\n1,2\n")))
+        self.assertEqual(cm.exception.status, 2)
+        self.assertRegex(cm.exception.message, r":1: not a gdrbench results CSV")
+
+    def test_refuses_a_short_row_naming_its_line(self):
+        with self.assertRaises(common.Stop) as cm:
+            list(common.read_csv(self.write(common.schema().header + "\na,b\n")))
+        self.assertRegex(cm.exception.message, r":2: has 2 fields, the schema has \d+")
+
+
+class SizesTest(unittest.TestCase):
+    def test_parse(self):
+        self.assertEqual(common.size_parse("8"), 8)
+        self.assertEqual(common.size_parse("64K"), 65536)
+        self.assertEqual(common.size_parse("1MiB"), 1 << 20)
+        self.assertEqual(common.size_parse("2g"), 2 << 30)
+        for bad in ("0", "8x", "-1", "", "1.5K"):
+            self.assertEqual(common.size_parse(bad), -1, bad)
+
+    def test_expand(self):
+        self.assertEqual(common.sizes_expand("8:64"), [8, 16, 32, 64])
+        self.assertEqual(common.sizes_expand("8:100"), [8, 16, 32, 64, 100])
+        self.assertEqual(common.sizes_expand("8,1K"), [8, 1024])
+        self.assertIsNone(common.sizes_expand("64:8"))
+        self.assertIsNone(common.sizes_expand("8:4:2"))
+
+    def test_fmt(self):
+        self.assertEqual(common.size_fmt(8), "8B")
+        self.assertEqual(common.size_fmt(4096), "4KiB")
+        self.assertEqual(common.size_fmt(3 << 30), "3GiB")
+        self.assertEqual(common.size_fmt(1536), "1536B")
+
+
+class ProfileTest(unittest.TestCase):
+    def load_text(self, text):
+        fd, path = tempfile.mkstemp(suffix=".profile")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        self.addCleanup(os.unlink, path)
+        return profile.load(path), path
+
+    def refused(self, text, pattern):
+        with self.assertRaises(common.Stop) as cm:
+            self.load_text(text)
+        self.assertEqual(cm.exception.status, 2)
+        self.assertRegex(cm.exception.message, pattern)
+
+    def test_shipped_profiles_load(self):
+        for f in sorted(common.PROFILES.glob("*.profile")):
+            p = profile.load(str(f))
+            self.assertTrue(p.runs, f.name)
+        ndr = profile.load(common.resolve_profile("ib-ndr400"))
+        self.assertTrue(any(r.kind == "link" for r in ndr.rules))
+
+    def test_run_defaults_and_include_scope(self):
+        p, _ = self.load_text("sizes 8:64\nrun gdrb_mpi_bw mem=host,device\nrun gdrb_write_bw needs=rdma\n")
+        self.assertEqual([(r.bench, r.layer, r.sizes) for r in p.runs],
+                         [("mpi_bw", "mpi", "8:64"), ("write_bw", "verbs", "8:64")])
+
+    def test_rule_units_and_sizes(self):
+        p, _ = self.load_text("run gdrb_mpi_bw\nrule r mpi_bw bw_GBps >= 400 Gb/s sizes=1M:\n"
+                              "rule q mpi_bw lat_p50_us <= 2 ms sizes=8,64K\n")
+        r, q = p.rules
+        self.assertEqual((r.kind, r.value, r.filters["sizes"]), ("abs", 50.0, "1048576:inf"))
+        self.assertEqual((q.value, q.filters["sizes"], q.filters["pair"]), (2000.0, "8,65536", "all"))
+
+    def test_bad_profiles_name_file_and_line(self):
+        self.refused("run gdrb_mpi_bw\nrule r mpi_bw bandwidth >= 1\n", r"\.profile:2: rule r: unknown column")
+        self.refused("run gdrb_mpi_bw\nrule r nosuch_bw bw_GBps >= 1\n", r"benchmark 'nosuch_bw' is not run")
+        self.refused("run gdrb_mpi_bw\nrule r mpi_bw bw_GBps >= 1 us\n", r"unit 'us' does not fit bw_GBps")
+        self.refused("run gdrb_mpi_bw\nrule r mpi_bw bw_GBps >= 1e3\n", r"threshold '1e3'")
+        self.refused("run gdrb_mpi_bw mem=gpu\n", r":1: mem=: unknown value 'gpu'")
+        self.refused('run gdrb_mpi_bw args="-x\n', r'unterminated "quote"')
+        self.refused("include nosuch-profile\n", r":1: include: cannot read")
+        self.refused("rule a mpi_bw bw_GBps >= 1\nrule a mpi_bw bw_GBps >= 2\nrun gdrb_mpi_bw\n",
+                     r":2: rule name 'a' already used at .*:1")
+
+    def test_include_loop_is_refused(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(lambda: [os.unlink(os.path.join(d, f)) for f in os.listdir(d)] and os.rmdir(d))
+        with open(os.path.join(d, "a.profile"), "w") as f:
+            f.write("include ./a.profile\n")
+        with self.assertRaises(common.Stop) as cm:
+            profile.load(os.path.join(d, "a.profile"))
+        self.assertRegex(cm.exception.message, "nest deeper than 8")
+
+
+if __name__ == "__main__":
+    unittest.main()
