@@ -1,4 +1,4 @@
-# Check a gdrbench CSV against the schema of results/README.md.
+# Check a gdrbench CSV against the schema (common/csv_schema.def, through schema.awk).
 # Variables (-v): status=S every row has status S; rows=N exactly N data rows;
 # ranks=N every row has N ranks; bench=B only rows of benchmark B are counted;
 # cpus=N a rank's CPU time is at most N x 100 % of the wall time (its threads; default 64).
@@ -22,9 +22,10 @@ function parse(line,    n, i, c, field, inq) {
 function num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?$/ }
 function bad(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; errors++ }
 BEGIN {
-	want = "benchmark,layer,mem,path,reg,stage_chunk,stage_slots,window,buffers,pair,size_bytes,iterations,lat_min_us,lat_p50_us,lat_avg_us,lat_p99_us,lat_p999_us,lat_max_us,lat_stdev_us,bw_GBps,algbw_GBps,busbw_GBps,ranks,hosts,gpu,nic,link_layer,link_gbps,gpu_nic_dist,cpu_initiator_pct,cpu_responder_pct,status,errors,quality,note,timestamp,version"
-	nh = split(want, H, ",")
-	for (i = 1; i <= nh; i++) COL[H[i]] = i
+	schema_load()
+	want = SCHEMA_HEADER
+	nh = SCHEMA_NF
+	for (c in SCHEMA_COL) COL[c] = SCHEMA_COL[c]
 	errors = 0; count = 0
 }
 FNR == 1 {

@@ -1,7 +1,8 @@
 # gen_csv.awk: write a synthetic gdrbench results CSV with plausible numbers for a node pair
 # with InfiniBand NDR (400 Gb/s) NICs and H100 GPUs, CUDA-aware MPI.
 #
-#   gawk -f scripts/lib/gdrb.awk -f tests/gen_csv.awk [-v fault=1] [-v rows=N] [-v pairs=P]
+#   gawk -v schema_def=common/csv_schema.def -f tests/schema.awk -f tests/gen_csv.awk \
+#        [-v fault=1] [-v rows=N] [-v pairs=P]
 #
 # 28 sizes (8 B..1 GiB) x mpi_latency, mpi_bw, write_lat, write_bw (host and device memory,
 # direct and staged) and copy_bw: 476 aggregate rows. fault=1 plants what an acceptance run
@@ -64,7 +65,9 @@ function stamp(s) {
 }
 
 function run(    n, k, s, nic) {
-	n = sizes_expand("8:1G", S)
+	n = 0
+	for (s = 8; s <= 1073741824; s *= 2)
+		S[++n] = s
 	nic = "mlx5_0:1"
 	for (k = 1; k <= n; k++) lat_row("mpi_latency", "mpi", "host", "direct", "host", S[k], 1.9, 24, "")
 	for (k = 1; k <= n; k++) {
@@ -97,11 +100,11 @@ function run(    n, k, s, nic) {
 
 BEGIN {
 	srand(1)
-	gdrb_schema()
+	schema_load()
 	GPU = "NVIDIA H100 80GB HBM3"
 	pairs += 0
 	rows += 0
-	print GDRB_HEADER
+	print SCHEMA_HEADER
 	do
 		run()
 	while (rows && WRITTEN < rows)

@@ -133,7 +133,8 @@ need_memory() {
 }
 
 csv_check() {
-	awk -f "$top_srcdir/tests/csv_check.awk" "$@"
+	awk -v schema_def="$top_srcdir/common/csv_schema.def" -f "$top_srcdir/tests/schema.awk" \
+		-f "$top_srcdir/tests/csv_check.awk" "$@"
 }
 
 # expect_refused PATTERN CMD...: bad input refused: CMD exits 2 with exactly one
