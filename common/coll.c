@@ -38,10 +38,6 @@ static enum gdrb_dtype group_dtype;
 static enum gdrb_redop group_redop;
 static MPI_Op group_op = MPI_OP_NULL;
 
-double gdrb_bus_allreduce(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0.0; }
-double gdrb_bus_spread(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }
-double gdrb_bus_one(int n) { (void)n; return 1.0; }
-
 static bool reduces(void) { return coll->flags & GDRB_COLL_REDUCES; }
 
 static size_t elem_size(const struct gdrb_ctx *c)
@@ -72,11 +68,9 @@ static bool blocked(void)
 /* Blocked sizes round down to a multiple of ranks x element size, at least one each. */
 static size_t coll_adjust_size(const struct gdrb_ctx *c, size_t size)
 {
-	size_t unit = elem_size(c) * (blocked() ? (size_t)c->boot->size : 1);
-
 	if (coll->layout == GDRB_LAYOUT_NONE)
 		return 0;
-	return size < unit ? unit : size / unit * unit;
+	return gdrb_fig_coll_size(size, elem_size(c), c->boot->size, blocked());
 }
 
 /*

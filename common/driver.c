@@ -13,6 +13,7 @@
 #include "driver_int.h"
 #include "gdrb_clock.h"
 #include "gdrb_driver.h"
+#include "gdrb_figures.h"
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
 #include "gdrb_report.h"
@@ -26,18 +27,6 @@
 #define GDRB_USAGE_LINGER_S 10
 /* The first timed batch at most; each later one at most twice the one before. */
 #define FIRST_BATCH 16
-
-/* What each rank reports to rank 0 after one size and variant. */
-struct rank_result {
-	int32_t initiator;
-	int32_t pair;
-	int32_t failed;
-	int32_t pad;
-	uint64_t errors;
-	double total_us;        /* sum of timed samples */
-	double bytes_per_iter;  /* payload bytes this rank's pair moves per iteration */
-	double cpu_pct;         /* user + system CPU time over the timed batches, % of their wall time */
-};
 
 /* User + system CPU seconds of this process so far (every thread), or NAN. */
 static double cpu_seconds(void)
@@ -349,30 +338,6 @@ static int plan_and_measure(struct run *r, size_t size, uint64_t *n_out, uint64_
 	return 0;
 }
 
-/* Per-message time of a sample: half a round trip, or a window's share. */
-static double sample_scale(const struct gdrb_ctx *c)
-{
-	if (c->bench->traffic == GDRB_TRAFFIC_PINGPONG)
-		return 0.5;
-	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
-		return 1.0;
-	if (c->bench->metric == GDRB_METRIC_BW)
-		return 1.0 / c->window;
-	return 1.0;
-}
-
-static double bytes_per_iter(const struct gdrb_ctx *c, size_t size)
-{
-	double bytes = (double)size * c->window;
-
-	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
-		return (double)size;
-	/* A round trip carries the message both ways; a bidirectional window too. */
-	if (c->bench->traffic == GDRB_TRAFFIC_BIDIR || c->bench->traffic == GDRB_TRAFFIC_PINGPONG)
-		bytes *= 2;
-	return bytes;
-}
-
 /*
  * Collectives: time across ranks. avg is the mean of the per-rank means, min
  * and max the fastest and slowest rank's mean; the percentiles and stdev stay
@@ -382,31 +347,16 @@ static double bytes_per_iter(const struct gdrb_ctx *c, size_t size)
 static void summarise_collective(struct run *r, size_t size, uint64_t n, struct outcome *agg)
 {
 	struct gdrb_ctx *c = &r->c;
-	double sum = 0, lo = INFINITY, hi = 0;
-	int rank;
+	struct gdrb_fig_coll f;
 
-	for (rank = 0; rank < c->boot->size; rank++) {
-		double mean = r->all_results[rank].total_us / (double)n;
-
-		sum += mean;
-		lo = mean < lo ? mean : lo;
-		hi = mean > hi ? mean : hi;
-	}
-	agg->lat.avg = sum / c->boot->size;
-	agg->lat.min = lo;
-	agg->lat.max = hi;
-	agg->algbw_GBps = size && agg->lat.avg > 0 ? (double)size / agg->lat.avg * 1e-3 : NAN;
-	agg->busbw_GBps = agg->algbw_GBps * c->bench->bus_factor(c);
+	gdrb_fig_collective(&r->all_results[0].total_us, sizeof(r->all_results[0]), c->boot->size, n,
+			    size, c->bench->bus_factor(c), &f);
+	agg->lat.avg = f.avg_us;
+	agg->lat.min = f.min_us;
+	agg->lat.max = f.max_us;
+	agg->algbw_GBps = f.algbw_GBps;
+	agg->busbw_GBps = f.busbw_GBps;
 	agg->bw_GBps = agg->algbw_GBps;
-}
-
-/* The quality column: fewer samples than planned (the hard stop came first), a spread-out tail. */
-static const char *quality(uint64_t n, uint64_t want, const struct gdrb_stats *lat)
-{
-	bool few = n < want, noisy = lat->p50 > 0 && lat->p99 > GDRB_NOISY_RATIO * lat->p50;
-
-	return few && noisy ? GDRB_Q_FEW "+" GDRB_Q_NOISY : few ? GDRB_Q_FEW : noisy ? GDRB_Q_NOISY :
-	       GDRB_Q_OK;
 }
 
 /* *max becomes v where v is larger or *max is not a number yet. */
@@ -417,12 +367,12 @@ static void busiest(double *max, double v)
 }
 
 /* Rank 0: turn gathered results into per-pair and aggregate outcomes. */
-static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
+void gdrb_drv_summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 		      struct outcome *agg, struct outcome *pairs)
 {
 	struct gdrb_ctx *c = &r->c;
 	int rank, np = c->npairs ? c->npairs : 1;
-	double scale = sample_scale(c), *pooled;
+	double scale = gdrb_fig_sample_scale(c->bench->traffic, c->bench->metric, c->window), *pooled;
 	size_t npooled = 0, i;
 
 	memset(agg, 0, sizeof(*agg));
@@ -445,7 +395,7 @@ static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 		if (!rr->initiator)
 			continue;
 		o->iters = n;
-		o->bw_GBps = rr->total_us > 0 ? rr->bytes_per_iter * (double)n / rr->total_us * 1e-3 : 0;
+		o->bw_GBps = gdrb_fig_bw_GBps(rr->bytes_per_iter, n, rr->total_us);
 		agg->bw_GBps += o->bw_GBps;
 		/* Pool the initiators' samples, scaled to per-message times. */
 		for (i = 0; i < n; i++)
@@ -465,9 +415,9 @@ static void summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
 	agg->algbw_GBps = agg->busbw_GBps = NAN;
 	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE)
 		summarise_collective(r, size, n, agg);
-	agg->quality = quality(n, want, &agg->lat);
+	agg->quality = gdrb_fig_quality(n, want, agg->lat.p50, agg->lat.p99);
 	for (i = 0; i < (size_t)np; i++)
-		pairs[i].quality = quality(n, want, &pairs[i].lat);
+		pairs[i].quality = gdrb_fig_quality(n, want, pairs[i].lat.p50, pairs[i].lat.p99);
 }
 
 static int measure_variant(struct run *r, size_t size, const struct gdrb_variant *v,
@@ -501,14 +451,14 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	mine.pair = c->pair;
 	mine.errors = errors;
 	mine.total_us = total_us;
-	mine.bytes_per_iter = bytes_per_iter(c, size);
+	mine.bytes_per_iter = gdrb_fig_bytes_per_iter(c->bench->traffic, size, c->window);
 	mine.cpu_pct = cpu_pct;
 	gdrb_watchdog_context(-1, "every rank (gathering results)", v->label, size);
 	if (c->boot->gather(c->boot, &mine, sizeof(mine), r->all_results) ||
 	    c->boot->gather(c->boot, r->samples, n * sizeof(double), r->all_samples))
 		return GDRB_ERR;
 	if (c->boot->rank == 0)
-		summarise(r, size, n, want, agg, pairs);
+		gdrb_drv_summarise(r, size, n, want, agg, pairs);
 	return 0;
 }
 

@@ -7,13 +7,21 @@
 #include <stdio.h>
 
 #include "gdrb_driver.h"
+#include "gdrb_figures.h"
 #include "gdrb_report.h"
 #include "gdrb_stats.h"
 
-struct rank_result;
-
-/* A size is flagged noisy when its p99 is more than this many times its median. */
-#define GDRB_NOISY_RATIO 5.0
+/* What each rank reports to rank 0 after one size and variant. */
+struct rank_result {
+	int32_t initiator;
+	int32_t pair;
+	int32_t failed;
+	int32_t pad;
+	uint64_t errors;
+	double total_us;        /* sum of timed samples */
+	double bytes_per_iter;  /* payload bytes this rank's pair moves per iteration */
+	double cpu_pct;         /* user + system CPU time over the timed batches, % of their wall time */
+};
 
 /* A measured (or skipped) variant at one size, as rank 0 sees it. */
 struct outcome {
@@ -47,6 +55,11 @@ struct run {
 int gdrb_drv_check_room(struct run *r);
 int gdrb_drv_alloc_buffers(struct run *r);
 void gdrb_drv_free_buffers(struct gdrb_ctx *c);
+
+/* Rank 0: the gathered results and samples of one size and variant (r->all_results,
+ * r->all_samples: n samples per rank) into the aggregate and per-pair outcomes. */
+void gdrb_drv_summarise(struct run *r, size_t size, uint64_t n, uint64_t want,
+			struct outcome *agg, struct outcome *pairs);
 
 /* Rank 0's output: the header, one table line per size (and pair), CSV rows. */
 void gdrb_drv_table_setup(struct run *r);

@@ -13,6 +13,8 @@
 
 #include <mpi.h>
 
+#include "gdrb_figures.h"   /* the bus factors: gdrb_bus_allreduce, _spread, _one */
+
 enum gdrb_coll_layout {
 	GDRB_LAYOUT_NONE,       /* no payload (barrier) */
 	GDRB_LAYOUT_FULL,       /* size in, size out (allreduce, reduce, alltoall) */
@@ -50,10 +52,5 @@ struct gdrb_coll {
 };
 
 int gdrb_coll_main(const struct gdrb_coll *coll, int argc, char **argv);
-
-/* The bus factors in use. */
-double gdrb_bus_allreduce(int n);       /* 2(n-1)/n */
-double gdrb_bus_spread(int n);          /* (n-1)/n */
-double gdrb_bus_one(int n);             /* 1 */
 
 #endif
