@@ -2,7 +2,7 @@
 # 1 s per size. Tens of minutes on a GPU node pair; use it to characterise a new system,
 # and quick (the default) for a first look. No rules: acceptance profiles add them.
 #
-# The format is documented in scripts/lib/profile.awk and README.md ("Profiles").
+# The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
 
 description Every benchmark and memory kind, 8 B to 1 GiB, 1 s per size
 sizes 8:1G

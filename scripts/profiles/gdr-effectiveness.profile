@@ -21,7 +21,7 @@
 #    staging (copy, wire, copy one after the other, --staging serial), which understates staging
 #    by up to 3x.
 #
-# The format is documented in scripts/lib/profile.awk and README.md ("Profiles").
+# The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
 
 description GPUDirect RDMA effectiveness: GPU registration used, latency halved, bandwidth not below pipelined staging
 include quick

@@ -12,7 +12,7 @@
 #    port that trained at EDR (100 Gb/s).
 #  - Latency: 8-byte RDMA write on HDR is 1-2 us through one switch: p50 <= 3 us, p99 <= 5 us.
 #
-# The format is documented in scripts/lib/profile.awk and README.md ("Profiles").
+# The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
 
 description InfiniBand HDR 200 Gb/s: >= 22.5 GB/s (90% of 25 GB/s) from 1 MiB, 8 B write p50 <= 3 us
 include gdr-effectiveness

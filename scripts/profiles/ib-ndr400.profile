@@ -17,7 +17,7 @@
 #    and p99 <= 5 us at 8 B leave room for a second switch hop; a direct path that detours
 #    through host memory (two cudaMemcpy calls) lands far above.
 #
-# The format is documented in scripts/lib/profile.awk and README.md ("Profiles").
+# The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
 
 description InfiniBand NDR 400 Gb/s: >= 45 GB/s (90% of 50 GB/s) from 1 MiB, 8 B write p50 <= 3 us
 include gdr-effectiveness

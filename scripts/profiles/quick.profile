@@ -6,7 +6,7 @@
 # skipped. About 30 s on a 2-core machine without GPU or NIC; a few minutes on a GPU node pair.
 # It measures and does not judge: no rules. The acceptance profiles include it and add rules.
 #
-# The format is documented in scripts/lib/profile.awk and README.md ("Profiles").
+# The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
 
 description Point-to-point latency and bandwidth, 8 B to 1 GiB, every path that applies here
 sizes 8:1G

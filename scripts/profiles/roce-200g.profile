@@ -16,7 +16,7 @@
 #  - Latency: 8-byte RDMA write over RoCE is 2-3 us through one switch (Ethernet switches add
 #    more per hop than InfiniBand): p50 <= 4 us, p99 <= 8 us at 8 B.
 #
-# The format is documented in scripts/lib/profile.awk and README.md ("Profiles").
+# The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
 
 description RoCE v2 200 Gb/s: >= 21.25 GB/s (85% of 25 GB/s) from 1 MiB, 8 B write p50 <= 4 us
 include gdr-effectiveness
