@@ -112,7 +112,8 @@ def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
             line = line.rstrip("\n")
             if line.endswith("\r"):
                 line = line[:-1]
-            fields = line.split(",") if '"' not in line else next(csv.reader([line]))
+            # An empty line has no fields (gdrb.awk's "has 0 fields"), not one empty field.
+            fields = [] if not line else line.split(",") if '"' not in line else next(csv.reader([line]))
             if len(fields) != nf:
                 raise usage_error("%s:%d: has %d fields, the schema has %d" % (path, lineno, len(fields), nf))
             yield lineno, fields

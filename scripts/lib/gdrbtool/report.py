@@ -1,0 +1,528 @@
+"""Write summary.md and report.html for a results directory: the verdict on top (when
+gdrb-accept has written verdict.json), the run and its command, the environment of each
+node (from meta.json), the steps of the sweep, and per benchmark and memory kind a table
+with every path side by side and the staged/direct ratio, next to its figure. report.html
+is self-contained: the PNG figures are embedded (base64), so it can be mailed or attached.
+gdrb-sweep runs this last; run it by hand after gdrb-accept or gdrb-plot to refresh.
+
+  scripts/gdrb-report RESULTS_DIR
+
+An empty value shows as n/a, a value that is not a number as invalid (listed with its file and
+line), never as 0.
+
+Exit: 0 done, 1 cannot write (one line naming the file; nothing half-written is left),
+2 bad usage or input (one line naming the file and line).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Set, Tuple
+
+from . import common
+
+# Tables use the aggregate rows (pair=all); when a size was measured more than once, the last
+# row is shown. An empty value (no figure) shows as "n/a"; a value that is not a number of its
+# column as "invalid 'VALUE'", listed below the table with its file and line; a row whose size
+# is not one is left out and listed. Never a 0 for either.
+
+SHOWN = ("lat_p50_us", "lat_p99_us", "bw_GBps", "busbw_GBps")
+
+STYLE = (
+    "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222}\n"
+    "table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:90%}\n"
+    "th,td{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}th{background:#f0f0f0}\n"
+    "table.num td,table.num th{text-align:right}table.num td:first-child,table.num th:first-child{text-align:left}\n"
+    "tr.fail td{background:#fde0dc}tr.nodata td{background:#fff3cd}\n"
+    ".verdict{font-size:150%;font-weight:bold;padding:0.4em 0.6em;margin:0.5em 0;border-radius:4px}\n"
+    ".verdict span{font-size:60%;font-weight:normal}.pass{background:#d4edda}.fail{background:#f8d7da}\n"
+    ".invalid{background:#f8d7da}tr.invalid td{background:#fde0dc}\n"
+    "img{max-width:100%;border:1px solid #eee}\n")
+
+
+# --- meta.json and verdict.json ------------------------------------------------
+
+class Json:
+    """A loaded JSON value, read as json.awk's flat array was: text(path...) is the value as
+    written ("null", "true", numbers as in the file), "" where there is none or it is an object
+    or array; j(path...) is the same with null as ""; count(path...) an array's length, 0 when
+    it is not an array."""
+
+    def __init__(self, value: Any = None):
+        self.value = value
+
+    @staticmethod
+    def load(path: str) -> "Json":
+        """The JSON of PATH; raises ValueError (with the reason and where) when it is not JSON."""
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        try:
+            # Numbers stay as written; NaN and Infinity are not JSON.
+            return Json(json.loads(text, strict=False, parse_int=str, parse_float=str,
+                                   parse_constant=_not_json))
+        except json.JSONDecodeError as e:
+            raise ValueError("%s at character %d" % (e.msg, e.pos + 1))
+
+    def get(self, *path: Any) -> Any:
+        v = self.value
+        for k in path:
+            if isinstance(k, int) and isinstance(v, list) and 0 <= k < len(v):
+                v = v[k]
+            elif isinstance(k, str) and isinstance(v, dict) and k in v:
+                v = v[k]
+            else:
+                return _MISSING
+        return v
+
+    def text(self, *path: Any) -> str:
+        v = self.get(*path)
+        if v is None:
+            return "null"
+        if v is True or v is False:
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return _clean(v)
+        return ""
+
+    def j(self, *path: Any) -> str:
+        return "" if self.get(*path) is None else self.text(*path)
+
+    def count(self, *path: Any) -> int:
+        v = self.get(*path)
+        return len(v) if isinstance(v, list) else 0
+
+
+_MISSING = object()
+
+
+def _not_json(word: str) -> Any:
+    raise json.JSONDecodeError("unexpected '%s'" % word[0], word, 0)
+
+
+def _clean(s: str) -> str:
+    """S fit for both files: \\b and \\f as spaces, other control characters (but tab, LF and
+    CR) and lone surrogates as '?', as json.awk read them."""
+    s = s.replace("\b", " ").replace("\f", " ")
+    s = _CONTROL.sub("?", s)
+    return s.encode("utf-8", "replace").decode("utf-8")
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _number(v: str) -> float:
+    """awk's V + 0: the number V starts with, 0 when none."""
+    m = re.match(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", v)
+    return float(m.group(0)) if m else 0.0
+
+
+# --- the results -----------------------------------------------------------------
+
+@dataclass
+class Point:
+    """The last aggregate row of one path and size."""
+    status: str
+    note: str
+    p50: str
+    p99: str
+    bw: str
+    busbw: str
+
+
+@dataclass
+class Group:
+    """One benchmark and memory kind: one table and one figure."""
+    bench: str
+    mem: str
+    paths: Set[str] = field(default_factory=set)
+    points: Dict[Tuple[str, int], Point] = field(default_factory=dict)
+    has_busbw: bool = False
+
+
+@dataclass
+class Results:
+    groups: List[Group] = field(default_factory=list)
+    # (column, value) -> "FILE:LINE: COLUMN 'VALUE' is WHY" where it was first read.
+    bad_where: Dict[Tuple[str, str], str] = field(default_factory=dict)
+    bad_sizes: List[str] = field(default_factory=list)
+
+
+def read_results(csv_path: str) -> Results:
+    s = common.schema()
+    col = s.index
+    i_pair, i_size, i_bench, i_mem, i_path = col["pair"], col["size_bytes"], col["benchmark"], col["mem"], col["path"]
+    i_status, i_note = col["status"], col["note"]
+    i_p50, i_p99, i_bw, i_busbw = (col[c] for c in SHOWN)
+    shown = [(c, col[c]) for c in SHOWN]
+    res = Results()
+    groups: Dict[Tuple[str, str], Group] = {}
+    for lineno, f in common.read_csv(csv_path):
+        if f[i_pair] != "all":
+            continue
+        size = f[i_size]
+        why = "empty" if size == "" else s.value_fault("size_bytes", size)
+        if why:
+            res.bad_sizes.append("%s:%d: size_bytes '%s' is %s" % (csv_path, lineno, size, why))
+            continue
+        g = groups.get((f[i_bench], f[i_mem]))
+        if g is None:
+            g = groups[(f[i_bench], f[i_mem])] = Group(f[i_bench], f[i_mem])
+            res.groups.append(g)
+        status = f[i_status]
+        g.paths.add(f[i_path])
+        g.points[(f[i_path], int(size))] = Point(status, "" if status == "ok" else f[i_note],
+                                                 f[i_p50], f[i_p99], f[i_bw], f[i_busbw])
+        if f[i_busbw] != "":
+            g.has_busbw = True
+        for name, i in shown:
+            v = f[i]
+            if v != "" and (name, v) not in res.bad_where:
+                why = s.value_fault(name, v)
+                if why:
+                    res.bad_where[(name, v)] = "%s:%d: %s '%s' is %s" % (csv_path, lineno, name, v, why)
+    return res
+
+
+# --- both files at once ------------------------------------------------------------
+
+def esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def mdc(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def is_latency(bench: str) -> bool:
+    return re.search(r"(^|_)(lat|latency|barrier)$", bench) is not None
+
+
+def path_rank(p: str) -> str:
+    return ("0" if p == "direct" else "1" if p == "staged" else "2") + p
+
+
+class Report:
+    """summary.md and report.html, written side by side: out(MD, HTML) adds a line to each
+    (None: nothing to that one)."""
+
+    def __init__(self, meta: Json, verdict: Optional[Json], results: Results, plots: str):
+        self.meta = meta
+        self.verdict = verdict
+        self.results = results
+        self.plots = plots
+        self.md: List[str] = []
+        self.html: List[str] = []
+        self.bad_seen: Set[Tuple[str, str]] = set()
+        self.bad_list: List[str] = []
+
+    def out(self, md: Optional[str], html: Optional[str]) -> None:
+        if md is not None:
+            self.md.append(md + "\n")
+        if html is not None:
+            self.html.append(html + "\n")
+
+    def para(self, text: str) -> None:
+        self.out(text + "\n", "<p>" + esc(text) + "</p>")
+
+    def item(self, key: str, value: str) -> None:
+        self.out("- %s: %s" % (key, value), "<li><b>%s</b>: %s</li>" % (esc(key), esc(value)))
+
+    def table_head(self, cells: List[str], numeric: bool) -> None:
+        """NUMERIC: the columns after the first hold numbers (right-aligned in Markdown)."""
+        self.out("|" + "".join(" %s |" % mdc(c) for c in cells),
+                 "<table%s><tr>" % (' class="num"' if numeric else "")
+                 + "".join("<th>%s</th>" % esc(c) for c in cells) + "</tr>")
+        self.out("|" + "".join("---:|" if i > 0 and numeric else "---|" for i in range(len(cells))), None)
+
+    def table_row(self, cells: List[str], cls: str = "") -> None:
+        self.out("|" + "".join(" %s |" % mdc(c) for c in cells),
+                 "<tr%s>" % (' class="%s"' % esc(cls) if cls else "")
+                 + "".join("<td>%s</td>" % esc(c) for c in cells) + "</tr>")
+
+    def table_end(self) -> None:
+        self.out("", "</table>")
+
+    # --- sections ----------------------------------------------------------------
+
+    def build(self, name: str) -> None:
+        self.out("# gdrbench results: %s\n" % name,
+                 '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>gdrbench %s</title><style>\n'
+                 '%s</style></head><body>\n<h1>gdrbench results: %s</h1>' % (esc(name), STYLE, esc(name)))
+        if self.meta.j("status") == "interrupted":
+            self.para("This run was interrupted (Ctrl-C): the tables hold what was measured before.")
+        self.verdict_section()
+        self.run_section()
+        self.env_section()
+        self.steps_section()
+        self.results_section()
+        self.out(None, "</body></html>")
+
+    def verdict_section(self) -> None:
+        v = self.verdict
+        if v is None:
+            return
+        word = v.text("verdict")
+        inv = ", %s invalid (values that are not numbers)" % v.text("invalid") if _number(v.text("invalid")) else ""
+        counts = "%s of %s rules passed, %s failed, %s without data" % (
+            v.text("passed"), v.text("rules_total"), v.text("failed"), v.text("nodata"))
+        self.out("**Verdict: %s** (profile %s): %s%s.\n" % (word, v.text("profile"), counts, inv),
+                 '<div class="verdict %s">Verdict: %s <span>(profile %s): %s%s</span></div>'
+                 % (esc(word.lower()), esc(word), esc(v.text("profile")), esc(counts), esc(inv)))
+        for i in range(v.count("invalid_values")):
+            self.para("Invalid: " + v.text("invalid_values", i, "message"))
+        self.table_head(["verdict", "rule", "check", "result"], False)
+        for i in range(v.count("rules")):
+            def r(key: str) -> str:
+                return v.text("rules", i, key)
+            self.table_row([r("verdict"), r("name"),
+                            "%s %s %s %s (%s)" % (r("benchmark"), r("column"), r("op"), r("threshold"), r("selection")),
+                            r("message")], r("verdict").lower())
+        self.table_end()
+
+    def run_section(self) -> None:
+        j = self.meta.j
+
+        def orq(s: str) -> str:
+            return s or "unknown"
+
+        desc = j("profile_description")
+        self.out("## Run\n", "<h2>Run</h2><ul>")
+        self.item("profile", orq(j("profile")) + (": " + desc if desc else ""))
+        self.item("command", orq(j("sweep_command")))
+        self.item("time", "%s to %s (%s%s)" % (orq(j("started")), j("finished") or "(not finished)", orq(j("status")),
+                                              ", exit " + j("exit_status") if j("exit_status") else ""))
+        hosts = ", ".join(self.meta.text("hosts", i) for i in range(self.meta.count("hosts")))
+        self.item("launcher", "%s%s, %s ranks, hosts %s%s" % (
+            orq(j("launcher")), " (%s)" % j("launcher_version") if j("launcher_version") else "", orq(j("np")),
+            orq(hosts), ", Slurm job " + j("slurm_job_id") if j("slurm_job_id") else ""))
+        self.item("gdrbench", orq(j("gdrbench_version")) + (" (git %s)" % j("gdrbench_git") if j("gdrbench_git") else ""))
+        if j("doctor", "file"):
+            self.item("gdrb_doctor", "exit %s, see %s" % (j("doctor", "exit"), j("doctor", "file")))
+        self.out("", "</ul>")
+
+    def env_section(self) -> None:
+        m = self.meta
+        n = m.count("nodes")
+        if n == 0:
+            return
+        self.out("\n## Environment\n", "<h2>Environment</h2>")
+        self.table_head(["host", "OS, kernel", "GPU driver", "CUDA driver / toolkit", "MPI", "rdma-core", "GPUs",
+                         "RDMA ports"], False)
+        for i in range(n):
+            def t(*path: Any) -> str:
+                return m.text("nodes", i, *path)
+
+            def j(key: str) -> str:
+                return m.j("nodes", i, key)
+
+            gpus = "; ".join("%s: %s (%s, %s)" % (t("gpus", k, "index"), t("gpus", k, "name"), t("gpus", k, "pci_bus_id"),
+                                                  t("gpus", k, "pci_id"))
+                             for k in range(m.count("nodes", i, "gpus")))
+            ports = []
+            for k in range(m.count("nodes", i, "nics")):
+                for p in range(m.count("nodes", i, "nics", k, "ports")):
+                    ports.append("%s:%s %s %s %s (%s, %s)" % (
+                        t("nics", k, "name"), t("nics", k, "ports", p, "port"), t("nics", k, "ports", p, "link_layer"),
+                        t("nics", k, "ports", p, "rate"), re.sub(r"^[0-9]+: *", "", t("nics", k, "ports", p, "state")),
+                        t("nics", k, "pci_bus_id"), t("nics", k, "pci_id")))
+            self.table_row([j("hostname") or "unknown",
+                            "%s, %s" % (j("os") or "unknown", j("kernel") or "unknown"),
+                            j("gpu_driver") or "none",
+                            "%s / %s" % (j("cuda_driver") or "none", j("cuda_toolkit") or "none"),
+                            j("mpi") or "unknown",
+                            j("rdma_core") or "none",
+                            gpus or "none",
+                            "; ".join(ports) or "none"])
+        self.table_end()
+        if m.j("node_info_error"):
+            self.para("Node information: " + m.j("node_info_error"))
+
+    def steps_section(self) -> None:
+        m = self.meta
+        n, nskipped = m.count("steps"), m.count("skipped")
+        if n == 0 and nskipped == 0:
+            return
+        self.out("\n## Steps\n", "<h2>Steps</h2>")
+        if n > 0:
+            self.table_head(["#", "binary", "memory", "status", "rows", "time", "log"], False)
+            for i in range(n):
+                def t(key: str) -> str:
+                    return m.text("steps", i, key)
+                status, code = t("status"), t("exit")
+                self.table_row([t("n"), t("binary"), t("mem"),
+                                status + (" (exit %s)" % code if code not in ("0", "") else ""),
+                                t("rows"), t("seconds") + " s", t("log")],
+                               "" if status == "ok" else "fail" if status == "failed" else "nodata")
+            self.table_end()
+        if nskipped > 0:
+            self.out("Skipped here:\n", "<p>Skipped here:</p><ul>")
+            for i in range(nskipped):
+                mem = m.text("skipped", i, "mem")
+                self.item(m.text("skipped", i, "binary") + (" mem=" + mem if mem else ""),
+                          m.text("skipped", i, "reason"))
+            self.out("", "</ul>")
+
+    def cell(self, column: str, v: str) -> str:
+        """V for the tables: "n/a" when empty (no figure), "invalid 'V'" when not a number."""
+        if v == "":
+            return "n/a"
+        if not common.schema().value_fault(column, v):
+            return common.num_fmt(float(v))
+        if (column, v) not in self.bad_seen:
+            self.bad_seen.add((column, v))
+            self.bad_list.append(self.results.bad_where.get((column, v), ""))
+        return "invalid '%s'" % v
+
+    @staticmethod
+    def figure(column: str, v: str) -> Optional[float]:
+        """V as a number when it is a figure (a valid value above 0), else None."""
+        if v == "" or common.schema().value_fault(column, v):
+            return None
+        x = float(v)
+        return x if x > 0 else None
+
+    def results_section(self) -> None:
+        self.out("\n## Results\n", "<h2>Results</h2>")
+        if not self.results.groups:
+            self.para("No aggregate rows in results.csv.")
+            return
+        for g in self.results.groups:
+            self.group_table(g)
+        for where in self.bad_list:
+            self.para("Invalid: %s (shown as invalid, never as a number)" % where)
+        for where in self.results.bad_sizes:
+            self.para("Invalid: %s (row not shown)" % where)
+
+    def group_table(self, g: Group) -> None:
+        lat = is_latency(g.bench)
+        busbw = not lat and g.has_busbw
+        paths = sorted(g.paths, key=path_rank)
+        title = "%s, %s memory" % (g.bench, g.mem)
+        self.out("### %s\n" % title, "<h3>%s</h3>" % esc(title))
+        png_name = "%s-%s.png" % (g.bench, g.mem)
+        png = self.embed(self.plots + "/" + png_name)
+        if png is not None:
+            self.out("![%s](plots/%s)\n" % (title, png_name), None)
+            if png:
+                self.out(None, '<img alt="%s" src="data:image/png;base64,%s">' % (esc(title), png))
+        head = ["size"]
+        for p in paths:
+            if lat:
+                head += [p + " p50 us", p + " p99 us"]
+            else:
+                head.append(p + (" busbw GB/s" if busbw else " GB/s"))
+        ratio = "direct" in g.paths and "staged" in g.paths
+        if ratio:
+            head.append("staged/direct p50" if lat else "direct/staged GB/s")
+        self.table_head(head, True)
+        notes: List[str] = []
+        noted: Set[str] = set()
+        for size in sorted({s for _, s in g.points}):
+            row = [common.size_fmt(size)]
+            for p in paths:
+                pt = g.points.get((p, size))
+                status = pt.status if pt else ""
+                if status == "ok":
+                    if lat:
+                        row += [self.cell("lat_p50_us", pt.p50), self.cell("lat_p99_us", pt.p99)]
+                    else:
+                        row.append(self.cell("busbw_GBps", pt.busbw) if busbw else self.cell("bw_GBps", pt.bw))
+                else:
+                    row += [status or "-"] * (2 if lat else 1)
+                    if status and pt.note and pt.note not in noted:
+                        noted.add(pt.note)
+                        notes.append("%s: %s" % (p, pt.note))
+            if ratio:
+                row.append(self.ratio(g, size, lat))
+            self.table_row(row)
+        self.table_end()
+        for note in notes:
+            self.para("Note, " + note)
+
+    def ratio(self, g: Group, size: int, lat: bool) -> str:
+        d, s = g.points.get(("direct", size)), g.points.get(("staged", size))
+        if not (d and s and d.status == "ok" and s.status == "ok"):
+            return "-"
+        col, dv, sv = ("lat_p50_us", d.p50, s.p50) if lat else ("bw_GBps", d.bw, s.bw)
+        dx, sx = self.figure(col, dv), self.figure(col, sv)
+        if dx is None or sx is None:
+            return "-"
+        return "%.2fx" % (sx / dx if lat else dx / sx)
+
+    @staticmethod
+    def embed(path: str) -> Optional[str]:
+        """The PNG at PATH in base64; None when it cannot be read."""
+        try:
+            with open(path, "rb") as f:
+                return base64.b64encode(f.read()).decode("ascii")
+        except OSError:
+            return None
+
+
+# --- the command ---------------------------------------------------------------------
+
+def write_all(files: List[Tuple[str, str]]) -> None:
+    """Writes every (PATH, TEXT) or none: each to PATH.tmp first, renamed once all are complete.
+    The first that cannot be written is said in one line ("PATH: cannot write: why", as
+    gdrb.awk's out_close said it); then no PATH.tmp is left and Stop(1) is raised."""
+    done: List[str] = []
+    for path, text in files:
+        tmp = path + ".tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            done.append(tmp)
+        except OSError as e:
+            for t in done + [tmp]:
+                try:
+                    os.unlink(t)
+                except OSError:
+                    pass
+            sys.stderr.write("%s: cannot write: %s\n" % (path, e.strerror or "write error"))
+            raise common.Stop(common.EXIT_FAIL)
+    try:
+        for path, _ in files:
+            os.replace(path + ".tmp", path)
+    except OSError:
+        raise common.failure("cannot write %s" % files[0][0])
+
+
+def main(argv: List[str]) -> int:
+    if argv and argv[0] in ("-h", "--help"):
+        common.print_help(__doc__)
+        return 0
+    if argv and argv[0].startswith("-"):
+        raise common.usage_error("unknown option '%s'; see --help" % argv[0])
+    if len(argv) != 1:
+        raise common.usage_error("expected one RESULTS_DIR, e.g. 'gdrb-report results/20261121-quick'; see --help")
+    arg = argv[0]
+    csv_path = common.results_csv(arg)
+    if not os.path.isdir(arg):
+        raise common.usage_error("%s: expected a results directory, not a file" % arg)
+    out_dir = arg[:-1] if arg.endswith("/") else arg
+
+    meta, verdict = Json(), None
+    meta_path, verdict_path = out_dir + "/meta.json", out_dir + "/verdict.json"
+    if os.path.isfile(meta_path):
+        try:
+            meta = Json.load(meta_path)
+        except (OSError, ValueError) as e:
+            raise common.usage_error("%s: not JSON: %s" % (meta_path, getattr(e, "strerror", None) or e))
+    if os.path.isfile(verdict_path):
+        # A verdict that cannot be read is left out, as before: gdrb-accept rewrites it.
+        try:
+            verdict = Json.load(verdict_path)
+        except (OSError, ValueError):
+            verdict = None
+
+    report = Report(meta, verdict, read_results(csv_path), out_dir + "/plots")
+    report.build(re.sub(r".*/", "", out_dir.rstrip("/")))
+    md, html = out_dir + "/summary.md", out_dir + "/report.html"
+    write_all([(md, "".join(report.md)), (html, "".join(report.html))])
+    common.say("%s and %s" % (md, html))
+    return 0

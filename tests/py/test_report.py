@@ -1,0 +1,315 @@
+"""gdrb report on the fixtures: summary.md and report.html with the verdict on top, both paths
+side by side, invalid values shown as invalid and empty ones as n/a (never as 0), hostile text
+escaped in the HTML, the PNG figures embedded; bad input and unwritable output."""
+import base64
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import zlib
+
+import gdrbtest
+from gdrbtool import common, report
+
+VERDICT = {
+    "schema": "gdrbench-verdict-1", "verdict": "FAIL", "profile": "ib-ndr400", "rules_total": 8, "passed": 4,
+    "failed": 3, "nodata": 1, "invalid": 0, "invalid_values": [],
+    "rules": [
+        {"name": "write-lat-8B", "verdict": "PASS", "benchmark": "write_lat", "column": "lat_p50_us", "op": "<=",
+         "threshold": "3", "selection": "mem=device path=direct", "message": "1.627 us at 8B"},
+        {"name": "write-bw-1G", "verdict": "FAIL", "benchmark": "write_bw", "column": "bw_GBps", "op": ">=",
+         "threshold": "45", "selection": "mem=device", "message": "failed at 1GiB"},
+    ],
+}
+
+
+def png_bytes():
+    """A 1x1 PNG, made here (no image library needed)."""
+    def chunk(kind, data):
+        return (len(data).to_bytes(4, "big") + kind + data
+                + (zlib.crc32(kind + data) & 0xffffffff).to_bytes(4, "big"))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", bytes([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]))
+            + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b""))
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="gdrb-report-test.")
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def fixture(self, name):
+        d = os.path.join(self.tmp, name)
+        shutil.copytree(str(gdrbtest.DATA / name), d)
+        return d
+
+    def run_report(self, *argv):
+        """gdrb report ARGV in this process, as scripts/gdrb runs it: (status, stderr)."""
+        common.prog = "gdrb-report"
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                status = report.main(list(argv))
+            except common.Stop as e:
+                if e.message:
+                    common.say(e.message)
+                status = e.status
+        return status, err.getvalue()
+
+    def report(self, d):
+        status, err = self.run_report(d)
+        self.assertEqual(status, 0, err)
+        self.assertEqual(err, "gdrb-report: %s/summary.md and %s/report.html\n" % (d, d))
+        with open(os.path.join(d, "summary.md"), encoding="utf-8") as f:
+            md = f.read()
+        with open(os.path.join(d, "report.html"), encoding="utf-8") as f:
+            html = f.read()
+        return md, html
+
+    # --- the verdict, the run, the tables ------------------------------------------
+
+    def test_verdict_on_top(self):
+        d = self.fixture("bad-run")
+        with open(os.path.join(d, "verdict.json"), "w") as f:
+            json.dump(VERDICT, f)
+        md, html = self.report(d)
+        lines = md.split("\n")
+        self.assertEqual(lines[0], "# gdrbench results: bad-run")
+        self.assertTrue(lines[2].startswith("**Verdict: FAIL** (profile ib-ndr400): 4 of 8 rules passed, 3 failed, "
+                                            "1 without data."), lines[2])
+        self.assertIn("| FAIL | write-bw-1G | write_bw bw_GBps >= 45 (mem=device) | failed at 1GiB |", md)
+        self.assertLess(md.index("**Verdict"), md.index("## Run"))
+        self.assertRegex(html, r'<body>\n<h1>gdrbench results: bad-run</h1>\n<div class="verdict fail">Verdict: FAIL ')
+        self.assertLess(html.index('class="verdict fail"'), html.index("<h2>Run</h2>"))
+        self.assertIn('<tr class="fail"><td>FAIL</td><td>write-bw-1G</td>', html)
+
+    def test_no_verdict_no_verdict_section(self):
+        md, html = self.report(self.fixture("good-run"))
+        self.assertNotIn("Verdict", md)
+        self.assertNotIn('class="verdict', html)
+        self.assertEqual(md.split("\n")[2], "## Run")
+
+    def test_a_verdict_that_is_not_json_is_left_out(self):
+        d = self.fixture("good-run")
+        with open(os.path.join(d, "verdict.json"), "w") as f:
+            f.write("{not json")
+        md, _ = self.report(d)
+        self.assertNotIn("Verdict", md)
+
+    def test_run_and_environment(self):
+        md, html = self.report(self.fixture("bad-run"))
+        self.assertIn("- command: scripts/gdrb-sweep --profile ib-ndr400 --hosts gpu-a01,gpu-a02\n", md)
+        self.assertIn("- launcher: mpirun (mpirun (Open MPI) 4.1.6), 2 ranks, hosts gpu-a01, gpu-a02\n", md)
+        self.assertIn("| gpu-a01 | Ubuntu 22.04.4 LTS, 5.15.0-105-generic | 550.54.15 | 12.4 / 12.4.131 |", md)
+        # The port state loses its number: "4: ACTIVE" is ACTIVE.
+        self.assertIn("mlx5_0:1 InfiniBand 400 Gb/sec (4X NDR) ACTIVE (0000:1a:00.0, 15b3:1021)", md)
+        self.assertIn("<h2>Environment</h2>", html)
+
+    def test_both_paths_side_by_side(self):
+        md, html = self.report(self.fixture("bad-run"))
+        self.assertIn("### write_lat, device memory\n", md)
+        self.assertIn("\n| size | direct p50 us | direct p99 us | staged p50 us | staged p99 us | staged/direct p50 |\n"
+                      "|---|---:|---:|---:|---:|---:|\n| 8B | 1.627 | 7.900 | 10.63 | 14.02 | 6.54x |\n", md)
+        self.assertRegex(md, r"\n\| size \| direct GB/s \| staged GB/s \| direct/staged GB/s \|\n")
+        self.assertIn("\n| 1GiB | failed |", md)
+        self.assertIn("<table class=\"num\"><tr><th>size</th><th>direct p50 us</th><th>direct p99 us</th>"
+                      "<th>staged p50 us</th><th>staged p99 us</th><th>staged/direct p50</th></tr>\n"
+                      "<tr><td>8B</td><td>1.627</td><td>7.900</td><td>10.63</td><td>14.02</td><td>6.54x</td></tr>", html)
+
+    def test_sizes_in_order_last_row_shown(self):
+        d = self.fixture("nofigure-staged")
+        csv = os.path.join(d, "results.csv")
+        with open(csv) as f:
+            lines = f.read().splitlines()
+        rows = [line.split(",") for line in lines[1:]]
+        col = common.schema().index
+        big, again = list(rows[0]), list(rows[0])
+        big[col["size_bytes"]] = "1048576"
+        again[col["lat_p50_us"]] = "9.5"
+        with open(csv, "w") as f:
+            f.write("\n".join([lines[0]] + [",".join(r) for r in [big] + rows + [again]]) + "\n")
+        md, _ = self.report(d)
+        self.assertLess(md.index("| 8B |"), md.index("| 1MiB |"))
+        self.assertIn("| 8B | 9.500 |", md)
+
+    def test_interrupted_run_says_so(self):
+        d = self.fixture("good-run")
+        with open(os.path.join(d, "meta.json")) as f:
+            meta = json.load(f)
+        meta.update(status="interrupted", exit_status=130, finished=None)
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        md, _ = self.report(d)
+        self.assertIn("This run was interrupted (Ctrl-C)", md.split("## Run")[0])
+        self.assertIn("to (not finished) (interrupted, exit 130)", md)
+
+    def test_without_meta_unknown(self):
+        d = self.fixture("invalid-nan")
+        md, _ = self.report(d)
+        self.assertIn("- profile: unknown\n", md)
+        self.assertIn("- launcher: unknown, unknown ranks, hosts unknown\n", md)
+        self.assertNotIn("## Environment", md)
+
+    # --- invalid and missing values ----------------------------------------------------
+
+    def test_invalid_values_shown_as_invalid_with_file_and_line(self):
+        for kind, value in (("nan", "nan"), ("hex", "0x10"), ("negative", "-5")):
+            with self.subTest(kind=kind):
+                d = self.fixture("invalid-" + kind)
+                md, html = self.report(d)
+                self.assertIn("| 8B | invalid '%s' | 2.315 | 10.63 | 14.02 | - |" % value, md)
+                self.assertIn("Invalid: %s/results.csv:2: lat_p50_us '%s' is not a finite non-negative decimal number "
+                              "(shown as invalid, never as a number)" % (d, value), md)
+                self.assertIn("<td>invalid '%s'</td>" % value, html)
+                self.assertNotRegex(md, r"\| 8B \| 0 \|")
+
+    def test_invalid_text_in_a_figure(self):
+        d = self.fixture("invalid-text")
+        md, _ = self.report(d)
+        self.assertRegex(md, r"\| 8B \| invalid '[^']*' \|")
+        self.assertIn("Invalid: %s/results.csv:2:" % d, md)
+
+    def test_invalid_size_row_left_out_and_listed(self):
+        d = self.fixture("invalid-size")
+        md, _ = self.report(d)
+        self.assertIn("Invalid: %s/results.csv:2: size_bytes '8x' is not a non-negative integer (row not shown)" % d, md)
+        # The direct row was the one at "8x": only the staged path is left.
+        self.assertIn("| size | staged p50 us | staged p99 us |\n|---|---:|---:|\n| 8B | 10.63 | 14.02 |\n", md)
+
+    def test_empty_value_is_na(self):
+        md, html = self.report(self.fixture("nofigure-staged"))
+        self.assertIn("| 8B | n/a | 2.315 | 10.63 | 14.02 | - |", md)
+        self.assertIn("<td>n/a</td>", html)
+
+    # --- hostile text and figures ------------------------------------------------------
+
+    def test_hostile_text_escaped(self):
+        d = self.fixture("good-run")
+        with open(os.path.join(d, "meta.json")) as f:
+            meta = json.load(f)
+        meta["profile"] = "<script>alert(1)</script>"
+        meta["sweep_command"] = "gdrb-sweep --label 'a\"b&c'"
+        meta["nodes"][0]["hostname"] = "gpu|<b>x</b>"
+        meta["steps"] = [{"n": 1, "binary": "gdrb_<img src=x>", "mem": "host", "status": "failed", "exit": 1,
+                          "rows": 0, "seconds": 2, "log": "logs/01.log"}]
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        verdict = dict(VERDICT, verdict='FAIL"><script>x</script>', profile="p<&>")
+        with open(os.path.join(d, "verdict.json"), "w") as f:
+            json.dump(verdict, f)
+        md, html = self.report(d)
+        self.assertNotIn("<script", html)
+        self.assertNotIn("<img src=x", html)
+        self.assertNotIn("<b>x</b>", html)
+        self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;", html)
+        self.assertIn("gdrb-sweep --label 'a&quot;b&amp;c'", html)
+        self.assertIn('<div class="verdict fail&quot;&gt;&lt;script&gt;x&lt;/script&gt;">', html)
+        self.assertIn("(profile p&lt;&amp;&gt;)", html)
+        self.assertIn('<tr class="fail"><td>1</td><td>gdrb_&lt;img src=x&gt;</td>', html)
+        # A '|' in a Markdown cell is escaped, so the table keeps its columns.
+        self.assertIn("| gpu\\|<b>x</b> | Ubuntu", md)
+
+    def test_png_embedded_when_present(self):
+        d = self.fixture("bad-run")
+        os.mkdir(os.path.join(d, "plots"))
+        png = png_bytes()
+        with open(os.path.join(d, "plots", "write_lat-device.png"), "wb") as f:
+            f.write(png)
+        md, html = self.report(d)
+        self.assertIn("### write_lat, device memory\n\n![write_lat, device memory](plots/write_lat-device.png)\n", md)
+        found = re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]*)">', html)
+        self.assertEqual(len(found), 1)
+        self.assertEqual(found[0][0], "write_lat, device memory")
+        self.assertEqual(base64.b64decode(found[0][1]), png)
+        self.assertNotRegex(html, r'(src|href)="(https?:|/)')
+        self.assertEqual(md.count("]("), 1)
+
+    def test_no_figures_no_images(self):
+        md, html = self.report(self.fixture("bad-run"))
+        self.assertNotIn("<img", html)
+        self.assertNotIn("](plots/", md)
+
+    # --- bad input and output ----------------------------------------------------------
+
+    def test_bad_usage(self):
+        for argv, message in (((), "expected one RESULTS_DIR"), (("-x",), "unknown option '-x'; see --help"),
+                              (("a", "b"), "expected one RESULTS_DIR"),
+                              ((os.path.join(self.tmp, "none"),), "none: no such results directory")):
+            with self.subTest(argv=argv):
+                status, err = self.run_report(*argv)
+                self.assertEqual(status, 2)
+                self.assertIn(message, err)
+                self.assertEqual(err.count("\n"), 1)
+
+    def test_a_file_is_not_a_results_directory(self):
+        d = self.fixture("good-run")
+        status, err = self.run_report(os.path.join(d, "results.csv"))
+        self.assertEqual(status, 2)
+        self.assertIn("expected a results directory, not a file", err)
+
+    def test_malformed_rows_refused(self):
+        d = self.fixture("malformed-row")
+        status, err = self.run_report(d)
+        self.assertEqual(status, 2)
+        self.assertIn("malformed-row/results.csv:4: has 34 fields", err)
+        self.assertEqual(sorted(os.listdir(d)), ["results.csv"])
+
+    def test_meta_that_is_not_json_refused(self):
+        d = self.fixture("good-run")
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            f.write('{"nodes": [1, }')
+        status, err = self.run_report(d)
+        self.assertEqual(status, 2)
+        self.assertRegex(err, r"^gdrb-report: %s/meta.json: not JSON: .* at character 15\n$" % re.escape(d))
+        self.assertFalse(os.path.exists(os.path.join(d, "summary.md")))
+
+    def test_cannot_write_leaves_nothing(self):
+        d = self.fixture("good-run")
+        # summary.md.tmp is written, report.html.tmp cannot be: neither file may appear.
+        os.mkdir(os.path.join(d, "report.html.tmp"))
+        status, err = self.run_report(d)
+        self.assertEqual(status, 1)
+        self.assertRegex(err, r"^%s/report.html: cannot write: .*\n$" % re.escape(d))
+        self.assertEqual(sorted(os.listdir(d)), ["meta.json", "report.html.tmp", "results.csv"])
+
+    def test_wrapper_and_help(self):
+        d = self.fixture("good-run")
+        p = subprocess.run([str(gdrbtest.SCRIPTS / "gdrb-report"), d], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual((p.returncode, p.stdout), (0, ""), p.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(d, "report.html")))
+        p = subprocess.run([sys.executable, str(gdrbtest.GDRB), "report", "--help"], stdout=subprocess.PIPE,
+                           universal_newlines=True)
+        self.assertEqual(p.returncode, 0)
+        self.assertTrue(p.stdout.startswith("Write summary.md and report.html for a results directory"))
+        self.assertIn("  scripts/gdrb-report RESULTS_DIR\n", p.stdout)
+
+
+class CellTest(unittest.TestCase):
+    def test_cells_and_ratio(self):
+        r = report.Report(report.Json({}), None, report.Results(), "")
+        self.assertEqual(r.cell("lat_p50_us", ""), "n/a")
+        self.assertEqual(r.cell("lat_p50_us", "1.6274"), "1.627")
+        self.assertEqual(r.cell("bw_GBps", "0"), "0")
+        self.assertEqual(r.cell("bw_GBps", "-1"), "invalid '-1'")
+        self.assertIsNone(r.figure("bw_GBps", "0"))
+        self.assertIsNone(r.figure("bw_GBps", "nan"))
+        self.assertEqual(r.figure("bw_GBps", "2.5"), 2.5)
+
+    def test_json_read_as_written(self):
+        j = report.Json(json.loads('{"a": [1, null, "x"], "b": {"c": true}}', parse_int=str))
+        self.assertEqual([j.text("a", i) for i in range(j.count("a"))], ["1", "null", "x"])
+        self.assertEqual(j.j("a", 1), "")
+        self.assertEqual(j.text("b"), "")
+        self.assertEqual(j.text("b", "c"), "true")
+        self.assertEqual(j.count("b"), 0)
+        self.assertEqual(j.text("missing", 3), "")
+
+
+if __name__ == "__main__":
+    unittest.main()
