@@ -116,7 +116,8 @@ class DataTest(Tmp):
         self.assertEqual(err, "")
 
     def test_paths_ordered_direct_staged_then_by_name(self):
-        rows = [row(benchmark="copy_bw", layer="local", path=p, bw_GBps="1.0") for p in ("h2d", "staged", "d2h", "direct")]
+        rows = [row(benchmark="copy_bw", layer="local", path=p, bw_GBps="1.0")
+                for p in ("h2d", "staged", "d2h", "direct")]
         body = self.figs(rows)["copy_bw-device"].body
         order = [body.index('"data/copy_bw-device.%s.dat"' % p) for p in ("direct", "staged", "d2h", "h2d")]
         self.assertEqual(order, sorted(order))
@@ -133,8 +134,8 @@ class DataTest(Tmp):
 
 class InvalidTest(Tmp):
     def test_not_a_number_is_a_gap_named_never_zero(self):
-        for bad, why in (("nan", "not a finite non-negative decimal number"), ("-5", "not a finite non-negative decimal number"),
-                         ("0x10", "not a finite non-negative decimal number"), ("1e3", "not a finite non-negative decimal number")):
+        why = "not a finite non-negative decimal number"
+        for bad in ("nan", "-5", "0x10", "1e3", "inf"):
             with self.subTest(bad=bad):
                 csv_path = self.results([row(lat_p50_us=bad, lat_p99_us="2.315")], name="run-" + bad)
                 data, err = self.read(csv_path)
@@ -191,10 +192,12 @@ class ScriptTest(Tmp):
 
     def test_titles(self):
         m = self.meta(self.META)
-        rows = [row(benchmark="write_bw", bw_GBps="1.0"), row(benchmark="write_bw", mem="host", gpu="", nic="", bw_GBps="1.0"),
+        rows = [row(benchmark="write_bw", bw_GBps="1.0"),
+                row(benchmark="write_bw", mem="host", gpu="", nic="", bw_GBps="1.0"),
                 row(benchmark="copy_bw", layer="local", hosts="1", ranks="1", gpu="", nic="", bw_GBps="1.0")]
         idx = {f.base: f.index_line for f in plot.figures(self.read(self.results(rows))[0], m)}
-        self.assertEqual(idx["write_bw-device"], "write_bw-device\twrite_bw\tdevice\twrite_bw, device memory: bandwidth "
+        self.assertEqual(idx["write_bw-device"], "write_bw-device\twrite_bw\tdevice\t"
+                         "write_bw, device memory: bandwidth "
                          "(hosts gpu-a01, gpu-a02; 2 ranks; GPU GPU-X; NIC mlx5_0:1 400 Gb/s)\n")
         self.assertIn("GPU none used; NIC mlx5_0:1 400 Gb/s)", idx["write_bw-host"])
         self.assertIn("(host gpu-a01; one process; GPU H100 x2; NIC none used (local copies))", idx["copy_bw-device"])
@@ -212,15 +215,16 @@ class ScriptTest(Tmp):
         gp = plot.gp_script(figs, "png,svg", "pngcairo")
         self.assertTrue(gp.startswith('set terminal pngcairo size 1000,760 font "sans,10" noenhanced\n'
                                       'set output "write_lat-device.png"\nreset\n'))
-        self.assertIn('set terminal svg size 1000,760 dynamic font "sans,10" noenhanced\nset output "write_lat-device.svg"\n', gp)
+        self.assertIn('set terminal svg size 1000,760 dynamic font "sans,10" noenhanced\n'
+                      'set output "write_lat-device.svg"\n', gp)
         self.assertEqual(gp.count("set output\n"), 2)
         self.assertTrue(gp.endswith("unset multiplot\nset output\n"))
         self.assertIn('set title "write_lat, device memory: latency by path\\nhosts gpu-a01, gpu-a02; 2 ranks; '
                       'GPU GPU-X; NIC mlx5_0:1 400 Gb/s" noenhanced\n', gp)
         self.assertIn("set xrange [6:5325]\nset multiplot\nset size 1,0.7\nset origin 0,0.3\n", gp)
         self.assertIn("plot \"data/write_lat-device.direct.dat\" using 1:2 with linespoints lw 2 pt 7 ps 0.6 "
-                      "lc rgb '#1f77b4' title \"direct p50\", \"data/write_lat-device.direct.dat\" using 1:3 with lines "
-                      "lw 1.5 dt 2 lc rgb '#1f77b4' title \"direct p99\", ", gp)
+                      "lc rgb '#1f77b4' title \"direct p50\", \"data/write_lat-device.direct.dat\" "
+                      "using 1:3 with lines lw 1.5 dt 2 lc rgb '#1f77b4' title \"direct p99\", ", gp)
         self.assertIn('set title "staged p50 / direct p50: above 1, the direct path is faster" font ",9"\n', gp)
         self.assertIn("plot \"data/write_lat-device.ratio.dat\" using 1:2 with linespoints lw 2 pt 7 ps 0.5 "
                       "lc rgb '#333333', 1 with lines lc rgb '#999999' dt 3\n", gp)

@@ -352,12 +352,13 @@ def figure(g: Group, meta: Meta) -> Figure:
     for j, path in enumerate(paths):
         file = gp_str("data/%s.%s.dat" % (base, path))
         color = COLORS[j % len(COLORS)]
+        points = "%s using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' title " % (file, color)
         if lat:
-            plot.append("%s using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' title %s"
-                        % (file, color, gp_str(path + " p50")))
-            plot.append("%s using 1:3 with lines lw 1.5 dt 2 lc rgb '%s' title %s" % (file, color, gp_str(path + " p99")))
+            plot.append(points + gp_str(path + " p50"))
+            plot.append("%s using 1:3 with lines lw 1.5 dt 2 lc rgb '%s' title %s"
+                        % (file, color, gp_str(path + " p99")))
         else:
-            plot.append("%s using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' title %s" % (file, color, gp_str(path)))
+            plot.append(points + gp_str(path))
     b.append("plot " + ", ".join(plot) + "\n")
     if ratio:
         b.append('set size 1,0.3\nset origin 0,0\nset xlabel "message size (bytes, binary units)"\n')
