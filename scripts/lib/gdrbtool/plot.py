@@ -1,0 +1,556 @@
+"""Plot a results directory with gnuplot: one figure per benchmark and memory kind, as PNG
+and SVG, in RESULTS_DIR/plots/.
+
+  scripts/gdrb-plot [--out DIR] [--format png,svg] RESULTS_DIR
+
+Latency benchmarks: p50 (solid) and p99 (dashed) in us against message size, log-log.
+Bandwidth benchmarks: GB/s (1e9 B/s; busbw for collectives) against size, log size axis.
+Every path of a benchmark shares the axes (direct and staged; h2d, d2h and d2d for copies),
+and where both direct and staged exist a lower panel shows staged time / direct time per
+size (above 1: the direct path, GPUDirect, is faster). Titles name the hosts, ranks, GPU
+and NIC (from meta.json, else the CSV); sizes are labelled 8B, 1KiB, 1MiB, 1GiB.
+Only aggregate rows (pair=all) with status ok are drawn; repeated sizes plot their median.
+An empty value (no figure) is a gap; a value that is not a number (nan, -5, 0x10, a size
+8x) is a gap too, named on stderr with its file and line, never a 0.
+
+Options:
+  --out DIR        where the figures go (default RESULTS_DIR/plots)
+  --format LIST    png, svg or png,svg (default png,svg)
+  -h, --help       this help
+Exit: 0 done (also when no row could be drawn: it says so), 1 gnuplot missing or failed, or
+a figure could not be written (one line; nothing half-written is left in the output
+directory), 2 bad usage or input (one line naming the option, or the file and line).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+from . import common
+from .common import failure, usage_error
+
+COLORS = ("#1f77b4", "#e6550d", "#2ca02c", "#9467bd", "#8c564b", "#d62728", "#17becf")
+GNUPLOT_MISSING = "gnuplot not found: install gnuplot-nox (Debian) or gnuplot (RHEL); scripts/install-deps does"
+# How many values left out are named one by one; the rest are counted.
+NAMED_FAULTS = 5
+_FORMATS = re.compile(r"^(png|svg)(,(png|svg))?$")
+_LATENCY = re.compile(r"(^|_)(lat|latency|barrier)$")
+
+
+def is_latency(bench: str) -> bool:
+    return bool(_LATENCY.search(bench))
+
+
+# --- what the CSV holds ------------------------------------------------------------
+
+@dataclass
+class Series:
+    """One path of a figure: its sizes in the order first seen, and per size and metric
+    (p50, p99, bw, busbw) the values kept, as written in the CSV."""
+    sizes: List[float] = field(default_factory=list)
+    seen: Set[float] = field(default_factory=set)
+    values: Dict[Tuple[float, str], List[str]] = field(default_factory=dict)
+
+
+@dataclass
+class Group:
+    """The rows of one figure: one benchmark and memory kind, every path."""
+    bench: str
+    mem: str
+    paths: Dict[str, Series] = field(default_factory=dict)
+    has_busbw: bool = False
+    gpu: str = ""       # the first non-empty gpu and nic columns
+    nic: str = ""
+    ranks: str = ""     # ranks, hosts and layer of the first row
+    hosts: str = ""
+    layer: str = ""
+
+
+@dataclass
+class Data:
+    groups: Dict[Tuple[str, str], Group]
+    faults: int = 0     # values left out (not a number of their column)
+
+
+def awk_str(v: float) -> str:
+    """A computed number as awk writes it with %s (CONVFMT %.6g, integers whole)."""
+    return "%d" % v if v == int(v) and abs(v) < 1e16 else "%.6g" % v
+
+
+def median(values: List[str]) -> Tuple[str, Optional[float]]:
+    """The median of VALUES as the .dat files write it and as a number: one value as written;
+    ("NaN", None) when there is none (gnuplot: no point)."""
+    if not values:
+        return "NaN", None
+    if len(values) == 1:
+        return values[0], float(values[0])
+    v = sorted(float(x) for x in values)
+    m = len(v)
+    mid = v[m // 2] if m % 2 else (v[m // 2 - 1] + v[m // 2]) / 2
+    return awk_str(mid), mid
+
+
+def read_data(csv_path: str) -> Data:
+    """The aggregate rows (pair=all) with status ok of CSV_PATH, grouped by benchmark and
+    memory kind. A value that is not a number of its column is left out and named on stderr
+    (the first NAMED_FAULTS; then their count); a row whose size is not one is left out."""
+    s = common.schema()
+    col = s.index
+    i_pair, i_status, i_size = col["pair"], col["status"], col["size_bytes"]
+    i_bench, i_mem, i_path = col["benchmark"], col["mem"], col["path"]
+    i_p50, i_p99, i_bw, i_busbw = col["lat_p50_us"], col["lat_p99_us"], col["bw_GBps"], col["busbw_GBps"]
+    i_gpu, i_nic, i_ranks, i_hosts, i_layer = col["gpu"], col["nic"], col["ranks"], col["hosts"], col["layer"]
+    data = Data(groups={})
+    latency: Dict[str, bool] = {}
+
+    def fault(lineno: int, name: str, v: str, why: str) -> None:
+        data.faults += 1
+        if data.faults <= NAMED_FAULTS:
+            sys.stderr.write("%s:%d: %s '%s' is %s: not plotted\n" % (csv_path, lineno, name, v, why))
+
+    def keep(series: Series, key: Tuple[float, str], lineno: int, name: str, v: str) -> None:
+        if v == "":
+            return
+        why = s.value_fault(name, v)
+        if why:
+            fault(lineno, name, v, why)
+            return
+        series.values.setdefault(key, []).append(v)
+
+    for lineno, f in common.read_csv(csv_path):
+        if f[i_pair] != "all" or f[i_status] != "ok":
+            continue
+        size_text = f[i_size]
+        why = "empty" if size_text == "" else s.value_fault("size_bytes", size_text)
+        if why:
+            fault(lineno, "size_bytes", size_text, why)
+            continue
+        bench, mem, path = f[i_bench], f[i_mem], f[i_path]
+        size = float(size_text)
+        g = data.groups.get((bench, mem))
+        if g is None:
+            g = data.groups[bench, mem] = Group(bench, mem, ranks=f[i_ranks], hosts=f[i_hosts], layer=f[i_layer])
+        series = g.paths.get(path)
+        if series is None:
+            series = g.paths[path] = Series()
+        if size not in series.seen:
+            series.seen.add(size)
+            series.sizes.append(size)
+        lat = latency.get(bench)
+        if lat is None:
+            lat = latency[bench] = is_latency(bench)
+        if lat:
+            keep(series, (size, "p50"), lineno, "lat_p50_us", f[i_p50])
+            keep(series, (size, "p99"), lineno, "lat_p99_us", f[i_p99])
+        else:
+            keep(series, (size, "bw"), lineno, "bw_GBps", f[i_bw])
+            if f[i_busbw] != "":
+                keep(series, (size, "busbw"), lineno, "busbw_GBps", f[i_busbw])
+                g.has_busbw = True
+        if not g.gpu:
+            g.gpu = f[i_gpu]
+        if not g.nic:
+            g.nic = f[i_nic]
+    if data.faults > NAMED_FAULTS:
+        sys.stderr.write("%s: and %d more values not plotted\n" % (csv_path, data.faults - NAMED_FAULTS))
+    return data
+
+
+# --- meta.json -----------------------------------------------------------------------
+
+@dataclass
+class Meta:
+    """What the titles take from meta.json: hosts, the first node's GPU and active port, and
+    the rate of every port (name:port -> Gb/s)."""
+    hosts: str = ""
+    gpu: str = ""
+    nic: str = ""
+    port_rate: Dict[str, str] = field(default_factory=dict)
+
+
+def _flatten(v: object, path: str, out: Dict[str, str]) -> None:
+    """json.awk's flat view: members joined by '.', array lengths under PATH.#, numbers as
+    written, true/false/null as those words."""
+    def join(key: str) -> str:
+        return key if path == "" else path + "." + key
+    if isinstance(v, dict):
+        for k, x in v.items():
+            _flatten(x, join(k), out)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            _flatten(x, join(str(i)), out)
+        out[join("#")] = str(len(v))
+    elif v is None:
+        out[path] = "null"
+    elif v is True or v is False:
+        out[path] = "true" if v else "false"
+    else:
+        out[path] = str(v)
+
+
+def load_meta(path: str) -> Meta:
+    """Host, GPU and NIC names for the titles; an empty Meta when PATH is not JSON."""
+    meta = Meta()
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            doc = json.load(f, parse_int=str, parse_float=str, strict=False)
+    except (OSError, ValueError):
+        return meta
+    j: Dict[str, str] = {}
+    _flatten(doc, "", j)
+
+    def num(key: str) -> int:
+        try:
+            return int(float(j.get(key, "")))
+        except ValueError:
+            return 0
+
+    nodes = num("nodes.#")
+    hosts = [j.get("nodes.%d.hostname" % n, "") for n in range(nodes)]
+    if "nodes.#" not in j:
+        hosts = [j.get("hosts.%d" % h, "") for h in range(num("hosts.#"))]
+    meta.hosts = ", ".join(hosts)
+    ngpus = num("nodes.0.gpus.#")
+    if ngpus > 0:
+        meta.gpu = j.get("nodes.0.gpus.0.name", "") + (" x%d" % ngpus if ngpus > 1 else "")
+    for k in range(num("nodes.0.nics.#")):
+        nic = "nodes.0.nics.%d" % k
+        for p in range(num(nic + ".ports.#")):
+            port = "%s.ports.%d" % (nic, p)
+            if "ACTIVE" in j.get(port + ".state", ""):
+                rate = j.get(port + ".rate_gbps", "")
+                meta.nic = j.get(nic + ".name", "") + ":" + j.get(port + ".port", "") + \
+                    (" " + rate + " Gb/s" if rate not in ("", "null") else "")
+                break
+        if meta.nic:
+            break
+    for n in range(nodes):
+        for k in range(num("nodes.%d.nics.#" % n)):
+            nic = "nodes.%d.nics.%d" % (n, k)
+            for p in range(num(nic + ".ports.#")):
+                port = "%s.ports.%d" % (nic, p)
+                rate = j.get(port + ".rate_gbps", "")
+                name = j.get(nic + ".name", "") + ":" + j.get(port + ".port", "")
+                if re.match(r"^[0-9.]+$", rate) and name not in meta.port_rate:
+                    meta.port_rate[name] = rate
+    parts = meta.hosts.split(", ")
+    if meta.hosts and len(parts) > 4:
+        meta.hosts = "%s, %s, %s, ... (%d hosts)" % (parts[0], parts[1], parts[2], len(parts))
+    return meta
+
+
+# --- the figures -----------------------------------------------------------------------
+
+def gp_str(s: str) -> str:
+    """S as a gnuplot string literal."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def xtics(lo: float, hi: float) -> str:
+    """Major tics at powers of two whose exponent is a multiple of a step (so 1KiB, 1MiB,
+    1GiB appear when the span is wide), minor tics at every other power of two."""
+    elo = int(math.log(lo) / math.log(2) + 1e-9)
+    ehi = int(math.log(hi) / math.log(2) + 0.999999)
+    span = ehi - elo
+    step = 1 if span <= 8 else (2 if span <= 16 else (5 if span <= 24 else 10))
+    tics = []
+    for e in range(elo, ehi + 1):
+        # The smallest size gets a label too unless a major tic is next to it.
+        if e % step == 0 or (step <= 2 and e in (elo, ehi)) or (e == elo and (int(e / step) + 1) * step - e >= 2):
+            tics.append("%s %d 0" % (gp_str(common.size_fmt(2 ** e)), 2 ** e))
+        else:
+            tics.append('"" %d 1' % 2 ** e)
+    return "set xtics (" + ", ".join(tics) + ")"
+
+
+@dataclass
+class Figure:
+    base: str                   # file name without extension: BENCH-MEM
+    index_line: str             # its line of index.tsv
+    data: Dict[str, str]        # data/NAME.dat -> its text
+    body: str                   # its part of plots.gp
+
+
+def _path_rank(p: str) -> str:
+    return ("0" if p == "direct" else "1" if p == "staged" else "2") + p
+
+
+def figure(g: Group, meta: Meta) -> Figure:
+    lat = is_latency(g.bench)
+    metric = "p50" if lat else ("busbw" if g.has_busbw else "bw")
+    # Paths in a stable order: direct, staged, then the rest by name.
+    paths = [p for _, p in sorted((_path_rank(p), p) for p in g.paths)]
+    base = g.bench + "-" + g.mem
+    data: Dict[str, str] = {}
+    point: Dict[Tuple[str, float], Optional[float]] = {}
+    lo = hi = 0.0
+    for path in paths:
+        series = g.paths[path]
+        lines = ["# size %s\n" % ("p50_us p99_us" if lat else metric + "_GBps")]
+        for size in series.sizes:
+            v, point[path, size] = median(series.values.get((size, metric), []))
+            if lat:
+                lines.append("%.0f %s %s\n" % (size, v, median(series.values.get((size, "p99"), []))[0]))
+            else:
+                lines.append("%.0f %s\n" % (size, v))
+            if lo == 0 or size < lo:
+                lo = size
+            if size > hi:
+                hi = size
+        data["data/%s.%s.dat" % (base, path)] = "".join(lines)
+    ratio = "direct" in g.paths and "staged" in g.paths
+    if ratio:
+        lines = ["# size staged_time/direct_time\n"]
+        for size in g.paths["direct"].sizes:
+            direct, staged = point["direct", size], point.get(("staged", size))
+            if direct is None or staged is None or direct <= 0 or staged <= 0:
+                continue
+            r = staged / direct if lat else direct / staged
+            lines.append("%.0f %.6g\n" % (size, r))
+        data["data/%s.ratio.dat" % base] = "".join(lines)
+        ratio = len(lines) > 1
+
+    what = "latency" if lat else ("bus bandwidth" if metric == "busbw" else "bandwidth")
+    t1 = "%s, %s memory: %s%s" % (g.bench, g.mem, what, " by path" if len(paths) > 1 else "")
+    hosts = meta.hosts if meta.hosts else g.hosts + " host(s)"
+    local = g.layer == "local"
+    if local:
+        hosts = hosts.split(",", 1)[0]
+    # Name only what the run used: no GPU for host memory, no NIC on one host or locally.
+    gpu = g.gpu if g.gpu else (meta.gpu if g.mem == "device" and meta.gpu else "none used")
+    if g.nic:
+        nic = g.nic + (" " + meta.port_rate[g.nic] + " Gb/s" if g.nic in meta.port_rate else "")
+    elif local or g.hosts == "1":
+        nic = "none used (%s)" % ("local copies" if local else "one host")
+    else:
+        nic = meta.nic if meta.nic else "none recorded"
+    t2 = ("host %s; one process" % hosts if local else "hosts %s; %s ranks" % (hosts, g.ranks)) + \
+        "; GPU %s; NIC %s" % (gpu, nic)
+
+    b = ["reset\nset encoding utf8\nset grid xtics ytics mytics lc rgb '#dddddd'\nset border lc rgb '#555555'\n",
+         "set lmargin 12\nset rmargin 4\nset logscale x 2\n", xtics(lo, hi) + "\n",
+         "set xrange [%.0f:%.0f]\n" % (lo / 1.3, hi * 1.3), "set multiplot\n",
+         "set size 1,0.7\nset origin 0,0.3\n" if ratio else "set size 1,1\nset origin 0,0\n",
+         "set title %s noenhanced\n" % gp_str(t1 + "\n" + t2),
+         'set xlabel ""\n' if ratio else 'set xlabel "message size (bytes, binary units)"\n']
+    if lat:
+        b.append('set logscale y 10\nset ylabel "latency (us)"\nset format y "%g"\nset key top left noenhanced\n')
+    else:
+        b.append('unset logscale y\nset yrange [0:*]\nset ylabel "%s (GB/s, 1 GB = 1e9 B)"\n'
+                 'set key top left noenhanced\n' % what)
+    plot = []
+    for j, path in enumerate(paths):
+        file = gp_str("data/%s.%s.dat" % (base, path))
+        color = COLORS[j % len(COLORS)]
+        points = "%s using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' title " % (file, color)
+        if lat:
+            plot.append(points + gp_str(path + " p50"))
+            plot.append("%s using 1:3 with lines lw 1.5 dt 2 lc rgb '%s' title %s"
+                        % (file, color, gp_str(path + " p99")))
+        else:
+            plot.append(points + gp_str(path))
+    b.append("plot " + ", ".join(plot) + "\n")
+    if ratio:
+        b.append('set size 1,0.3\nset origin 0,0\nset xlabel "message size (bytes, binary units)"\n')
+        b.append("set title %s font \",9\"\n" % gp_str(
+            "staged p50 / direct p50: above 1, the direct path is faster" if lat else
+            "direct GB/s / staged GB/s (= staged time / direct time): above 1, the direct path is faster"))
+        b.append('unset logscale y\nset yrange [0:*]\nset format y "%g"\nunset key\n')
+        b.append('set ylabel "staged / direct (x)"\n')
+        b.append("plot %s using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb '#333333', "
+                 "1 with lines lc rgb '#999999' dt 3\n" % gp_str("data/%s.ratio.dat" % base))
+    b.append("unset multiplot\n")
+    return Figure(base, "%s\t%s\t%s\t%s (%s)\n" % (base, g.bench, g.mem, t1, t2), data, "".join(b))
+
+
+def figures(data: Data, meta: Meta) -> List[Figure]:
+    """One figure per benchmark and memory kind, in the order of their names."""
+    return [figure(data.groups[k], meta) for k in sorted(data.groups, key=lambda k: k[0] + "\x1c" + k[1])]
+
+
+def gp_script(figs: List[Figure], formats: str, png_term: str) -> str:
+    """plots.gp: every figure in each format, in the scratch directory's relative names."""
+    out = []
+    for fmt in formats.split(","):
+        if fmt == "png" and png_term == "pngcairo":
+            out.append('set terminal pngcairo size 1000,760 font "sans,10" noenhanced\n')
+        elif fmt == "png":
+            out.append("set terminal png size 1000,760 noenhanced\n")
+        else:
+            out.append('set terminal svg size 1000,760 dynamic font "sans,10" noenhanced\n')
+        for fig in figs:
+            out.append("set output %s\n%s" % (gp_str(fig.base + "." + fmt), fig.body))
+        out.append("set output\n")
+    return "".join(out)
+
+
+# --- gnuplot and the output directory ----------------------------------------------------
+
+def png_terminal() -> str:
+    """pngcairo where this gnuplot has it, else png."""
+    try:
+        listing = subprocess.run(["gnuplot", "-e", "set terminal"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).stdout
+    except OSError:
+        return "png"
+    return "pngcairo" if re.search(rb"^ *pngcairo ", listing, re.M) else "png"
+
+
+def complete(path: str, fmt: str) -> bool:
+    """gnuplot says little or nothing when a figure cannot be written (a full disk): a PNG
+    ends with its IEND chunk, an SVG with </svg>."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            n = f.tell()
+            if n == 0:
+                return False
+            f.seek(max(0, n - 64))
+            tail = f.read()
+    except OSError:
+        return False
+    if fmt == "png":
+        return tail[-12:] == bytes.fromhex("0000000049454e44ae426082")
+    return b"</svg>" in tail
+
+
+def _first_line(path: str) -> Optional[str]:
+    """The first line of PATH; None when it is empty."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    return text.split("\n", 1)[0] if text else None
+
+
+def install(work: str, out: str, files: List[str]) -> None:
+    """Copy FILES from WORK into OUT, each whole (FILE.tmp, then renamed); on a failure none
+    of the new files stays."""
+    try:
+        os.makedirs(out + "/data", exist_ok=True)
+    except OSError as e:
+        raise failure("cannot create %s: %s" % (out, e.strerror))
+    for old in glob.glob(glob.escape(out) + "/data/*.dat"):
+        try:
+            os.unlink(old)
+        except OSError:
+            pass
+    written: List[str] = []
+    for f in files:
+        dst = out + "/" + f
+        try:
+            shutil.copyfile(os.path.join(work, f), dst + ".tmp")
+            os.replace(dst + ".tmp", dst)
+        except OSError as e:
+            for stale in [dst + ".tmp"] + written:
+                try:
+                    os.unlink(stale)
+                except OSError:
+                    pass
+            raise failure("cannot write %s: %s; no figures written" % (dst, e.strerror or "write error"))
+        written.append(dst)
+
+
+def parse_args(argv: List[str]) -> Tuple[str, str, str]:
+    """(RESULTS_DIR, --out, --format), as the old getopt loop took them."""
+    out, formats, args = "", "png,svg", []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        nxt = argv[i + 1] if i + 1 < len(argv) else ""
+        if a == "--out":
+            if not nxt:
+                raise usage_error("--out: expected a directory")
+            out = nxt
+            i += 1
+        elif a == "--format":
+            if not _FORMATS.match(nxt) or nxt.endswith("\n"):
+                raise usage_error("--format: expected png, svg or png,svg, got '%s'" % nxt)
+            formats = nxt
+            i += 1
+        elif a in ("-h", "--help"):
+            common.print_help(__doc__)
+            raise common.Stop(common.EXIT_OK)
+        elif a.startswith("-"):
+            raise usage_error("unknown option '%s'; see --help" % a)
+        else:
+            args.append(a)
+        i += 1
+    if len(args) != 1:
+        raise usage_error("expected one RESULTS_DIR, e.g. 'gdrb-plot results/20261121-quick'; see --help")
+    return args[0], out, formats
+
+
+def main(argv: List[str]) -> int:
+    results, out, formats = parse_args(argv)
+    csv_path = common.results_csv(results)
+    results_dir = os.path.dirname(csv_path) or "."
+    out = out or os.path.join(results_dir, "plots")
+    if shutil.which("gnuplot") is None:
+        raise failure(GNUPLOT_MISSING)
+    png_term = png_terminal()
+    # Read everything first, into a scratch directory: bad input leaves no trace in RESULTS_DIR.
+    scratch = os.environ.get("TMPDIR") or "/tmp"
+    try:
+        work = tempfile.mkdtemp(prefix="gdrb-plot.", dir=scratch)
+    except OSError as e:
+        raise failure("cannot create a temporary directory in %s: %s" % (scratch, e.strerror))
+    try:
+        return _plot(csv_path, results_dir, out, formats, png_term, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _plot(csv_path: str, results_dir: str, out: str, formats: str, png_term: str, work: str) -> int:
+    meta_path = os.path.join(results_dir, "meta.json")
+    meta = load_meta(meta_path) if os.path.isfile(meta_path) else Meta()
+    figs = figures(read_data(csv_path), meta)
+    if not figs:
+        common.say("%s: no aggregate row with status ok: nothing to plot" % csv_path)
+        return common.EXIT_OK
+    os.mkdir(os.path.join(work, "data"))
+    outputs = common.Outputs()
+    texts = {"plots.gp": gp_script(figs, formats, png_term), "index.tsv": "".join(f.index_line for f in figs)}
+    for fig in figs:
+        texts.update(fig.data)
+    for name, text in texts.items():
+        if not outputs.write(os.path.join(work, name), text):
+            return common.EXIT_FAIL
+    # gnuplot draws in the scratch directory: a figure it could not write whole is never shown.
+    log = os.path.join(work, "gnuplot.log")
+    try:
+        with open(log, "wb") as err:
+            rc = subprocess.run(["gnuplot", "plots.gp"], cwd=work, stderr=err, stdin=subprocess.DEVNULL).returncode
+    except OSError as e:
+        raise failure("cannot run gnuplot: %s" % e.strerror)
+    if rc != 0:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            sys.stderr.write(f.read())
+        raise failure("gnuplot failed on plots.gp (its messages above)")
+    files = ["plots.gp", "index.tsv", "gnuplot.log"] + sorted(n for n in texts if n.startswith("data/"))
+    for fig in figs:
+        for fmt in formats.split(","):
+            name = fig.base + "." + fmt
+            if not complete(os.path.join(work, name), fmt):
+                first = _first_line(log)
+                raise failure("gnuplot could not write %s whole (a full %s?)%s" % (
+                    name, os.environ.get("TMPDIR") or "/tmp", "" if first is None else ": " + first))
+            files.append(name)
+    install(work, out, files)
+    # gnuplot reports bad data as warnings and still exits 0: show them.
+    with open(log, encoding="utf-8", errors="replace") as f:
+        for line in f.read().splitlines():
+            sys.stderr.write("%s: gnuplot: %s\n" % (common.prog, line))
+    common.say("%d figures (%s) in %s" % (len(figs), formats, out))
+    return common.EXIT_OK
