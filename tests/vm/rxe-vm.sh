@@ -18,7 +18,11 @@
 # info     Prints the cache directory and the prepared kernel, if any.
 #
 # run options:
-#   --timeout SEC         kill the VM after SEC seconds (default 300, GDRB_VM_TIMEOUT)
+#   --timeout SEC         kill the VM after SEC seconds without progress: nothing new on
+#                         its console, in CMD's output or in a --share directory (default
+#                         300, GDRB_VM_TIMEOUT); a loaded host makes a run slow, not stuck
+#   --max-time SEC        kill the VM after SEC seconds whatever it does (default 4 x
+#                         --timeout)
 #   --share DIR           make host directory DIR writable in the VM, at the same path
 #                         (repeatable); everything else of the host is read-only there
 #   --at SEC CMD          run shell command CMD inside the VM SEC seconds after CMD
@@ -344,17 +348,64 @@ host_inject() {
 # qemu's option syntax doubles commas inside values.
 qemu_escape() { printf '%s' "${1//,/,,}"; }
 
+# progress_stamp JOB DIRS...: what changes while a VM run makes progress: the size and
+# time of its console log, of CMD's outputs and of the files in the shared directories.
+progress_stamp() {
+	local job=$1
+	shift
+	find "$job/console.log" "$job/share" "$@" -maxdepth 2 -type f -printf '%s %T@ %p\n' 2>/dev/null | cksum
+}
+
+# vm_watch PID LIMIT MAX JOB DIRS...: wait for qemu (PID); kill it after LIMIT seconds
+# without progress (progress_stamp unchanged) or MAX seconds in all, saying which in
+# JOB/killed and returning 124; else return qemu's exit status.
+vm_watch() {
+	local pid=$1 limit=$2 max=$3 job=$4 stamp last now t0 idle_since rc=0
+	shift 4
+	t0=$(date +%s)
+	idle_since=$t0
+	last=$(progress_stamp "$job" "$@")
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		now=$(date +%s)
+		stamp=$(progress_stamp "$job" "$@")
+		if [[ $stamp != "$last" ]]; then
+			last=$stamp
+			idle_since=$now
+		fi
+		if ((now - idle_since >= limit || now - t0 >= max)); then
+			if ((now - t0 >= max)); then
+				printf 'after %d s in all (--max-time %d)\n' $((now - t0)) "$max" >"$job/killed"
+			else
+				printf 'after %d s without progress (--timeout %d; %d s in all)\n' $((now - idle_since)) \
+					"$limit" $((now - t0)) >"$job/killed"
+			fi
+			kill -TERM "$pid" 2>/dev/null
+			for _ in 1 2 3 4 5; do
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 2
+			done
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			return 124
+		fi
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
 cmd_run() {
-	local limit=${GDRB_VM_TIMEOUT:-300} mem=2048 smp=2 keep=0 verbose=0
+	local limit=${GDRB_VM_TIMEOUT:-300} max_time='' mem=2048 smp=2 keep=0 verbose=0
 	local shares=() faults=() host_faults=() kver qemu job rc start elapsed i dir status
 	local monfd injector=
 	while [[ $# -gt 0 ]]; do
 		case $1 in
-		--timeout | --share | --link-down-after | --mem | --smp)
+		--timeout | --max-time | --share | --link-down-after | --mem | --smp)
 			[[ $# -ge 2 ]] || usage_error "run: $1 needs a value" ;;&
 		--at | --host-at)
 			[[ $# -ge 3 ]] || usage_error "run: $1 needs SEC and a command" ;;&
 		--timeout) limit=$2; shift ;;
+		--max-time) max_time=$2; shift ;;
 		--share) shares+=("$2"); shift ;;
 		--at) faults+=("$2 $3"); shift 2 ;;
 		--link-down-after) faults+=("$2 ip link set eth0 down"); shift ;;
@@ -370,6 +421,8 @@ cmd_run() {
 	done
 	[[ $# -gt 0 ]] || usage_error "run: no command (rxe-vm.sh run [OPTIONS] -- CMD...)"
 	[[ $limit =~ ^[0-9]+$ && $limit -gt 0 ]] || usage_error "run: --timeout takes whole seconds, not '$limit'"
+	max_time=${max_time:-$((4 * limit))}
+	[[ $max_time =~ ^[0-9]+$ && $max_time -gt 0 ]] || usage_error "run: --max-time takes whole seconds, not '$max_time'"
 	[[ $mem =~ ^[0-9]+$ && $mem -ge 256 ]] || usage_error "run: --mem takes MiB, at least 256, not '$mem'"
 	[[ $smp =~ ^[0-9]+$ && $smp -ge 1 ]] || usage_error "run: --smp takes a count, not '$smp'"
 	for i in "${faults[@]}" "${host_faults[@]}"; do
@@ -379,7 +432,6 @@ cmd_run() {
 
 	qemu=${GDRB_VM_QEMU:-qemu-system-x86_64}
 	command -v "$qemu" >/dev/null 2>&1 || unavailable "no $qemu (Debian: qemu-system-x86)"
-	command -v timeout >/dev/null 2>&1 || unavailable "no timeout (coreutils)"
 	# The VM creates rxe0 with this machine's rdma tool, in the chroot.
 	[[ -x /sbin/rdma || -x /usr/sbin/rdma || -x /bin/rdma || -x /usr/bin/rdma ]] ||
 		unavailable "no rdma tool (Debian: iproute2)"
@@ -422,7 +474,7 @@ cmd_run() {
 
 	start=$(date +%s.%N)
 	status=0
-	timeout -k 10 "$limit" "$qemu" \
+	"$qemu" \
 		-accel "${GDRB_VM_ACCEL:-tcg}" -cpu max -smp "$smp" -m "$mem" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$job/console.log" \
@@ -432,7 +484,8 @@ cmd_run() {
 		-netdev user,id=net0,restrict=on -device virtio-net-pci,netdev=net0,romfile= \
 		-virtfs "local,path=/,mount_tag=hostroot,readonly=on,multidevs=remap,security_model=none" \
 		-virtfs "local,path=$(qemu_escape "$job/share"),mount_tag=gdrbjob,security_model=none" \
-		"${virtfs[@]}" </dev/null >"$job/qemu.log" 2>&1 || status=$?
+		"${virtfs[@]}" </dev/null >"$job/qemu.log" 2>&1 &
+	vm_watch $! "$limit" "$max_time" "$job" "${shares[@]}" || status=$?
 	if [[ -n $injector ]]; then
 		kill "$injector" 2>/dev/null || true
 		wait "$injector" 2>/dev/null || true
@@ -451,7 +504,7 @@ cmd_run() {
 		fi
 		sed 's/^/  qemu: /' "$job/qemu.log" >&2
 		if [[ $status -eq 124 || $status -eq 137 ]]; then
-			log "time limit: the VM was killed after $limit s"
+			log "time limit: the VM was killed: $(cat "$job/killed" 2>/dev/null)"
 			exit 124
 		fi
 		if [[ -f $job/share/setup-error ]]; then
