@@ -1,0 +1,747 @@
+"""Check a results directory against the rules of a profile: PASS or FAIL per rule, with the
+measured value, the threshold and the sizes concerned.
+
+  scripts/gdrb-accept [options] RESULTS_DIR PROFILE
+
+RESULTS_DIR is what gdrb-sweep wrote (results.csv, meta.json); PROFILE is a shipped profile
+name (gdr-effectiveness, ib-ndr400, ib-hdr200, roce-200g, roce-400g) or a profile file.
+Rules (one per line in the profile, documented in README.md, "Profiles"):
+
+  rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]
+
+  rule bw-large  write_bw  bw_GBps    >= 45 GB/s       mem=device path=direct sizes=1M:
+  rule lat-p99   write_lat lat_p99_us <= 5 us          mem=device path=direct sizes=8
+  rule port      write_bw  bw_GBps    >= 90% of link   mem=device path=direct sizes=1M:
+  rule gdr-lat   write_lat lat_p50_us <= 50% of staged mem=device sizes=8:4K
+  rule gdr-reg   write_bw  reg        in dmabuf,peermem mem=device path=direct
+
+Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
+whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
+row at all fails as NODATA. A value a rule reads that is not a number as the binaries write
+it (sizes: digits; latencies and bandwidths: a non-negative decimal such as 1.627; not
+"nan", "-5", "0x10" or "8x") makes the rule and the verdict INVALID, and is listed with its
+file, line and column.
+
+Options:
+  --link-rate GBITS  port rate in Gb/s for "% of link" rules, instead of the rate recorded
+                     in the rows' nic column or in meta.json
+  --verdict FILE     verdict as JSON (default RESULTS_DIR/verdict.json)
+  --junit FILE       verdict as JUnit XML for CI systems (default RESULTS_DIR/verdict.xml)
+  -q, --quiet        print only the overall line
+  -h, --help         this help
+Exit: 0 every rule passes, 1 a rule fails or has no data (or the verdict could not be
+written: one line naming the file), 2 bad usage or input (one line naming the option, or the
+file and line), 3 INVALID: a value a rule reads is not a number.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
+
+from . import common
+from . import profile as profiles
+from .common import json_str, num_fmt, size_fmt, usage_error, xml_str
+
+# A measured value or threshold: None where the row has none (no figure, no rate), a float for
+# the numeric rules, the text itself for the text rules.
+Value = Union[None, float, str]
+
+KEPT = 50                    # failures and invalid values each rule keeps for its message and the JSON
+FILTER_KEYS = ("mem", "path", "reg", "pair", "layer", "ranks")
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
+_NIC_RATE = re.compile(r"([0-9]+(\.[0-9]+)?) ?Gb/s")
+_NO_RATE = "no link rate recorded (nic column and meta.json name none; give --link-rate)"
+_HUGE = 1e300
+
+
+def awk_num(v: float) -> str:
+    """V as awk turned a number into text (print, concatenation): integral values whole,
+    others %.6g. The verdict's numbers and thresholds keep that form."""
+    if v == v and v not in (float("inf"), float("-inf")) and v == int(v):
+        return "%d" % int(v)
+    return "%.6g" % v
+
+
+def plural(n: int, word: str) -> str:
+    return "%d %s%s" % (n, word, "" if n == 1 else "s")
+
+
+def status_why(status: str, note: str) -> str:
+    return "status " + status + (" (%s)" % note if note and status != "ok" else "")
+
+
+def compare(v: float, op: str, t: float) -> bool:
+    if op == ">=":
+        return v >= t
+    if op == "<=":
+        return v <= t
+    if op == ">":
+        return v > t
+    if op == "<":
+        return v < t
+    return False
+
+
+def margin(v: float, op: str, t: float) -> float:
+    """Relative distance to the threshold, negative when the check fails (for "worst")."""
+    if t == 0:
+        return v if ">" in op else -v
+    return ((v - t) if ">" in op else (t - v)) / abs(t)
+
+
+@dataclass
+class Check:
+    """One checked row (or direct/staged pair) of a rule: its size, value, threshold and,
+    when it failed, why."""
+    size: int
+    value: Value
+    threshold: Value
+    why: str
+
+
+@dataclass
+class InvalidValue:
+    """A value a rule read that is not a number of its column's form."""
+    file: str
+    line: int
+    column: str
+    value: str
+    text: str          # "FILE:LINE: COLUMN 'VALUE' is WHY"
+
+
+@dataclass
+class RuleResult:
+    """What one rule of the profile selected and found."""
+    rule: profiles.Rule
+    threshold: str                 # the rule's value as profile.awk printed it (awk's number form)
+    limit: float = 0.0             # that value as a number (numeric rules)
+    filters: Dict[str, str] = field(default_factory=dict)   # mem path reg pair layer ranks
+    size_list: Optional[Set[int]] = None
+    size_lo: Optional[int] = None
+    size_hi: Optional[int] = None  # None: no upper end
+    checked: int = 0
+    failed: int = 0
+    failures: List[Check] = field(default_factory=list)     # the first KEPT
+    worst: Optional[Check] = None
+    worst_margin: float = 0.0
+    invalids: int = 0
+    invalid_texts: List[str] = field(default_factory=list)  # the first KEPT
+    sizes: Set[int] = field(default_factory=set)
+    min_size: Optional[int] = None
+    max_size: Optional[int] = None
+    # "% of staged": the rows of each (mem, pair, ranks, size), in order, as (value, status, note).
+    direct: Dict[tuple, List[Tuple[str, str, str]]] = field(default_factory=dict)
+    staged: Dict[tuple, List[Tuple[str, str, str]]] = field(default_factory=dict)
+    direct_any: Set[tuple] = field(default_factory=set)
+    verdict: str = ""
+    message: str = ""
+
+    @classmethod
+    def of(cls, rule: profiles.Rule) -> "RuleResult":
+        text = rule.value if rule.kind == "text" else awk_num(float(rule.value))
+        r = cls(rule, text, 0.0 if rule.kind == "text" else float(text))
+        for k, v in rule.filters.items():
+            if k == "sizes":
+                if ":" in v:
+                    lo, hi = v.split(":")
+                    r.size_lo, r.size_hi = int(lo), None if hi == "inf" else int(hi)
+                else:
+                    r.size_list = {int(s) for s in v.split(",")}
+            elif k in FILTER_KEYS and not (k == "path" and rule.kind == "staged"):
+                r.filters[k] = "," + v + ","
+        return r
+
+    # --- selection -------------------------------------------------------------
+
+    def filters_match(self, fields: List[str], index: Dict[str, int]) -> bool:
+        for k, v in self.filters.items():
+            if "," + fields[index[k]] + "," not in v:
+                return False
+        return True
+
+    def size_ok(self, size: int) -> bool:
+        if self.size_list is not None:
+            return size in self.size_list
+        if self.size_lo is not None and size < self.size_lo:
+            return False
+        return self.size_hi is None or size <= self.size_hi
+
+    def sizes_text(self) -> str:
+        rule = self.rule
+        if "sizes" in rule.filters and ":" not in rule.filters["sizes"]:
+            return ", ".join(size_fmt(int(s)) for s in rule.filters["sizes"].split(","))
+        if self.size_lo is None:
+            return "all sizes"
+        if self.size_hi is None:
+            return size_fmt(self.size_lo) + " and up"
+        if self.size_lo == self.size_hi:
+            return size_fmt(self.size_lo)
+        return "%s..%s" % (size_fmt(self.size_lo), size_fmt(self.size_hi))
+
+    def filters_text(self) -> str:
+        words = [w for w in self.rule.filter_text().split(" ")
+                 if w and not w.startswith("sizes=") and w != "pair=all"]
+        s = " ".join(words)
+        return s + (", " if s else "") + self.sizes_text()
+
+    def rule_text(self) -> str:
+        r = self.rule
+        return "%s %s %s %s (%s)" % (r.bench, r.column, r.op, r.text, self.filters_text())
+
+    def unit(self) -> str:
+        if self.rule.column.endswith("_us"):
+            return " us"
+        if self.rule.column.endswith("_GBps"):
+            return " GB/s"
+        return ""
+
+    # --- outcomes --------------------------------------------------------------
+
+    def record(self, size: int, ok: bool, value: Value, threshold: Value, why: str) -> None:
+        self.checked += 1
+        self.sizes.add(size)
+        if self.min_size is None or size < self.min_size:
+            self.min_size = size
+        if self.max_size is None or size > self.max_size:
+            self.max_size = size
+        if value is None or threshold is None or self.rule.kind == "text":
+            m = _HUGE if ok else -_HUGE
+        else:
+            m = margin(value, self.rule.op, threshold)
+        if self.worst is None or m < self.worst_margin:
+            self.worst, self.worst_margin = Check(size, value, threshold, why), m
+        if ok:
+            return
+        self.failed += 1
+        if self.failed <= KEPT:
+            self.failures.append(Check(size, value, threshold, why))
+
+    def range_text(self) -> str:
+        if self.min_size is None:
+            return ""
+        if self.min_size == self.max_size:
+            return size_fmt(self.min_size)
+        return "%s..%s" % (size_fmt(self.min_size), size_fmt(self.max_size))
+
+    def worst_text(self) -> str:
+        w, u, rule = self.worst, self.unit(), self.rule
+        if rule.kind == "text":
+            return "%s %s at %s" % (rule.column, "'%s'" % w.value if w.value else "empty", size_fmt(w.size))
+        if rule.kind == "staged":
+            return "worst %s%s against %s%s (%s%% of staged) at %s" % (
+                num_fmt(w.value), u, num_fmt(w.threshold), u, self.threshold, size_fmt(w.size))
+        return "worst %s%s against %s%s at %s" % (num_fmt(w.value), u, num_fmt(w.threshold), u, size_fmt(w.size))
+
+    def conclude(self) -> None:
+        """The rule's verdict and the message that explains it."""
+        if self.invalids:
+            self.verdict = "INVALID"
+            shown = self.invalid_texts[:3]
+            self.message = "%d of %s read a value that is not a number: %s" % (
+                self.invalids, plural(self.checked, "check"), "; ".join(shown))
+            if self.invalids > 3:
+                self.message += "; and %d more" % (self.invalids - 3)
+        elif not self.checked:
+            self.verdict = "NODATA"
+            self.message = "no data: no row of %s with %s in the results (not run, not built, or skipped here)" % (
+                self.rule.bench, self.filters_text())
+        elif self.failed:
+            self.verdict = "FAIL"
+            self.failures.sort(key=lambda c: c.size)     # stable: rows of one size keep their order
+            self.message = "%d of %s failed: %s" % (self.failed, plural(self.checked, "check"), "; ".join(
+                "%s: %s" % (size_fmt(c.size), c.why) for c in self.failures[:5]))
+            if self.failed > 5:
+                self.message += "; and %d more" % (self.failed - 5)
+        else:
+            self.verdict = "PASS"
+            self.message = "%s at %s (%s), %s" % (plural(self.checked, "check"), plural(len(self.sizes), "size"),
+                                                  self.range_text(), self.worst_text())
+
+
+class Judge:
+    """Reads the rows of a results CSV against the rules and keeps what each rule found."""
+
+    def __init__(self, rules: Iterable[profiles.Rule], csv_path: str, link_rate: Optional[float] = None,
+                 meta: Optional[dict] = None):
+        self.schema = common.schema()
+        self.index = self.schema.index
+        self.csv_path = csv_path
+        self.link_rate = link_rate
+        self.results = [RuleResult.of(r) for r in rules]
+        self.by_bench: Dict[str, List[RuleResult]] = {}
+        for r in self.results:
+            self.by_bench.setdefault(r.rule.bench, []).append(r)
+        self.invalid_values: List[InvalidValue] = []
+        self._invalid_seen: Set[str] = set()
+        self.simulated = ""
+        self.default_rate = 0.0
+        self.port_rate: Dict[str, float] = {}
+        if meta is not None:
+            self._rates(meta)
+        self._rate_of: Dict[Tuple[str, str], float] = {}
+
+    # --- the port rates of meta.json ----------------------------------------------
+
+    def _rates(self, meta: object) -> None:
+        """meta.json (parsed with its numbers kept as written): link_rate_gbps, and the rate of
+        each NIC port (NAME:PORT), and of each NIC by its first active port (NAME)."""
+        if not isinstance(meta, dict):
+            return
+        if _DECIMAL.fullmatch(_jtext(meta.get("link_rate_gbps"))):
+            self.default_rate = float(meta["link_rate_gbps"])
+        for node in _jlist(meta.get("nodes")):
+            for nic in _jlist(node.get("nics") if isinstance(node, dict) else None):
+                nic = nic if isinstance(nic, dict) else {}
+                name = _jtext(nic.get("name"))
+                for port in _jlist(nic.get("ports")):
+                    port = port if isinstance(port, dict) else {}
+                    rate = _jtext(port.get("rate_gbps"))
+                    if not _DECIMAL.fullmatch(rate):
+                        continue
+                    self.port_rate.setdefault(name + ":" + _jtext(port.get("port")), float(rate))
+                    if name not in self.port_rate and "ACTIVE" in _jtext(port.get("state")):
+                        self.port_rate[name] = float(rate)
+
+    def nic_rate(self, gbps: str, nic: str) -> float:
+        """The port rate in Gb/s for a row's link_gbps and nic columns; 0 if none is known."""
+        if self.link_rate is not None:
+            return self.link_rate
+        key = (gbps, nic)
+        rate = self._rate_of.get(key)
+        if rate is None:
+            m = _NIC_RATE.search(nic)
+            if _DECIMAL.fullmatch(gbps) and float(gbps) > 0:
+                rate = float(gbps)
+            elif m:
+                rate = float(m.group(1))
+            elif nic in self.port_rate:
+                rate = self.port_rate[nic]
+            else:
+                rate = self.port_rate.get(re.sub(r":[0-9]+$", "", nic), self.default_rate)
+            self._rate_of[key] = rate
+        return rate
+
+    # --- the rows ------------------------------------------------------------------
+
+    def read(self, rows: Iterable[Tuple[int, List[str]]]) -> None:
+        ix = self.index
+        i_bench, i_size, i_gpu = ix["benchmark"], ix["size_bytes"], ix["gpu"]
+        for lineno, f in rows:
+            # A GPU that is the test suite's simulator proves behaviour, never speed.
+            if "simulated" in f[i_gpu]:
+                self.simulated = f[i_gpu]
+            rules = self.by_bench.get(f[i_bench])
+            if not rules:
+                continue
+            size_text = f[i_size]
+            why = "empty" if size_text == "" else self.schema.value_fault("size_bytes", size_text)
+            if why:
+                # Every rule selects by size: a size that is not one leaves the row to no rule, so
+                # each rule that would select it on its other filters is INVALID.
+                for r in rules:
+                    if r.filters_match(f, ix):
+                        self.invalid(r, None, lineno, "size_bytes", size_text, why)
+                continue
+            size = int(size_text)
+            for r in rules:
+                if r.filters_match(f, ix) and r.size_ok(size):
+                    self.check_row(r, f, size, lineno)
+
+    def invalid(self, r: RuleResult, size: Optional[int], lineno: int, column: str, value: str, why: str) -> None:
+        """Rule R read a value that is not a number of its column's form; each value is listed
+        once however many rules read it."""
+        text = "%s:%d: %s '%s' is %s" % (self.csv_path, lineno, column, value, why)
+        r.checked += 1
+        if size is not None:
+            r.sizes.add(size)
+        r.invalids += 1
+        if r.invalids <= KEPT:
+            r.invalid_texts.append(text)
+        if text not in self._invalid_seen:
+            self._invalid_seen.add(text)
+            self.invalid_values.append(InvalidValue(self.csv_path, lineno, column, value, text))
+
+    def value_ok(self, r: RuleResult, size: int, lineno: int, column: str, v: str) -> bool:
+        why = self.schema.value_fault(column, v)
+        if not why:
+            return True
+        self.invalid(r, size, lineno, column, v, why)
+        return False
+
+    def check_row(self, r: RuleResult, f: List[str], size: int, lineno: int) -> None:
+        rule, ix = r.rule, self.index
+        status, note = f[ix["status"]], f[ix["note"]]
+        v = f[ix[rule.column]]
+        bad = rule.kind != "text" and not self.value_ok(r, size, lineno, rule.column, v)
+        if bad and rule.kind != "staged":
+            return
+        if rule.kind == "link" and self.link_rate is None and \
+                not self.value_ok(r, size, lineno, "link_gbps", f[ix["link_gbps"]]):
+            return
+        if rule.kind == "text":
+            if status != "ok" and rule.column != "status":
+                r.record(size, False, v, r.threshold, status_why(status, note))
+                return
+            if rule.op == "=":
+                ok = v == r.threshold
+            elif rule.op == "!=":
+                ok = v != r.threshold
+            else:
+                ok = "," + v + "," in "," + r.threshold + ","
+            r.record(size, ok, v, r.threshold, "" if ok else "%s is '%s'" % (rule.column, v))
+            return
+        if rule.kind == "staged":
+            path = f[ix["path"]]
+            if path != "direct" and path != "staged":
+                return
+            key = (f[ix["mem"]], f[ix["pair"]], f[ix["ranks"]], size)
+            if path == "direct":
+                r.direct_any.add(key)
+            if bad:           # judged INVALID already: paired with nothing
+                return
+            (r.direct if path == "direct" else r.staged).setdefault(key, []).append((v, status, note))
+            return
+        if status != "ok":
+            r.record(size, False, None, None, status_why(status, note))
+            return
+        if v == "":
+            r.record(size, False, None, None, rule.column + " is empty (no figure)")
+            return
+        value = float(v)
+        extra = ""
+        if rule.kind == "abs":
+            limit = r.limit
+        else:
+            rate = self.nic_rate(f[ix["link_gbps"]], f[ix["nic"]])
+            if rate <= 0:
+                r.record(size, False, value, None, _NO_RATE)
+                return
+            limit = r.limit / 100 * rate / 8
+            extra = " (%s%% of %s Gb/s)" % (r.threshold, awk_num(rate))
+        ok = compare(value, rule.op, limit)
+        u = r.unit()
+        r.record(size, ok, value, limit, "" if ok else "%s%s %s %s%s%s" % (
+            num_fmt(value), u, "<" if ">" in rule.op else ">", num_fmt(limit), u, extra))
+
+    def pair_staged(self, r: RuleResult) -> None:
+        """"% of staged": each direct row against the staged row of the same size, memory kind,
+        pair and rank count, in the order they were written."""
+        rule, u = r.rule, r.unit()
+        for key, directs in r.direct.items():
+            size, staged = key[3], r.staged.get(key, [])
+            for k, (dv, dst, dnote) in enumerate(directs):
+                if dst != "ok":
+                    r.record(size, False, None, None, "direct " + status_why(dst, dnote))
+                    continue
+                if k >= len(staged):
+                    r.record(size, False, float(dv or 0), None, "no staged row at this size")
+                    continue
+                sv, sst, snote = staged[k]
+                if sst != "ok":
+                    r.record(size, False, float(dv or 0), None, "staged " + status_why(sst, snote))
+                    continue
+                # An empty value is no figure, never 0 (which would pass any "<=").
+                if dv == "" or sv == "":
+                    r.record(size, False, None, None,
+                             "%s %s is empty (no figure)" % ("direct" if dv == "" else "staged", rule.column))
+                    continue
+                d, s = float(dv), float(sv)
+                limit = r.limit / 100 * s
+                ok = compare(d, rule.op, limit)
+                r.record(size, ok, d, limit, "" if ok else "direct %s%s %s %s%s (%s%% of staged %s%s)" % (
+                    num_fmt(d), u, "<" if ">" in rule.op else ">", num_fmt(limit), u, r.threshold, num_fmt(s), u))
+        # A staged row without a direct one: the direct path did not even write a row.
+        for key in r.staged:
+            if key not in r.direct_any and key not in r.direct:
+                r.record(key[3], False, None, None, "no direct row at this size")
+
+    def finish(self) -> "Verdict":
+        for r in self.results:
+            if r.rule.kind == "staged":
+                self.pair_staged(r)
+            r.conclude()
+        return Verdict(self.results, self.invalid_values, self.simulated)
+
+
+def _jtext(v: object) -> str:
+    """A JSON value as json.awk stored it: numbers as written, strings as they are, the words."""
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return ""
+
+
+def _jlist(v: object) -> list:
+    return v if isinstance(v, list) else []
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError("unexpected '%s'" % name)
+
+
+def load_meta(path: str) -> object:
+    """meta.json, its numbers kept as the text they were written as."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        raise usage_error("%s: not JSON: cannot read %s" % (path, path))
+    try:
+        return json.loads(text, parse_int=str, parse_float=str, parse_constant=_refuse_constant)
+    except ValueError as e:
+        raise usage_error("%s: not JSON: %s" % (path, e))
+
+
+@dataclass
+class Verdict:
+    rules: List[RuleResult]
+    invalid_values: List[InvalidValue]
+    simulated: str
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for r in self.rules if r.verdict == verdict)
+
+    @property
+    def overall(self) -> str:
+        # Values that are not numbers cannot be judged at all: that comes before any other outcome.
+        if self.count("INVALID"):
+            return "INVALID"
+        if self.simulated:
+            return "SIMULATED"
+        return "FAIL" if self.count("FAIL") + self.count("NODATA") else "PASS"
+
+    @property
+    def status(self) -> int:
+        return {"PASS": common.EXIT_OK, "INVALID": common.EXIT_INVALID}.get(self.overall, common.EXIT_FAIL)
+
+    def summary(self) -> str:
+        ninvalid = self.count("INVALID")
+        return "%s: %d rules, %d passed, %d failed, %d without data%s%s" % (
+            self.overall, len(self.rules), self.count("PASS"), self.count("FAIL"), self.count("NODATA"),
+            ", %d invalid (%s not a number of its column: the results cannot be judged)" % (
+                ninvalid, plural(len(self.invalid_values), "value")) if ninvalid else "",
+            "; measured on %s, which proves behaviour, never speed: never a pass; run on real GPUs"
+            % self.simulated if self.simulated else "")
+
+    def text(self) -> str:
+        """What gdrb-accept prints: two lines per rule, each invalid value, the overall line."""
+        out = ["%-6s %s: %s\n       %s\n" % (r.verdict, r.rule.name, r.rule_text(), r.message) for r in self.rules]
+        # The values that are not numbers, each once: the rows to fix or measure again.
+        out += ["INVALID %s\n" % v.text for v in self.invalid_values]
+        out.append(self.summary() + "\n")
+        return "".join(out)
+
+    def json(self, profile_name: str, results: str, now: float) -> str:
+        def num(v: Value) -> str:
+            return "null" if v is None else awk_num(v) if isinstance(v, float) else json_str(v)
+
+        def val(r: RuleResult, v: Value) -> str:
+            if r.rule.kind == "text":
+                return "null" if not v else json_str(str(v))
+            return num(v)
+
+        out = ["{\n  \"schema\": \"gdrbench-verdict-1\",\n  \"verdict\": %s,\n  \"profile\": %s,\n  \"results\": %s,\n"
+               % (json_str(self.overall), json_str(profile_name), json_str(results)),
+               "  \"generated\": %s,\n  \"rules_total\": %d,\n  \"passed\": %d,\n  \"failed\": %d,\n  \"nodata\": %d,\n"
+               % (json_str(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))), len(self.rules),
+                  self.count("PASS"), self.count("FAIL"), self.count("NODATA")),
+               "  \"invalid\": %d,\n  \"invalid_values\": [" % self.count("INVALID"),
+               ",".join("\n    {\"file\": %s, \"line\": %d, \"column\": %s, \"value\": %s, \"message\": %s}"
+                        % (json_str(v.file), v.line, json_str(v.column), json_str(v.value), json_str(v.text))
+                        for v in self.invalid_values),
+               "%s],\n  \"rules\": [" % ("\n  " if self.invalid_values else "")]
+        rules = []
+        for r in self.rules:
+            rule = r.rule
+            s = ("\n    {\"name\": %s, \"where\": %s, \"verdict\": %s,\n" % (
+                json_str(rule.name), json_str(rule.where), json_str(r.verdict))
+                + "     \"benchmark\": %s, \"column\": %s, \"op\": %s, \"kind\": %s, \"threshold\": %s, "
+                  "\"selection\": %s,\n" % (json_str(rule.bench), json_str(rule.column), json_str(rule.op),
+                                           json_str(rule.kind), json_str(rule.text), json_str(r.filters_text()))
+                + "     \"checked\": %d, \"failed_checks\": %d, \"invalid_checks\": %d, \"sizes\": %s,\n" % (
+                    r.checked, r.failed, r.invalids, json_str(r.range_text())))
+            if r.worst is not None:
+                w = r.worst
+                s += "     \"worst\": {\"size_bytes\": %d, \"value\": %s, \"threshold\": %s, \"why\": %s},\n" % (
+                    w.size, val(r, w.value), val(r, w.threshold), json_str(w.why))
+            s += "     \"failures\": [%s],\n     \"message\": %s}" % (", ".join(
+                "{\"size_bytes\": %d, \"value\": %s, \"threshold\": %s, \"why\": %s}" % (
+                    c.size, val(r, c.value), val(r, c.threshold), json_str(c.why)) for c in r.failures),
+                json_str(r.message))
+            rules.append(s)
+        out.append(",".join(rules))
+        out.append("\n  ]\n}\n")
+        return "".join(out)
+
+    def junit(self, profile_name: str, now: float) -> str:
+        nnodata, ninvalid = self.count("NODATA"), self.count("INVALID")
+        nfail = self.count("FAIL")
+        if self.simulated:
+            nfail = len(self.rules) - nnodata - ninvalid      # nothing measured on a simulator passes
+        out = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
+               "<testsuites name=\"gdrbench\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n" % (
+                   len(self.rules), nfail + nnodata, ninvalid),
+               "  <testsuite name=\"gdrb-accept %s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" "
+               "timestamp=\"%s\">\n" % (xml_str(profile_name), len(self.rules), nfail + nnodata, ninvalid,
+                                        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)))]
+        for r in self.rules:
+            where, msg = xml_str(r.rule.where), xml_str(r.message)
+            out.append("    <testcase classname=\"gdrbench.%s\" name=\"%s\" time=\"0\">\n" % (
+                xml_str(r.rule.bench), xml_str(r.rule.name + ": " + r.rule_text())))
+            # Data that are not numbers: a JUnit error (the test could not run), not a failure.
+            if r.verdict == "INVALID":
+                out.append("      <error type=\"invalid\" message=\"%s\">%s (%s)</error>\n" % (msg, msg, where))
+            elif self.simulated and r.verdict != "NODATA":
+                out.append("      <failure type=\"simulated\" message=\"measured on a simulated GPU\">%s (%s)</failure>\n"
+                           % (msg, where))
+            elif r.verdict != "PASS":
+                out.append("      <failure type=\"%s\" message=\"%s\">%s (%s)</failure>\n" % (
+                    "nodata" if r.verdict == "NODATA" else "threshold", msg, msg, where))
+            else:
+                out.append("      <system-out>%s</system-out>\n" % msg)
+            out.append("    </testcase>\n")
+        out.append("  </testsuite>\n</testsuites>\n")
+        return "".join(out)
+
+
+# --- the command ---------------------------------------------------------------------
+
+@dataclass
+class Options:
+    link_rate: Optional[str] = None
+    verdict: str = ""
+    junit: str = ""
+    quiet: bool = False
+    args: List[str] = field(default_factory=list)
+    help: bool = False
+
+
+def parse_args(argv: List[str]) -> Options:
+    o = Options()
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        nxt = argv[i + 1] if i + 1 < len(argv) else ""
+        if a == "--link-rate":
+            if not _DECIMAL.fullmatch(nxt) or nxt == "0":
+                raise usage_error("--link-rate: expected the port rate in Gb/s, e.g. 400, got '%s'" % nxt)
+            o.link_rate = nxt
+            i += 1
+        elif a in ("--verdict", "--junit"):
+            if not nxt:
+                raise usage_error("%s: expected a file name" % a)
+            setattr(o, a[2:], nxt)
+            i += 1
+        elif a in ("-q", "--quiet"):
+            o.quiet = True
+        elif a in ("-h", "--help"):
+            o.help = True
+            return o
+        elif a == "--":
+            o.args += argv[i + 1:]
+            break
+        elif a.startswith("-"):
+            raise usage_error("unknown option '%s'; see --help" % a)
+        else:
+            o.args.append(a)
+        i += 1
+    if len(o.args) != 2:
+        raise usage_error("expected RESULTS_DIR PROFILE, e.g. 'gdrb-accept results/20261121-quick gdr-effectiveness'; "
+                          "see --help")
+    return o
+
+
+def _dirname(p: str) -> str:
+    """dirname(1)'s answer."""
+    s = p.rstrip("/")
+    if not s:
+        return "/"
+    if "/" not in s:
+        return "."
+    return s[:s.rindex("/")].rstrip("/") or "/"
+
+
+def _staging(path: str) -> str:
+    """Where PATH is written: PATH.tmp, renamed once complete; a PATH that is there and is not a
+    regular file (a pipe, a device) or is a link (/dev/stdout) is written in place: renaming
+    over it would replace the device or the link."""
+    if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
+        return path
+    return path + ".tmp"
+
+
+def _write(path: str, tmp: str, text: str) -> bool:
+    """TEXT into TMP; False after saying once, as "PATH: cannot write: why", that it could not."""
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        return True
+    except OSError as e:
+        sys.stderr.write("%s: cannot write: %s\n" % (path, e.strerror or "write error"))
+        return False
+
+
+def write_verdict(files: List[Tuple[str, str]]) -> None:
+    """Each (FILE, TEXT) whole, or none of them: all are written beside their FILE first, then
+    renamed. Raises Stop(1) when one cannot be written (said in one line)."""
+    staged = [(path, _staging(path), text) for path, text in files]
+
+    def drop() -> None:
+        for path, tmp, _ in staged:
+            if tmp != path:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+    for path, tmp, text in staged:
+        if not _write(path, tmp, text):
+            drop()
+            raise common.Stop(common.EXIT_FAIL)
+    try:
+        for path, tmp, _ in staged:
+            if tmp != path:
+                os.replace(tmp, path)
+    except OSError:
+        drop()
+        raise common.failure("cannot write the verdict next to the results (use --verdict and --junit)")
+
+
+def main(argv: List[str]) -> int:
+    o = parse_args(argv)
+    if o.help:
+        common.print_help(__doc__)
+        return common.EXIT_OK
+    csv_path = common.results_csv(o.args[0])
+    results = _dirname(csv_path)
+    profile_file = common.resolve_profile(o.args[1])
+    prof = profiles.load(profile_file)
+    if not prof.rules:
+        raise usage_error("%s: no rule lines: nothing to accept against (rules: see --help)" % profile_file)
+    meta_path = results + "/meta.json"
+    meta = load_meta(meta_path) if os.path.isfile(meta_path) else None
+    judge = Judge(prof.rules, csv_path, float(o.link_rate) if o.link_rate is not None else None, meta)
+    judge.read(common.read_csv(csv_path))
+    verdict = judge.finish()
+
+    name = profile_file[:-len(".profile")] if profile_file.endswith(".profile") else profile_file
+    name = os.path.basename(name.rstrip("/")) or "/"
+    verdict_file = o.verdict or results + "/verdict.json"
+    junit_file = o.junit or results + "/verdict.xml"
+    now = time.time()
+    write_verdict([(verdict_file, verdict.json(name, results, now)), (junit_file, verdict.junit(name, now))])
+    text = verdict.text()
+    sys.stdout.write(verdict.summary() + "\n" if o.quiet else text)
+    sys.stdout.flush()
+    if not o.quiet:
+        common.say("verdict in %s and %s" % (verdict_file, junit_file))
+    return verdict.status
