@@ -1,0 +1,375 @@
+"""gdrb sweep: the options and their one-line errors, the plan on a made-up host (no GPU, a GPU,
+an RDMA device; stub binaries), where ranks go, a step's rows merged into results.csv (torn
+rows dropped, 'failed' and 'unsupported' rows for sizes not measured), meta.json's layout, and
+Ctrl-C in the middle of a step."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from unittest import mock
+
+import gdrbtest
+from gdrbtool import common, profile, sweep
+
+QUICK = str(gdrbtest.SCRIPTS / "profiles" / "quick.profile")
+
+
+def stub(directory, name, body=""):
+    """An executable NAME in DIRECTORY that says its version as the gdrbench binaries do."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n[ \"$1\" = --version ] && { echo \"%s (gdrbench) 9.9.9\"; exit 0; }\n%s\n"
+                % (name, body))
+    os.chmod(path, 0o755)
+    return path
+
+
+class Dir(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+        self.addCleanup(self._tmp.cleanup)
+
+
+class OptionsTest(unittest.TestCase):
+    def refused(self, argv, message):
+        with self.assertRaises(common.Stop) as cm:
+            sweep.parse_args(argv)
+        self.assertEqual(cm.exception.status, 2)
+        self.assertEqual(cm.exception.message, message)
+
+    def test_each_bad_option_is_one_line_naming_it(self):
+        cases = [
+            (["--np", "3"], "--np: expected an even number of ranks, at least 2, got '3'"),
+            (["--np", "0"], "--np: expected an even number of ranks, at least 2, got '0'"),
+            (["--launcher", "ssh"], "--launcher: expected mpirun or srun, got 'ssh'"),
+            (["--hosts", "a", "--hostfile", "/etc/hostname"], "--hosts and --hostfile: give one of them"),
+            (["--hosts", "a b"], "--hosts: expected a comma list of host names, each optionally with :SLOTS "
+                                 "(a,b or a:8,b:8), got 'a b'"),
+            (["--hostfile", "/nonexistent"], "--hostfile: cannot read '/nonexistent'"),
+            (["--mem", "gpu"], "--mem: expected a comma list of host, pinned, device, got 'gpu'"),
+            (["--time-per-size", "0"], "--time-per-size: expected seconds per size, e.g. 0.3, got '0'"),
+            (["--time-per-size", "1."], "--time-per-size: expected seconds per size, e.g. 0.3, got '1.'"),
+            (["--label", "a b"], "--label: expected letters, digits, '.', '_' or '-', got 'a b'"),
+            (["--link-rate", "0.0"], "--link-rate: expected the port rate in Gb/s, e.g. 400, got '0.0'"),
+            (["--bin-dir", "/nonexistent"], "--bin-dir: '/nonexistent' is not a directory"),
+            (["--sizes", "8:4:2"], "--sizes: expected MIN:MAX (doubling) or a list A,B,C with sizes like 8, "
+                                   "64K, 1MiB, got '8:4:2'"),
+            (["--profile"], "--profile needs a value; see --help"),
+            (["--np", ""], "--np needs a value; see --help"),
+            (["--fast"], "unknown option '--fast'; see --help"),
+        ]
+        for argv, message in cases:
+            with self.subTest(argv=argv):
+                self.refused(argv, message)
+
+    def test_good_options(self):
+        o = sweep.parse_args(["--np", "4", "--hosts", "a:2,b:2", "--bin-dir", "/", "--bin-dir", "/tmp",
+                              "--validate", "--sizes", "8:1M", "--time-per-size", "0.1", "--dry-run"])
+        self.assertEqual((o.np, o.hosts, o.bin_dirs, o.validate, o.dry_run),
+                         ("4", "a:2,b:2", ["/", "/tmp"], True, True))
+        self.assertTrue(sweep.parse_args(["--help", "--np", "3"]).help)   # help first, as before
+
+    def test_help_is_the_docstring(self):
+        out = subprocess.run([str(gdrbtest.SCRIPTS / "gdrb-sweep"), "--help"], stdout=subprocess.PIPE,
+                             universal_newlines=True, check=True).stdout
+        self.assertTrue(out.startswith("Run a profile of gdrbench benchmarks"))
+        self.assertIn("  --dry-run          print what would run", out)
+
+
+class PlanTest(Dir):
+    """The quick profile on made-up hosts; the binaries are stubs in a bin dir of their own."""
+
+    def setUp(self):
+        super().setUp()
+        self.bin = os.path.join(self.tmp, "bin")
+        os.mkdir(self.bin)
+        for name in ("gdrb_mpi_latency", "gdrb_mpi_bw", "gdrb_mpi_bibw", "gdrb_write_bw", "gdrb_copy_bw",
+                     "gdrb_doctor"):
+            stub(self.bin, name)
+        self.prof = profile.load(QUICK)
+        # Nothing from PATH or the build tree: only the stubs count.
+        patcher = mock.patch.dict(os.environ, {"PATH": self.bin})
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def plan(self, host, argv=(), launcher="mpirun"):
+        o = sweep.parse_args(["--bin-dir", self.bin] + list(argv))
+        return sweep.plan(o, self.prof, QUICK, host, launcher, root=self.tmp)
+
+    @staticmethod
+    def steps(p):
+        return [(s.name, s.mem) for s in p.steps]
+
+    @staticmethod
+    def skips(p):
+        return {(k.binary, k.mem): k.reason for k in p.skipped}
+
+    def test_no_gpu_no_rdma(self):
+        p = self.plan(sweep.Host(gpu=False, rdma=False, sysfs="/fake", launchers=("mpirun",)))
+        self.assertEqual(self.steps(p), [("gdrb_mpi_latency", "host"), ("gdrb_mpi_bw", "host"),
+                                         ("gdrb_mpi_bibw", "host")])
+        k = self.skips(p)
+        self.assertEqual(k[("gdrb_mpi_bw", "device")], "device memory needs a GPU: nvidia-smi -L lists none here")
+        self.assertEqual(k[("gdrb_write_bw", "host")], "needs an RDMA device: /fake/class/infiniband is empty here")
+        self.assertEqual(k[("gdrb_copy_bw", "")], "needs a GPU: nvidia-smi -L lists none here")
+        self.assertEqual(k[("gdrb_mpi_allreduce", "host")],
+                         "not built here (not in %s, the build tree or on PATH)" % self.bin)
+        self.assertEqual((p.profile_name, p.label, p.version, p.has_rules), ("quick", "quick", "9.9.9", False))
+        self.assertEqual(p.doctor.binary, "gdrb_doctor")
+        self.assertEqual([s.base for s in p.steps], ["01-mpi_latency-host", "02-mpi_bw-host", "03-mpi_bibw-host"])
+        # 28 sizes x 1 path x (0.3 s x 1.15 + 0.05) + 2 s of launch
+        self.assertEqual((p.steps[0].range, p.steps[0].estimate), ("8B..1GiB", 13))
+
+    def test_gpu(self):
+        p = self.plan(sweep.Host(gpu=True, rdma=False, launchers=("mpirun",)))
+        self.assertIn(("gdrb_mpi_latency", "device"), self.steps(p))
+        self.assertEqual(p.steps[-1].name, "gdrb_copy_bw")
+        copy = p.steps[-1]
+        self.assertEqual((copy.mem, copy.launch, copy.layer), ("", "local", "local"))
+        cmd = sweep.step_command(copy, "X.csv", "quick", None, "2")
+        self.assertEqual(cmd, [copy.bin, "-m", "8:1G", "--csv", "X.csv", "--label", "quick"])
+        self.assertEqual(p.steps[1].estimate, 24)   # device: direct and staged
+        self.assertNotIn(("gdrb_write_bw", "device"), self.steps(p))
+
+    def test_gpu_and_rdma(self):
+        p = self.plan(sweep.Host(gpu=True, rdma=True, launchers=("mpirun",)))
+        self.assertIn(("gdrb_write_bw", "host"), self.steps(p))
+        self.assertIn(("gdrb_write_bw", "device"), self.steps(p))
+        self.assertEqual(self.skips(p)[("gdrb_read_bw", "device")],
+                         "not built here (not in %s, the build tree or on PATH)" % self.bin)
+        self.assertEqual({s.layer for s in p.steps if s.name == "gdrb_write_bw"}, {"verbs"})
+
+    def test_no_launcher(self):
+        p = self.plan(sweep.Host(gpu=True, rdma=False, launchers=()))
+        self.assertEqual(self.steps(p), [("gdrb_copy_bw", "")])
+        self.assertEqual(self.skips(p)[("gdrb_mpi_bw", "host")], "launcher mpirun not found on PATH")
+
+    def test_filters_and_overrides(self):
+        host = sweep.Host(gpu=True, rdma=True, launchers=("mpirun",))
+        p = self.plan(host, ["--bench", "bw", "--mem", "device", "--sizes", "8,64K", "--time-per-size", "0.1",
+                             "--validate", "--label", "x"])
+        self.assertEqual(self.steps(p), [("gdrb_mpi_bw", "device")])
+        s = p.steps[0]
+        self.assertEqual((s.sizes, s.time, s.validate, s.range, p.label), ("8,64K", "0.1", "on", "8B..64KiB", "x"))
+        self.assertEqual([s.name for s in self.plan(host, ["--bench", "write_bw,gdrb_mpi_latency"]).steps],
+                         ["gdrb_mpi_latency", "gdrb_mpi_latency", "gdrb_write_bw", "gdrb_write_bw"])
+        with self.assertRaises(common.Stop) as cm:
+            self.plan(host, ["--bench", "bw,nosuch"])
+        self.assertEqual(cm.exception.message, "--bench: 'nosuch' is not run by profile quick; its run lines: "
+                         "mpi_latency, mpi_bw, mpi_bibw, write_lat, write_bw, read_bw, send_lat, mpi_allreduce, "
+                         "copy_bw")
+
+    def test_find_bin_order(self):
+        other = os.path.join(self.tmp, "other", "mpi")
+        os.makedirs(other)
+        stub(other, "gdrb_mpi_bw")
+        self.assertEqual(sweep.find_bin("gdrb_mpi_bw", [os.path.dirname(other), self.bin]),
+                         os.path.join(other, "gdrb_mpi_bw"))
+        self.assertEqual(sweep.find_bin("gdrb_mpi_bw", [self.bin]), os.path.join(self.bin, "gdrb_mpi_bw"))
+        self.assertEqual(sweep.find_bin("gdrb_nosuch", [self.bin], root=self.tmp), "")
+
+
+class PlacementTest(Dir):
+    def place(self, argv, env=None):
+        return sweep.placement(sweep.parse_args(argv), env or {}, "here")
+
+    def test_local(self):
+        w = self.place([])
+        self.assertEqual(w.names, ["here"])
+        cmd = w.command(2)
+        self.assertEqual([c for c in cmd if c != "--allow-run-as-root"], ["mpirun", "-np", "2", "--oversubscribe"])
+
+    def test_hosts_split_ranks_across_hosts(self):
+        w = self.place(["--hosts", "a,b", "--launcher-args", "--mca x y"])
+        self.assertEqual(w.command(4)[-5:], ["--host", "a:2,b:2", "--mca", "x", "y"])
+        self.assertEqual(self.place(["--hosts", "a:4,b:4"]).command(8)[-2:], ["--host", "a:4,b:4"])
+
+    def test_hostfile_and_srun(self):
+        hf = os.path.join(self.tmp, "hosts")
+        with open(hf, "w") as f:
+            f.write("nodeC slots=8\n# comment\n\n  nodeD slots=8\nnodeC\n")
+        w = self.place(["--hostfile", hf, "--launcher", "srun"])
+        self.assertEqual(w.names, ["nodeC", "nodeD"])
+        self.assertEqual(w.command(2), ["srun", "--ntasks=2", "--distribution=block", "--nodes=2",
+                                        "--nodelist=nodeC,nodeD"])
+        self.assertIn("--hostfile", self.place(["--hostfile", hf]).command(2))
+        with open(hf, "w") as f:
+            f.write("# nothing\n")
+        with self.assertRaises(common.Stop) as cm:
+            self.place(["--hostfile", hf])
+        self.assertEqual(cm.exception.message, "--hostfile: no host names in '%s'" % hf)
+
+    def test_slurm_allocation(self):
+        with mock.patch.object(sweep.shutil, "which", lambda name: "/x/" + name if name == "srun" else None):
+            w = self.place([], {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "n1,n2", "SLURM_JOB_NUM_NODES": "2"})
+        self.assertEqual((w.launcher, w.names), ("srun", ["n1", "n2"]))
+        self.assertEqual(w.command(4), ["srun", "--ntasks=4", "--distribution=block", "--nodes=2",
+                                        "--nodelist=n1,n2"])
+        self.assertEqual(w.info_command()[:4], ["srun", "--ntasks=2", "--ntasks-per-node=1", "--nodes=2"])
+
+
+class MergeTest(Dir):
+    STAMP = "2026-01-01T00:00:00Z"
+
+    def setUp(self):
+        super().setUp()
+        self.header = common.schema().header
+        self.part = os.path.join(self.tmp, "part.csv")
+
+    def row(self, size, mem="host", path="direct", status="ok"):
+        return ("fake,local,%s,%s,host,,,,,all,%d,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,"
+                ",,,,,50.0,,%s,0,ok,,2026-11-21T00:00:00Z,0.1.0" % (mem, path, size, status))
+
+    def step(self, mem="host", paths="", sizes="8,64K,1M", layer="local"):
+        return sweep.Step(1, "/bin/true", "gdrb_fake", "fake", layer, "local", mem, sizes, "", "", "", paths,
+                          "", "")
+
+    def merge(self, text, fill="failed", note="why, and more", **kw):
+        with open(self.part, "w", newline="") as f:
+            f.write(text)
+        return sweep.merge_rows(self.part, self.step(**kw), fill, note, 1, 1, "GPU X", "0.1.0", self.STAMP)
+
+    def test_complete_rows_kept_torn_rows_dropped_missing_sizes_failed(self):
+        text = "\n".join([self.header, self.row(8), "fake,local,host,short", self.row(65536) + "\r"]) + "\n"
+        text += self.row(1 << 20)   # every field, but no newline: cut short at the end
+        m = self.merge(text)
+        self.assertEqual(m.rows, [self.row(8), self.row(65536)])
+        self.assertEqual(m.dropped, 2)
+        self.assertEqual(m.filled, ["fake,local,host,direct,none,,,,,all,1048576,0,,,,,,,,,,,1,1,,,,,,,,failed,0,,"
+                                    '"why, and more",2026-01-01T00:00:00Z,0.1.0'])
+        self.assertEqual(len(common.schema().columns), len(sweep.csv_split(m.filled[0])))
+
+    def test_unsupported_rows_for_every_path_of_device_memory(self):
+        m = self.merge(self.header + "\n", fill="unsupported", note="no GPU", mem="device", sizes="8", layer="mpi")
+        self.assertEqual(m.rows, [])
+        self.assertEqual(m.filled, [
+            "fake,mpi,device,direct,mpi-cuda,,,,,all,8,0,,,,,,,,,,,1,1,GPU X,,,,,,,unsupported,0,,no GPU,%s,0.1.0"
+            % self.STAMP,
+            "fake,mpi,device,staged,staged,,,,,all,8,0,,,,,,,,,,,1,1,GPU X,,,,,,,unsupported,0,,no GPU,%s,0.1.0"
+            % self.STAMP])
+
+    def test_mem_path_pairs_and_interrupted(self):
+        m = self.merge(self.header + "\n" + self.row(8, "pinned", "h2d") + "\n", paths="host:h2d,pinned:h2d",
+                       mem="", sizes="8")
+        self.assertEqual([r.split(",")[2:5] for r in m.filled], [["host", "h2d", "none"]])
+        m = self.merge(self.header + "\n" + self.row(8) + "\n", fill="none")
+        self.assertEqual((len(m.rows), m.filled), (1, []))
+
+    def test_a_file_without_the_header_gives_nothing(self):
+        with mock.patch.object(sweep, "say") as said:
+            m = self.merge("benchmark,oops\n" + self.row(8) + "\n", sizes="8")
+        said.assert_called_once_with("%s:1: not the schema's header; its rows are not taken" % self.part)
+        self.assertEqual((m.rows, m.dropped, len(m.filled)), ([], 1, 1))
+        os.unlink(self.part)
+        m = sweep.merge_rows(self.part, self.step(sizes="8"), "failed", "n", 1, 1, "", "", self.STAMP)
+        self.assertEqual((m.rows, m.dropped, len(m.filled)), ([], 0, 1))
+
+    def test_append_is_whole(self):
+        csv = os.path.join(self.tmp, "results.csv")
+        with open(csv, "w") as f:
+            f.write(self.header + "\n")
+        self.assertTrue(sweep.append_atomically(csv, [self.row(8), self.row(16)]))
+        with open(csv) as f:
+            self.assertEqual(f.read().splitlines(), [self.header, self.row(8), self.row(16)])
+        self.assertFalse(os.path.exists(csv + ".tmp"))
+        self.assertFalse(sweep.append_atomically(os.path.join(self.tmp, "nodir", "results.csv"), ["x"]))
+
+
+class MetaTest(unittest.TestCase):
+    def test_layout_and_nulls(self):
+        text = sweep.meta_text({"schema": "gdrbench-meta-1", "gdrbench_git": sweep._js(""), "np": 2,
+                                "hosts": ["a", "b"], "link_rate_gbps": sweep._jn("400"),
+                                "capabilities": {"gpu": False, "rdma": True},
+                                "nodes": [{"hostname": "a", "gpus": []}], "steps": [], "skipped": []})
+        self.assertEqual(text, '{\n  "schema": "gdrbench-meta-1",\n  "gdrbench_git": null,\n  "np": 2,\n'
+                         '  "hosts": ["a","b"],\n  "link_rate_gbps": 400,\n'
+                         '  "capabilities": {"gpu": false, "rdma": true},\n'
+                         '  "nodes": [\n    {"hostname":"a","gpus":[]}\n  ],\n  "steps": [\n  ],\n'
+                         '  "skipped": []\n}\n')
+        json.loads(text)
+
+    def test_link_rate_is_the_fastest_active_port(self):
+        node = {"nics": [{"ports": [{"state": "4: ACTIVE", "rate_gbps": 200}, {"state": "1: DOWN", "rate_gbps": 400}]},
+                         {"ports": [{"state": "4: ACTIVE", "rate_gbps": 100}]}]}
+        self.assertEqual(sweep.link_rate_of(node), 200)
+        self.assertIsNone(sweep.link_rate_of({"nics": []}))
+
+
+class DryRunTest(Dir):
+    def test_a_host_with_a_gpu_and_an_rdma_port(self):
+        os.makedirs(os.path.join(self.tmp, "sys", "class", "infiniband", "mlx5_0"))
+        bin_dir = os.path.join(self.tmp, "bin")
+        os.mkdir(bin_dir)
+        stub(bin_dir, "nvidia-smi", 'echo "GPU 0: Fake (UUID: GPU-0)"')
+        for name in ("gdrb_mpi_bw", "gdrb_write_bw", "gdrb_copy_bw"):
+            stub(bin_dir, name)
+        env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"],
+                   GDRB_SYSFS=os.path.join(self.tmp, "sys"))
+        env.pop("SLURM_JOB_ID", None)
+        out = subprocess.run([str(gdrbtest.GDRB), "sweep", "--dry-run", "--bin-dir", bin_dir, "--hosts", "a,b",
+                              "--np", "4", "--bench", "bw,write_bw,copy_bw"], env=env, stdout=subprocess.PIPE,
+                             universal_newlines=True, check=True).stdout.splitlines()
+        self.assertRegex(out[0], r"^profile quick \(.*/quick.profile\): 5 steps, about \d+ (s|min); launcher mpirun, "
+                                 r"4 ranks, hosts a,b$")
+        self.assertRegex(out[1], r"^\[1/5\] mpirun -np 4 (--allow-run-as-root )?--host a:2,b:2 \S+/gdrb_mpi_bw "
+                                 r"-m 8:1G --csv OUT/logs/01-mpi_bw-host.csv --label quick --mem host$")
+        self.assertTrue(out[4].endswith("--csv OUT/logs/04-write_bw-device.csv --label quick --mem device"))
+        self.assertTrue(out[5].endswith("/gdrb_copy_bw -m 8:1G --csv OUT/logs/05-copy_bw.csv --label quick"))
+        self.assertRegex(out[6], r"^doctor: (/\S+/gdrb_doctor|gdrb_doctor: not built here)$")
+
+
+class InterruptTest(Dir):
+    """Ctrl-C in the middle of a (fake, long) step: its complete row kept, the half row dropped,
+    the step stopped, meta.json says interrupted, exit 130."""
+
+    def test_sigint(self):
+        bin_dir = os.path.join(self.tmp, "bin")
+        os.mkdir(bin_dir)
+        header = common.schema().header
+        row = ("fake_slow,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,"
+               ",,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0")
+        stub(bin_dir, "gdrb_fake_slow", """while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done
+echo $$ >"%s/pid"
+printf '%%s\\n%%s\\n%%s' '%s' '%s' 'fake_slow,local,host,direct,host,,,,,all,65536,1' >"$csv"
+exec sleep 60""" % (self.tmp, header, row))
+        prof = os.path.join(self.tmp, "slow.profile")
+        with open(prof, "w") as f:
+            f.write("sizes 8,64K\nrun gdrb_fake_slow launch=local\nrun gdrb_fake_slow launch=local bench=again\n")
+        out = os.path.join(self.tmp, "run")
+        env = dict(os.environ)
+        env.pop("SLURM_JOB_ID", None)
+        proc = subprocess.Popen([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir",
+                                 bin_dir, "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        pidfile = os.path.join(self.tmp, "pid")
+        deadline = time.monotonic() + 30
+        while not (os.path.exists(pidfile) and os.path.getsize(pidfile)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 130, stderr.decode())
+        with open(os.path.join(out, "results.csv")) as f:
+            self.assertEqual(f.read().splitlines(), [header, row])
+        with open(os.path.join(out, "meta.json")) as f:
+            meta = json.load(f)
+        self.assertEqual((meta["status"], meta["exit_status"]), ("interrupted", 130))
+        self.assertEqual([(s["status"], s["rows"], s["dropped"], s["filled"]) for s in meta["steps"]],
+                         [("interrupted", 1, 1, 0)])
+        self.assertEqual(meta["skipped"][-1]["reason"], "not run: the sweep was interrupted")
+        self.assertIn(b"gdrb_fake_slow mem=host: interrupted, 1 row, 1 incomplete rows dropped", stderr)
+        self.assertIn(b"interrupted: %s keeps every row measured so far" % os.path.join(out, "results.csv").encode(),
+                      stderr)
+        with open(pidfile) as f:
+            pid = int(f.read())
+        with self.assertRaises(ProcessLookupError):
+            os.kill(pid, 0)
+        self.assertFalse(os.path.exists(os.path.join(out, "logs", "01-fake_slow-host.csv")))
+
+
+if __name__ == "__main__":
+    unittest.main()
