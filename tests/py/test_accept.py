@@ -298,10 +298,6 @@ class Refusals(AcceptCase):
 
 
 class Pieces(unittest.TestCase):
-    def test_awk_num(self):
-        self.assertEqual([accept.awk_num(v) for v in (45.0, 47.5, 0.0001234567, 1e30, 123456789.5)],
-                         ["45", "47.5", "0.000123457", "1000000000000000019884624838656", "1.23457e+08"])
-
     def test_margin_is_negative_when_failing(self):
         self.assertGreater(accept.margin(50, ">=", 45), 0)
         self.assertLess(accept.margin(40, ">=", 45), 0)

@@ -1,7 +1,12 @@
 """The shared pieces of scripts/gdrb: the CSV schema from its one definition, the results
-CSV reader, sizes, and the profile parser."""
+CSV reader, sizes, awk's numbers, JSON as json.awk read it, the all-or-nothing writer, and the
+profile parser."""
+import contextlib
+import io
+import json
 import os
 import re
+import shutil
 import tempfile
 import unittest
 
@@ -97,6 +102,90 @@ class SizesTest(unittest.TestCase):
         self.assertEqual(common.size_fmt(1536), "1536B")
 
 
+class AwkTest(unittest.TestCase):
+    def test_awk_num_prints_integers_whole_at_any_size(self):
+        self.assertEqual([common.awk_num(v) for v in (45.0, 47.5, 0.0001234567, 1e30, 123456789.5)],
+                         ["45", "47.5", "0.000123457", "1000000000000000019884624838656", "1.23457e+08"])
+
+    def test_awk_value_is_the_leading_number(self):
+        self.assertEqual([common.awk_value(v) for v in ("8", " 1.5x", "-2e3", "abc", "", ".5")],
+                         [8.0, 1.5, -2000.0, 0.0, 0.0, 0.5])
+
+    def test_csv_split_reads_quotes_as_gdrb_awk_did(self):
+        self.assertEqual(common.csv_split('a,"b,""c""",d'), ["a", 'b,"c"', "d"])
+        self.assertEqual(common.csv_split('a,b"c,d"e'), ["a", "bc,de"])
+        self.assertEqual(common.csv_split(""), [""])
+
+
+class JsonTest(unittest.TestCase):
+    def test_read_as_written(self):
+        j = common.Json(json.loads('{"a": [1, null, "x"], "b": {"c": true}}', parse_int=str))
+        self.assertEqual([j.text("a", i) for i in range(j.count("a"))], ["1", "null", "x"])
+        self.assertEqual(j.j("a", 1), "")
+        self.assertEqual(j.text("b"), "")
+        self.assertEqual(j.text("b", "c"), "true")
+        self.assertEqual(j.at("b").text("c"), "true")
+        self.assertEqual(j.count("b"), 0)
+        self.assertTrue(j.is_array("a"))
+        self.assertFalse(j.is_array("b"))
+        self.assertEqual(j.text("missing", 3), "")
+
+    def test_load_keeps_numbers_and_refuses_nan(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        path = os.path.join(d, "m.json")
+        with open(path, "w") as f:
+            f.write('{"rate": 400.0, "s": "a\\bb"}')
+        self.assertEqual(common.load_json(path).text("rate"), "400.0")
+        self.assertEqual(common.load_json(path).text("s"), "a b")
+        with open(path, "w") as f:
+            f.write('{"rate": NaN}')
+        with self.assertRaises(common.Stop) as cm:
+            common.load_json(path)
+        self.assertEqual(cm.exception.status, 2)
+        self.assertRegex(cm.exception.message, r"m.json: not JSON: unexpected 'N'")
+
+
+class WriteAllTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def write_all(self, files):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            try:
+                common.write_all(files)
+                status = 0
+            except common.Stop as e:
+                status = e.status
+        return status, err.getvalue()
+
+    def test_writes_every_file(self):
+        a, b = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
+        self.assertEqual(self.write_all([(a, "text\n"), (b, b"\x89PNG")]), (0, ""))
+        with open(a) as f:
+            self.assertEqual(f.read(), "text\n")
+        with open(b, "rb") as f:
+            self.assertEqual(f.read(), b"\x89PNG")
+        self.assertEqual(sorted(os.listdir(self.dir)), ["a", "b"])
+
+    def test_writes_none_when_one_fails_and_says_it_once(self):
+        a, b = os.path.join(self.dir, "a"), os.path.join(self.dir, "no", "b")
+        status, err = self.write_all([(a, "new"), (b, "new")])
+        self.assertEqual(status, 1)
+        self.assertEqual(err, "%s: cannot write: No such file or directory\n" % b)
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_a_link_is_written_through_not_replaced(self):
+        target, link = os.path.join(self.dir, "target"), os.path.join(self.dir, "link")
+        os.symlink(target, link)
+        self.assertEqual(self.write_all([(link, "through")]), (0, ""))
+        self.assertTrue(os.path.islink(link))
+        with open(target) as f:
+            self.assertEqual(f.read(), "through")
+
+
 class ProfileTest(unittest.TestCase):
     def load_text(self, text):
         fd, path = tempfile.mkstemp(suffix=".profile")
@@ -143,7 +232,7 @@ class ProfileTest(unittest.TestCase):
 
     def test_include_loop_is_refused(self):
         d = tempfile.mkdtemp()
-        self.addCleanup(lambda: [os.unlink(os.path.join(d, f)) for f in os.listdir(d)] and os.rmdir(d))
+        self.addCleanup(shutil.rmtree, d)
         with open(os.path.join(d, "a.profile"), "w") as f:
             f.write("include ./a.profile\n")
         with self.assertRaises(common.Stop) as cm:

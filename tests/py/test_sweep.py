@@ -242,7 +242,7 @@ class MergeTest(Dir):
         self.assertEqual(m.dropped, 2)
         self.assertEqual(m.filled, ["fake,local,host,direct,none,,,,,all,1048576,0,,,,,,,,,,,1,1,,,,,,,,failed,0,,"
                                     '"why, and more",2026-01-01T00:00:00Z,0.1.0'])
-        self.assertEqual(len(common.schema().columns), len(sweep.csv_split(m.filled[0])))
+        self.assertEqual(len(common.schema().columns), len(common.csv_split(m.filled[0])))
 
     def test_unsupported_rows_for_every_path_of_device_memory(self):
         m = self.merge(self.header + "\n", fill="unsupported", note="no GPU", mem="device", sizes="8", layer="mpi")

@@ -36,7 +36,6 @@ file and line), 3 INVALID: a value a rule reads is not a number.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -46,7 +45,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 from . import common
 from . import profile as profiles
-from .common import json_str, num_fmt, size_fmt, usage_error, xml_str
+from .common import Json, awk_num, json_str, num_fmt, size_fmt, usage_error, write_all, xml_str
 
 # A measured value or threshold: None where the row has none (no figure, no rate), a float for
 # the numeric rules, the text itself for the text rules.
@@ -58,14 +57,6 @@ _DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
 _NIC_RATE = re.compile(r"([0-9]+(\.[0-9]+)?) ?Gb/s")
 _NO_RATE = "no link rate recorded (nic column and meta.json name none; give --link-rate)"
 _HUGE = 1e300
-
-
-def awk_num(v: float) -> str:
-    """V as awk turned a number into text (print, concatenation): integral values whole,
-    others %.6g. The verdict's numbers and thresholds keep that form."""
-    if v == v and v not in (float("inf"), float("-inf")) and v == int(v):
-        return "%d" % int(v)
-    return "%.6g" % v
 
 
 def plural(n: int, word: str) -> str:
@@ -268,7 +259,7 @@ class Judge:
     """Reads the rows of a results CSV against the rules and keeps what each rule found."""
 
     def __init__(self, rules: Iterable[profiles.Rule], csv_path: str, link_rate: Optional[float] = None,
-                 meta: Optional[dict] = None):
+                 meta: Optional[Json] = None):
         self.schema = common.schema()
         self.index = self.schema.index
         self.csv_path = csv_path
@@ -288,24 +279,22 @@ class Judge:
 
     # --- the port rates of meta.json ----------------------------------------------
 
-    def _rates(self, meta: object) -> None:
-        """meta.json (parsed with its numbers kept as written): link_rate_gbps, and the rate of
-        each NIC port (NAME:PORT), and of each NIC by its first active port (NAME)."""
-        if not isinstance(meta, dict):
-            return
-        if _DECIMAL.fullmatch(_jtext(meta.get("link_rate_gbps"))):
-            self.default_rate = float(meta["link_rate_gbps"])
-        for node in _jlist(meta.get("nodes")):
-            for nic in _jlist(node.get("nics") if isinstance(node, dict) else None):
-                nic = nic if isinstance(nic, dict) else {}
-                name = _jtext(nic.get("name"))
-                for port in _jlist(nic.get("ports")):
-                    port = port if isinstance(port, dict) else {}
-                    rate = _jtext(port.get("rate_gbps"))
+    def _rates(self, meta: Json) -> None:
+        """meta.json (its numbers kept as written): link_rate_gbps, and the rate of each NIC
+        port (NAME:PORT), and of each NIC by its first active port (NAME)."""
+        if _DECIMAL.fullmatch(meta.text("link_rate_gbps")):
+            self.default_rate = float(meta.text("link_rate_gbps"))
+        for n in range(meta.count("nodes")):
+            for k in range(meta.count("nodes", n, "nics")):
+                nic = meta.at("nodes", n, "nics", k)
+                name = nic.text("name")
+                for p in range(nic.count("ports")):
+                    port = nic.at("ports", p)
+                    rate = port.text("rate_gbps")
                     if not _DECIMAL.fullmatch(rate):
                         continue
-                    self.port_rate.setdefault(name + ":" + _jtext(port.get("port")), float(rate))
-                    if name not in self.port_rate and "ACTIVE" in _jtext(port.get("state")):
+                    self.port_rate.setdefault(name + ":" + port.text("port"), float(rate))
+                    if name not in self.port_rate and "ACTIVE" in port.text("state"):
                         self.port_rate[name] = float(rate)
 
     def nic_rate(self, gbps: str, nic: str) -> float:
@@ -467,38 +456,6 @@ class Judge:
                 self.pair_staged(r)
             r.conclude()
         return Verdict(self.results, self.invalid_values, self.simulated)
-
-
-def _jtext(v: object) -> str:
-    """A JSON value as json.awk stored it: numbers as written, strings as they are, the words."""
-    if isinstance(v, str):
-        return v
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return ""
-
-
-def _jlist(v: object) -> list:
-    return v if isinstance(v, list) else []
-
-
-def _refuse_constant(name: str) -> None:
-    raise ValueError("unexpected '%s'" % name)
-
-
-def load_meta(path: str) -> object:
-    """meta.json, its numbers kept as the text they were written as."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError:
-        raise usage_error("%s: not JSON: cannot read %s" % (path, path))
-    try:
-        return json.loads(text, parse_int=str, parse_float=str, parse_constant=_refuse_constant)
-    except ValueError as e:
-        raise usage_error("%s: not JSON: %s" % (path, e))
 
 
 @dataclass
@@ -670,52 +627,6 @@ def _dirname(p: str) -> str:
     return s[:s.rindex("/")].rstrip("/") or "/"
 
 
-def _staging(path: str) -> str:
-    """Where PATH is written: PATH.tmp, renamed once complete; a PATH that is there and is not a
-    regular file (a pipe, a device) or is a link (/dev/stdout) is written in place: renaming
-    over it would replace the device or the link."""
-    if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
-        return path
-    return path + ".tmp"
-
-
-def _write(path: str, tmp: str, text: str) -> bool:
-    """TEXT into TMP; False after saying once, as "PATH: cannot write: why", that it could not."""
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        return True
-    except OSError as e:
-        sys.stderr.write("%s: cannot write: %s\n" % (path, e.strerror or "write error"))
-        return False
-
-
-def write_verdict(files: List[Tuple[str, str]]) -> None:
-    """Each (FILE, TEXT) whole, or none of them: all are written beside their FILE first, then
-    renamed. Raises Stop(1) when one cannot be written (said in one line)."""
-    staged = [(path, _staging(path), text) for path, text in files]
-
-    def drop() -> None:
-        for path, tmp, _ in staged:
-            if tmp != path:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-
-    for path, tmp, text in staged:
-        if not _write(path, tmp, text):
-            drop()
-            raise common.Stop(common.EXIT_FAIL)
-    try:
-        for path, tmp, _ in staged:
-            if tmp != path:
-                os.replace(tmp, path)
-    except OSError:
-        drop()
-        raise common.failure("cannot write the verdict next to the results (use --verdict and --junit)")
-
-
 def main(argv: List[str]) -> int:
     o = parse_args(argv)
     if o.help:
@@ -728,7 +639,7 @@ def main(argv: List[str]) -> int:
     if not prof.rules:
         raise usage_error("%s: no rule lines: nothing to accept against (rules: see --help)" % profile_file)
     meta_path = results + "/meta.json"
-    meta = load_meta(meta_path) if os.path.isfile(meta_path) else None
+    meta = common.load_json(meta_path) if os.path.isfile(meta_path) else None
     judge = Judge(prof.rules, csv_path, float(o.link_rate) if o.link_rate is not None else None, meta)
     judge.read(common.read_csv(csv_path))
     verdict = judge.finish()
@@ -738,7 +649,7 @@ def main(argv: List[str]) -> int:
     verdict_file = o.verdict or results + "/verdict.json"
     junit_file = o.junit or results + "/verdict.xml"
     now = time.time()
-    write_verdict([(verdict_file, verdict.json(name, results, now)), (junit_file, verdict.junit(name, now))])
+    write_all([(verdict_file, verdict.json(name, results, now)), (junit_file, verdict.junit(name, now))])
     text = verdict.text()
     sys.stdout.write(verdict.summary() + "\n" if o.quiet else text)
     sys.stdout.flush()

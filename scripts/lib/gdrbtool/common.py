@@ -1,17 +1,18 @@
 """What every subcommand of scripts/gdrb shares: errors and exit codes, the CSV schema read
 from its one definition (common/csv_schema.def), a results CSV reader that refuses what does
-not follow it, message sizes in the binaries' syntax, and the small formatting helpers."""
+not follow it, message sizes in the binaries' syntax, JSON read as the awk tools read it, the
+all-or-nothing writer, and the small formatting helpers."""
 
 from __future__ import annotations
 
-import csv
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 SCRIPTS = Path(__file__).resolve().parent.parent.parent
 TREE = SCRIPTS.parent
@@ -93,6 +94,35 @@ def schema() -> Schema:
     return _schema
 
 
+def csv_split(line: str) -> List[str]:
+    """The fields of one CSV line: a quote opens or closes a quoted part anywhere in a field,
+    "" inside one is a quote (as gdrb.awk's csv_split read them)."""
+    if '"' not in line:
+        return line.split(",")
+    fields, cur, inq, i = [], [], False, 0
+    while i < len(line):
+        c = line[i]
+        if inq:
+            if c == '"':
+                if line[i + 1:i + 2] == '"':
+                    cur.append('"')
+                    i += 1
+                else:
+                    inq = False
+            else:
+                cur.append(c)
+        elif c == '"':
+            inq = True
+        elif c == ",":
+            fields.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    fields.append("".join(cur))
+    return fields
+
+
 def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
     """The data rows of a results CSV as (line number, fields). Refuses, with one line
     "FILE:LINE: ..." and exit 2, a file whose first line is not the schema's header or a
@@ -113,7 +143,7 @@ def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
             if line.endswith("\r"):
                 line = line[:-1]
             # An empty line has no fields (gdrb.awk's "has 0 fields"), not one empty field.
-            fields = [] if not line else line.split(",") if '"' not in line else next(csv.reader([line]))
+            fields = csv_split(line) if line else []
             if len(fields) != nf:
                 raise usage_error("%s:%d: has %d fields, the schema has %d" % (path, lineno, len(fields), nf))
             yield lineno, fields
@@ -232,35 +262,169 @@ def shell_join(words: Sequence[str]) -> str:
     return " ".join(w if _PLAIN_WORD.match(w) else "'" + w.replace("'", "'\\''") + "'" for w in words)
 
 
-class Outputs:
-    """Files written whole: each goes to FILE.tmp and is renamed once complete. The first
-    file that cannot be written is said once ("FILE: cannot write: why"); failed() then
-    tells the caller to exit 1, and written() names only the files that exist."""
+def awk_num(v: float) -> str:
+    """V as gawk turns a number into text (print, %s, concatenation): integral values whole at
+    any size, others %.6g (CONVFMT)."""
+    if v == v and v not in (float("inf"), float("-inf")) and v == int(v):
+        return "%d" % int(v)
+    return "%.6g" % v
 
-    def __init__(self) -> None:
-        self.failed_once = False
-        self.done: List[str] = []
 
-    def write(self, path: str, text: str) -> bool:
-        tmp = path + ".tmp"
+_AWK_NUMBER = re.compile(r"[ \t\n\v\f\r]*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+
+
+def awk_value(s: str) -> float:
+    """awk's S + 0: the number S starts with (after white space), 0 when none."""
+    m = _AWK_NUMBER.match(s)
+    return float(m.group(0)) if m else 0.0
+
+
+_LATENCY = re.compile(r"(^|_)(lat|latency|barrier)$")
+
+
+def is_latency(bench: str) -> bool:
+    """A benchmark whose figure is a latency (lower is better), not a bandwidth."""
+    return _LATENCY.search(bench) is not None
+
+
+def path_rank(p: str) -> str:
+    """The order paths are shown in: direct, staged, then the others by name."""
+    return ("0" if p == "direct" else "1" if p == "staged" else "2") + p
+
+
+# --- JSON ----------------------------------------------------------------------
+
+class Json:
+    """A JSON value read as json.awk's flat array was: text(path...) is the value as written
+    ("null", "true", numbers as in the file), "" where there is none or it is an object or
+    array; j(path...) is the same with null as ""; count(path...) an array's length, 0 when it
+    is not an array; at(path...) the value below PATH, itself a Json."""
+
+    def __init__(self, value: Any = None):
+        self.value = value
+
+    @staticmethod
+    def load(path: str) -> "Json":
+        """The JSON of PATH; raises OSError, or ValueError (the reason and where) when it is
+        not JSON."""
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
         try:
-            with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except OSError as e:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            if not self.failed_once:
-                say("%s: cannot write: %s" % (path, e.strerror or "write error"))
-            self.failed_once = True
-            return False
-        self.done.append(path)
-        return True
+            # Numbers stay as written; NaN and Infinity are not JSON.
+            return Json(json.loads(text, strict=False, parse_int=str, parse_float=str,
+                                   parse_constant=_not_json))
+        except json.JSONDecodeError as e:
+            raise ValueError("%s at character %d" % (e.msg, e.pos + 1))
 
-    def failed(self) -> bool:
-        return self.failed_once
+    def get(self, *path: Any) -> Any:
+        v = self.value
+        for k in path:
+            if isinstance(k, int) and isinstance(v, list) and 0 <= k < len(v):
+                v = v[k]
+            elif isinstance(k, str) and isinstance(v, dict) and k in v:
+                v = v[k]
+            else:
+                return _MISSING
+        return v
+
+    def at(self, *path: Any) -> "Json":
+        return Json(self.get(*path))
+
+    def text(self, *path: Any) -> str:
+        v = self.get(*path)
+        if v is None:
+            return "null"
+        if v is True or v is False:
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return _clean(v)
+        return ""
+
+    def j(self, *path: Any) -> str:
+        return "" if self.get(*path) is None else self.text(*path)
+
+    def count(self, *path: Any) -> int:
+        v = self.get(*path)
+        return len(v) if isinstance(v, list) else 0
+
+    def is_array(self, *path: Any) -> bool:
+        return isinstance(self.get(*path), list)
+
+
+_MISSING = object()
+
+
+def _not_json(word: str) -> Any:
+    raise json.JSONDecodeError("unexpected '%s'" % word[0], word, 0)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _clean(s: str) -> str:
+    """S fit for every output: \\b and \\f as spaces, other control characters (but tab, LF
+    and CR) and lone surrogates as '?', as json.awk read them."""
+    s = s.replace("\b", " ").replace("\f", " ")
+    s = _CONTROL.sub("?", s)
+    return s.encode("utf-8", "replace").decode("utf-8")
+
+
+def load_json(path: str) -> Json:
+    """PATH's JSON; refuses (exit 2) a file that cannot be read or is not JSON, in one line."""
+    try:
+        return Json.load(path)
+    except OSError as e:
+        raise usage_error("%s: not JSON: %s" % (path, e.strerror))
+    except ValueError as e:
+        raise usage_error("%s: not JSON: %s" % (path, e))
+
+
+# --- writing -------------------------------------------------------------------
+
+def _staging(path: str) -> str:
+    """Where PATH is written: PATH.tmp, renamed once complete; a PATH that is a link
+    (/dev/stdout) or is there and is not a regular file (a pipe, a device) is written in
+    place: renaming over it would replace the link or the device."""
+    if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
+        return path
+    return path + ".tmp"
+
+
+def write_all(files: Sequence[Tuple[str, Union[str, bytes]]], quiet: bool = False) -> None:
+    """Every (FILE, CONTENT) whole, or none of them: each goes to FILE.tmp, and all are renamed
+    once every one is complete. The first that cannot be written is said once as
+    "FILE: cannot write: why" (no program name: scripts anchor on it; QUIET: not said); then no
+    FILE.tmp is left and Stop(1) is raised. CONTENT is text (UTF-8) or bytes."""
+    staged = [(path, _staging(path), content) for path, content in files]
+
+    def give_up(path: str, e: OSError) -> Stop:
+        for target, tmp, _ in staged:
+            if tmp != target:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+        if not quiet:
+            sys.stderr.write("%s: cannot write: %s\n" % (path, e.strerror or "write error"))
+            sys.stderr.flush()
+        return Stop(EXIT_FAIL)
+
+    for path, tmp, content in staged:
+        try:
+            if isinstance(content, bytes):
+                with open(tmp, "wb") as f:
+                    f.write(content)
+            else:
+                with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+                    f.write(content)
+        except OSError as e:
+            raise give_up(path, e)
+    for path, tmp, _ in staged:
+        if tmp != path:
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise give_up(path, e)
 
 
 def resolve_profile(p: str) -> str:

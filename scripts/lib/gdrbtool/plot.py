@@ -25,7 +25,6 @@ directory), 2 bad usage or input (one line naming the option, or the file and li
 from __future__ import annotations
 
 import glob
-import json
 import math
 import os
 import re
@@ -37,20 +36,13 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import common
-from .common import failure, usage_error
+from .common import Json, awk_num, failure, is_latency, path_rank, usage_error, write_all
 
 COLORS = ("#1f77b4", "#e6550d", "#2ca02c", "#9467bd", "#8c564b", "#d62728", "#17becf")
 GNUPLOT_MISSING = "gnuplot not found: install gnuplot-nox (Debian) or gnuplot (RHEL); scripts/install-deps does"
 # How many values left out are named one by one; the rest are counted.
 NAMED_FAULTS = 5
 _FORMATS = re.compile(r"^(png|svg)(,(png|svg))?$")
-_LATENCY = re.compile(r"(^|_)(lat|latency|barrier)$")
-
-
-def is_latency(bench: str) -> bool:
-    return bool(_LATENCY.search(bench))
-
-
 # --- what the CSV holds ------------------------------------------------------------
 
 @dataclass
@@ -82,11 +74,6 @@ class Data:
     faults: int = 0     # values left out (not a number of their column)
 
 
-def awk_str(v: float) -> str:
-    """A computed number as awk writes it with %s (CONVFMT %.6g, integers whole)."""
-    return "%d" % v if v == int(v) and abs(v) < 1e16 else "%.6g" % v
-
-
 def median(values: List[str]) -> Tuple[str, Optional[float]]:
     """The median of VALUES as the .dat files write it and as a number: one value as written;
     ("NaN", None) when there is none (gnuplot: no point)."""
@@ -97,7 +84,7 @@ def median(values: List[str]) -> Tuple[str, Optional[float]]:
     v = sorted(float(x) for x in values)
     m = len(v)
     mid = v[m // 2] if m % 2 else (v[m // 2 - 1] + v[m // 2]) / 2
-    return awk_str(mid), mid
+    return awk_num(mid), mid
 
 
 def read_data(csv_path: str) -> Data:
@@ -178,69 +165,40 @@ class Meta:
     port_rate: Dict[str, str] = field(default_factory=dict)
 
 
-def _flatten(v: object, path: str, out: Dict[str, str]) -> None:
-    """json.awk's flat view: members joined by '.', array lengths under PATH.#, numbers as
-    written, true/false/null as those words."""
-    def join(key: str) -> str:
-        return key if path == "" else path + "." + key
-    if isinstance(v, dict):
-        for k, x in v.items():
-            _flatten(x, join(k), out)
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            _flatten(x, join(str(i)), out)
-        out[join("#")] = str(len(v))
-    elif v is None:
-        out[path] = "null"
-    elif v is True or v is False:
-        out[path] = "true" if v else "false"
-    else:
-        out[path] = str(v)
-
-
 def load_meta(path: str) -> Meta:
     """Host, GPU and NIC names for the titles; an empty Meta when PATH is not JSON."""
     meta = Meta()
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            doc = json.load(f, parse_int=str, parse_float=str, strict=False)
+        j = Json.load(path)
     except (OSError, ValueError):
         return meta
-    j: Dict[str, str] = {}
-    _flatten(doc, "", j)
-
-    def num(key: str) -> int:
-        try:
-            return int(float(j.get(key, "")))
-        except ValueError:
-            return 0
-
-    nodes = num("nodes.#")
-    hosts = [j.get("nodes.%d.hostname" % n, "") for n in range(nodes)]
-    if "nodes.#" not in j:
-        hosts = [j.get("hosts.%d" % h, "") for h in range(num("hosts.#"))]
+    nodes = j.count("nodes")
+    if j.is_array("nodes"):
+        hosts = [j.text("nodes", n, "hostname") for n in range(nodes)]
+    else:
+        hosts = [j.text("hosts", h) for h in range(j.count("hosts"))]
     meta.hosts = ", ".join(hosts)
-    ngpus = num("nodes.0.gpus.#")
+    ngpus = j.count("nodes", 0, "gpus")
     if ngpus > 0:
-        meta.gpu = j.get("nodes.0.gpus.0.name", "") + (" x%d" % ngpus if ngpus > 1 else "")
-    for k in range(num("nodes.0.nics.#")):
-        nic = "nodes.0.nics.%d" % k
-        for p in range(num(nic + ".ports.#")):
-            port = "%s.ports.%d" % (nic, p)
-            if "ACTIVE" in j.get(port + ".state", ""):
-                rate = j.get(port + ".rate_gbps", "")
-                meta.nic = j.get(nic + ".name", "") + ":" + j.get(port + ".port", "") + \
+        meta.gpu = j.text("nodes", 0, "gpus", 0, "name") + (" x%d" % ngpus if ngpus > 1 else "")
+    for k in range(j.count("nodes", 0, "nics")):
+        nic = j.at("nodes", 0, "nics", k)
+        for p in range(nic.count("ports")):
+            port = nic.at("ports", p)
+            if "ACTIVE" in port.text("state"):
+                rate = port.text("rate_gbps")
+                meta.nic = nic.text("name") + ":" + port.text("port") + \
                     (" " + rate + " Gb/s" if rate not in ("", "null") else "")
                 break
         if meta.nic:
             break
     for n in range(nodes):
-        for k in range(num("nodes.%d.nics.#" % n)):
-            nic = "nodes.%d.nics.%d" % (n, k)
-            for p in range(num(nic + ".ports.#")):
-                port = "%s.ports.%d" % (nic, p)
-                rate = j.get(port + ".rate_gbps", "")
-                name = j.get(nic + ".name", "") + ":" + j.get(port + ".port", "")
+        for k in range(j.count("nodes", n, "nics")):
+            nic = j.at("nodes", n, "nics", k)
+            for p in range(nic.count("ports")):
+                port = nic.at("ports", p)
+                rate = port.text("rate_gbps")
+                name = nic.text("name") + ":" + port.text("port")
                 if re.match(r"^[0-9.]+$", rate) and name not in meta.port_rate:
                     meta.port_rate[name] = rate
     parts = meta.hosts.split(", ")
@@ -281,15 +239,11 @@ class Figure:
     body: str                   # its part of plots.gp
 
 
-def _path_rank(p: str) -> str:
-    return ("0" if p == "direct" else "1" if p == "staged" else "2") + p
-
-
 def figure(g: Group, meta: Meta) -> Figure:
     lat = is_latency(g.bench)
     metric = "p50" if lat else ("busbw" if g.has_busbw else "bw")
     # Paths in a stable order: direct, staged, then the rest by name.
-    paths = [p for _, p in sorted((_path_rank(p), p) for p in g.paths)]
+    paths = [p for _, p in sorted((path_rank(p), p) for p in g.paths)]
     base = g.bench + "-" + g.mem
     data: Dict[str, str] = {}
     point: Dict[Tuple[str, float], Optional[float]] = {}
@@ -435,31 +389,26 @@ def _first_line(path: str) -> Optional[str]:
 
 
 def install(work: str, out: str, files: List[str]) -> None:
-    """Copy FILES from WORK into OUT, each whole (FILE.tmp, then renamed); on a failure none
-    of the new files stays."""
+    """Copy FILES from WORK into OUT, all whole or none (common.write_all); then the data
+    files of an earlier run that are not among them go."""
     try:
         os.makedirs(out + "/data", exist_ok=True)
     except OSError as e:
         raise failure("cannot create %s: %s" % (out, e.strerror))
-    for old in glob.glob(glob.escape(out) + "/data/*.dat"):
-        try:
-            os.unlink(old)
-        except OSError:
-            pass
-    written: List[str] = []
+    contents = []
     for f in files:
-        dst = out + "/" + f
         try:
-            shutil.copyfile(os.path.join(work, f), dst + ".tmp")
-            os.replace(dst + ".tmp", dst)
+            with open(os.path.join(work, f), "rb") as src:
+                contents.append((out + "/" + f, src.read()))
         except OSError as e:
-            for stale in [dst + ".tmp"] + written:
-                try:
-                    os.unlink(stale)
-                except OSError:
-                    pass
-            raise failure("cannot write %s: %s; no figures written" % (dst, e.strerror or "write error"))
-        written.append(dst)
+            raise failure("cannot read %s: %s" % (os.path.join(work, f), e.strerror))
+    write_all(contents)
+    for old in glob.glob(glob.escape(out) + "/data/*.dat"):
+        if os.path.relpath(old, out) not in files:
+            try:
+                os.unlink(old)
+            except OSError:
+                pass
 
 
 def parse_args(argv: List[str]) -> Tuple[str, str, str]:
@@ -520,13 +469,10 @@ def _plot(csv_path: str, results_dir: str, out: str, formats: str, png_term: str
         common.say("%s: no aggregate row with status ok: nothing to plot" % csv_path)
         return common.EXIT_OK
     os.mkdir(os.path.join(work, "data"))
-    outputs = common.Outputs()
     texts = {"plots.gp": gp_script(figs, formats, png_term), "index.tsv": "".join(f.index_line for f in figs)}
     for fig in figs:
         texts.update(fig.data)
-    for name, text in texts.items():
-        if not outputs.write(os.path.join(work, name), text):
-            return common.EXIT_FAIL
+    write_all([(os.path.join(work, name), text) for name, text in texts.items()])
     # gnuplot draws in the scratch directory: a figure it could not write whole is never shown.
     log = os.path.join(work, "gnuplot.log")
     try:

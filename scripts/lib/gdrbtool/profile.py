@@ -136,11 +136,6 @@ def _column_unit(column: str) -> str:
     return "us" if column.endswith("_us") else "GB/s" if column.endswith("_GBps") else ""
 
 
-def _fmt_awk_num(v: float) -> str:
-    """A number as awk's print writes it (%.6g, integers whole)."""
-    return str(int(v)) if v == int(v) and abs(v) < 1e16 else "%.6g" % v
-
-
 class _Parser:
     def __init__(self) -> None:
         self.profile: Optional[Profile] = None

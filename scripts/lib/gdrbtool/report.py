@@ -17,14 +17,13 @@ Exit: 0 done, 1 cannot write (one line naming the file; nothing half-written is 
 from __future__ import annotations
 
 import base64
-import json
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from . import common
+from .common import Json, awk_value, is_latency, path_rank, write_all
 
 # Tables use the aggregate rows (pair=all); when a size was measured more than once, the last
 # row is shown. An empty value (no figure) shows as "n/a"; a value that is not a number of its
@@ -43,82 +42,6 @@ STYLE = (
     ".verdict span{font-size:60%;font-weight:normal}.pass{background:#d4edda}.fail{background:#f8d7da}\n"
     ".invalid{background:#f8d7da}tr.invalid td{background:#fde0dc}\n"
     "img{max-width:100%;border:1px solid #eee}\n")
-
-
-# --- meta.json and verdict.json ------------------------------------------------
-
-class Json:
-    """A loaded JSON value, read as json.awk's flat array was: text(path...) is the value as
-    written ("null", "true", numbers as in the file), "" where there is none or it is an object
-    or array; j(path...) is the same with null as ""; count(path...) an array's length, 0 when
-    it is not an array."""
-
-    def __init__(self, value: Any = None):
-        self.value = value
-
-    @staticmethod
-    def load(path: str) -> "Json":
-        """The JSON of PATH; raises ValueError (with the reason and where) when it is not JSON."""
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        try:
-            # Numbers stay as written; NaN and Infinity are not JSON.
-            return Json(json.loads(text, strict=False, parse_int=str, parse_float=str,
-                                   parse_constant=_not_json))
-        except json.JSONDecodeError as e:
-            raise ValueError("%s at character %d" % (e.msg, e.pos + 1))
-
-    def get(self, *path: Any) -> Any:
-        v = self.value
-        for k in path:
-            if isinstance(k, int) and isinstance(v, list) and 0 <= k < len(v):
-                v = v[k]
-            elif isinstance(k, str) and isinstance(v, dict) and k in v:
-                v = v[k]
-            else:
-                return _MISSING
-        return v
-
-    def text(self, *path: Any) -> str:
-        v = self.get(*path)
-        if v is None:
-            return "null"
-        if v is True or v is False:
-            return "true" if v else "false"
-        if isinstance(v, str):
-            return _clean(v)
-        return ""
-
-    def j(self, *path: Any) -> str:
-        return "" if self.get(*path) is None else self.text(*path)
-
-    def count(self, *path: Any) -> int:
-        v = self.get(*path)
-        return len(v) if isinstance(v, list) else 0
-
-
-_MISSING = object()
-
-
-def _not_json(word: str) -> Any:
-    raise json.JSONDecodeError("unexpected '%s'" % word[0], word, 0)
-
-
-def _clean(s: str) -> str:
-    """S fit for both files: \\b and \\f as spaces, other control characters (but tab, LF and
-    CR) and lone surrogates as '?', as json.awk read them."""
-    s = s.replace("\b", " ").replace("\f", " ")
-    s = _CONTROL.sub("?", s)
-    return s.encode("utf-8", "replace").decode("utf-8")
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-
-
-def _number(v: str) -> float:
-    """awk's V + 0: the number V starts with, 0 when none."""
-    m = re.match(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", v)
-    return float(m.group(0)) if m else 0.0
 
 
 # --- the results -----------------------------------------------------------------
@@ -198,14 +121,6 @@ def mdc(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def is_latency(bench: str) -> bool:
-    return re.search(r"(^|_)(lat|latency|barrier)$", bench) is not None
-
-
-def path_rank(p: str) -> str:
-    return ("0" if p == "direct" else "1" if p == "staged" else "2") + p
-
-
 class Report:
     """summary.md and report.html, written side by side: out(MD, HTML) adds a line to each
     (None: nothing to that one)."""
@@ -267,7 +182,7 @@ class Report:
         if v is None:
             return
         word = v.text("verdict")
-        inv = ", %s invalid (values that are not numbers)" % v.text("invalid") if _number(v.text("invalid")) else ""
+        inv = ", %s invalid (values that are not numbers)" % v.text("invalid") if awk_value(v.text("invalid")) else ""
         counts = "%s of %s rules passed, %s failed, %s without data" % (
             v.text("passed"), v.text("rules_total"), v.text("failed"), v.text("nodata"))
         self.out("**Verdict: %s** (profile %s): %s%s.\n" % (word, v.text("profile"), counts, inv),
@@ -466,32 +381,6 @@ class Report:
 
 # --- the command ---------------------------------------------------------------------
 
-def write_all(files: List[Tuple[str, str]]) -> None:
-    """Writes every (PATH, TEXT) or none: each to PATH.tmp first, renamed once all are complete.
-    The first that cannot be written is said in one line ("PATH: cannot write: why", as
-    gdrb.awk's out_close said it); then no PATH.tmp is left and Stop(1) is raised."""
-    done: List[str] = []
-    for path, text in files:
-        tmp = path + ".tmp"
-        try:
-            with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            done.append(tmp)
-        except OSError as e:
-            for t in done + [tmp]:
-                try:
-                    os.unlink(t)
-                except OSError:
-                    pass
-            sys.stderr.write("%s: cannot write: %s\n" % (path, e.strerror or "write error"))
-            raise common.Stop(common.EXIT_FAIL)
-    try:
-        for path, _ in files:
-            os.replace(path + ".tmp", path)
-    except OSError:
-        raise common.failure("cannot write %s" % files[0][0])
-
-
 def main(argv: List[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
         common.print_help(__doc__)
@@ -509,10 +398,7 @@ def main(argv: List[str]) -> int:
     meta, verdict = Json(), None
     meta_path, verdict_path = out_dir + "/meta.json", out_dir + "/verdict.json"
     if os.path.isfile(meta_path):
-        try:
-            meta = Json.load(meta_path)
-        except (OSError, ValueError) as e:
-            raise common.usage_error("%s: not JSON: %s" % (meta_path, getattr(e, "strerror", None) or e))
+        meta = common.load_json(meta_path)
     if os.path.isfile(verdict_path):
         # A verdict that cannot be read is left out, as before: gdrb-accept rewrites it.
         try:

@@ -63,8 +63,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import common, profile as profile_mod
-from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, csv_quote, duration, failure, say,
-                     shell_join, size_fmt, sizes_expand, usage_error)
+from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Stop, awk_value, csv_quote, csv_split,
+                     duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
 
 NODE_INFO = LIB / "node-info"   # the probe of one host (bash: it runs on every host through the launcher)
 MEMS = ("host", "pinned", "device")
@@ -484,39 +484,6 @@ def dry_run(p: Plan, where: Placement, o: Options) -> None:
 
 # --- a step's rows into results.csv ---------------------------------------------------------
 
-def csv_split(line: str) -> List[str]:
-    """The fields of one CSV line, as gdrb.awk's csv_split reads them."""
-    if '"' not in line:
-        return line.split(",")
-    fields, cur, inq, i = [], [], False, 0
-    while i < len(line):
-        c = line[i]
-        if inq:
-            if c == '"':
-                if line[i + 1:i + 2] == '"':
-                    cur.append('"')
-                    i += 1
-                else:
-                    inq = False
-            else:
-                cur.append(c)
-        elif c == '"':
-            inq = True
-        elif c == ",":
-            fields.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-        i += 1
-    fields.append("".join(cur))
-    return fields
-
-
-def _awk_num(s: str) -> float:
-    m = re.match(r"^[ \t]*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", s)
-    return float(m.group(0)) if m else 0.0
-
-
 def _reg_of(mem: str, path: str, layer: str) -> str:
     if path in ("staged", "staged-serial"):
         return "staged"
@@ -570,7 +537,7 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
             continue
         res.rows.append(line)
         if f[i_pair] == "all":
-            seen.add((f[i_mem], f[i_path], _awk_num(f[i_size])))
+            seen.add((f[i_mem], f[i_path], awk_value(f[i_size])))
     if fill not in ("failed", "unsupported"):
         return res
     stamp = stamp or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -722,18 +689,10 @@ class Sweep:
 
     def write_meta(self) -> None:
         """meta.json, whole or not at all; a failure is said once, and the sweep then exits 1."""
-        path = os.path.join(self.out, "meta.json")
         try:
-            with open(path + ".tmp", "w", encoding="utf-8") as f:
-                f.write(meta_text(self.meta))
-            os.replace(path + ".tmp", path)
-        except OSError as e:
-            try:
-                os.unlink(path + ".tmp")
-            except OSError:
-                pass
-            if not self.meta_failed:
-                say("cannot write %s: %s" % (path, e.strerror or "write error"))
+            # Said once: the first failure is the one to fix.
+            write_all([(os.path.join(self.out, "meta.json"), meta_text(self.meta))], quiet=self.meta_failed)
+        except Stop:
             self.meta_failed = True
 
     def nodes(self) -> Tuple[List[dict], str]:
