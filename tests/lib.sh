@@ -75,13 +75,13 @@ need_vm() {
 	esac
 }
 
-# vm_inside: run $WORK/inside.sh in the VM with two arguments, the work directory
-# and the build tree; fail unless it exits 0. inside.sh records "NAME STATUS" lines
+# vm_inside: run $WORK/inside.sh in the VM with three arguments, the work directory,
+# the build tree and the source tree (inside.sh sources tests/vm/limits.sh from it); fail unless it exits 0. inside.sh records "NAME STATUS" lines
 # in $WORK/rc and each run's NAME.out and NAME.err: status_of NAME and show NAME.
 vm_inside() {
 	local start rc=0
 	start=$(date +%s)
-	bash "$vm" run --timeout "${GDRB_VM_TEST_TIMEOUT:-1200}" "${shares[@]}" -- bash "$WORK/inside.sh" "$WORK" "$top_builddir" \
+	bash "$vm" run --timeout "${GDRB_VM_TEST_TIMEOUT:-1200}" "${shares[@]}" -- bash "$WORK/inside.sh" "$WORK" "$top_builddir" "$top_srcdir" \
 		>"$WORK/run.out" 2>"$WORK/run.err" || rc=$?
 	echo "VM run: $(($(date +%s) - start)) s"
 	[ "$rc" -eq 0 ] || { cat "$WORK/run.out" "$WORK/run.err"; fail "the VM run exited $rc"; }

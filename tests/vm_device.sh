@@ -27,12 +27,14 @@ need_vm
 
 cat >"$WORK/inside.sh" <<'INSIDE'
 # Runs inside the VM: $1 the shared work directory, $2 the build tree.
+# $3: the source tree, for the time limits scaled by the boot (tests/vm/limits.sh).
+. "$3/tests/vm/limits.sh"
 out=$1 bin=$2/bench
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 run() { # NAME CSV BINARY ARGS...: one run, its output and exit status kept
 	local name=$1 csv=$2 b=$3 t0=$SECONDS
 	shift 3
-	timeout 300 mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp -x SIMGPU_MODE -x SIMGPU_TRACE \
+	timeout "$(vm_limit 300)" mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp -x SIMGPU_MODE -x SIMGPU_TRACE \
 		-x LD_LIBRARY_PATH "$bin/gdrb_$b" -n 20 -w 2 -t 0.05 -c -T 30 --mem device \
 		--csv "$out/$csv" "$@" >"$out/$name.out" 2>"$out/$name.err"
 	echo "$name $?" >>"$out/rc"

@@ -18,9 +18,11 @@ need_vm
 
 cat >"$WORK/inside.sh" <<'INSIDE'
 # Runs inside the VM: $1 the shared work directory, $2 the build tree.
+# $3: the source tree, for the time limits scaled by the boot (tests/vm/limits.sh).
+. "$3/tests/vm/limits.sh"
 out=$1 bin=$2/bench
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpi() { timeout 300 mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp "$@"; }
+mpi() { timeout "$(vm_limit 300)" mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp "$@"; }
 run() { # NAME CSV BINARY ARGS...: one run, its output and exit status kept
 	local name=$1 csv=$2 b=$3
 	shift 3
@@ -50,7 +52,7 @@ GDRB_INJECT_CORRUPTION=1 run write_lat-corrupt corrupt.csv write_lat -m 8,4K
 # Two pairs at once (ranks 0-2 and 1-3), each its own QPs: a row per pair and one for all.
 # Four spinning ranks on two virtual CPUs: slow, so few iterations.
 for b in write_bw write_lat send_lat; do
-	timeout 300 mpirun -np 4 --oversubscribe --mca pml ob1 --mca btl self,vader,tcp "$bin/gdrb_$b" \
+	timeout "$(vm_limit 300)" mpirun -np 4 --oversubscribe --mca pml ob1 --mca btl self,vader,tcp "$bin/gdrb_$b" \
 		-m 8,4K -n 20 -w 2 -t 0.05 -c -T 30 --csv "$out/pairs.csv" >"$out/$b-pairs.out" 2>"$out/$b-pairs.err"
 	echo "$b-pairs $?" >>"$out/rc"
 done

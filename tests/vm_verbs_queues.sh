@@ -21,13 +21,15 @@ need_vm
 
 cat >"$WORK/inside.sh" <<'INSIDE'
 # Runs inside the VM: $1 the shared work directory, $2 the build tree.
+# $3: the source tree, for the time limits scaled by the boot (tests/vm/limits.sh).
+. "$3/tests/vm/limits.sh"
 out=$1 bin=$2/bench
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ibv_devinfo -v -d rxe0 | grep -E 'max_(cqe|qp_wr):' >"$out/limits"
 run() { # NAME BINARY ARGS...: one run, its output and exit status kept
 	local name=$1 b=$2
 	shift 2
-	timeout 240 mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp "$bin/gdrb_$b" -c -T 60 \
+	timeout "$(vm_limit 240)" mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp "$bin/gdrb_$b" -c -T 60 \
 		--csv "$out/$name.csv" "$@" >"$out/$name.out" 2>"$out/$name.err"
 	echo "$name $?" >>"$out/rc"
 }

@@ -1,0 +1,10 @@
+# shellcheck shell=sh
+# Sourced by the tests' inside.sh, in the soft-RoCE VM: vm_limit SEC prints SEC stretched by how
+# slowly this VM booted, so a run's time limit grows with the load on the host instead of
+# failing a healthy test on a busy machine. The guest's uptime when this file is sourced (the
+# boot) is set against GDRB_VM_BOOT_REF_S, the boot on a quiet 2-core host (about 6 s there;
+# 8 by default), and the factor is never below 1.
+VM_SLOWDOWN=$(awk -v ref="${GDRB_VM_BOOT_REF_S:-8}" '{ f = $1 / ref; printf "%.2f", f < 1 ? 1 : f }' /proc/uptime)
+vm_limit() {
+	awk -v s="$1" -v f="$VM_SLOWDOWN" 'BEGIN { printf "%d\n", s * f + 0.5 }'
+}
