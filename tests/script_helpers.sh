@@ -5,7 +5,7 @@
 SCRIPTS=$top_srcdir/scripts
 # shellcheck disable=SC2034 # used by the tests that source this file
 DATA=$top_srcdir/tests/data
-command -v gawk >/dev/null 2>&1 || skip "gawk not installed"
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 
 
 # png_ok FILE: the PNG signature and more than a trivial size (an axis and a curve).
@@ -17,13 +17,25 @@ png_ok() {
 
 # json_ok FILE: parses as JSON (with the project's own reader, and jq where installed).
 json_ok() {
-	gawk -f "$SCRIPTS/lib/json.awk" -v f="$1" -e 'BEGIN { exit json_load(f, J) < 0 }' || return 1
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from gdrbtool.common import Json; Json.load(sys.argv[2])' \
+		"$SCRIPTS/lib" "$1" 2>/dev/null || return 1
 	if command -v jq >/dev/null 2>&1; then
 		jq -e . "$1" >/dev/null || return 1
 	fi
 }
 
-# json_get FILE PATH: one value of a JSON file, PATH like nodes.0.hostname.
+# json_get FILE PATH: one value of a JSON file as written (numbers as in the file, null, true,
+# false; nothing where there is none), PATH like nodes.0.hostname.
 json_get() {
-	gawk -f "$SCRIPTS/lib/json.awk" -v f="$1" -v p="$2" -e 'BEGIN { if (json_load(f, J) == 0) print J[p] }'
+	python3 - "$SCRIPTS/lib" "$1" "$2" <<'PY' 2>/dev/null
+import sys
+sys.path.insert(0, sys.argv[1])
+from gdrbtool.common import Json
+j = Json.load(sys.argv[2])
+path = []
+for key in sys.argv[3].split("."):
+    path.append(int(key) if key.isdigit() and isinstance(j.get(*path), list) else key)
+if j.text(*path) or j.get(*path) == "":
+    print(j.text(*path))
+PY
 }

@@ -200,7 +200,10 @@ expect_refused "dup.profile:2: rule name 'a' already used at .*dup.profile:1" "$
 
 # Every shipped profile parses.
 for p in "$SCRIPTS"/profiles/*.profile; do
-	gawk -f "$SCRIPTS/lib/gdrb.awk" -v profile="$p" -v profiles_dir="$SCRIPTS/profiles" \
-		-f "$SCRIPTS/lib/profile.awk" >/dev/null || fail "$p does not parse"
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from gdrbtool import common, profile
+try:
+    profile.load(sys.argv[2])
+except common.Stop as e:
+    sys.exit(e.message)' "$SCRIPTS/lib" "$p" || fail "$p does not parse"
 done
 pass "every shipped profile parses"

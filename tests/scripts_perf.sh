@@ -9,6 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=script_helpers.sh
 . "$(dirname "$0")/script_helpers.sh"
+command -v gawk >/dev/null 2>&1 || skip "gawk not installed (tests/gen_csv.awk)"
 
 limit=5
 mkdir "$WORK/big"
