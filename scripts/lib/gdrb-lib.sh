@@ -5,6 +5,7 @@
 : "${prog:=gdrbench}"
 
 GDRB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck disable=SC2034 # used by the scripts that source this file (measure-gpu, measure-staging)
 GDRB_LIB=$GDRB_SCRIPTS/lib
 
 # Bad usage or input: one line, exit 2. A failure: one line, exit 1.
