@@ -558,20 +558,15 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
 
 
 def append_atomically(csv_path: str, lines: Sequence[str]) -> bool:
-    """Append LINES to CSV_PATH through a copy renamed over it: the file is always whole."""
-    tmp = csv_path + ".tmp"
+    """Append LINES to CSV_PATH through a copy renamed over it (common.write_all): the file is
+    always whole. False when it could not be done (the caller says so)."""
     try:
-        shutil.copyfile(csv_path, tmp)
-        with open(tmp, "ab") as f:
-            f.write("".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
-        os.replace(tmp, csv_path)
-        return True
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        with open(csv_path, "rb") as f:
+            text = f.read() + "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
+        write_all([(csv_path, text)], quiet=True)
+    except (OSError, Stop):
         return False
+    return True
 
 
 # --- meta.json --------------------------------------------------------------------------------
