@@ -24,9 +24,9 @@ enum gdrb_opt_core {
 	GDRB_OPTG_COMMON = 1u << 0,   /* iterations, time, csv, validate, ...: always */
 	GDRB_OPTG_MEM = 1u << 1,      /* --mem, --gpu, --staging, --stage-chunk */
 	GDRB_OPTG_WINDOW = 1u << 2,   /* --window, --window-bytes, --buffers (bandwidth benchmarks) */
-	GDRB_OPTG_SIZES = 1u << 6,    /* -m: implied unless GDRB_OPTG_NO_SIZES */
-	GDRB_OPTG_NO_SIZES = 1u << 7, /* the benchmark has no message size (barrier) */
-	GDRB_OPTG_BIDIR = 1u << 9,    /* -b: both ranks of a pair send at once (UNIDIR made BIDIR) */
+	GDRB_OPTG_SIZES = 1u << 3,    /* -m: implied unless GDRB_OPTG_NO_SIZES */
+	GDRB_OPTG_NO_SIZES = 1u << 4, /* the benchmark has no message size (barrier) */
+	GDRB_OPTG_BIDIR = 1u << 5,    /* -b: both ranks of a pair send at once (UNIDIR made BIDIR) */
 };
 
 /* Where the messages of a window live: a slot each, or all in one buffer (OMB's default). */

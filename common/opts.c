@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdrb_boot.h"
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
 #include "gdrb_stage.h"

@@ -14,6 +14,7 @@
 #include "gdrb_coll_opts.h"
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
+#include "gdrb_reg.h"
 #include "gdrb_transports.h"
 #include "gdrb_verbs.h"
 
@@ -364,6 +365,47 @@ START_TEST(test_mpi_cuda)
 }
 END_TEST
 
+/* The verbs group's options land in its own params, not the core's. */
+START_TEST(test_verbs_group)
+{
+	const struct gdrb_verbs_params *v;
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "--ib-dev", "mlx5_1:2", "--mtu", "1024", "--qps", "4", "--tx-depth=64",
+		 "--gid-index", "3", "--sl", "5", "--tclass", "96", "--no-relaxed-ordering");
+	v = verbs_of(&p);
+	ck_assert_str_eq(v->ib_dev, "mlx5_1");
+	ck_assert_uint_eq(v->ib_port, 2);
+	ck_assert_int_eq(v->mtu, 1024);
+	ck_assert_uint_eq(v->qps, 4);
+	ck_assert_uint_eq(v->tx_depth, 64);
+	ck_assert_int_eq(v->gid_index, 3);
+	ck_assert_uint_eq(v->sl, 5);
+	ck_assert_uint_eq(v->tclass, 96);
+	ck_assert(!v->relaxed_ordering);
+	PARSE_OK(&p, "--ib-dev", "rxe0", "--reg", "peermem", "--mem", "device");
+	ck_assert_str_eq(verbs_of(&p)->ib_dev, "rxe0");
+	ck_assert_uint_eq(verbs_of(&p)->ib_port, 0);
+	ck_assert_int_eq(verbs_of(&p)->reg_mode, GDRB_REG_PEERMEM);
+	ck_assert_ptr_null(gdrb_group_params(&p, (const struct gdrb_opt_group *)&p));
+}
+END_TEST
+
+/* The collectives' group. */
+START_TEST(test_coll_group)
+{
+	struct parse_run run = { T_REDUCE | T_ROOT, { "--op", "max", "--dtype", "int64", "--root", "3", NULL },
+				 0, "", "" };
+	struct gdrb_params p;
+
+	ck_assert_int_eq(parse(&run, &p), GDRB_PARSE_RUN);
+	ck_assert_int_eq(coll_of(&p)->op, GDRB_MAX);
+	ck_assert_int_eq(coll_of(&p)->dtype, GDRB_INT64);
+	ck_assert_int_eq(coll_of(&p)->root, 3);
+	ck_assert(!coll_of(&p)->in_place);
+}
+END_TEST
+
 /* GNU getopt permutes: options after an operand still count, the operand is an error. */
 START_TEST(test_all_together)
 {
@@ -483,6 +525,15 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "--mem", "pinned", "--staging", "serial" }, "--staging has no effect with --mem pinned" },
 	{ ALL_GROUPS, { "--stage-chunk", "1M" }, "--stage-chunk has no effect with --mem host" },
 	{ ALL_GROUPS | T_VERBS, { "--reg", "dmabuf", "--mem", "pinned" }, "--reg has no effect with --mem pinned" },
+	{ ALL_GROUPS, { "--reg", "gdr", "--mem", "device" }, "--reg: unknown registration 'gdr'; accepted: auto, dmabuf, peermem" },
+	{ ALL_GROUPS, { "--ib-dev", "mlx5_0:0" }, "--ib-dev: expected NAME or NAME:PORT (mlx5_0, mlx5_0:1), got 'mlx5_0:0'" },
+	{ ALL_GROUPS, { "--ib-dev", ":1" }, "--ib-dev: expected NAME or NAME:PORT" },
+	{ ALL_GROUPS, { "--mtu", "1000" }, "--mtu: expected 256, 512, 1024, 2048 or 4096, got '1000'" },
+	{ ALL_GROUPS, { "--mtu", "8192" }, "--mtu: expected an integer from 256 to 4096, got '8192'" },
+	{ ALL_GROUPS, { "--qps", "65" }, "--qps: expected an integer from 1 to 64, got '65'" },
+	{ T_VERBS, { "--completion", "imm" }, "--completion does not apply to test_opts" },
+	{ GDRB_OPTG_MEM, { "--qps", "2" }, "--qps does not apply to test_opts" },
+	{ T_REDUCE, { "--in-place" }, "--in-place does not apply to test_opts" },
 };
 
 /* Every bad input: GDRB_ERR_USAGE and one line "prog: ..." naming the problem. */
@@ -651,6 +702,8 @@ static Suite *opts_suite(void)
 	add_case(s, "mem_and_gpu", test_mem_and_gpu);
 	add_case(s, "window", test_window);
 	add_case(s, "mpi_cuda", test_mpi_cuda);
+	add_case(s, "verbs_group", test_verbs_group);
+	add_case(s, "coll_group", test_coll_group);
 	add_case(s, "all_together", test_all_together);
 	/* One run per bad input, each in a fresh process. */
 	tc = tcase_create("bad_input");
