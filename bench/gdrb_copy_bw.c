@@ -11,6 +11,7 @@
 #include "gdrb_driver.h"
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
+#include "gdrb_transports.h"
 
 enum { H2D_PAGEABLE, H2D_PINNED, D2H_PAGEABLE, D2H_PINNED, D2D, N_COPIES };
 
@@ -120,7 +121,8 @@ static const struct gdrb_bench copy_bw = {
 	.summary = "host<->GPU copy bandwidth, pageable against pinned host memory (the staged path's cost)",
 	.metric = GDRB_METRIC_BW,
 	.traffic = GDRB_TRAFFIC_LOCAL,
-	.opt_groups = 0,
+	.opt_core = 0,
+	.opt_known = gdrb_opt_catalog,
 	.own_buffers = true,
 	.setup = copy_setup,
 	.iteration = copy_iteration,

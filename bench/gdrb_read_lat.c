@@ -4,6 +4,7 @@
 
 #include "gdrb_boot_mpi.h"
 #include "gdrb_driver.h"
+#include "gdrb_transports.h"
 #include "gdrb_verbs.h"
 
 static const struct gdrb_bench read_lat = {
@@ -12,7 +13,9 @@ static const struct gdrb_bench read_lat = {
 	.summary = "RDMA read latency: one read at a time, its whole round trip (request out, data back)",
 	.metric = GDRB_METRIC_LAT,
 	.traffic = GDRB_TRAFFIC_UNIDIR,
-	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_VERBS,
+	.opt_core = GDRB_OPTG_MEM,
+	.opt_groups = (const struct gdrb_opt_use[]){ { &gdrb_verbs_opts, GDRB_VERBS_OPTS }, { NULL, 0 } },
+	.opt_known = gdrb_opt_catalog,
 	.setup = gdrb_verbs_setup_read,
 	.describe = gdrb_verbs_describe,
 	.iteration = gdrb_verbs_stream,

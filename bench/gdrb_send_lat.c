@@ -4,6 +4,7 @@
 
 #include "gdrb_boot_mpi.h"
 #include "gdrb_driver.h"
+#include "gdrb_transports.h"
 #include "gdrb_verbs.h"
 
 static const struct gdrb_bench send_lat = {
@@ -12,7 +13,9 @@ static const struct gdrb_bench send_lat = {
 	.summary = "Send/receive latency: ping-pong of RC sends (half round trip)",
 	.metric = GDRB_METRIC_LAT,
 	.traffic = GDRB_TRAFFIC_PINGPONG,
-	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_VERBS,
+	.opt_core = GDRB_OPTG_MEM,
+	.opt_groups = (const struct gdrb_opt_use[]){ { &gdrb_verbs_opts, GDRB_VERBS_OPTS }, { NULL, 0 } },
+	.opt_known = gdrb_opt_catalog,
 	.setup = gdrb_verbs_setup_send,
 	.describe = gdrb_verbs_describe,
 	.iteration = gdrb_verbs_pingpong,

@@ -4,6 +4,7 @@
 
 #include "gdrb_boot_mpi.h"
 #include "gdrb_driver.h"
+#include "gdrb_transports.h"
 #include "gdrb_verbs.h"
 
 static const struct gdrb_bench write_bw = {
@@ -13,7 +14,9 @@ static const struct gdrb_bench write_bw = {
 	.summary = "RDMA write bandwidth: a window of RDMA writes, the last with immediate, then an acknowledgement (-b: both ways at once)",
 	.metric = GDRB_METRIC_BW,
 	.traffic = GDRB_TRAFFIC_UNIDIR,
-	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_VERBS | GDRB_OPTG_BIDIR,
+	.opt_core = GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_BIDIR,
+	.opt_groups = (const struct gdrb_opt_use[]){ { &gdrb_verbs_opts, GDRB_VERBS_OPTS }, { NULL, 0 } },
+	.opt_known = gdrb_opt_catalog,
 	.setup = gdrb_verbs_setup_write,
 	.describe = gdrb_verbs_describe,
 	.iteration = gdrb_verbs_stream,

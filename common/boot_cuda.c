@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "gdrb_boot.h"
+#include "gdrb_boot_mpi.h"
 
 const char *const gdrb_mpi_cuda_names[GDRB_MPI_CUDA_COUNT] = { "auto", "yes", "no" };
 

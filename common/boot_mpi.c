@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The MPI bootstrap: ranks, hosts, the collectives the driver needs, CUDA-awareness. */
+/* The MPI bootstrap: ranks, hosts, the collectives the driver needs; the library and its CUDA-awareness. */
 #include "config.h"
 
 #include <stdio.h>
@@ -27,22 +27,43 @@
 		}                                                                 \
 	} while (0)
 
-/* Ask MPI what it can ask (configure found which); --mpi-cuda may overrule it. */
-static void detect_cuda_aware(struct gdrb_boot *b)
-{
-	struct gdrb_mpi_cuda_facts f = { 0 };
+/* The library this process runs on; one per process, as MPI_Init is. */
+static struct gdrb_mpi_lib lib;
 
+const struct gdrb_mpi_lib *gdrb_mpi_lib(void)
+{
+	return &lib;
+}
+
+void gdrb_mpi_cuda_want(enum gdrb_mpi_cuda want)
+{
+	lib.cuda_aware = gdrb_mpi_cuda_decide(want, &lib.facts, lib.cuda_aware_why,
+					      sizeof(lib.cuda_aware_why));
+}
+
+/* Ask MPI what it can ask (configure found which); --mpi-cuda may overrule it. */
+static void detect_cuda_aware(void)
+{
+	struct gdrb_mpi_cuda_facts *f = &lib.facts;
+
+	memset(f, 0, sizeof(*f));
 #if HAVE_MPIX_QUERY_CUDA_SUPPORT
-	f.have_query = true;
-	f.query = MPIX_Query_cuda_support();
+	f->have_query = true;
+	f->query = MPIX_Query_cuda_support();
 #endif
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
-	f.have_macro = true;
-	f.macro = MPIX_CUDA_AWARE_SUPPORT;
+	f->have_macro = true;
+	f->macro = MPIX_CUDA_AWARE_SUPPORT;
 #endif
-	b->cuda_detected = gdrb_mpi_cuda_decide(GDRB_MPI_CUDA_AUTO, &f, NULL, 0);
-	b->cuda_aware = gdrb_mpi_cuda_decide(b->cuda_want, &f, b->cuda_aware_why,
-					     sizeof(b->cuda_aware_why));
+	lib.cuda_detected = gdrb_mpi_cuda_decide(GDRB_MPI_CUDA_AUTO, f, NULL, 0);
+	gdrb_mpi_cuda_want(GDRB_MPI_CUDA_AUTO);
+}
+
+static void mpi_describe(const struct gdrb_boot *b, char *line, size_t len)
+{
+	(void)b;
+	snprintf(line, len, "MPI: %s; CUDA-aware: %s (%s)", lib.name, lib.cuda_aware ? "yes" : "no",
+		 lib.cuda_aware_why);
 }
 
 static int mpi_init(struct gdrb_boot *b, int *argc, char ***argv)
@@ -56,7 +77,7 @@ static int mpi_init(struct gdrb_boot *b, int *argc, char ***argv)
 	MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &b->size));
 	MPI_Get_library_version(version, &len);
 	version[strcspn(version, ",\n")] = '\0';
-	snprintf(b->library, sizeof(b->library), "%.127s", version);
+	snprintf(lib.name, sizeof(lib.name), "%.127s", version);
 
 	b->hosts = calloc((size_t)b->size, sizeof(*b->hosts));
 	if (!b->hosts) {
@@ -68,7 +89,7 @@ static int mpi_init(struct gdrb_boot *b, int *argc, char ***argv)
 	MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b->hosts, GDRB_HOST_MAX,
 				MPI_CHAR, MPI_COMM_WORLD));
 	gdrb_boot_derive_hosts(b);
-	detect_cuda_aware(b);
+	detect_cuda_aware();
 	return 0;
 }
 
@@ -138,4 +159,5 @@ struct gdrb_boot gdrb_boot_mpi = {
 	.bcast = mpi_bcast,
 	.finalize = mpi_finalize,
 	.abort = mpi_abort,
+	.describe = mpi_describe,
 };

@@ -59,10 +59,6 @@ static int self_init(struct gdrb_boot *b, int *argc, char ***argv)
 	b->hosts = self_host;
 	snprintf(self_host[0], GDRB_HOST_MAX, "%s", gdrb_host());
 	gdrb_boot_derive_hosts(b);
-	snprintf(b->library, sizeof(b->library), "none");
-	b->cuda_aware = false;
-	b->cuda_detected = false;
-	snprintf(b->cuda_aware_why, sizeof(b->cuda_aware_why), "no MPI in this binary");
 	return 0;
 }
 

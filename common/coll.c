@@ -13,6 +13,7 @@
 #include "gdrb_log.h"
 #include "gdrb_mpi_p2p.h"
 #include "gdrb_pattern.h"
+#include "gdrb_transports.h"
 #include "gdrb_watchdog.h"
 
 /* Per-size geometry of the collective on this rank; bytes unless named elements. */
@@ -42,7 +43,7 @@ static bool reduces(void) { return coll->flags & GDRB_COLL_REDUCES; }
 
 static size_t elem_size(const struct gdrb_ctx *c)
 {
-	return reduces() ? gdrb_dtype_sizes[c->p->dtype] : 1;
+	return reduces() ? gdrb_dtype_sizes[gdrb_coll_params(c->p)->dtype] : 1;
 }
 
 static MPI_Datatype mpi_type(enum gdrb_dtype t)
@@ -93,7 +94,7 @@ static int64_t exact_limit(enum gdrb_dtype t)
 /* Sums: n values of at most this cannot pass the type's limit (0: too many ranks). */
 static uint64_t sum_room(const struct gdrb_ctx *c)
 {
-	int64_t room = exact_limit(c->p->dtype) / c->boot->size;
+	int64_t room = exact_limit(gdrb_coll_params(c->p)->dtype) / c->boot->size;
 
 	return room > 61 ? 61 : (uint64_t)room;
 }
@@ -102,7 +103,7 @@ static int64_t value(const struct gdrb_ctx *c, int rank, size_t j, uint64_t iter
 {
 	uint64_t r = (uint64_t)rank, n = (uint64_t)c->boot->size, room;
 
-	switch (c->p->op) {
+	switch (gdrb_coll_params(c->p)->op) {
 	case GDRB_SUM:
 		room = sum_room(c);
 		if (room < 1)
@@ -137,7 +138,7 @@ static size_t value_period(const struct gdrb_ctx *c)
 {
 	size_t n = (size_t)c->boot->size, a = n, b = 15, t;
 
-	switch (c->p->op) {
+	switch (gdrb_coll_params(c->p)->op) {
 	case GDRB_SUM:
 		return sum_room(c) ? sum_room(c) : 61;
 	case GDRB_PROD:
@@ -155,7 +156,7 @@ static size_t value_period(const struct gdrb_ctx *c)
 /* The exact result at vector index j: op over every rank's value. */
 static int64_t expected(const struct gdrb_ctx *c, size_t j, uint64_t iter)
 {
-	enum gdrb_redop op = c->p->op;
+	enum gdrb_redop op = gdrb_coll_params(c->p)->op;
 	int64_t acc = op == GDRB_PROD ? 1 : 0;
 	int r;
 
@@ -294,7 +295,7 @@ static int geometry(const struct gdrb_ctx *c, size_t size)
 {
 	struct coll_state *s = &state;
 	int me = c->boot->rank, n = c->boot->size;
-	bool root = !(coll->flags & GDRB_COLL_ROOTED) || me == c->p->root;
+	bool root = !(coll->flags & GDRB_COLL_ROOTED) || me == gdrb_coll_params(c->p)->root;
 	bool here;
 	MPI_Datatype base;
 
@@ -308,7 +309,7 @@ static int geometry(const struct gdrb_ctx *c, size_t size)
 	s->elem = elem_size(c);
 	s->total = size / s->elem;
 	s->block = blocked() ? s->total / (size_t)n : s->total;
-	here = c->p->in_place && (root || !(coll->flags & (GDRB_COLL_ROOT_IN | GDRB_COLL_ROOT_OUT)));
+	here = gdrb_coll_params(c->p)->in_place && (root || !(coll->flags & (GDRB_COLL_ROOT_IN | GDRB_COLL_ROOT_OUT)));
 	s->send_in_place = here && !(coll->flags & GDRB_COLL_ROOT_IN);
 	s->recv_in_place = here && (coll->flags & GDRB_COLL_ROOT_IN);
 
@@ -339,8 +340,8 @@ static int geometry(const struct gdrb_ctx *c, size_t size)
 	}
 	s->per_call = coll->layout == GDRB_LAYOUT_FULL && reduces() ? s->total :
 		      coll->layout == GDRB_LAYOUT_ONE_BUF ? s->total : s->block;
-	base = reduces() ? mpi_type(c->p->dtype) : MPI_BYTE;
-	s->op = reduces() ? mpi_op(c->p->op) : MPI_OP_NULL;
+	base = reduces() ? mpi_type(gdrb_coll_params(c->p)->dtype) : MPI_BYTE;
+	s->op = reduces() ? mpi_op(gdrb_coll_params(c->p)->op) : MPI_OP_NULL;
 	s->type = base;
 	s->group = group_for(s->per_call);
 	if (s->group > 1) {
@@ -357,20 +358,26 @@ static int geometry(const struct gdrb_ctx *c, size_t size)
 
 static void coll_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
+	const struct gdrb_coll_params *cp = gdrb_coll_params(c->p);
 	int n;
 
 	if (coll->layout == GDRB_LAYOUT_NONE) {
 		snprintf(buf, len, "%s: no payload, one row of size 0", coll->name);
 		return;
 	}
-	n = snprintf(buf, len, "%s:", coll->name);
+	/* --sync's line first: how calls are timed, then what each call is. */
+	n = snprintf(buf, len, "sync %s: %s\n# %s:", gdrb_sync_names[cp->sync],
+		     cp->sync == GDRB_SYNC_BARRIER ?
+		     "an untimed barrier before every call; a sample is one call on one rank, from leaving the barrier to the call's return" :
+		     "calls back to back; a sample is the time between one call's return and the next's on one rank (a root may return before the data arrived)",
+		     coll->name);
 	if (reduces())
 		n += snprintf(buf + n, len - (size_t)n, " --op %s --dtype %s;",
-			      gdrb_redop_names[c->p->op], gdrb_dtype_names[c->p->dtype]);
+			      gdrb_redop_names[gdrb_coll_params(c->p)->op], gdrb_dtype_names[gdrb_coll_params(c->p)->dtype]);
 	if (coll->flags & GDRB_COLL_ROOTED)
-		n += snprintf(buf + n, len - (size_t)n, " root %d;", c->p->root);
+		n += snprintf(buf + n, len - (size_t)n, " root %d;", gdrb_coll_params(c->p)->root);
 	if (coll->flags & GDRB_COLL_IN_PLACE)
-		n += snprintf(buf + n, len - (size_t)n, " in-place %s;", c->p->in_place ? "yes" : "no");
+		n += snprintf(buf + n, len - (size_t)n, " in-place %s;", gdrb_coll_params(c->p)->in_place ? "yes" : "no");
 	if (blocked())
 		n += snprintf(buf + n, len - (size_t)n,
 			      " size = whole vector, rounded down to a multiple of %d ranks x %zu B (at least one element each);",
@@ -389,9 +396,9 @@ static bool coll_uses_send(const struct gdrb_ctx *c)
 {
 	if (coll->layout == GDRB_LAYOUT_ONE_BUF || coll->layout == GDRB_LAYOUT_NONE)
 		return false;
-	if (!c->p->in_place || (coll->flags & GDRB_COLL_ROOT_IN))
+	if (!gdrb_coll_params(c->p)->in_place || (coll->flags & GDRB_COLL_ROOT_IN))
 		return true;
-	return (coll->flags & GDRB_COLL_ROOTED) && c->boot->rank != c->p->root;
+	return (coll->flags & GDRB_COLL_ROOTED) && c->boot->rank != gdrb_coll_params(c->p)->root;
 }
 
 static double coll_bus_factor(const struct gdrb_ctx *c)
@@ -405,17 +412,17 @@ static int coll_setup(struct gdrb_ctx *c)
 	int rc;
 
 	state.type = MPI_DATATYPE_NULL;
-	if (coll->flags & GDRB_COLL_ROOTED && c->p->root >= c->boot->size) {
-		gdrb_usage_err("--root: rank %d does not exist; accepted: 0 to %d", c->p->root,
+	if (coll->flags & GDRB_COLL_ROOTED && gdrb_coll_params(c->p)->root >= c->boot->size) {
+		gdrb_usage_err("--root: rank %d does not exist; accepted: 0 to %d", gdrb_coll_params(c->p)->root,
 			       c->boot->size - 1);
 		return GDRB_ERR_USAGE;
 	}
 	for (i = 0; reduces() && i < c->p->sizes.n; i++) {
-		if (c->p->sizes.v[i] % gdrb_dtype_sizes[c->p->dtype] == 0)
+		if (c->p->sizes.v[i] % gdrb_dtype_sizes[gdrb_coll_params(c->p)->dtype] == 0)
 			continue;
 		gdrb_usage_err("-m: %zu bytes is not a multiple of the %zu-byte %s; sizes must hold whole elements",
-			       c->p->sizes.v[i], gdrb_dtype_sizes[c->p->dtype],
-			       gdrb_dtype_names[c->p->dtype]);
+			       c->p->sizes.v[i], gdrb_dtype_sizes[gdrb_coll_params(c->p)->dtype],
+			       gdrb_dtype_names[gdrb_coll_params(c->p)->dtype]);
 		return GDRB_ERR_USAGE;
 	}
 	for (i = 0; i < c->p->sizes.n && coll->layout != GDRB_LAYOUT_NONE; i++) {
@@ -429,8 +436,8 @@ static int coll_setup(struct gdrb_ctx *c)
 		return GDRB_ERR_USAGE;
 	}
 	if (reduces()) {
-		group_dtype = c->p->dtype;
-		group_redop = c->p->op;
+		group_dtype = gdrb_coll_params(c->p)->dtype;
+		group_redop = gdrb_coll_params(c->p)->op;
 		if (MPI_Op_create(group_reduce, 1, &group_op) != MPI_SUCCESS)
 			return GDRB_ERR;
 	}
@@ -457,7 +464,7 @@ static int coll_iteration(struct gdrb_ctx *c, size_t size)
 	k.count = (int)(s->per_call / s->group);
 	k.type = s->type;
 	k.op = s->op;
-	k.root = c->p->root;
+	k.root = gdrb_coll_params(c->p)->root;
 	if (coll->call(&k) != MPI_SUCCESS)
 		return GDRB_ERR;
 	if (staged && s->out_len && gdrb_buf_copy(&c->recv, 0, &c->recv_bounce, 0, s->out_len))
@@ -470,7 +477,7 @@ static int coll_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 {
 	struct coll_state *s = &state;
 	size_t chunk_len, done, n, i, first;
-	enum gdrb_dtype t = c->p->dtype;
+	enum gdrb_dtype t = gdrb_coll_params(c->p)->dtype;
 	struct gdrb_buf *buf;
 	void *chunk;
 
@@ -508,7 +515,7 @@ static uint64_t check_reduced(struct gdrb_ctx *c, size_t first, uint64_t iter)
 {
 	struct coll_state *s = &state;
 	size_t chunk_len, done, n, i;
-	enum gdrb_dtype t = c->p->dtype;
+	enum gdrb_dtype t = gdrb_coll_params(c->p)->dtype;
 	uint64_t bad = 0;
 	void *chunk = gdrb_host_chunk(&chunk_len);
 
@@ -530,7 +537,7 @@ static uint64_t check_reduced(struct gdrb_ctx *c, size_t first, uint64_t iter)
 				continue;
 			if (!bad++)
 				gdrb_mismatch(c, "%s --op %s --dtype %s: element %zu of the result is %g, expected %g",
-					      coll->name, gdrb_redop_names[c->p->op], gdrb_dtype_names[t],
+					      coll->name, gdrb_redop_names[gdrb_coll_params(c->p)->op], gdrb_dtype_names[t],
 					      done / s->elem + i, load(chunk, t, i), (double)want);
 		}
 	}
@@ -557,7 +564,7 @@ static uint64_t coll_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	struct coll_state *s = &state;
 	size_t blk = s->block * s->elem, me = (size_t)c->boot->rank;
 	uint64_t bad = 0, b;
-	int q, n = c->boot->size, root = c->p->root;
+	int q, n = c->boot->size, root = gdrb_coll_params(c->p)->root;
 
 	if (!s->out_len)
 		return 0;
@@ -595,27 +602,44 @@ static void coll_teardown(struct gdrb_ctx *c)
 	memset(&tables, 0, sizeof(tables));
 }
 
+/* Collectives under --sync barrier: an untimed barrier before every call. */
+static bool coll_barrier_each(const struct gdrb_ctx *c)
+{
+	return coll->layout != GDRB_LAYOUT_NONE && gdrb_coll_params(c->p)->sync == GDRB_SYNC_BARRIER;
+}
+
 int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 {
-	unsigned groups = GDRB_OPTG_MEM | GDRB_OPTG_MPI | GDRB_OPTG_SYNC;
+	static struct gdrb_opt_use groups[] = {
+		{ &gdrb_coll_opts, GDRB_COLL_OPT_SYNC },
+		{ &gdrb_mpi_opts, GDRB_MPI_OPT_CUDA },
+		{ NULL, 0 },
+	};
+	unsigned core = GDRB_OPTG_MEM;
 	struct gdrb_bench bench;
 
 	coll = desc;
 	if (desc->flags & GDRB_COLL_REDUCES)
-		groups |= GDRB_OPTG_REDUCE;
+		groups[0].select |= GDRB_COLL_OPT_REDUCE;
 	if (desc->flags & GDRB_COLL_ROOTED)
-		groups |= GDRB_OPTG_ROOT;
+		groups[0].select |= GDRB_COLL_OPT_ROOT;
 	if (desc->flags & GDRB_COLL_IN_PLACE)
-		groups |= GDRB_OPTG_INPLACE;
-	if (desc->layout == GDRB_LAYOUT_NONE)
-		groups = GDRB_OPTG_NO_SIZES;
+		groups[0].select |= GDRB_COLL_OPT_IN_PLACE;
+	if (desc->layout == GDRB_LAYOUT_NONE) {
+		core = GDRB_OPTG_NO_SIZES;
+		groups[0].select = 0;
+		groups[1].select = 0;
+	}
 	bench = (struct gdrb_bench){
 		.name = desc->name,
 		.layer = "mpi",
 		.summary = desc->summary,
 		.metric = GDRB_METRIC_LAT,
 		.traffic = GDRB_TRAFFIC_COLLECTIVE,
+		.opt_core = core,
 		.opt_groups = groups,
+		.opt_known = gdrb_opt_catalog,
+		.barrier_each = coll_barrier_each,
 		.bus_factor = coll_bus_factor,
 		.adjust_size = coll_adjust_size,
 		.describe = coll_describe,

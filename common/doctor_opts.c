@@ -95,7 +95,7 @@ int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts 
 	memset(o, 0, sizeof(*o));
 	o->sysfs_root = "/sys";
 	o->procfs_root = "/proc";
-	gdrb_opts_defaults(&run);
+	gdrb_opts_defaults(&run, NULL);
 	run.mem = GDRB_MEM_DEVICE;
 	opterr = 0;
 	optind = 1;

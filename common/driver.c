@@ -145,11 +145,10 @@ static uint64_t run_check(struct run *r, size_t size, uint64_t iter)
 	return c->bench->check ? c->bench->check(c, size, iter) : p2p_check(c, size, iter);
 }
 
-/* Collectives under --sync barrier: an untimed barrier before every call. */
+/* An untimed barrier before every call (collectives under --sync barrier). */
 static bool synced(const struct gdrb_ctx *c)
 {
-	return c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE && (c->bench->opt_groups & GDRB_OPTG_SYNC) &&
-	       c->p->sync == GDRB_SYNC_BARRIER;
+	return c->bench->barrier_each && c->bench->barrier_each(c);
 }
 
 /*
@@ -709,6 +708,7 @@ static void report_peak_memory(struct gdrb_boot *b)
 
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)
 {
+	struct gdrb_opt_set set;
 	struct run *r;
 	struct gdrb_ctx *c;
 	const char *inject;
@@ -721,7 +721,8 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 		gdrb_err("out of memory");
 		return GDRB_EXIT_FAIL;
 	}
-	rc = gdrb_opts_parse(argc, argv, bench->opt_groups, bench->summary, &r->p);
+	set = (struct gdrb_opt_set){ bench->opt_core, bench->opt_groups, bench->opt_known };
+	rc = gdrb_opts_parse(argc, argv, &set, bench->summary, &r->p);
 	if (rc) {
 		free(r);
 		if (rc == GDRB_PARSE_EXIT)     /* --help, --version */
@@ -742,7 +743,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 			r->bidir.name = bench->bidir_name;
 		bench = &r->bidir;
 	}
-	if (bench->opt_groups & GDRB_OPTG_NO_SIZES) {
+	if (bench->opt_core & GDRB_OPTG_NO_SIZES) {
 		r->p.sizes.n = 1;       /* no payload: one row of 0 bytes */
 		r->p.sizes.v[0] = 0;
 	}
@@ -765,7 +766,6 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 			r->stall_every = ULONG_MAX;
 	}
 
-	boot->cuda_want = (enum gdrb_mpi_cuda)r->p.mpi_cuda;
 	if (boot->init(boot, &argc, &argv)) {
 		free(r);
 		return GDRB_EXIT_FAIL;

@@ -217,9 +217,12 @@ void gdrb_drv_print_header(struct run *r)
 		printf("# layer %s, mem %s (%s), %d ranks on %d host(s), %d pair(s): rank i with rank i+%d\n",
 		       b->layer, gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
 		       c->boot->size, c->boot->nhosts, c->npairs, c->npairs);
-	if (strcmp(c->boot->library, "none"))
-		printf("# MPI: %s; CUDA-aware: %s (%s)\n", c->boot->library,
-		       c->boot->cuda_aware ? "yes" : "no", c->boot->cuda_aware_why);
+	if (c->boot->describe) {
+		char line[512];
+
+		c->boot->describe(c->boot, line, sizeof(line));
+		printf("# %s\n", line);
+	}
 	if (c->have_gpu)
 		printf("# GPU: %s, PCI %s (rank 0: device %d of %d), CUDA runtime %d.%d, driver %d.%d\n",
 		       c->gpu.name, c->gpu.pci_bus_id, c->gpu.index, c->gpu.count,
@@ -254,10 +257,6 @@ void gdrb_drv_print_header(struct run *r)
 	else if (gdrb_has_window(b))
 		printf("# buffers slots: each message of a window has its own slot of the buffers; at each size the window is the smaller of -W %u and --window-bytes %s / size (the CSV window column; the note says where it is less than -W)\n",
 		       p->window, gdrb_size_format(p->window_bytes, lo, sizeof(lo)));
-	if (b->opt_groups & GDRB_OPTG_SYNC)
-		printf("# sync %s: %s\n", gdrb_sync_names[p->sync], p->sync == GDRB_SYNC_BARRIER ?
-		       "an untimed barrier before every call; a sample is one call on one rank, from leaving the barrier to the call's return" :
-		       "calls back to back; a sample is the time between one call's return and the next's on one rank (a root may return before the data arrived)");
 	if (b->describe) {
 		char line[2048];
 

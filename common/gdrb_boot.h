@@ -16,39 +16,12 @@
 
 enum gdrb_reduce_op { GDRB_OP_MAX, GDRB_OP_MIN, GDRB_OP_SUM };
 
-/* --mpi-cuda: whether MPI may be handed device pointers (auto: ask MPI). */
-enum gdrb_mpi_cuda { GDRB_MPI_CUDA_AUTO, GDRB_MPI_CUDA_YES, GDRB_MPI_CUDA_NO, GDRB_MPI_CUDA_COUNT };
-
-extern const char *const gdrb_mpi_cuda_names[GDRB_MPI_CUDA_COUNT];
-
-/* What an MPI library says of its CUDA support, where it says anything. */
-struct gdrb_mpi_cuda_facts {
-	bool have_query;        /* MPIX_Query_cuda_support() exists (Open MPI, MPICH >= 4) ... */
-	int query;              /* ... and answered this at run time */
-	bool have_macro;        /* mpi-ext.h defines MPIX_CUDA_AWARE_SUPPORT (Open MPI) ... */
-	int macro;              /* ... to this */
-};
-
-/*
- * Whether MPI takes device pointers: --mpi-cuda yes or no decides; auto takes
- * the run-time query's answer, else the compile-time macro's, else no. why
- * (NULL: not wanted) gets "by ...", naming what decided and what was detected.
- */
-bool gdrb_mpi_cuda_decide(enum gdrb_mpi_cuda want, const struct gdrb_mpi_cuda_facts *f,
-			  char *why, size_t len);
-
 struct gdrb_boot {
 	const char *name;               /* "MPI", "single process" */
 	int rank, size;
 	int local_rank, local_size;     /* among ranks on the same host */
 	int nhosts;
 	char (*hosts)[GDRB_HOST_MAX];   /* host name of every rank */
-
-	char library[128];              /* "Open MPI v4.1.4" */
-	enum gdrb_mpi_cuda cuda_want;   /* --mpi-cuda, set before init */
-	bool cuda_aware;                /* device pointers may be handed to it */
-	bool cuda_detected;             /* what MPI itself says (--mpi-cuda auto) */
-	char cuda_aware_why[256];       /* how that was decided: "by ..." */
 
 	int (*init)(struct gdrb_boot *b, int *argc, char ***argv);
 	int (*barrier)(struct gdrb_boot *b);
@@ -60,6 +33,8 @@ struct gdrb_boot {
 	void (*finalize)(struct gdrb_boot *b);
 	/* Take every rank down with `code` (after a fatal error on one rank). */
 	void (*abort)(struct gdrb_boot *b, int code);
+	/* One line for the header on what runs the ranks ("MPI: ..."); NULL: none. */
+	void (*describe)(const struct gdrb_boot *b, char *line, size_t len);
 	void *priv;
 };
 

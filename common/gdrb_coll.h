@@ -13,6 +13,7 @@
 
 #include <mpi.h>
 
+#include "gdrb_coll_opts.h"
 #include "gdrb_figures.h"   /* the bus factors: gdrb_bus_allreduce, _spread, _one */
 
 enum gdrb_coll_layout {

@@ -103,12 +103,14 @@ static inline unsigned gdrb_msg_slots(const struct gdrb_ctx *c)
 
 struct gdrb_bench {
 	const char *name;       /* CSV benchmark column: "mpi_latency" */
-	const char *bidir_name; /* the name with -b (GDRB_OPTG_BIDIR), which makes UNIDIR BIDIR */
+	const char *bidir_name; /* the name with -b (-b, GDRB_OPTG_BIDIR), which makes UNIDIR BIDIR */
 	const char *layer;      /* "mpi", "verbs", "local" */
 	const char *summary;    /* one line for --help and the header */
 	enum gdrb_metric metric;
 	enum gdrb_traffic traffic;
-	unsigned opt_groups;    /* enum gdrb_opt_group bits beyond COMMON */
+	unsigned opt_core;      /* enum gdrb_opt_core bits: the core's options beyond the common ones */
+	const struct gdrb_opt_use *opt_groups;          /* its layers' option groups, ended by { NULL } */
+	const struct gdrb_opt_group *const *opt_known;  /* more groups refused by name, ended by NULL */
 	bool own_buffers;       /* setup allocates; the driver allocates none */
 
 	/* Collectives: the bus-bandwidth factor for algbw -> busbw (nccl-tests' convention). */
@@ -117,6 +119,8 @@ struct gdrb_bench {
 	size_t (*adjust_size)(const struct gdrb_ctx *c, size_t size);
 	/* Whether this rank reads a send buffer; NULL: yes. */
 	bool (*uses_send)(const struct gdrb_ctx *c);
+	/* Whether an untimed barrier precedes every timed call (a collective's --sync barrier); NULL: no. */
+	bool (*barrier_each)(const struct gdrb_ctx *c);
 	/* A line for the header describing benchmark-specific settings; NULL: none. */
 	void (*describe)(const struct gdrb_ctx *c, char *buf, size_t len);
 

@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include "gdrb_boot_mpi.h"
 #include "gdrb_driver.h"
 
 #define GDRB_MPI_CHUNK ((size_t)1 << 30)
@@ -26,9 +27,15 @@ struct gdrb_mpi_p2p {
 	MPI_Request out_req[GDRB_STAGE_SLOTS], in_req[GDRB_STAGE_SLOTS];
 };
 
+/* The MPI params of a run (the group's defaults where the binary does not take --mpi-cuda). */
+static inline const struct gdrb_mpi_params *gdrb_mpi_params(const struct gdrb_ctx *c)
+{
+	return (const struct gdrb_mpi_params *)gdrb_group_params(c->p, &gdrb_mpi_opts);
+}
+
 /*
  * The direct path over MPI: host memory always; device memory only when MPI is
- * CUDA-aware, as it says or --mpi-cuda decides (boot->cuda_aware), otherwise
+ * CUDA-aware, as it says or --mpi-cuda decides (gdrb_mpi_lib()), otherwise
  * the variant is marked unsupported with the reason.
  */
 int gdrb_mpi_check_direct(struct gdrb_ctx *c);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Options: one params struct filled by getopt_long from option groups that
- * every binary shares. A binary names the groups it takes.
+ * Options: the core's params struct, filled by getopt_long from the core's
+ * table and from the option groups of the layers a binary is made of (verbs,
+ * MPI, the collectives, ...), each group with its table and params of its own.
+ * A binary names the groups it takes; the core knows none of them.
  */
 #ifndef GDRB_OPTS_H
 #define GDRB_OPTS_H
@@ -17,56 +19,20 @@
 #define GDRB_STR_(x) #x
 #define GDRB_STR(x) GDRB_STR_(x)
 
-enum gdrb_opt_group {
-	GDRB_OPTG_COMMON = 1u << 0,   /* sizes, iterations, time, csv, validate, ... */
-	GDRB_OPTG_MEM = 1u << 1,      /* --mem, --gpu */
-	GDRB_OPTG_WINDOW = 1u << 2,   /* --window (bandwidth benchmarks) */
-	GDRB_OPTG_REDUCE = 1u << 3,   /* --op, --dtype (reducing collectives) */
-	GDRB_OPTG_ROOT = 1u << 4,     /* --root (rooted collectives) */
-	GDRB_OPTG_INPLACE = 1u << 5,  /* --in-place */
-	GDRB_OPTG_SIZES = 1u << 6,    /* -m: implied unless GDRB_OPTG_NO_SIZES */
-	GDRB_OPTG_NO_SIZES = 1u << 7, /* the benchmark has no message size (barrier) */
-	GDRB_OPTG_VERBS = 1u << 8,    /* --ib-dev, --gid-index, --mtu, --qps, --reg, ... */
-	GDRB_OPTG_BIDIR = 1u << 9,    /* -b: both ranks of a pair send at once */
-	GDRB_OPTG_COMPLETION = 1u << 10, /* --completion (RDMA write latency) */
-	GDRB_OPTG_MPI = 1u << 11,     /* --mpi-cuda (benchmarks that hand buffers to MPI) */
-	GDRB_OPTG_SYNC = 1u << 12,    /* --sync (collectives that move data) */
+/* The core's own options a binary takes beyond the common ones (struct gdrb_bench.opt_core). */
+enum gdrb_opt_core {
+	GDRB_OPTG_COMMON = 1u << 0,   /* iterations, time, csv, validate, ...: always */
+	GDRB_OPTG_MEM = 1u << 1,      /* --mem, --gpu, --staging, --stage-chunk */
+	GDRB_OPTG_WINDOW = 1u << 2,   /* --window, --window-bytes, --buffers (bandwidth benchmarks) */
+	GDRB_OPTG_SIZES = 1u << 3,    /* -m: implied unless GDRB_OPTG_NO_SIZES */
+	GDRB_OPTG_NO_SIZES = 1u << 4, /* the benchmark has no message size (barrier) */
+	GDRB_OPTG_BIDIR = 1u << 5,    /* -b: both ranks of a pair send at once (UNIDIR made BIDIR) */
 };
 
 /* Where the messages of a window live: a slot each, or all in one buffer (OMB's default). */
 enum gdrb_buffers { GDRB_BUFFERS_SLOTS, GDRB_BUFFERS_SINGLE, GDRB_BUFFERS_COUNT };
-/* What separates two timed calls of a collective. */
-enum gdrb_sync { GDRB_SYNC_BARRIER, GDRB_SYNC_NONE, GDRB_SYNC_COUNT };
 
 extern const char *const gdrb_buffers_names[GDRB_BUFFERS_COUNT];
-extern const char *const gdrb_sync_names[GDRB_SYNC_COUNT];
-
-/* How the receiver of an RDMA write latency test learns that a message arrived. */
-enum gdrb_completion {
-	GDRB_COMPLETION_AUTO,       /* poll for host and pinned memory, immediate for device memory */
-	GDRB_COMPLETION_POLL,       /* spin on the last byte of the receive buffer */
-	GDRB_COMPLETION_IMM,        /* an RDMA write with immediate and a receive completion */
-	GDRB_COMPLETION_COUNT
-};
-
-extern const char *const gdrb_completion_names[GDRB_COMPLETION_COUNT];
-
-/* How a verbs rank waits for completions. */
-enum gdrb_wait {
-	GDRB_WAIT_AUTO,             /* event for the target of one-way write and read bandwidth, else spin */
-	GDRB_WAIT_SPIN,             /* poll the completion queues */
-	GDRB_WAIT_EVENT,            /* sleep on a completion channel (ibv_get_cq_event) */
-	GDRB_WAIT_COUNT
-};
-
-extern const char *const gdrb_wait_names[GDRB_WAIT_COUNT];
-
-enum gdrb_dtype { GDRB_INT8, GDRB_INT32, GDRB_INT64, GDRB_FLOAT, GDRB_DOUBLE, GDRB_DTYPE_COUNT };
-enum gdrb_redop { GDRB_SUM, GDRB_PROD, GDRB_MIN, GDRB_MAX, GDRB_REDOP_COUNT };
-
-extern const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT];
-extern const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT];
-extern const char *const gdrb_redop_names[GDRB_REDOP_COUNT];
 
 /* Defaults, shown by --help from these same constants. */
 #define GDRB_DEF_SIZES "8:1G"
@@ -79,9 +45,76 @@ extern const char *const gdrb_redop_names[GDRB_REDOP_COUNT];
 #define GDRB_DEF_TIME_PER_SIZE 0.3
 #define GDRB_DEF_TIMEOUT 60.0
 #define GDRB_DEF_WINDOW 64
-#define GDRB_DEF_TX_DEPTH 128
-#define GDRB_DEF_QPS 1
-#define GDRB_MAX_QPS 64
+
+/*
+ * One option of a table. Its parser reads the value (NULL for a flag) into
+ * the field at off of its group's params, and on a bad value prints one line
+ * naming the option and returns GDRB_ERR_USAGE. The gdrb_opt_* parsers below
+ * take their bounds, words and messages from the entry.
+ */
+struct gdrb_opt;
+typedef int gdrb_opt_parse_fn(const struct gdrb_opt *o, const char *arg, void *params);
+
+enum {
+	GDRB_OPT_REPEAT = 1u << 0,      /* may be given more than once (-v) */
+	GDRB_OPT_DEVICE = 1u << 1,      /* refused unless --mem device: `needs` says why */
+	GDRB_OPT_GPU_MEM = 1u << 2,     /* refused unless --mem device or pinned */
+	GDRB_OPT_LAST = 1u << 3,        /* listed after every group's options (--help, --version) */
+};
+
+struct gdrb_opt {
+	const char *name;       /* long name, without "--" */
+	int short_opt;          /* 0: none */
+	const char *arg;        /* metavariable; NULL: a flag */
+	const char *help;
+	unsigned when;          /* the group's selector bits that offer it */
+	gdrb_opt_parse_fn *parse;
+	size_t off;             /* offsetof its field in the group's params */
+	uint64_t min, max;      /* gdrb_opt_u64, _uint, _int, _size; _seconds: min 0 takes 0 */
+	const char *const *names;       /* gdrb_opt_enum: the words, in value order */
+	int nnames;
+	const char *what;       /* gdrb_opt_enum: "mode" in "unknown mode 'x'"; _size: "from 4K to 1G (512K, 1M)" */
+	int value;              /* gdrb_opt_set_int, gdrb_opt_set_bool: the value a flag stores */
+	unsigned flags;         /* GDRB_OPT_* */
+	const char *needs;      /* GDRB_OPT_DEVICE, _GPU_MEM: why the option needs that memory */
+};
+
+/* Field parsers: uint64_t, unsigned, int (all min..max), size_t (min..max), double seconds, int enum, string, flags. */
+gdrb_opt_parse_fn gdrb_opt_u64, gdrb_opt_uint, gdrb_opt_int, gdrb_opt_size, gdrb_opt_seconds,
+	gdrb_opt_enum, gdrb_opt_string, gdrb_opt_set_int, gdrb_opt_set_bool;
+
+struct gdrb_params;
+
+/*
+ * A layer's options (a transport's, the collectives'): its table, its own
+ * params struct and how to fill it. The core stores the params; the layer
+ * reads them back with gdrb_group_params.
+ */
+struct gdrb_opt_group {
+	const char *name;                       /* "verbs" */
+	const struct gdrb_opt *opts;
+	size_t nopts;
+	size_t size;                            /* bytes of its params struct */
+	void (*defaults)(void *params);
+	/* After every option: rules between options; one line and GDRB_ERR_USAGE. NULL: none. */
+	int (*check)(const struct gdrb_params *p, const void *params);
+};
+
+/* A group a binary takes: select has the group's bits of the options it offers (0: none, refused by name). */
+struct gdrb_opt_use {
+	const struct gdrb_opt_group *group;
+	unsigned select;
+};
+
+/* What a binary takes: core bits, its groups (ended by { NULL }), other groups it refuses by name (ended by NULL). */
+struct gdrb_opt_set {
+	unsigned core;
+	const struct gdrb_opt_use *groups;
+	const struct gdrb_opt_group *const *known;
+};
+
+#define GDRB_MAX_OPT_GROUPS 8
+#define GDRB_OPT_STORE 1024         /* bytes of every group's params together */
 
 struct gdrb_params {
 	struct gdrb_sizes sizes;
@@ -99,31 +132,20 @@ struct gdrb_params {
 	const char *label;          /* free text copied to the CSV note column */
 	int verbose;
 	bool monotonic_clock;       /* do not use the TSC */
-	enum gdrb_redop op;         /* reducing collectives */
-	enum gdrb_dtype dtype;
-	int root;                   /* rooted collectives */
-	bool in_place;
-	/* verbs */
-	const char *ib_dev;         /* NULL: the active port nearest this rank's GPU */
-	unsigned ib_port;           /* 0: the device's first active port */
-	int gid_index;              /* -1: a RoCE v2 GID chosen automatically */
-	int mtu;                    /* bytes; 0: the port's active MTU */
-	unsigned tx_depth;          /* send queue depth per QP */
-	unsigned qps;               /* data QPs per pair */
-	unsigned sl, tclass;
-	int reg_mode;               /* enum gdrb_reg_mode */
-	bool relaxed_ordering;
-	int completion;             /* enum gdrb_completion */
-	int wait;                   /* enum gdrb_wait */
 	bool bidir;                 /* -b */
-	int mpi_cuda;               /* enum gdrb_mpi_cuda */
 	int staging;                /* enum gdrb_staging */
 	size_t stage_chunk;         /* pipelined staging's fragment size */
 	int buffers;                /* enum gdrb_buffers */
-	int sync;                   /* enum gdrb_sync */
+
+	/* The option groups' params, at group_off[i] of store (gdrb_group_params). */
+	size_t ngroups;
+	const struct gdrb_opt_group *group[GDRB_MAX_OPT_GROUPS];
+	size_t group_off[GDRB_MAX_OPT_GROUPS];
+	_Alignas(16) unsigned char store[GDRB_OPT_STORE];
 };
 
-struct gdrb_bench;
+/* The params of group g as parsed (its defaults where the binary only knows it); NULL: not listed. */
+const void *gdrb_group_params(const struct gdrb_params *p, const struct gdrb_opt_group *g);
 
 enum {
 	GDRB_PARSE_RUN = 0,         /* go on and measure */
@@ -131,19 +153,20 @@ enum {
 };
 
 /*
- * Parse argv for a binary taking `groups`. Returns GDRB_PARSE_RUN,
+ * Parse argv for a binary taking `set`. Returns GDRB_PARSE_RUN,
  * GDRB_PARSE_EXIT, or GDRB_ERR_USAGE after printing one line that names the
  * option and its accepted form.
  */
-int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
+int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const char *summary,
 		    struct gdrb_params *p);
-void gdrb_opts_defaults(struct gdrb_params *p);
+/* The core's defaults and every group of set's (set NULL: the core's only). */
+int gdrb_opts_defaults(struct gdrb_params *p, const struct gdrb_opt_set *set);
 /*
- * One option's value, by its long name ("sizes", "window", "mem"), parsed into
+ * One core option's value, by its long name ("sizes", "window", "mem"), parsed into
  * p as gdrb_opts_parse would, with the same one-line error (GDRB_ERR_USAGE):
  * for tools that take a few of the benchmarks' options (gdrb_doctor).
  */
 int gdrb_opts_value(const char *name, const char *arg, struct gdrb_params *p);
-void gdrb_opts_usage(FILE *out, unsigned groups, const char *summary);
+void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summary);
 
 #endif

@@ -27,6 +27,59 @@
 #include "gdrb_driver.h"
 #include "gdrb_topo.h"
 
+/* How the receiver of an RDMA write latency test learns that a message arrived. */
+enum gdrb_completion {
+	GDRB_COMPLETION_AUTO,       /* poll for host and pinned memory, immediate for device memory */
+	GDRB_COMPLETION_POLL,       /* spin on the last byte of the receive buffer */
+	GDRB_COMPLETION_IMM,        /* an RDMA write with immediate and a receive completion */
+	GDRB_COMPLETION_COUNT
+};
+
+extern const char *const gdrb_completion_names[GDRB_COMPLETION_COUNT];
+
+/* How a verbs rank waits for completions. */
+enum gdrb_wait {
+	GDRB_WAIT_AUTO,             /* event for the target of one-way write and read bandwidth, else spin */
+	GDRB_WAIT_SPIN,             /* poll the completion queues */
+	GDRB_WAIT_EVENT,            /* sleep on a completion channel (ibv_get_cq_event) */
+	GDRB_WAIT_COUNT
+};
+
+extern const char *const gdrb_wait_names[GDRB_WAIT_COUNT];
+
+#define GDRB_DEF_TX_DEPTH 128
+#define GDRB_DEF_QPS 1
+#define GDRB_MAX_QPS 64
+
+/* The verbs options (verbs_opts.c): --ib-dev, --gid-index, --mtu, --qps, --reg, ... */
+struct gdrb_verbs_params {
+	char ib_dev[64];            /* "": the active port nearest this rank's GPU */
+	unsigned ib_port;           /* 0: the device's first active port */
+	int gid_index;              /* -1: a RoCE v2 GID chosen automatically */
+	int mtu;                    /* bytes; 0: the port's active MTU */
+	unsigned tx_depth;          /* send queue depth per QP */
+	unsigned qps;               /* data QPs per pair */
+	unsigned sl, tclass;
+	int reg_mode;               /* enum gdrb_reg_mode */
+	bool relaxed_ordering;
+	int completion;             /* enum gdrb_completion */
+	int wait;                   /* enum gdrb_wait */
+};
+
+/* Which of the verbs options a binary offers (struct gdrb_opt_use.select). */
+enum {
+	GDRB_VERBS_OPTS = 1u << 0,              /* every benchmark on verbs */
+	GDRB_VERBS_OPT_COMPLETION = 1u << 1,    /* --completion (RDMA write latency) */
+};
+
+extern const struct gdrb_opt_group gdrb_verbs_opts;
+
+/* The verbs params of a run (the group's defaults where the binary does not take it). */
+static inline const struct gdrb_verbs_params *gdrb_verbs_params(const struct gdrb_ctx *c)
+{
+	return (const struct gdrb_verbs_params *)gdrb_group_params(c->p, &gdrb_verbs_opts);
+}
+
 /* The largest work request a message is split into (ibv_sge.length is 32 bits). */
 #define GDRB_VERBS_MAX_CHUNK ((size_t)1 << 31)
 

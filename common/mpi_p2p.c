@@ -47,32 +47,35 @@ int gdrb_mpi_p2p_setup(struct gdrb_ctx *c)
 int gdrb_mpi_check_direct(struct gdrb_ctx *c)
 {
 	struct gdrb_variant *direct = &c->variants[0];
-	const struct gdrb_boot *b = c->boot;
+	const struct gdrb_mpi_params *mp = gdrb_mpi_params(c);
+	const struct gdrb_mpi_lib *lib = gdrb_mpi_lib();
+	int rank = c->boot->rank;
 
+	gdrb_mpi_cuda_want((enum gdrb_mpi_cuda)mp->cuda);
 	if (c->p->mem != GDRB_MEM_DEVICE) {
 		direct->how = "MPI reads and writes the host buffers";
 		return 0;
 	}
 	direct->reg = "mpi-cuda";
-	if (b->cuda_aware && !b->cuda_detected) {
+	if (lib->cuda_aware && !lib->cuda_detected) {
 		direct->how = "device pointers handed to MPI, which --mpi-cuda yes says is CUDA-aware";
-		if (b->rank == 0)
+		if (rank == 0)
 			gdrb_warn("--mpi-cuda yes: device pointers go to %s, which does not say it is CUDA-aware (%s); if it is not, it crashes",
-				  b->library, b->cuda_aware_why);
+				  lib->name, lib->cuda_aware_why);
 		return 0;
 	}
 	direct->how = "device pointers handed to the CUDA-aware MPI";
-	if (b->cuda_aware)
+	if (lib->cuda_aware)
 		return 0;
 	direct->supported = false;
-	if (c->p->mpi_cuda == GDRB_MPI_CUDA_NO)
+	if (mp->cuda == GDRB_MPI_CUDA_NO)
 		snprintf(direct->why, sizeof(direct->why),
 			 "--mpi-cuda no: device pointers are never handed to %.127s (%.255s)",
-			 b->library, b->cuda_aware_why);
+			 lib->name, lib->cuda_aware_why);
 	else
 		snprintf(direct->why, sizeof(direct->why),
 			 "%.127s is not CUDA-aware (%.255s), so device pointers are never handed to it; use an MPI built with CUDA support (Open MPI --with-cuda or UCX with CUDA), or --mpi-cuda yes if this one is",
-			 b->library, b->cuda_aware_why);
+			 lib->name, lib->cuda_aware_why);
 	return 0;
 }
 

@@ -1,155 +1,362 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The option framework: the core's table, the binary's option groups, one
+ * getopt_long over all of them, table-driven parsing (each entry names its
+ * parser), --help in table order, and the one-line usage errors.
+ */
 #include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdrb_boot.h"
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
-#include "gdrb_reg.h"
 #include "gdrb_stage.h"
 
-enum {
-	OPT_CSV = 0x100,
-	OPT_LABEL,
-	OPT_MEM,
-	OPT_GPU,
-	OPT_CLOCK,
-	OPT_OP,
-	OPT_DTYPE,
-	OPT_ROOT,
-	OPT_IN_PLACE,
-	OPT_IB_DEV,
-	OPT_GID_INDEX,
-	OPT_MTU,
-	OPT_TX_DEPTH,
-	OPT_QPS,
-	OPT_SL,
-	OPT_TCLASS,
-	OPT_REG,
-	OPT_NO_RELAXED,
-	OPT_COMPLETION,
-	OPT_MPI_CUDA,
-	OPT_STAGING,
-	OPT_STAGE_CHUNK,
-	OPT_MIN_ITERS,
-	OPT_BUFFERS,
-	OPT_SYNC,
-	OPT_WINDOW_BYTES,
-	OPT_WAIT,
-	OPT_EVENT,
-};
-
-const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
-const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT] = { 1, 4, 8, 4, 8 };
-const char *const gdrb_completion_names[GDRB_COMPLETION_COUNT] = { "auto", "poll", "imm" };
-const char *const gdrb_redop_names[GDRB_REDOP_COUNT] = { "sum", "prod", "min", "max" };
 const char *const gdrb_buffers_names[GDRB_BUFFERS_COUNT] = { "slots", "single" };
-const char *const gdrb_sync_names[GDRB_SYNC_COUNT] = { "barrier", "none" };
-const char *const gdrb_wait_names[GDRB_WAIT_COUNT] = { "auto", "spin", "event" };
 
-struct opt_desc {
-	struct option lo;
-	int short_opt;
-	unsigned group;
-	const char *arg;        /* metavariable, NULL for flags */
-	const char *help;       /* "%s" in help is replaced by the default */
+static gdrb_opt_parse_fn parse_sizes, parse_csv, parse_mem, parse_clock, parse_verbose;
+
+#define CORE(field) offsetof(struct gdrb_params, field)
+
+static const struct gdrb_opt core_table[] = {
+	{ .name = "sizes", .short_opt = 'm', .arg = "SIZES",
+	  .help = "message sizes: MIN:MAX (powers of two) or a list like 8,4K,1M; K,M,G,T or KiB,MiB,GiB,TiB (default " GDRB_DEF_SIZES ")",
+	  .when = GDRB_OPTG_SIZES, .parse = parse_sizes, .off = CORE(sizes) },
+	{ .name = "iters", .short_opt = 'n', .arg = "N",
+	  .help = "most timed iterations per size (default " GDRB_STR(GDRB_DEF_ITERS) ")",
+	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_u64, .off = CORE(iters), .min = 1,
+	  .max = UINT64_C(1) << 24 },
+	{ .name = "min-iters", .arg = "N",
+	  .help = "fewest timed iterations per size, where the warm-up (or the timed rate so far) says they take at most " GDRB_STR(GDRB_MIN_STRETCH) "x the time budget (longer sizes: as many as the budget holds, at least " GDRB_STR(GDRB_FLOOR_ITERS) "); a size that still falls short is flagged few-samples (default " GDRB_STR(GDRB_DEF_MIN_ITERS) ")",
+	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_u64, .off = CORE(min_iters), .min = 1,
+	  .max = UINT64_C(1) << 24 },
+	{ .name = "warmup", .short_opt = 'w', .arg = "N",
+	  .help = "most warm-up iterations per size, in growing batches while they take under a tenth of the time budget; their median (slowest rank's) plans the timed iterations (default " GDRB_STR(GDRB_DEF_WARMUP) ")",
+	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_u64, .off = CORE(warmup), .min = 0,
+	  .max = UINT64_C(1) << 32 },
+	{ .name = "time-per-size", .short_opt = 't', .arg = "SEC",
+	  .help = "time budget of timed iterations per size, checked between batches agreed across ranks; --min-iters may stretch it, never a size (warm-up included) past " GDRB_STR(GDRB_MAX_STRETCH) "x plus one iteration (default " GDRB_STR(GDRB_DEF_TIME_PER_SIZE) ")",
+	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_seconds, .off = CORE(time_per_size),
+	  .min = 1 },
+	{ .name = "timeout", .short_opt = 'T', .arg = "SEC",
+	  .help = "give up when a peer makes no progress for SEC seconds at any size; 0: never (default " GDRB_STR(GDRB_DEF_TIMEOUT) ")",
+	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_seconds, .off = CORE(timeout), .min = 0 },
+	{ .name = "validate", .short_opt = 'c',
+	  .help = "check every received byte against a pattern that changes with size and iteration (outside the timed region)",
+	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_set_bool, .off = CORE(validate), .value = 1 },
+	{ .name = "csv", .arg = "FILE",
+	  .help = "append one row per size and path to FILE (header written once; default: none)",
+	  .when = GDRB_OPTG_COMMON, .parse = parse_csv, .off = CORE(csv_path) },
+	{ .name = "label", .arg = "TEXT",
+	  .help = "free text stored in the CSV note column (default: none)",
+	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_string, .off = CORE(label) },
+	{ .name = "mem", .arg = "KIND",
+	  .help = "buffer memory: host, pinned or device (default host)",
+	  .when = GDRB_OPTG_MEM, .parse = parse_mem, .off = CORE(mem) },
+	{ .name = "gpu", .arg = "N",
+	  .help = "CUDA device for --mem device (default: local rank modulo the GPU count)",
+	  .when = GDRB_OPTG_MEM, .parse = gdrb_opt_int, .off = CORE(gpu), .min = 0, .max = 1023,
+	  .flags = GDRB_OPT_GPU_MEM, .needs = "it picks the GPU of device and pinned memory" },
+	{ .name = "staging", .arg = "MODE",
+	  .help = "the staged path with --mem device: pipelined (fragments, copies overlapped with the transfer), serial (whole-message copies, then the transfer) or both (default pipelined)",
+	  .when = GDRB_OPTG_MEM, .parse = gdrb_opt_enum, .off = CORE(staging),
+	  .names = gdrb_staging_names, .nnames = GDRB_STAGING_COUNT, .what = "mode",
+	  .flags = GDRB_OPT_DEVICE, .needs = "only --mem device has a staged path" },
+	{ .name = "stage-chunk", .arg = "SIZE",
+	  .help = "fragment size of pipelined staging, 4K to 1G (default " GDRB_DEF_STAGE_CHUNK ", " GDRB_STR(GDRB_STAGE_SLOTS) " bounce slots per direction)",
+	  .when = GDRB_OPTG_MEM, .parse = gdrb_opt_size, .off = CORE(stage_chunk),
+	  .min = GDRB_STAGE_CHUNK_MIN, .max = GDRB_STAGE_CHUNK_MAX,
+	  .what = "from 4K to 1G (512K, 1M)", .flags = GDRB_OPT_DEVICE,
+	  .needs = "only --mem device has a staged path" },
+	{ .name = "window", .short_opt = 'W', .arg = "N",
+	  .help = "messages in flight per iteration; with --buffers slots reduced where window x size would pass --window-bytes (default " GDRB_STR(GDRB_DEF_WINDOW) ")",
+	  .when = GDRB_OPTG_WINDOW, .parse = gdrb_opt_uint, .off = CORE(window), .min = 1,
+	  .max = 1u << 16 },
+	{ .name = "window-bytes", .arg = "SIZE",
+	  .help = "most bytes of a window's slots per buffer: at each size the window is the smaller of -W and SIZE / size (at least 1), whatever the other sizes; the CSV note says where it cut the window (default " GDRB_DEF_WINDOW_BYTES ")",
+	  .when = GDRB_OPTG_WINDOW, .parse = gdrb_opt_size, .off = CORE(window_bytes), .min = 1,
+	  .max = SIZE_MAX, .what = "from 1 byte (64M, 1G, 4G)" },
+	{ .name = "buffers", .arg = "MODE",
+	  .help = "where a window's messages live: slots (one buffer slot per message, as NIC and GPU traffic does) or single (every message from and into one buffer, as the OSU Micro-Benchmarks do by default; it stays in cache) (default slots)",
+	  .when = GDRB_OPTG_WINDOW, .parse = gdrb_opt_enum, .off = CORE(buffers),
+	  .names = gdrb_buffers_names, .nnames = GDRB_BUFFERS_COUNT, .what = "mode" },
+	{ .name = "bidir", .short_opt = 'b',
+	  .help = "bidirectional: both ranks of a pair send a window to each other at once",
+	  .when = GDRB_OPTG_BIDIR, .parse = gdrb_opt_set_bool, .off = CORE(bidir), .value = 1 },
+	{ .name = "clock", .arg = "SRC",
+	  .help = "timer: auto (invariant TSC where present) or monotonic (default auto)",
+	  .when = GDRB_OPTG_COMMON, .parse = parse_clock, .off = CORE(monotonic_clock),
+	  .flags = GDRB_OPT_LAST },
+	{ .name = "verbose", .short_opt = 'v',
+	  .help = "progress and per-size details on stderr",
+	  .when = GDRB_OPTG_COMMON, .parse = parse_verbose, .off = CORE(verbose),
+	  .flags = GDRB_OPT_LAST | GDRB_OPT_REPEAT },
+	{ .name = "help", .short_opt = 'h',
+	  .help = "print this help and exit",
+	  .when = GDRB_OPTG_COMMON, .flags = GDRB_OPT_LAST },
+	{ .name = "version", .short_opt = 'V',
+	  .help = "print the version and exit",
+	  .when = GDRB_OPTG_COMMON, .flags = GDRB_OPT_LAST },
 };
 
-static const struct opt_desc opt_table[] = {
-	{ { "sizes", required_argument, NULL, 'm' }, 'm', GDRB_OPTG_SIZES, "SIZES",
-	  "message sizes: MIN:MAX (powers of two) or a list like 8,4K,1M; K,M,G,T or KiB,MiB,GiB,TiB (default " GDRB_DEF_SIZES ")" },
-	{ { "iters", required_argument, NULL, 'n' }, 'n', GDRB_OPTG_COMMON, "N",
-	  "most timed iterations per size (default " GDRB_STR(GDRB_DEF_ITERS) ")" },
-	{ { "min-iters", required_argument, NULL, OPT_MIN_ITERS }, 0, GDRB_OPTG_COMMON, "N",
-	  "fewest timed iterations per size, where the warm-up (or the timed rate so far) says they take at most " GDRB_STR(GDRB_MIN_STRETCH) "x the time budget (longer sizes: as many as the budget holds, at least " GDRB_STR(GDRB_FLOOR_ITERS) "); a size that still falls short is flagged few-samples (default " GDRB_STR(GDRB_DEF_MIN_ITERS) ")" },
-	{ { "warmup", required_argument, NULL, 'w' }, 'w', GDRB_OPTG_COMMON, "N",
-	  "most warm-up iterations per size, in growing batches while they take under a tenth of the time budget; their median (slowest rank's) plans the timed iterations (default " GDRB_STR(GDRB_DEF_WARMUP) ")" },
-	{ { "time-per-size", required_argument, NULL, 't' }, 't', GDRB_OPTG_COMMON, "SEC",
-	  "time budget of timed iterations per size, checked between batches agreed across ranks; --min-iters may stretch it, never a size (warm-up included) past " GDRB_STR(GDRB_MAX_STRETCH) "x plus one iteration (default " GDRB_STR(GDRB_DEF_TIME_PER_SIZE) ")" },
-	{ { "timeout", required_argument, NULL, 'T' }, 'T', GDRB_OPTG_COMMON, "SEC",
-	  "give up when a peer makes no progress for SEC seconds at any size; 0: never (default " GDRB_STR(GDRB_DEF_TIMEOUT) ")" },
-	{ { "validate", no_argument, NULL, 'c' }, 'c', GDRB_OPTG_COMMON, NULL,
-	  "check every received byte against a pattern that changes with size and iteration (outside the timed region)" },
-	{ { "csv", required_argument, NULL, OPT_CSV }, 0, GDRB_OPTG_COMMON, "FILE",
-	  "append one row per size and path to FILE (header written once; default: none)" },
-	{ { "label", required_argument, NULL, OPT_LABEL }, 0, GDRB_OPTG_COMMON, "TEXT",
-	  "free text stored in the CSV note column (default: none)" },
-	{ { "mem", required_argument, NULL, OPT_MEM }, 0, GDRB_OPTG_MEM, "KIND",
-	  "buffer memory: host, pinned or device (default host)" },
-	{ { "gpu", required_argument, NULL, OPT_GPU }, 0, GDRB_OPTG_MEM, "N",
-	  "CUDA device for --mem device (default: local rank modulo the GPU count)" },
-	{ { "staging", required_argument, NULL, OPT_STAGING }, 0, GDRB_OPTG_MEM, "MODE",
-	  "the staged path with --mem device: pipelined (fragments, copies overlapped with the transfer), serial (whole-message copies, then the transfer) or both (default pipelined)" },
-	{ { "stage-chunk", required_argument, NULL, OPT_STAGE_CHUNK }, 0, GDRB_OPTG_MEM, "SIZE",
-	  "fragment size of pipelined staging, 4K to 1G (default " GDRB_DEF_STAGE_CHUNK ", " GDRB_STR(GDRB_STAGE_SLOTS) " bounce slots per direction)" },
-	{ { "window", required_argument, NULL, 'W' }, 'W', GDRB_OPTG_WINDOW, "N",
-	  "messages in flight per iteration; with --buffers slots reduced where window x size would pass --window-bytes (default " GDRB_STR(GDRB_DEF_WINDOW) ")" },
-	{ { "window-bytes", required_argument, NULL, OPT_WINDOW_BYTES }, 0, GDRB_OPTG_WINDOW, "SIZE",
-	  "most bytes of a window's slots per buffer: at each size the window is the smaller of -W and SIZE / size (at least 1), whatever the other sizes; the CSV note says where it cut the window (default " GDRB_DEF_WINDOW_BYTES ")" },
-	{ { "buffers", required_argument, NULL, OPT_BUFFERS }, 0, GDRB_OPTG_WINDOW, "MODE",
-	  "where a window's messages live: slots (one buffer slot per message, as NIC and GPU traffic does) or single (every message from and into one buffer, as the OSU Micro-Benchmarks do by default; it stays in cache) (default slots)" },
-	{ { "sync", required_argument, NULL, OPT_SYNC }, 0, GDRB_OPTG_SYNC, "MODE",
-	  "between two timed calls: barrier (an untimed MPI barrier, so each sample is one call's completion time on that rank, as OMB does) or none (back to back, as nccl-tests does) (default barrier)" },
-	{ { "op", required_argument, NULL, OPT_OP }, 0, GDRB_OPTG_REDUCE, "OP",
-	  "reduction: sum, prod, min or max (default sum)" },
-	{ { "dtype", required_argument, NULL, OPT_DTYPE }, 0, GDRB_OPTG_REDUCE, "TYPE",
-	  "element type: int8, int32, int64, float or double (default float); sizes must be multiples of its size" },
-	{ { "root", required_argument, NULL, OPT_ROOT }, 0, GDRB_OPTG_ROOT, "N",
-	  "root rank (default 0)" },
-	{ { "in-place", no_argument, NULL, OPT_IN_PLACE }, 0, GDRB_OPTG_INPLACE, NULL,
-	  "MPI_IN_PLACE: the result overwrites the input buffer" },
-	{ { "mpi-cuda", required_argument, NULL, OPT_MPI_CUDA }, 0, GDRB_OPTG_MPI, "MODE",
-	  "whether MPI is handed device pointers: auto (MPIX_Query_cuda_support(), else MPIX_CUDA_AWARE_SUPPORT), yes or no; yes on an MPI that is not CUDA-aware crashes with --mem device (default auto)" },
-	{ { "bidir", no_argument, NULL, 'b' }, 'b', GDRB_OPTG_BIDIR, NULL,
-	  "bidirectional: both ranks of a pair send a window to each other at once" },
-	{ { "ib-dev", required_argument, NULL, OPT_IB_DEV }, 0, GDRB_OPTG_VERBS, "NAME[:PORT]",
-	  "RDMA device and port (default: the active port nearest this rank's GPU, else the first active port)" },
-	{ { "gid-index", required_argument, NULL, OPT_GID_INDEX }, 0, GDRB_OPTG_VERBS, "N",
-	  "GID index for RoCE (default: a RoCE v2 GID, IPv4-mapped before link-local)" },
-	{ { "mtu", required_argument, NULL, OPT_MTU }, 0, GDRB_OPTG_VERBS, "BYTES",
-	  "path MTU: 256, 512, 1024, 2048 or 4096 (default: the port's active MTU)" },
-	{ { "tx-depth", required_argument, NULL, OPT_TX_DEPTH }, 0, GDRB_OPTG_VERBS, "N",
-	  "send queue depth per QP (default " GDRB_STR(GDRB_DEF_TX_DEPTH) ")" },
-	{ { "qps", required_argument, NULL, OPT_QPS }, 0, GDRB_OPTG_VERBS, "N",
-	  "data QPs per pair; a window's messages go round-robin over them, latency uses the first (default " GDRB_STR(GDRB_DEF_QPS) ")" },
-	{ { "sl", required_argument, NULL, OPT_SL }, 0, GDRB_OPTG_VERBS, "N",
-	  "service level 0-15 (default 0)" },
-	{ { "tclass", required_argument, NULL, OPT_TCLASS }, 0, GDRB_OPTG_VERBS, "N",
-	  "traffic class 0-255 of the GRH (RoCE DSCP << 2; default 0)" },
-	{ { "reg", required_argument, NULL, OPT_REG }, 0, GDRB_OPTG_VERBS, "MODE",
-	  "device memory registration: auto (dma-buf, then peer memory), dmabuf or peermem (default auto)" },
-	{ { "no-relaxed-ordering", no_argument, NULL, OPT_NO_RELAXED }, 0, GDRB_OPTG_VERBS, NULL,
-	  "register memory without IBV_ACCESS_RELAXED_ORDERING" },
-	{ { "completion", required_argument, NULL, OPT_COMPLETION }, 0, GDRB_OPTG_COMPLETION, "MODE",
-	  "how the receiver learns a write arrived: poll (spin on the buffer's last byte), imm (write with immediate, receive completion) or auto (poll, imm for device memory; default auto)" },
-	{ { "wait", required_argument, NULL, OPT_WAIT }, 0, GDRB_OPTG_VERBS, "MODE",
-	  "how a rank waits for completions: spin (poll the completion queues), event (sleep on a completion channel until one is reported) or auto (event for the target of one-way write and read bandwidth, which only waits for the end; spin elsewhere) (default auto)" },
-	{ { "event", no_argument, NULL, OPT_EVENT }, 0, GDRB_OPTG_VERBS, NULL,
-	  "the same as --wait event (perftest's --use_event)" },
-	{ { "clock", required_argument, NULL, OPT_CLOCK }, 0, GDRB_OPTG_COMMON, "SRC",
-	  "timer: auto (invariant TSC where present) or monotonic (default auto)" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', GDRB_OPTG_COMMON, NULL,
-	  "progress and per-size details on stderr" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', GDRB_OPTG_COMMON, NULL,
-	  "print this help and exit" },
-	{ { "version", no_argument, NULL, 'V' }, 'V', GDRB_OPTG_COMMON, NULL,
-	  "print the version and exit" },
-};
-
-#define N_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
+#define N_CORE (sizeof(core_table) / sizeof(core_table[0]))
+#define MAX_OPTS 128
+#define FIRST_LONG_CODE 0x100
 
 /* Most characters of an argument quoted back in a message. */
 #define QUOTE_MAX 48
 
-void gdrb_opts_defaults(struct gdrb_params *p)
+/* The field an entry fills. */
+#define FIELD(type, params, o) ((type *)(void *)((char *)(params) + (o)->off))
+
+/* ---- the parsers a table entry names ---- */
+
+static int bad_integer(const struct gdrb_opt *o, const char *text)
 {
+	gdrb_usage_err("--%s: expected an integer from %llu to %llu, got '%s'", o->name,
+		       (unsigned long long)o->min, (unsigned long long)o->max, text);
+	return GDRB_ERR_USAGE;
+}
+
+/* An integer from o->min to o->max, digits only. */
+static int integer(const struct gdrb_opt *o, const char *text, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	/* strtoull would take a sign or leading blanks: a digit must come first. */
+	if (!isdigit((unsigned char)*text))
+		return bad_integer(o, text);
+	v = strtoull(text, &end, 10);
+	if (errno || *end || v < o->min || v > o->max)
+		return bad_integer(o, text);
+	*out = v;
+	return 0;
+}
+
+int gdrb_opt_u64(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	return integer(o, arg, FIELD(uint64_t, params, o));
+}
+
+int gdrb_opt_uint(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	uint64_t v;
+
+	if (integer(o, arg, &v))
+		return GDRB_ERR_USAGE;
+	*FIELD(unsigned, params, o) = (unsigned)v;
+	return 0;
+}
+
+int gdrb_opt_int(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	uint64_t v;
+
+	if (integer(o, arg, &v))
+		return GDRB_ERR_USAGE;
+	*FIELD(int, params, o) = (int)v;
+	return 0;
+}
+
+int gdrb_opt_size(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	const char *err;
+	size_t v;
+
+	if (gdrb_size_parse(arg, &v, &err) || v < o->min || v > o->max) {
+		gdrb_usage_err("--%s: expected a size %s, got '%s'", o->name, o->what, arg);
+		return GDRB_ERR_USAGE;
+	}
+	*FIELD(size_t, params, o) = v;
+	return 0;
+}
+
+/* Seconds up to 1e6; 0 ("never") only where o->min is 0. */
+int gdrb_opt_seconds(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	bool zero_ok = o->min == 0;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0.0 || (!zero_ok && v == 0.0) ||
+	    v > 1e6) {
+		gdrb_usage_err("--%s: expected seconds, a number %s 0 and at most 1e6, got '%s'",
+			       o->name, zero_ok ? "at least" : "above", arg);
+		return GDRB_ERR_USAGE;
+	}
+	*FIELD(double, params, o) = v;
+	return 0;
+}
+
+/* One of o->names, stored as its index. */
+int gdrb_opt_enum(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	char accepted[256];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < o->nnames; i++)
+		if (strcmp(arg, o->names[i]) == 0) {
+			*FIELD(int, params, o) = i;
+			return 0;
+		}
+	accepted[0] = '\0';
+	for (i = 0; i < o->nnames && n < sizeof(accepted); i++)
+		n += (size_t)snprintf(accepted + n, sizeof(accepted) - n, "%s%s", i ? ", " : "",
+				      o->names[i]);
+	gdrb_usage_err("--%s: unknown %s '%s'; accepted: %s", o->name, o->what, arg, accepted);
+	return GDRB_ERR_USAGE;
+}
+
+int gdrb_opt_string(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	*FIELD(const char *, params, o) = arg;
+	return 0;
+}
+
+int gdrb_opt_set_int(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	(void)arg;
+	*FIELD(int, params, o) = o->value;
+	return 0;
+}
+
+int gdrb_opt_set_bool(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	(void)arg;
+	*FIELD(bool, params, o) = o->value != 0;
+	return 0;
+}
+
+static int parse_sizes(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	const char *err;
+
+	if (!gdrb_sizes_parse(arg, FIELD(struct gdrb_sizes, params, o), &err))
+		return 0;
+	/* A long list is quoted by its head only: one line, not kilobytes. */
+	if (strlen(arg) > QUOTE_MAX)
+		gdrb_usage_err("-m/--sizes: %s in '%.*s...' (%zu characters); accepted: %s", err,
+			       QUOTE_MAX, arg, strlen(arg), GDRB_SIZE_FORMS);
+	else
+		gdrb_usage_err("-m/--sizes: %s in '%s'; accepted: %s", err, arg, GDRB_SIZE_FORMS);
+	return GDRB_ERR_USAGE;
+}
+
+static int parse_csv(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	if (!*arg) {
+		gdrb_usage_err("--csv: expected a file name");
+		return GDRB_ERR_USAGE;
+	}
+	return gdrb_opt_string(o, arg, params);
+}
+
+static int parse_mem(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	const char *hint;
+
+	if (gdrb_mem_kind_parse(arg, FIELD(enum gdrb_mem_kind, params, o), &hint) == 0)
+		return 0;
+	gdrb_usage_err("--mem: unknown memory kind '%s'; accepted: host, pinned, device%s%s%s", arg,
+		       hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+	return GDRB_ERR_USAGE;
+}
+
+static int parse_clock(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	if (strcmp(arg, "auto") && strcmp(arg, "monotonic")) {
+		gdrb_usage_err("--clock: unknown clock '%s'; accepted: auto, monotonic", arg);
+		return GDRB_ERR_USAGE;
+	}
+	*FIELD(bool, params, o) = strcmp(arg, "monotonic") == 0;
+	return 0;
+}
+
+static int parse_verbose(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	(void)arg;
+	(*FIELD(int, params, o))++;
+	return 0;
+}
+
+/* ---- the options of one binary ---- */
+
+/* Every option a binary knows, in --help order, with where its value goes. */
+struct entry {
+	const struct gdrb_opt *o;
+	void *params;           /* the core's params or a group's */
+	bool offered;           /* the binary takes it (else refused by name) */
+	int code;               /* getopt_long's value */
+};
+
+struct table {
+	struct entry e[MAX_OPTS];
+	size_t n;
+};
+
+/* COMMON always applies, and sizes unless the benchmark has none. */
+static unsigned core_bits(const struct gdrb_opt_set *set)
+{
+	unsigned bits = (set ? set->core : 0) | GDRB_OPTG_COMMON;
+
+	if (!(bits & GDRB_OPTG_NO_SIZES))
+		bits |= GDRB_OPTG_SIZES;
+	return bits;
+}
+
+static void *group_store(struct gdrb_params *p, size_t i)
+{
+	return p->store + p->group_off[i];
+}
+
+const void *gdrb_group_params(const struct gdrb_params *p, const struct gdrb_opt_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngroups; i++)
+		if (p->group[i] == g)
+			return p->store + p->group_off[i];
+	return NULL;
+}
+
+static int add_group(struct gdrb_params *p, const struct gdrb_opt_group *g)
+{
+	size_t off = 0, i;
+
+	if (gdrb_group_params(p, g))
+		return 0;
+	if (p->ngroups)
+		off = p->group_off[p->ngroups - 1] + p->group[p->ngroups - 1]->size;
+	off = (off + 15) & ~(size_t)15;
+	if (p->ngroups == GDRB_MAX_OPT_GROUPS || off + g->size > sizeof(p->store)) {
+		gdrb_err("internal: option group %s does not fit (%zu groups, %zu bytes)", g->name,
+			 p->ngroups, off + g->size);
+		return GDRB_ERR;
+	}
+	i = p->ngroups++;
+	p->group[i] = g;
+	p->group_off[i] = off;
+	if (g->defaults)
+		g->defaults(p->store + off);
+	return 0;
+}
+
+int gdrb_opts_defaults(struct gdrb_params *p, const struct gdrb_opt_set *set)
+{
+	const struct gdrb_opt_use *u;
+	const struct gdrb_opt_group *const *k;
 	const char *err;
 
 	memset(p, 0, sizeof(*p));
@@ -163,364 +370,107 @@ void gdrb_opts_defaults(struct gdrb_params *p)
 	p->gpu = -1;
 	p->window = GDRB_DEF_WINDOW;
 	gdrb_size_parse(GDRB_DEF_WINDOW_BYTES, &p->window_bytes, &err);
-	p->op = GDRB_SUM;
-	p->dtype = GDRB_FLOAT;
-	p->root = 0;
-	p->gid_index = -1;
-	p->tx_depth = GDRB_DEF_TX_DEPTH;
-	p->qps = GDRB_DEF_QPS;
-	p->reg_mode = GDRB_REG_AUTO;
-	p->relaxed_ordering = true;
 	p->staging = GDRB_STAGING_PIPELINED;
 	gdrb_size_parse(GDRB_DEF_STAGE_CHUNK, &p->stage_chunk, &err);
-	p->mpi_cuda = GDRB_MPI_CUDA_AUTO;
+	/* Known groups get their defaults too: a layer may read what its options did not set. */
+	for (u = set ? set->groups : NULL; u && u->group; u++)
+		if (add_group(p, u->group))
+			return GDRB_ERR;
+	for (k = set ? set->known : NULL; k && *k; k++)
+		if (add_group(p, *k))
+			return GDRB_ERR;
+	return 0;
 }
 
-
-
-/* Index of text in names[n], or -1. */
-static int lookup(const char *text, const char *const *names, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(text, names[i]) == 0)
-			return i;
-	return -1;
-}
-
-/* COMMON always applies, and sizes unless the benchmark has none. */
-static unsigned effective_groups(unsigned groups)
-{
-	groups |= GDRB_OPTG_COMMON;
-	if (!(groups & GDRB_OPTG_NO_SIZES))
-		groups |= GDRB_OPTG_SIZES;
-	return groups;
-}
-
-void gdrb_opts_usage(FILE *out, unsigned groups, const char *summary)
+static int add_entries(struct table *t, const struct gdrb_opt *opts, size_t n, void *params,
+		       unsigned select, int last)
 {
 	size_t i;
 
-	groups = effective_groups(groups);
+	for (i = 0; i < n; i++) {
+		struct entry *e;
+
+		if (last >= 0 && !!(opts[i].flags & GDRB_OPT_LAST) != last)
+			continue;
+		if (t->n == MAX_OPTS) {
+			gdrb_err("internal: more than %d options", MAX_OPTS);
+			return GDRB_ERR;
+		}
+		e = &t->e[t->n];
+		e->o = &opts[i];
+		e->params = params;
+		e->offered = (opts[i].when & select) != 0;
+		e->code = opts[i].short_opt ? opts[i].short_opt : FIRST_LONG_CODE + (int)t->n;
+		t->n++;
+	}
+	return 0;
+}
+
+/* The core's options, the groups' in the binary's order, then the core's last ones. */
+static int build_table(struct table *t, const struct gdrb_opt_set *set, struct gdrb_params *p)
+{
+	const struct gdrb_opt_use *u;
+	unsigned core = core_bits(set);
+	size_t i;
+
+	t->n = 0;
+	if (add_entries(t, core_table, N_CORE, p, core, 0))
+		return GDRB_ERR;
+	for (i = 0; i < p->ngroups; i++) {
+		unsigned select = 0;
+
+		for (u = set ? set->groups : NULL; u && u->group; u++)
+			if (u->group == p->group[i])
+				select = u->select;
+		if (add_entries(t, p->group[i]->opts, p->group[i]->nopts, group_store(p, i), select, -1))
+			return GDRB_ERR;
+	}
+	return add_entries(t, core_table, N_CORE, p, core, 1);
+}
+
+void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summary)
+{
+	static struct gdrb_params p;    /* only for the table's layout */
+	static struct table t;
+	size_t i;
+
+	if (gdrb_opts_defaults(&p, set) || build_table(&t, set, &p))
+		return;
 	fprintf(out, "Usage: %s [OPTION]...\n%s\n\n", gdrb_prog(), summary);
-	for (i = 0; i < N_OPTS; i++) {
-		const struct opt_desc *d = &opt_table[i];
+	for (i = 0; i < t.n; i++) {
+		const struct gdrb_opt *o = t.e[i].o;
 		char lhs[64];
 
-		if (!(d->group & groups))
+		if (!t.e[i].offered)
 			continue;
-		if (d->short_opt)
-			snprintf(lhs, sizeof(lhs), "-%c, --%s%s%s", d->short_opt, d->lo.name,
-				 d->arg ? " " : "", d->arg ? d->arg : "");
+		if (o->short_opt)
+			snprintf(lhs, sizeof(lhs), "-%c, --%s%s%s", o->short_opt, o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
 		else
-			snprintf(lhs, sizeof(lhs), "    --%s%s%s", d->lo.name, d->arg ? " " : "",
-				 d->arg ? d->arg : "");
-		fprintf(out, "  %-26s %s\n", lhs, d->help);
+			snprintf(lhs, sizeof(lhs), "    --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(out, "  %-26s %s\n", lhs, o->help);
 	}
 	fprintf(out, "\nExit status: 0 ok, 1 failure or invalid data, 2 bad usage, 77 unsupported on this node.\n");
 }
 
-static const struct opt_desc *find_desc(int code)
+static const struct entry *find_code(const struct table *t, int code)
 {
 	size_t i;
 
-	for (i = 0; i < N_OPTS; i++)
-		if (opt_table[i].lo.val == code)
-			return &opt_table[i];
+	for (i = 0; i < t->n; i++)
+		if (t->e[i].code == code)
+			return &t->e[i];
 	return NULL;
-}
-
-static int parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max,
-		     uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	/* strtoull would take a sign or leading blanks: a digit must come first. */
-	if (!isdigit((unsigned char)*text))
-		goto bad;
-	v = strtoull(text, &end, 10);
-	if (errno || *end || v < min || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	gdrb_usage_err("--%s: expected an integer from %llu to %llu, got '%s'", opt,
-		       (unsigned long long)min, (unsigned long long)max, text);
-	return GDRB_ERR_USAGE;
-}
-
-static int parse_seconds(const char *opt, const char *text, bool zero_ok, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(text, &end);
-	if (errno || end == text || *end || !isfinite(v) || v < 0.0 || (!zero_ok && v == 0.0) ||
-	    v > 1e6) {
-		gdrb_usage_err("--%s: expected seconds, a number %s 0 and at most 1e6, got '%s'",
-			       opt, zero_ok ? "at least" : "above", text);
-		return GDRB_ERR_USAGE;
-	}
-	*out = v;
-	return 0;
-}
-
-/* "mlx5_0" or "mlx5_0:1". */
-static int parse_ib_dev(const char *arg, struct gdrb_params *p)
-{
-	static char name[64];
-	const char *colon = strrchr(arg, ':');
-	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
-	unsigned long port = 0;
-	char *end = NULL;
-
-	if (colon) {
-		errno = 0;
-		port = strtoul(colon + 1, &end, 10);
-	}
-	if (n == 0 || n >= sizeof(name) ||
-	    (colon && (errno || !isdigit((unsigned char)colon[1]) || *end || port < 1 || port > 255))) {
-		gdrb_usage_err("--ib-dev: expected NAME or NAME:PORT (mlx5_0, mlx5_0:1), got '%s'", arg);
-		return GDRB_ERR_USAGE;
-	}
-	memcpy(name, arg, n);
-	name[n] = '\0';
-	p->ib_dev = name;
-	p->ib_port = (unsigned)port;
-	return 0;
-}
-
-static int apply(int code, const char *arg, struct gdrb_params *p)
-{
-	const char *err, *hint;
-	uint64_t v;
-	size_t v64;
-	int i;
-
-	switch (code) {
-	case 'm':
-		if (gdrb_sizes_parse(arg, &p->sizes, &err)) {
-			/* A long list is quoted by its head only: one line, not kilobytes. */
-			if (strlen(arg) > QUOTE_MAX)
-				gdrb_usage_err("-m/--sizes: %s in '%.*s...' (%zu characters); accepted: %s",
-					       err, QUOTE_MAX, arg, strlen(arg), GDRB_SIZE_FORMS);
-			else
-				gdrb_usage_err("-m/--sizes: %s in '%s'; accepted: %s", err, arg,
-					       GDRB_SIZE_FORMS);
-			return GDRB_ERR_USAGE;
-		}
-		return 0;
-	case 'n':
-		return parse_u64("iters", arg, 1, UINT64_C(1) << 24, &p->iters);
-	case 'w':
-		return parse_u64("warmup", arg, 0, UINT64_C(1) << 32, &p->warmup);
-	case OPT_MIN_ITERS:
-		return parse_u64("min-iters", arg, 1, UINT64_C(1) << 24, &p->min_iters);
-	case OPT_BUFFERS:
-		i = lookup(arg, gdrb_buffers_names, GDRB_BUFFERS_COUNT);
-		if (i < 0) {
-			gdrb_usage_err("--buffers: unknown mode '%s'; accepted: slots, single", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->buffers = i;
-		return 0;
-	case OPT_SYNC:
-		i = lookup(arg, gdrb_sync_names, GDRB_SYNC_COUNT);
-		if (i < 0) {
-			gdrb_usage_err("--sync: unknown mode '%s'; accepted: barrier, none", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->sync = i;
-		return 0;
-	case 'W':
-		if (parse_u64("window", arg, 1, 1u << 16, &v))
-			return GDRB_ERR_USAGE;
-		p->window = (unsigned)v;
-		return 0;
-	case OPT_WINDOW_BYTES:
-		if (gdrb_size_parse(arg, &v64, &err) || v64 == 0) {
-			gdrb_usage_err("--window-bytes: expected a size from 1 byte (64M, 1G, 4G), got '%s'", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->window_bytes = v64;
-		return 0;
-	case OPT_GPU:
-		if (parse_u64("gpu", arg, 0, 1023, &v))
-			return GDRB_ERR_USAGE;
-		p->gpu = (int)v;
-		return 0;
-	case 't':
-		return parse_seconds("time-per-size", arg, false, &p->time_per_size);
-	case 'T':
-		return parse_seconds("timeout", arg, true, &p->timeout);
-	case 'c':
-		p->validate = true;
-		return 0;
-	case OPT_CSV:
-		if (!*arg) {
-			gdrb_usage_err("--csv: expected a file name");
-			return GDRB_ERR_USAGE;
-		}
-		p->csv_path = arg;
-		return 0;
-	case OPT_LABEL:
-		p->label = arg;
-		return 0;
-	case OPT_MEM:
-		if (gdrb_mem_kind_parse(arg, &p->mem, &hint)) {
-			gdrb_usage_err("--mem: unknown memory kind '%s'; accepted: host, pinned, device%s%s%s",
-				       arg, hint ? " (did you mean '" : "", hint ? hint : "",
-				       hint ? "'?)" : "");
-			return GDRB_ERR_USAGE;
-		}
-		return 0;
-	case OPT_STAGING:
-		i = lookup(arg, gdrb_staging_names, GDRB_STAGING_COUNT);
-		if (i < 0) {
-			gdrb_usage_err("--staging: unknown mode '%s'; accepted: pipelined, serial, both", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->staging = i;
-		return 0;
-	case OPT_STAGE_CHUNK:
-		if (gdrb_size_parse(arg, &v64, &err) || v64 < GDRB_STAGE_CHUNK_MIN ||
-		    v64 > GDRB_STAGE_CHUNK_MAX) {
-			gdrb_usage_err("--stage-chunk: expected a size from 4K to 1G (512K, 1M), got '%s'", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->stage_chunk = v64;
-		return 0;
-	case OPT_OP:
-		i = lookup(arg, gdrb_redop_names, GDRB_REDOP_COUNT);
-		if (i < 0) {
-			gdrb_usage_err("--op: unknown reduction '%s'; accepted: sum, prod, min, max", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->op = (enum gdrb_redop)i;
-		return 0;
-	case OPT_DTYPE:
-		i = lookup(arg, gdrb_dtype_names, GDRB_DTYPE_COUNT);
-		if (i < 0) {
-			gdrb_usage_err("--dtype: unknown type '%s'; accepted: int8, int32, int64, float, double",
-				       arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->dtype = (enum gdrb_dtype)i;
-		return 0;
-	case OPT_ROOT:
-		if (parse_u64("root", arg, 0, 1u << 30, &v))
-			return GDRB_ERR_USAGE;
-		p->root = (int)v;
-		return 0;
-	case OPT_IN_PLACE:
-		p->in_place = true;
-		return 0;
-	case 'b':
-		p->bidir = true;
-		return 0;
-	case OPT_IB_DEV:
-		return parse_ib_dev(arg, p);
-	case OPT_GID_INDEX:
-		if (parse_u64("gid-index", arg, 0, 255, &v))
-			return GDRB_ERR_USAGE;
-		p->gid_index = (int)v;
-		return 0;
-	case OPT_MTU:
-		if (parse_u64("mtu", arg, 256, 4096, &v))
-			return GDRB_ERR_USAGE;
-		if (v & (v - 1)) {
-			gdrb_usage_err("--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->mtu = (int)v;
-		return 0;
-	case OPT_TX_DEPTH:
-		if (parse_u64("tx-depth", arg, 2, 1u << 15, &v))
-			return GDRB_ERR_USAGE;
-		p->tx_depth = (unsigned)v;
-		return 0;
-	case OPT_QPS:
-		if (parse_u64("qps", arg, 1, GDRB_MAX_QPS, &v))
-			return GDRB_ERR_USAGE;
-		p->qps = (unsigned)v;
-		return 0;
-	case OPT_SL:
-		if (parse_u64("sl", arg, 0, 15, &v))
-			return GDRB_ERR_USAGE;
-		p->sl = (unsigned)v;
-		return 0;
-	case OPT_TCLASS:
-		if (parse_u64("tclass", arg, 0, 255, &v))
-			return GDRB_ERR_USAGE;
-		p->tclass = (unsigned)v;
-		return 0;
-	case OPT_REG: {
-		enum gdrb_reg_mode mode;
-
-		if (gdrb_reg_mode_parse(arg, &mode)) {
-			gdrb_usage_err("--reg: unknown registration '%s'; accepted: auto, dmabuf, peermem", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->reg_mode = (int)mode;
-		return 0;
-	}
-	case OPT_NO_RELAXED:
-		p->relaxed_ordering = false;
-		return 0;
-	case OPT_COMPLETION: {
-		int m = lookup(arg, gdrb_completion_names, GDRB_COMPLETION_COUNT);
-
-		if (m < 0) {
-			gdrb_usage_err("--completion: unknown mode '%s'; accepted: auto, poll, imm", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->completion = m;
-		return 0;
-	}
-	case OPT_WAIT:
-		i = lookup(arg, gdrb_wait_names, GDRB_WAIT_COUNT);
-		if (i < 0) {
-			gdrb_usage_err("--wait: unknown mode '%s'; accepted: auto, spin, event", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->wait = i;
-		return 0;
-	case OPT_EVENT:
-		p->wait = GDRB_WAIT_EVENT;
-		return 0;
-	case OPT_MPI_CUDA:
-		i = lookup(arg, gdrb_mpi_cuda_names, GDRB_MPI_CUDA_COUNT);
-		if (i < 0) {
-			gdrb_usage_err("--mpi-cuda: unknown value '%s'; accepted: auto, yes, no", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->mpi_cuda = i;
-		return 0;
-	case OPT_CLOCK:
-		if (strcmp(arg, "auto") && strcmp(arg, "monotonic")) {
-			gdrb_usage_err("--clock: unknown clock '%s'; accepted: auto, monotonic", arg);
-			return GDRB_ERR_USAGE;
-		}
-		p->monotonic_clock = strcmp(arg, "monotonic") == 0;
-		return 0;
-	case 'v':
-		p->verbose++;
-		return 0;
-	}
-	return GDRB_ERR_USAGE;
 }
 
 int gdrb_opts_value(const char *name, const char *arg, struct gdrb_params *p)
 {
 	size_t i;
 
-	for (i = 0; i < N_OPTS; i++)
-		if (!strcmp(opt_table[i].lo.name, name))
-			return apply(opt_table[i].lo.val, arg, p);
+	for (i = 0; i < N_CORE; i++)
+		if (!strcmp(core_table[i].name, name) && core_table[i].parse)
+			return core_table[i].parse(&core_table[i], arg, p);
 	gdrb_err("gdrb_opts_value: no option --%s", name);
 	return GDRB_ERR;
 }
@@ -530,57 +480,74 @@ int gdrb_opts_value(const char *name, const char *arg, struct gdrb_params *p)
  * ignored: "--gpu 5" on host memory would otherwise measure no GPU at all
  * under a command line that names one.
  */
-static int device_only_option(const bool *given, const struct gdrb_params *p)
+static int device_only_options(const struct table *t, const bool *given, const struct gdrb_params *p)
 {
-	static const struct {
-		int code;
-		bool pinned_too;        /* also takes effect with --mem pinned */
-		const char *what;
-	} rules[] = {
-		{ OPT_GPU, true, "it picks the GPU of device and pinned memory" },
-		{ OPT_STAGING, false, "only --mem device has a staged path" },
-		{ OPT_STAGE_CHUNK, false, "only --mem device has a staged path" },
-		{ OPT_REG, false, "it chooses how GPU memory is registered" },
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		const struct opt_desc *d = find_desc(rules[i].code);
+	for (i = 0; i < t->n; i++) {
+		const struct gdrb_opt *o = t->e[i].o;
+		bool pinned_too = o->flags & GDRB_OPT_GPU_MEM;
 
-		if (!given[d - opt_table] || p->mem == GDRB_MEM_DEVICE ||
-		    (rules[i].pinned_too && p->mem == GDRB_MEM_PINNED))
+		if (!given[i] || !(o->flags & (GDRB_OPT_DEVICE | GDRB_OPT_GPU_MEM)) ||
+		    p->mem == GDRB_MEM_DEVICE || (pinned_too && p->mem == GDRB_MEM_PINNED))
 			continue;
 		gdrb_usage_err("--%s has no effect with --mem %s (%s): add --mem device%s, or drop --%s",
-			       d->lo.name, gdrb_mem_kind_name(p->mem), rules[i].what,
-			       rules[i].pinned_too ? " or pinned" : "", d->lo.name);
+			       o->name, gdrb_mem_kind_name(p->mem), o->needs,
+			       pinned_too ? " or pinned" : "", o->name);
 		return GDRB_ERR_USAGE;
 	}
 	return 0;
 }
 
-int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
+/* One option as getopt_long returned it: refused, given twice, or parsed. */
+static int take(const struct table *t, const struct entry *e, bool *given, const char *arg)
+{
+	const struct gdrb_opt *o = e->o;
+
+	if (!e->offered) {
+		gdrb_usage_err("--%s does not apply to %s; run '%s --help' for its options", o->name,
+			       gdrb_prog(), gdrb_prog());
+		return GDRB_ERR_USAGE;
+	}
+	/* The last of two values silently winning hides a typo in a long command line. */
+	if (given[e - t->e] && !(o->flags & GDRB_OPT_REPEAT)) {
+		if (o->short_opt)
+			gdrb_usage_err("-%c/--%s given twice; give each option once", o->short_opt,
+				       o->name);
+		else
+			gdrb_usage_err("--%s given twice; give each option once", o->name);
+		return GDRB_ERR_USAGE;
+	}
+	given[e - t->e] = true;
+	return o->parse(o, arg, e->params) ? GDRB_ERR_USAGE : 0;
+}
+
+int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const char *summary,
 		    struct gdrb_params *p)
 {
-	struct option longopts[N_OPTS + 1];
-	char shortopts[3 * N_OPTS + 2] = ":";
-	bool given[N_OPTS] = { false };
-	const struct opt_desc *d;
-	size_t i, n = 0, s = 1;
+	static struct table t;
+	struct option longopts[MAX_OPTS + 1];
+	char shortopts[3 * MAX_OPTS + 2] = ":";
+	bool given[MAX_OPTS] = { false };
+	const struct entry *e;
+	size_t i, s = 1;
 	int c;
 
-	gdrb_opts_defaults(p);
-	groups = effective_groups(groups);
+	if (gdrb_opts_defaults(p, set) || build_table(&t, set, p))
+		return GDRB_ERR;
 	/* Every option is known, so one that does not apply gets its own message. */
-	for (i = 0; i < N_OPTS; i++) {
-		d = &opt_table[i];
-		longopts[n++] = d->lo;
-		if (d->short_opt) {
-			shortopts[s++] = (char)d->short_opt;
-			if (d->arg)
+	for (i = 0; i < t.n; i++) {
+		const struct gdrb_opt *o = t.e[i].o;
+
+		longopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+					       NULL, t.e[i].code };
+		if (o->short_opt) {
+			shortopts[s++] = (char)o->short_opt;
+			if (o->arg)
 				shortopts[s++] = ':';
 		}
 	}
-	memset(&longopts[n], 0, sizeof(longopts[n]));
+	memset(&longopts[t.n], 0, sizeof(longopts[t.n]));
 	shortopts[s] = '\0';
 
 	opterr = 0;
@@ -590,7 +557,7 @@ int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 
 		if (c == 'h') {
 			if (gdrb_log_is_leader())
-				gdrb_opts_usage(stdout, groups, summary);
+				gdrb_opts_usage(stdout, set, summary);
 			return GDRB_PARSE_EXIT;
 		}
 		if (c == 'V') {
@@ -608,33 +575,16 @@ int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 			return GDRB_ERR_USAGE;
 		}
 		if (c == ':') {
-			d = find_desc(optopt ? optopt : 0);
-
-			if (d)
-				gdrb_usage_err("--%s needs a value: %s", d->lo.name, d->arg);
+			e = find_code(&t, optopt ? optopt : 0);
+			if (e)
+				gdrb_usage_err("--%s needs a value: %s", e->o->name, e->o->arg);
 			else
 				gdrb_usage_err("option '%s' needs a value; run '%s --help'", bad,
 					       gdrb_prog());
 			return GDRB_ERR_USAGE;
 		}
-		d = find_desc(c);
-		if (d && !(d->group & groups)) {
-			gdrb_usage_err("--%s does not apply to %s; run '%s --help' for its options",
-				       d->lo.name, gdrb_prog(), gdrb_prog());
-			return GDRB_ERR_USAGE;
-		}
-		/* The last of two values silently winning hides a typo in a long command line. */
-		if (d && given[d - opt_table] && c != 'v') {
-			if (d->short_opt)
-				gdrb_usage_err("-%c/--%s given twice; give each option once", d->short_opt,
-					       d->lo.name);
-			else
-				gdrb_usage_err("--%s given twice; give each option once", d->lo.name);
-			return GDRB_ERR_USAGE;
-		}
-		if (d)
-			given[d - opt_table] = true;
-		if (apply(c, optarg, p))
+		e = find_code(&t, c);
+		if (!e || take(&t, e, given, optarg))
 			return GDRB_ERR_USAGE;
 	}
 	if (optind < argc) {
@@ -642,16 +592,11 @@ int gdrb_opts_parse(int argc, char **argv, unsigned groups, const char *summary,
 			       argv[optind], gdrb_prog());
 		return GDRB_ERR_USAGE;
 	}
-	if (device_only_option(given, p))
+	if (device_only_options(&t, given, p))
 		return GDRB_ERR_USAGE;
-	if (p->completion == GDRB_COMPLETION_POLL && p->mem == GDRB_MEM_DEVICE) {
-		gdrb_usage_err("--completion poll: the CPU never polls GPU memory; with --mem device use imm or auto");
-		return GDRB_ERR_USAGE;
-	}
-	if (p->completion == GDRB_COMPLETION_POLL && p->wait == GDRB_WAIT_EVENT) {
-		gdrb_usage_err("--completion poll: a rank spinning on the buffer cannot sleep; with --wait event (--event) use imm or auto");
-		return GDRB_ERR_USAGE;
-	}
+	for (i = 0; i < p->ngroups; i++)
+		if (p->group[i]->check && p->group[i]->check(p, group_store(p, i)))
+			return GDRB_ERR_USAGE;
 	gdrb_set_verbose(p->verbose);
 	return GDRB_PARSE_RUN;
 }

@@ -59,6 +59,7 @@ static int topo_gpu(const struct gdrb_ctx *c, const struct gdrb_topo *t)
 /* Which device, port and GID; the choices are made on sysfs, then checked with libibverbs. */
 static int choose(struct gdrb_ctx *c, struct gdrb_verbs *v)
 {
+	const struct gdrb_verbs_params *vp = gdrb_verbs_params(c);
 	struct gdrb_gid_entry gids[GDRB_GID_MAX];
 	struct gdrb_port_choice pc;
 	struct gdrb_topo topo;
@@ -68,8 +69,8 @@ static int choose(struct gdrb_ctx *c, struct gdrb_verbs *v)
 
 	if (gdrb_topo_load("/sys", &topo))
 		memset(&topo, 0, sizeof(topo));
-	rc = gdrb_verbs_choose_port(&topo, c->p->ib_dev, c->p->ib_port, topo_gpu(c, &topo), &pc,
-				    why, sizeof(why));
+	rc = gdrb_verbs_choose_port(&topo, vp->ib_dev[0] ? vp->ib_dev : NULL, vp->ib_port,
+				    topo_gpu(c, &topo), &pc, why, sizeof(why));
 	if (rc) {
 		gdrb_usage_err("%s", why);
 		gdrb_topo_free(&topo);
@@ -88,10 +89,10 @@ static int choose(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	gdrb_topo_free(&topo);
 
 	v->gid_index = -1;
-	if (!v->ethernet && c->p->gid_index < 0)
+	if (!v->ethernet && vp->gid_index < 0)
 		return 0;       /* InfiniBand: LID routing, no GRH */
 	gdrb_gid_list("/sys", v->dev, v->port, gids, GDRB_GID_MAX, &ngids);
-	rc = gdrb_gid_choose(gids, ngids, c->p->gid_index, &v->gid_index, why, sizeof(why));
+	rc = gdrb_gid_choose(gids, ngids, vp->gid_index, &v->gid_index, why, sizeof(why));
 	if (rc) {
 		gdrb_usage_err("%s: %s", v->nic, why);
 		return rc;
@@ -177,7 +178,7 @@ static int reg_device(struct gdrb_ctx *c, struct gdrb_verbs *v)
 
 	for (i = 0; i < 2; i++) {
 		if (gdrb_reg_gpu(v->pd, bufs[i]->ptr, bufs[i]->len, v->access,
-				 (enum gdrb_reg_mode)c->p->reg_mode, &v->gpu_mr[i]) == 0) {
+				 (enum gdrb_reg_mode)gdrb_verbs_params(c)->reg_mode, &v->gpu_mr[i]) == 0) {
 			v->lkey[i] = v->gpu_mr[i].mr->lkey;
 			v->me.addr[i] = (uintptr_t)bufs[i]->ptr;
 			v->me.rkey[i] = v->gpu_mr[i].mr->rkey;
@@ -294,7 +295,8 @@ static int plan_queues(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	char sz[32], chunk[32];
 	size_t i, ring;
 
-	if (gdrb_queue_plan(v->nqps, c->p->tx_depth, rx_wanted(c, v), v->max_qp_wr, v->max_cqe, &q)) {
+	if (gdrb_queue_plan(v->nqps, gdrb_verbs_params(c)->tx_depth, rx_wanted(c, v), v->max_qp_wr,
+			    v->max_cqe, &q)) {
 		gdrb_usage_err("--qps %u: %s allows %d entries per completion queue, too few for %u QPs and the control QP",
 			       v->nqps, v->nic, v->max_cqe, v->nqps);
 		return GDRB_ERR_USAGE;
@@ -387,8 +389,8 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	v->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
 	v->active_mtu = pa.active_mtu;
 	v->me.lid = pa.lid;
-	v->me.mtu = (uint32_t)(c->p->mtu ? mtu_enum(c->p->mtu) < pa.active_mtu ?
-			       mtu_enum(c->p->mtu) : pa.active_mtu : pa.active_mtu);
+	v->me.mtu = (uint32_t)(gdrb_verbs_params(c)->mtu ? mtu_enum(gdrb_verbs_params(c)->mtu) < pa.active_mtu ?
+			       mtu_enum(gdrb_verbs_params(c)->mtu) : pa.active_mtu : pa.active_mtu);
 	v->max_chunk = pa.max_msg_sz < GDRB_VERBS_MAX_CHUNK ? pa.max_msg_sz : GDRB_VERBS_MAX_CHUNK;
 	/* A test knob: a smaller largest work request, to split small messages. */
 	if (env && *env && gdrb_size_parse(env, &max_size, &err) == 0 && max_size && max_size < v->max_chunk)
@@ -458,7 +460,7 @@ static int register_buffers(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	v->access = plain;
 #if HAVE_DECL_IBV_ACCESS_RELAXED_ORDERING
 	/* An optional flag: providers that cannot honour it ignore it. */
-	if (c->p->relaxed_ordering) {
+	if (gdrb_verbs_params(c)->relaxed_ordering) {
 		v->access |= IBV_ACCESS_RELAXED_ORDERING;
 		v->relaxed = true;
 	}
@@ -536,14 +538,14 @@ static int connect_qp(struct gdrb_ctx *c, struct gdrb_verbs *v, unsigned i)
 		a.max_dest_rd_atomic = (uint8_t)v->rd_atom;
 		a.min_rnr_timer = 1;    /* 0.01 ms */
 		a.ah_attr.dlid = (uint16_t)v->peer.lid;
-		a.ah_attr.sl = (uint8_t)c->p->sl;
+		a.ah_attr.sl = (uint8_t)gdrb_verbs_params(c)->sl;
 		a.ah_attr.port_num = (uint8_t)v->port;
 		if (v->gid_index >= 0) {
 			a.ah_attr.is_global = 1;
 			memcpy(a.ah_attr.grh.dgid.raw, v->peer.gid, sizeof(v->peer.gid));
 			a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
 			a.ah_attr.grh.hop_limit = 64;
-			a.ah_attr.grh.traffic_class = (uint8_t)c->p->tclass;
+			a.ah_attr.grh.traffic_class = (uint8_t)gdrb_verbs_params(c)->tclass;
 		}
 		step = "RTR";
 		rc = ibv_modify_qp(v->qp[i].qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
@@ -601,6 +603,7 @@ static const char *staged_how(enum gdrb_verbs_op op, bool pipelined)
 
 static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 {
+	const struct gdrb_verbs_params *vp = gdrb_verbs_params(c);
 	struct gdrb_verbs *v = calloc(1, sizeof(*v));
 	unsigned i;
 	int rc;
@@ -611,15 +614,15 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 	}
 	c->priv = v;
 	v->op = op;
-	v->nqps = c->p->qps;
+	v->nqps = vp->qps;
 	/* The target of a one-way write or read bandwidth test only waits for the window's end. */
-	v->sleeps = c->p->wait == GDRB_WAIT_EVENT ||
-		    (c->p->wait == GDRB_WAIT_AUTO && op != GDRB_VERBS_SEND &&
+	v->sleeps = vp->wait == GDRB_WAIT_EVENT ||
+		    (vp->wait == GDRB_WAIT_AUTO && op != GDRB_VERBS_SEND &&
 		     c->bench->traffic == GDRB_TRAFFIC_UNIDIR && !c->initiator);
 	v->poll = op == GDRB_VERBS_WRITE && c->bench->traffic == GDRB_TRAFFIC_PINGPONG &&
-		  (c->p->completion == GDRB_COMPLETION_POLL ||
-		   (c->p->completion == GDRB_COMPLETION_AUTO && c->p->mem != GDRB_MEM_DEVICE &&
-		    c->p->wait != GDRB_WAIT_EVENT));
+		  (vp->completion == GDRB_COMPLETION_POLL ||
+		   (vp->completion == GDRB_COMPLETION_AUTO && c->p->mem != GDRB_MEM_DEVICE &&
+		    vp->wait != GDRB_WAIT_EVENT));
 	srand48((long)getpid() ^ (long)time(NULL));
 	rc = choose(c, v);
 	if (!rc)
@@ -720,7 +723,7 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 		 v->nic, v->ethernet ? "Ethernet (RoCE)" : "InfiniBand", v->rate[0] ? v->rate : "rate unknown",
 		 mtu_bytes(mtu), gid,
 		 gdrb_topo_dist_name(v->dist), v->nearest ? "nearest active port to this rank's GPU" :
-		 c->p->ib_dev ? "chosen with --ib-dev" : "first active port; no GPU-NIC PCI path",
+		 gdrb_verbs_params(c)->ib_dev[0] ? "chosen with --ib-dev" : "first active port; no GPU-NIC PCI path",
 		 v->nqps, v->tx_depth, gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)),
 		 !v->relaxed ? "off" : v->poll ? "requested (off for the polled receive buffer)" : "requested",
 		 v->op == GDRB_VERBS_READ ? "the reader polls its send completion queue for its reads (the last read per QP is signaled); the owner learns the window is done from a control send" :
@@ -738,8 +741,8 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 	used = strlen(buf);
 	if (used + 1 < len)
 		snprintf(buf + used, len - used, "\n# waiting: %s",
-			 c->p->wait == GDRB_WAIT_EVENT ? "every rank sleeps on a completion channel until a completion is reported, then polls (--wait event)" :
-			 c->p->wait == GDRB_WAIT_SPIN || v->op == GDRB_VERBS_SEND ||
+			 gdrb_verbs_params(c)->wait == GDRB_WAIT_EVENT ? "every rank sleeps on a completion channel until a completion is reported, then polls (--wait event)" :
+			 gdrb_verbs_params(c)->wait == GDRB_WAIT_SPIN || v->op == GDRB_VERBS_SEND ||
 			 c->bench->traffic != GDRB_TRAFFIC_UNIDIR ? "every rank polls its completion queues" :
 			 "the initiator polls its completion queues; the target, which only waits for the window's end, sleeps on a completion channel (--wait spin: it polls too)");
 	used = strlen(buf);

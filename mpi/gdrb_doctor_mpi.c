@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdrb_doctor.h"
 #include "gdrb_boot_mpi.h"
+#include "gdrb_doctor.h"
 #include "gdrb_json.h"
 #include "gdrb_log.h"
 #include "gdrb_report.h"

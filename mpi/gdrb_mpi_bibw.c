@@ -6,6 +6,7 @@
 #include "gdrb_driver.h"
 #include "gdrb_log.h"
 #include "gdrb_mpi_p2p.h"
+#include "gdrb_transports.h"
 
 static int bibw_iteration(struct gdrb_ctx *c, size_t size)
 {
@@ -34,7 +35,9 @@ static const struct gdrb_bench mpi_bibw = {
 	.summary = "MPI bidirectional bandwidth (both ranks of a pair send a window at once)",
 	.metric = GDRB_METRIC_BW,
 	.traffic = GDRB_TRAFFIC_BIDIR,
-	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_MPI,
+	.opt_core = GDRB_OPTG_MEM | GDRB_OPTG_WINDOW,
+	.opt_groups = (const struct gdrb_opt_use[]){ { &gdrb_mpi_opts, GDRB_MPI_OPT_CUDA }, { NULL, 0 } },
+	.opt_known = gdrb_opt_catalog,
 	.setup = gdrb_mpi_p2p_setup,
 	.iteration = bibw_iteration,
 	.teardown = gdrb_mpi_p2p_teardown,

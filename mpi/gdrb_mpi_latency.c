@@ -6,6 +6,7 @@
 #include "gdrb_driver.h"
 #include "gdrb_log.h"
 #include "gdrb_mpi_p2p.h"
+#include "gdrb_transports.h"
 
 /* Pipelined staging: the message goes out in fragments, the answer comes back in fragments. */
 static int pipelined_iteration(struct gdrb_ctx *c, size_t size)
@@ -41,7 +42,9 @@ static const struct gdrb_bench mpi_latency = {
 	.summary = "MPI ping-pong latency (MPI_Send/MPI_Recv, half round trip)",
 	.metric = GDRB_METRIC_LAT,
 	.traffic = GDRB_TRAFFIC_PINGPONG,
-	.opt_groups = GDRB_OPTG_MEM | GDRB_OPTG_MPI,
+	.opt_core = GDRB_OPTG_MEM,
+	.opt_groups = (const struct gdrb_opt_use[]){ { &gdrb_mpi_opts, GDRB_MPI_OPT_CUDA }, { NULL, 0 } },
+	.opt_known = gdrb_opt_catalog,
 	.setup = gdrb_mpi_p2p_setup,
 	.iteration = latency_iteration,
 	.teardown = gdrb_mpi_p2p_teardown,

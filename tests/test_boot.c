@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gdrb_boot.h"
+#include "gdrb_boot_mpi.h"
 
 #define NONE { false, 0, false, 0 }
 #define QUERY(q) { true, (q), false, 0 }
@@ -63,8 +64,8 @@ static const struct decide_case cases[] = {
 START_TEST(test_decide)
 {
 	const struct decide_case *c = &cases[_i];
-	struct gdrb_boot b;
-	char why[sizeof(b.cuda_aware_why)];
+	struct gdrb_mpi_lib lib;
+	char why[sizeof(lib.cuda_aware_why)];
 	bool aware;
 
 	memset(why, 'x', sizeof(why));
@@ -72,7 +73,7 @@ START_TEST(test_decide)
 	ck_assert_msg(aware == c->aware, "%s: decided %s", c->what, aware ? "yes" : "no");
 	ck_assert_msg(strcmp(why, c->why) == 0, "%s: reason '%s', want '%s'", c->what, why, c->why);
 	/* The header's reason buffer holds it whole. */
-	ck_assert_uint_lt(strlen(c->why), sizeof(b.cuda_aware_why));
+	ck_assert_uint_lt(strlen(c->why), sizeof(lib.cuda_aware_why));
 	/* No reason wanted: the same answer. */
 	ck_assert(gdrb_mpi_cuda_decide(c->want, &c->facts, NULL, 0) == c->aware);
 }

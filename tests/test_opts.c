@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/opts.c: defaults, every option, and one-line usage errors. */
+/* Unit tests of common/opts.c and the layers' option groups: defaults, every option, and one-line usage errors. */
 #include "config.h"
 
 #include <check.h>
@@ -10,14 +10,28 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gdrb_boot.h"
+#include "gdrb_boot_mpi.h"
+#include "gdrb_coll_opts.h"
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
+#include "gdrb_reg.h"
+#include "gdrb_transports.h"
+#include "gdrb_verbs.h"
 
 #define PROG "test_opts"
 #define SUMMARY "Unit test of the option parser."
-#define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | GDRB_OPTG_COMPLETION | GDRB_OPTG_VERBS | \
-		    GDRB_OPTG_MPI | GDRB_OPTG_SYNC)
+
+/* The core's bits, then the layers' groups as a binary would take them. */
+enum {
+	T_VERBS = 1u << 16,     /* the verbs options */
+	T_COMPLETION = 1u << 17, /* ... and --completion */
+	T_MPI = 1u << 18,       /* --mpi-cuda */
+	T_SYNC = 1u << 19,      /* the collectives' --sync */
+	T_REDUCE = 1u << 20,    /* --op, --dtype */
+	T_ROOT = 1u << 21,      /* --root */
+};
+#define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | T_COMPLETION | T_VERBS | \
+		    T_MPI | T_SYNC)
 #define MAX_ARGS 16
 
 /* One parse: argv (NULL-terminated, without argv[0]) in, rc and output out. */
@@ -50,8 +64,39 @@ static void restore(FILE *stream, FILE *tmp, int saved, char *buf, size_t len)
 	fclose(tmp);
 }
 
+/* The option set of a binary taking `groups`; every shipped group is known. */
+static struct gdrb_opt_set opt_set(unsigned groups)
+{
+	static struct gdrb_opt_use uses[4];
+
+	uses[0] = (struct gdrb_opt_use){ &gdrb_coll_opts,
+		(groups & T_SYNC ? GDRB_COLL_OPT_SYNC : 0u) | (groups & T_REDUCE ? GDRB_COLL_OPT_REDUCE : 0u) |
+		(groups & T_ROOT ? GDRB_COLL_OPT_ROOT : 0u) };
+	uses[1] = (struct gdrb_opt_use){ &gdrb_mpi_opts, groups & T_MPI ? GDRB_MPI_OPT_CUDA : 0u };
+	uses[2] = (struct gdrb_opt_use){ &gdrb_verbs_opts,
+		(groups & T_VERBS ? GDRB_VERBS_OPTS : 0u) | (groups & T_COMPLETION ? GDRB_VERBS_OPT_COMPLETION : 0u) };
+	uses[3] = (struct gdrb_opt_use){ NULL, 0 };
+	return (struct gdrb_opt_set){ groups & 0xffffu, uses, gdrb_opt_catalog };
+}
+
+static const struct gdrb_verbs_params *verbs_of(const struct gdrb_params *p)
+{
+	return gdrb_group_params(p, &gdrb_verbs_opts);
+}
+
+static const struct gdrb_coll_params *coll_of(const struct gdrb_params *p)
+{
+	return gdrb_group_params(p, &gdrb_coll_opts);
+}
+
+static const struct gdrb_mpi_params *mpi_of(const struct gdrb_params *p)
+{
+	return gdrb_group_params(p, &gdrb_mpi_opts);
+}
+
 static int parse(struct parse_run *run, struct gdrb_params *p)
 {
+	struct gdrb_opt_set set = opt_set(run->groups);
 	char *argv[MAX_ARGS + 2];
 	FILE *out = tmpfile(), *err = tmpfile();
 	int argc = 0, saved_out, saved_err;
@@ -66,7 +111,7 @@ static int parse(struct parse_run *run, struct gdrb_params *p)
 
 	redirect(stdout, out, &saved_out);
 	redirect(stderr, err, &saved_err);
-	run->rc = gdrb_opts_parse(argc, argv, run->groups, SUMMARY, p);
+	run->rc = gdrb_opts_parse(argc, argv, &set, SUMMARY, p);
 	restore(stderr, err, saved_err, run->err, sizeof(run->err));
 	restore(stdout, out, saved_out, run->out, sizeof(run->out));
 	return run->rc;
@@ -103,7 +148,7 @@ static void check_defaults(const struct gdrb_params *p)
 	ck_assert_uint_eq(p->warmup, 100);
 	ck_assert_uint_eq(p->min_iters, 1000);
 	ck_assert_int_eq(p->buffers, GDRB_BUFFERS_SLOTS);
-	ck_assert_int_eq(p->sync, GDRB_SYNC_BARRIER);
+	ck_assert_int_eq(coll_of(p)->sync, GDRB_SYNC_BARRIER);
 	ck_assert_double_eq_tol(p->time_per_size, 0.3, 1e-12);
 	ck_assert_double_eq_tol(p->timeout, 60.0, 1e-12);
 	ck_assert_int_eq(p->mem, GDRB_MEM_HOST);
@@ -114,18 +159,24 @@ static void check_defaults(const struct gdrb_params *p)
 	ck_assert_ptr_null(p->label);
 	ck_assert_int_eq(p->verbose, 0);
 	ck_assert(!p->monotonic_clock);
-	ck_assert_int_eq(p->completion, GDRB_COMPLETION_AUTO);
-	ck_assert_int_eq(p->wait, GDRB_WAIT_AUTO);
-	ck_assert_int_eq(p->mpi_cuda, GDRB_MPI_CUDA_AUTO);
+	ck_assert_int_eq(verbs_of(p)->completion, GDRB_COMPLETION_AUTO);
+	ck_assert_int_eq(verbs_of(p)->wait, GDRB_WAIT_AUTO);
+	ck_assert_int_eq(verbs_of(p)->qps, GDRB_DEF_QPS);
+	ck_assert_int_eq(verbs_of(p)->gid_index, -1);
+	ck_assert(verbs_of(p)->relaxed_ordering);
+	ck_assert_int_eq(coll_of(p)->op, GDRB_SUM);
+	ck_assert_int_eq(coll_of(p)->dtype, GDRB_FLOAT);
+	ck_assert_int_eq(mpi_of(p)->cuda, GDRB_MPI_CUDA_AUTO);
 }
 
 START_TEST(test_defaults)
 {
 	struct parse_run run = { ALL_GROUPS, { NULL }, 0, "", "" };
+	struct gdrb_opt_set set = opt_set(ALL_GROUPS);
 	struct gdrb_params p;
 
 	memset(&p, 0x5a, sizeof(p));
-	gdrb_opts_defaults(&p);
+	ck_assert_int_eq(gdrb_opts_defaults(&p, &set), 0);
 	check_defaults(&p);
 
 	/* No options: the defaults, whatever p held before. */
@@ -233,20 +284,20 @@ START_TEST(test_flags)
 	ck_assert(!p.monotonic_clock);
 
 	PARSE_OK(&p, "--completion", "poll");
-	ck_assert_int_eq(p.completion, GDRB_COMPLETION_POLL);
+	ck_assert_int_eq(verbs_of(&p)->completion, GDRB_COMPLETION_POLL);
 	PARSE_OK(&p, "--completion=imm", "--mem", "device");
-	ck_assert_int_eq(p.completion, GDRB_COMPLETION_IMM);
+	ck_assert_int_eq(verbs_of(&p)->completion, GDRB_COMPLETION_IMM);
 	PARSE_OK(&p, "--completion", "auto", "--mem", "device");
-	ck_assert_int_eq(p.completion, GDRB_COMPLETION_AUTO);
+	ck_assert_int_eq(verbs_of(&p)->completion, GDRB_COMPLETION_AUTO);
 
 	PARSE_OK(&p, "--wait", "spin");
-	ck_assert_int_eq(p.wait, GDRB_WAIT_SPIN);
+	ck_assert_int_eq(verbs_of(&p)->wait, GDRB_WAIT_SPIN);
 	PARSE_OK(&p, "--wait=event");
-	ck_assert_int_eq(p.wait, GDRB_WAIT_EVENT);
+	ck_assert_int_eq(verbs_of(&p)->wait, GDRB_WAIT_EVENT);
 	PARSE_OK(&p, "--event", "--completion", "imm");
-	ck_assert_int_eq(p.wait, GDRB_WAIT_EVENT);
+	ck_assert_int_eq(verbs_of(&p)->wait, GDRB_WAIT_EVENT);
 	PARSE_OK(&p, "--wait", "auto");
-	ck_assert_int_eq(p.wait, GDRB_WAIT_AUTO);
+	ck_assert_int_eq(verbs_of(&p)->wait, GDRB_WAIT_AUTO);
 }
 END_TEST
 
@@ -295,9 +346,9 @@ START_TEST(test_window)
 	PARSE_OK(&p, "--buffers=slots");
 	ck_assert_int_eq(p.buffers, GDRB_BUFFERS_SLOTS);
 	PARSE_OK(&p, "--sync", "none");
-	ck_assert_int_eq(p.sync, GDRB_SYNC_NONE);
+	ck_assert_int_eq(coll_of(&p)->sync, GDRB_SYNC_NONE);
 	PARSE_OK(&p, "--sync=barrier");
-	ck_assert_int_eq(p.sync, GDRB_SYNC_BARRIER);
+	ck_assert_int_eq(coll_of(&p)->sync, GDRB_SYNC_BARRIER);
 }
 END_TEST
 
@@ -306,11 +357,52 @@ START_TEST(test_mpi_cuda)
 	struct gdrb_params p;
 
 	PARSE_OK(&p, "--mpi-cuda", "yes");
-	ck_assert_int_eq(p.mpi_cuda, GDRB_MPI_CUDA_YES);
+	ck_assert_int_eq(mpi_of(&p)->cuda, GDRB_MPI_CUDA_YES);
 	PARSE_OK(&p, "--mpi-cuda=no", "--mem", "device");
-	ck_assert_int_eq(p.mpi_cuda, GDRB_MPI_CUDA_NO);
+	ck_assert_int_eq(mpi_of(&p)->cuda, GDRB_MPI_CUDA_NO);
 	PARSE_OK(&p, "--mpi-cuda", "auto");
-	ck_assert_int_eq(p.mpi_cuda, GDRB_MPI_CUDA_AUTO);
+	ck_assert_int_eq(mpi_of(&p)->cuda, GDRB_MPI_CUDA_AUTO);
+}
+END_TEST
+
+/* The verbs group's options land in its own params, not the core's. */
+START_TEST(test_verbs_group)
+{
+	const struct gdrb_verbs_params *v;
+	struct gdrb_params p;
+
+	PARSE_OK(&p, "--ib-dev", "mlx5_1:2", "--mtu", "1024", "--qps", "4", "--tx-depth=64",
+		 "--gid-index", "3", "--sl", "5", "--tclass", "96", "--no-relaxed-ordering");
+	v = verbs_of(&p);
+	ck_assert_str_eq(v->ib_dev, "mlx5_1");
+	ck_assert_uint_eq(v->ib_port, 2);
+	ck_assert_int_eq(v->mtu, 1024);
+	ck_assert_uint_eq(v->qps, 4);
+	ck_assert_uint_eq(v->tx_depth, 64);
+	ck_assert_int_eq(v->gid_index, 3);
+	ck_assert_uint_eq(v->sl, 5);
+	ck_assert_uint_eq(v->tclass, 96);
+	ck_assert(!v->relaxed_ordering);
+	PARSE_OK(&p, "--ib-dev", "rxe0", "--reg", "peermem", "--mem", "device");
+	ck_assert_str_eq(verbs_of(&p)->ib_dev, "rxe0");
+	ck_assert_uint_eq(verbs_of(&p)->ib_port, 0);
+	ck_assert_int_eq(verbs_of(&p)->reg_mode, GDRB_REG_PEERMEM);
+	ck_assert_ptr_null(gdrb_group_params(&p, (const struct gdrb_opt_group *)&p));
+}
+END_TEST
+
+/* The collectives' group. */
+START_TEST(test_coll_group)
+{
+	struct parse_run run = { T_REDUCE | T_ROOT, { "--op", "max", "--dtype", "int64", "--root", "3", NULL },
+				 0, "", "" };
+	struct gdrb_params p;
+
+	ck_assert_int_eq(parse(&run, &p), GDRB_PARSE_RUN);
+	ck_assert_int_eq(coll_of(&p)->op, GDRB_MAX);
+	ck_assert_int_eq(coll_of(&p)->dtype, GDRB_INT64);
+	ck_assert_int_eq(coll_of(&p)->root, 3);
+	ck_assert(!coll_of(&p)->in_place);
 }
 END_TEST
 
@@ -400,9 +492,9 @@ static const struct bad_case bad_cases[] = {
 	{ GDRB_OPTG_MEM, { "--op", "sum" }, "--op does not apply to test_opts" },
 	{ GDRB_OPTG_MEM, { "--root", "1" }, "--root does not apply to test_opts" },
 	{ GDRB_OPTG_NO_SIZES, { "-m", "8" }, "--sizes does not apply to test_opts" },
-	{ GDRB_OPTG_REDUCE, { "--op", "avg" }, "--op: unknown reduction 'avg'; accepted: sum, prod, min, max" },
-	{ GDRB_OPTG_REDUCE, { "--dtype", "half" }, "--dtype: unknown type 'half'; accepted" },
-	{ GDRB_OPTG_ROOT, { "--root", "-1" }, "--root: expected an integer" },
+	{ T_REDUCE, { "--op", "avg" }, "--op: unknown reduction 'avg'; accepted: sum, prod, min, max" },
+	{ T_REDUCE, { "--dtype", "half" }, "--dtype: unknown type 'half'; accepted" },
+	{ T_ROOT, { "--root", "-1" }, "--root: expected an integer" },
 	{ ALL_GROUPS, { "--completion", "event" }, "--completion: unknown mode 'event'; accepted: auto, poll, imm" },
 	/* The CPU never polls GPU memory, whatever order the options come in. */
 	{ ALL_GROUPS, { "--completion", "poll", "--mem", "device" }, "--completion poll: the CPU never polls GPU memory" },
@@ -432,7 +524,16 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "--gpu", "0", "--mem", "host" }, "add --mem device or pinned, or drop --gpu" },
 	{ ALL_GROUPS, { "--mem", "pinned", "--staging", "serial" }, "--staging has no effect with --mem pinned" },
 	{ ALL_GROUPS, { "--stage-chunk", "1M" }, "--stage-chunk has no effect with --mem host" },
-	{ ALL_GROUPS | GDRB_OPTG_VERBS, { "--reg", "dmabuf", "--mem", "pinned" }, "--reg has no effect with --mem pinned" },
+	{ ALL_GROUPS | T_VERBS, { "--reg", "dmabuf", "--mem", "pinned" }, "--reg has no effect with --mem pinned" },
+	{ ALL_GROUPS, { "--reg", "gdr", "--mem", "device" }, "--reg: unknown registration 'gdr'; accepted: auto, dmabuf, peermem" },
+	{ ALL_GROUPS, { "--ib-dev", "mlx5_0:0" }, "--ib-dev: expected NAME or NAME:PORT (mlx5_0, mlx5_0:1), got 'mlx5_0:0'" },
+	{ ALL_GROUPS, { "--ib-dev", ":1" }, "--ib-dev: expected NAME or NAME:PORT" },
+	{ ALL_GROUPS, { "--mtu", "1000" }, "--mtu: expected 256, 512, 1024, 2048 or 4096, got '1000'" },
+	{ ALL_GROUPS, { "--mtu", "8192" }, "--mtu: expected an integer from 256 to 4096, got '8192'" },
+	{ ALL_GROUPS, { "--qps", "65" }, "--qps: expected an integer from 1 to 64, got '65'" },
+	{ T_VERBS, { "--completion", "imm" }, "--completion does not apply to test_opts" },
+	{ GDRB_OPTG_MEM, { "--qps", "2" }, "--qps does not apply to test_opts" },
+	{ T_REDUCE, { "--in-place" }, "--in-place does not apply to test_opts" },
 };
 
 /* Every bad input: GDRB_ERR_USAGE and one line "prog: ..." naming the problem. */
@@ -537,8 +638,9 @@ START_TEST(test_help_defaults)
 {
 	struct parse_run run = { ALL_GROUPS, { "--help" }, 0, "", "" };
 	struct gdrb_params p, def;
+	struct gdrb_opt_set set = opt_set(ALL_GROUPS);
 
-	gdrb_opts_defaults(&def);
+	gdrb_opts_defaults(&def, &set);
 	ck_assert_int_eq(parse(&run, &p), GDRB_PARSE_EXIT);
 	ck_assert_double_eq(help_default(run.out, "--iters N"), (double)def.iters);
 	ck_assert_double_eq(help_default(run.out, "--warmup N"), (double)def.warmup);
@@ -600,6 +702,8 @@ static Suite *opts_suite(void)
 	add_case(s, "mem_and_gpu", test_mem_and_gpu);
 	add_case(s, "window", test_window);
 	add_case(s, "mpi_cuda", test_mpi_cuda);
+	add_case(s, "verbs_group", test_verbs_group);
+	add_case(s, "coll_group", test_coll_group);
 	add_case(s, "all_together", test_all_together);
 	/* One run per bad input, each in a fresh process. */
 	tc = tcase_create("bad_input");
