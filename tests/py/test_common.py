@@ -242,3 +242,29 @@ class ProfileTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DispatchTest(unittest.TestCase):
+    """scripts/gdrb itself: a missing or unknown subcommand is one line and exit 2."""
+
+    def run_gdrb(self, *args):
+        import subprocess
+        return subprocess.run([str(gdrbtest.GDRB)] + list(args), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True)
+
+    def test_no_subcommand(self):
+        r = self.run_gdrb()
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stdout, "")
+        self.assertRegex(r.stderr, r"^gdrb: expected a subcommand: sweep, plot, accept, report; see --help\n$")
+
+    def test_unknown_subcommand(self):
+        r = self.run_gdrb("bogus")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(len(r.stderr.splitlines()), 1)
+        self.assertIn("unknown subcommand 'bogus'", r.stderr)
+
+    def test_help(self):
+        r = self.run_gdrb("--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("scripts/gdrb accept", r.stdout)

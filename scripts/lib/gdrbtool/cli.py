@@ -14,9 +14,12 @@ SUBCOMMANDS = ("sweep", "plot", "accept", "report")
 
 
 def main(argv: List[str], doc: str) -> int:
-    if not argv or argv[0] in ("-h", "--help"):
+    if argv and argv[0] in ("-h", "--help"):
         common.print_help(doc)
-        return 0 if argv else common.EXIT_USAGE
+        return 0
+    if not argv:
+        sys.stderr.write("gdrb: expected a subcommand: %s; see --help\n" % ", ".join(SUBCOMMANDS))
+        return common.EXIT_USAGE
     sub = argv[0]
     if sub not in SUBCOMMANDS:
         sys.stderr.write("gdrb: unknown subcommand '%s'; expected %s\n" % (sub, ", ".join(SUBCOMMANDS)))
