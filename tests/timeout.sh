@@ -54,14 +54,17 @@ load() {
 	done
 }
 
-mpi 2 "$top_builddir/mpi/gdrb_mpi_latency" -m 8:256M -t 0.2 -T 3 --label "$tag" --csv "$csv" \
+mpi 2 "$top_builddir/mpi/gdrb_mpi_latency" -m 8:256M -t 0.5 -T 3 --label "$tag" --csv "$csv" \
 	>"$WORK/out" 2>"$WORK/err" &
 launcher=$!
 
-# Wait for some rows, then freeze rank 1.
-wait_rows 4
+# Find rank 1 first, then freeze it as soon as three rows are in: early in a size's timed
+# iterations, not in the gather after them (a loaded machine made the lookup late enough for
+# that, and a gather has no one rank to name).
+wait_rows 2
 victim=$(rank_pid 1)
 [ -n "$victim" ] || { kill "$launcher"; fail "rank 1 not found"; }
+wait_rows 4
 rows_before=$(($(wc -l <"$csv") - 1))
 stopped_at=$(date +%s)
 kill -STOP "$victim"
