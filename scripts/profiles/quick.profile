@@ -3,7 +3,7 @@
 # Every point-to-point benchmark that applies on this host, 8 B to 1 GiB, with the binaries'
 # default time budget (0.3 s per size). Device memory runs where nvidia-smi lists a GPU, the verbs
 # benchmarks where /sys/class/infiniband lists an RDMA device; a binary that is not built is
-# skipped. About 30 s on a 2-core machine without GPU or NIC; a few minutes on a GPU node pair.
+# skipped. About 75 s on a 2-core machine without GPU or NIC; a few minutes on a GPU node pair.
 # It measures and does not judge: no rules. The acceptance profiles include it and add rules.
 #
 # The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
