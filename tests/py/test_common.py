@@ -14,6 +14,15 @@ import gdrbtest  # noqa: F401  (sys.path)
 from gdrbtool import common, profile
 
 
+def temp_file(case, text, suffix):
+    """A temporary file holding TEXT, removed when CASE's test ends; its path."""
+    fd, path = tempfile.mkstemp(suffix=suffix)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    case.addCleanup(os.unlink, path)
+    return path
+
+
 class SchemaTest(unittest.TestCase):
     def test_columns_come_from_the_definition(self):
         s = common.schema()
@@ -53,11 +62,7 @@ class SchemaTest(unittest.TestCase):
 
 class ReadCsvTest(unittest.TestCase):
     def write(self, text):
-        fd, path = tempfile.mkstemp(suffix=".csv")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        self.addCleanup(os.unlink, path)
-        return path
+        return temp_file(self, text, ".csv")
 
     def test_reads_quoted_fields(self):
         header = common.schema().header
@@ -188,10 +193,7 @@ class WriteAllTest(unittest.TestCase):
 
 class ProfileTest(unittest.TestCase):
     def load_text(self, text):
-        fd, path = tempfile.mkstemp(suffix=".profile")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        self.addCleanup(os.unlink, path)
+        path = temp_file(self, text, ".profile")
         return profile.load(path), path
 
     def refused(self, text, pattern):
