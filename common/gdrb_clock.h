@@ -28,6 +28,27 @@ extern struct gdrb_clock gdrb_clock;
 /* Decide the source and calibrate (about 20 ms when the TSC is used). */
 void gdrb_clock_init(int force_monotonic);
 
+/* Calibration: the span timed, the widest clock bracket a counter reading may
+ * have, and how many readings are tried at each end before giving up. */
+#define GDRB_CAL_SPAN_NS 20000000ull
+#define GDRB_CAL_BRACKET_NS 5000ull
+#define GDRB_CAL_TRIES 200
+
+/* The clocks a calibration reads; the unit tests give it fake ones. */
+struct gdrb_clock_src {
+	uint64_t (*mono_ns)(void *ctx);
+	uint64_t (*ticks)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * Counter ticks per microsecond of src->mono_ns over span_ns, each end read
+ * between two clock reads no more than GDRB_CAL_BRACKET_NS apart (so the rate
+ * is off by at most GDRB_CAL_BRACKET_NS / span_ns); 0 when an end could not be
+ * read undisturbed.
+ */
+double gdrb_clock_rate(const struct gdrb_clock_src *src, uint64_t span_ns);
+
 static inline uint64_t gdrb_mono_ns(void)
 {
 	struct timespec ts;
