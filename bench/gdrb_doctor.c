@@ -15,27 +15,27 @@
 
 int main(int argc, char **argv)
 {
-	struct doctor_opts o;
-	struct doctor d;
+	struct gdrb_doctor_opts o;
+	struct gdrb_doctor d;
 	int rc;
 
 	gdrb_log_init(argv[0]);
-	rc = doctor_parse(argc, argv, "Check the preconditions of GPUDirect RDMA on this node.", &o);
+	rc = gdrb_doctor_parse(argc, argv, "Check the preconditions of GPUDirect RDMA on this node.", &o);
 	if (rc)         /* > 0: --help or --version printed */
 		return rc < 0 ? GDRB_EXIT_USAGE : gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
-	rc = doctor_load(&d, &o);
+	rc = gdrb_doctor_load(&d, &o);
 	if (rc) {
 		gdrb_err("reading %s and %s: %s", o.sysfs_root, o.procfs_root, strerror(-rc));
-		doctor_free(&d);
+		gdrb_doctor_free(&d);
 		return GDRB_EXIT_FAIL;
 	}
-	doctor_run(&d);
+	gdrb_doctor_run(&d);
 	if (o.json)
-		doctor_print_json(&d, stdout);
+		gdrb_doctor_print_json(&d, stdout);
 	else
-		doctor_print_table(&d, stdout);
-	rc = doctor_verdict(&d) == DOC_FAIL ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
-	doctor_free(&d);
+		gdrb_doctor_print_table(&d, stdout);
+	rc = gdrb_doctor_verdict(&d) == GDRB_DOC_FAIL ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+	gdrb_doctor_free(&d);
 	/* A verdict nobody can read is no verdict. */
 	if (gdrb_stdout_close())
 		rc = GDRB_EXIT_FAIL;

@@ -7,10 +7,11 @@
 
 #include "gdrb_cuda_info.h"
 #include "gdrb_log.h"
+#include "gdrb_mem.h"
 
 int gdrb_cuda_inventory(struct gdrb_cuda_inventory *inv, char *why, size_t len)
 {
 	memset(inv, 0, sizeof(*inv));
-	snprintf(why, len, "gdrbench was built without CUDA; reconfigure with --with-cuda");
+	snprintf(why, len, "%s", GDRB_NO_CUDA);
 	return GDRB_ERR_UNSUPP;
 }

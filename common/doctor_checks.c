@@ -19,36 +19,15 @@
 /* Bytes of device memory each registration attempt uses. */
 #define PROBE_BYTES (2u << 20)
 
-static const struct {
-	const char *name, *title;
-} check_names[DOC_NCHECKS] = {
-	{ "rdma-ports", "RDMA devices and ports" },
-	{ "roce-gid", "RoCE v2 GID" },
-	{ "gpus", "GPUs, driver and runtime" },
-	{ "gpu-registration", "GPU memory registration" },
-	{ "peermem-dmabuf", "nvidia_peermem module, dma-buf support" },
-	{ "memlock", "RLIMIT_MEMLOCK" },
-	{ "iommu", "IOMMU mode" },
-	{ "acs", "PCIe ACS between GPU and NIC" },
-	{ "topology", "GPU-NIC distance" },
-	{ "pcie-links", "PCIe link speed and width" },
-	{ "bar1", "GPU BAR1 size" },
-};
-
-const char *doctor_check_name(int id)
-{
-	return id >= 1 && id <= DOC_NCHECKS ? check_names[id - 1].name : "?";
-}
-
-const char *doc_verdict_name(enum doc_verdict v)
+const char *gdrb_doc_verdict_name(enum gdrb_doc_verdict v)
 {
 	static const char *const names[] = { "SKIP", "PASS", "WARN", "FAIL" };
 
 	return names[v];
 }
 
-static void evidence(struct doc_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void evidence(struct doc_check *c, const char *fmt, ...)
+static void evidence(struct gdrb_doc_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void evidence(struct gdrb_doc_check *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -61,11 +40,11 @@ static void evidence(struct doc_check *c, const char *fmt, ...)
  * One finding. The check takes the worst verdict of its items, and the fix of
  * the first item that made it that bad.
  */
-static void item(struct doc_check *c, enum doc_verdict v, const char *fix, const char *fmt, ...)
+static void item(struct gdrb_doc_check *c, enum gdrb_doc_verdict v, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static void item(struct doc_check *c, enum doc_verdict v, const char *fix, const char *fmt, ...)
+static void item(struct gdrb_doc_check *c, enum gdrb_doc_verdict v, const char *fix, const char *fmt, ...)
 {
-	struct doc_item *items;
+	struct gdrb_doc_item *items;
 	va_list ap;
 
 	items = realloc(c->items, (c->nitems + 1) * sizeof(*items));
@@ -78,13 +57,13 @@ static void item(struct doc_check *c, enum doc_verdict v, const char *fix, const
 	items[c->nitems++].v = v;
 	if (v > c->v) {
 		c->v = v;
-		snprintf(c->fix, sizeof(c->fix), "%s", fix && v != DOC_PASS ? fix : "");
-	} else if (v == c->v && !c->fix[0] && fix && v != DOC_PASS) {
+		snprintf(c->fix, sizeof(c->fix), "%s", fix && v != GDRB_DOC_PASS ? fix : "");
+	} else if (v == c->v && !c->fix[0] && fix && v != GDRB_DOC_PASS) {
 		snprintf(c->fix, sizeof(c->fix), "%s", fix);
 	}
 }
 
-static int count_items(const struct doc_check *c, enum doc_verdict v)
+static int count_items(const struct gdrb_doc_check *c, enum gdrb_doc_verdict v)
 {
 	size_t i;
 	int n = 0;
@@ -115,7 +94,7 @@ static bool same_bdf(const char *a, const char *b)
 }
 
 /* The CUDA device behind a PCI GPU; -1 when CUDA was not asked or does not see it. */
-static int cuda_index(const struct doctor *d, const char *bdf)
+static int cuda_index(const struct gdrb_doctor *d, const char *bdf)
 {
 	int i;
 
@@ -125,7 +104,7 @@ static int cuda_index(const struct doctor *d, const char *bdf)
 	return -1;
 }
 
-static bool verbs_lists(const struct doctor *d, const char *name)
+static bool verbs_lists(const struct gdrb_doctor *d, const char *name)
 {
 	size_t i;
 
@@ -136,7 +115,7 @@ static bool verbs_lists(const struct doctor *d, const char *name)
 }
 
 /* 1. RDMA devices and ports */
-static void check_rdma_ports(struct doctor *d, struct doc_check *c)
+static void check_rdma_ports(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char fix_none[] =
 		"load the NIC's RDMA driver and ib_uverbs (modprobe mlx5_ib ib_uverbs; install "
@@ -156,34 +135,34 @@ static void check_rdma_ports(struct doctor *d, struct doc_check *c)
 	char verbs[64];
 
 	if (!t->nnics) {
-		item(c, DOC_FAIL, fix_none, "%s/class/infiniband %s", d->sysfs_root,
+		item(c, GDRB_DOC_FAIL, fix_none, "%s/class/infiniband %s", d->sysfs_root,
 		     t->have_ib_class ? "is empty" : "does not exist: no RDMA driver is loaded");
 		if (d->live)
-			item(c, DOC_FAIL, fix_none, "libibverbs: %s",
+			item(c, GDRB_DOC_FAIL, fix_none, "libibverbs: %s",
 			     d->verbs_ok ? "lists no device" : d->verbs_why);
 		evidence(c, "no RDMA device");
 		return;
 	}
 	if (d->live && !d->verbs_ok)
-		item(c, DOC_FAIL, fix_provider, "libibverbs cannot list devices: %s", d->verbs_why);
+		item(c, GDRB_DOC_FAIL, fix_provider, "libibverbs cannot list devices: %s", d->verbs_why);
 	for (n = 0; n < t->nnics; n++) {
 		const struct gdrb_topo_nic *nic = &t->nics[n];
 		bool nic_active = false;
 
 		if (d->live && d->verbs_ok && !verbs_lists(d, nic->name))
-			item(c, DOC_FAIL, fix_provider,
+			item(c, GDRB_DOC_FAIL, fix_provider,
 			     "%s: in sysfs, but libibverbs does not list it (no user-space provider)",
 			     nic->name);
 		for (p = 0; p < nic->nports; p++)
 			nic_active |= nic->ports[p].state == GDRB_PORT_ACTIVE;
 		if (!nic->nports)
-			item(c, DOC_FAIL, fix_port, "%s: no ports in sysfs", nic->name);
+			item(c, GDRB_DOC_FAIL, fix_port, "%s: no ports in sysfs", nic->name);
 		for (p = 0; p < nic->nports; p++) {
 			const struct gdrb_topo_port *pt = &nic->ports[p];
 			struct gdrb_rdma_port_attr attr;
 			char mtu[160] = "", why[256];
 			bool eth = !strcmp(pt->link_layer, "Ethernet");
-			enum doc_verdict v = DOC_PASS;
+			enum gdrb_doc_verdict v = GDRB_DOC_PASS;
 			int rdma_mtu = 0;
 			const char *fix = NULL;
 
@@ -211,10 +190,10 @@ static void check_rdma_ports(struct doctor *d, struct doc_check *c)
 					 pt->netdev[0] ? "netdev MTU unreadable" : "no netdev found");
 			}
 			if (pt->state != GDRB_PORT_ACTIVE) {
-				v = nic_active ? DOC_WARN : DOC_FAIL;
+				v = nic_active ? GDRB_DOC_WARN : GDRB_DOC_FAIL;
 				fix = fix_port;
 			} else if (rdma_mtu && rdma_mtu < 4096) {
-				v = DOC_WARN;
+				v = GDRB_DOC_WARN;
 				fix = eth ? fix_mtu : "set the subnet manager's MTU to 4096 "
 						      "(opensm: mtu 5 in the partition config)";
 			}
@@ -251,7 +230,7 @@ static void gid_ipv4(const char *gid, char *buf, size_t len)
 }
 
 /* 2. RoCE: a RoCE v2 GID exists, and its index */
-static void check_roce_gid(struct doctor *d, struct doc_check *c)
+static void check_roce_gid(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char fix[] =
 		"give the netdev an IP address (RoCE v2 GIDs are made from its addresses) and "
@@ -269,7 +248,7 @@ static void check_roce_gid(struct doctor *d, struct doc_check *c)
 				continue;
 			roce++;
 			if (pt->roce_v2_gid < 0) {
-				item(c, DOC_FAIL, fix,
+				item(c, GDRB_DOC_FAIL, fix,
 				     "%s port %u (%s): no RoCE v2 GID among %d GIDs (%d RoCE v1)",
 				     t->nics[n].name, pt->num, pt->netdev[0] ? pt->netdev : "no netdev",
 				     pt->ngids, pt->ngids - pt->nv2);
@@ -277,7 +256,7 @@ static void check_roce_gid(struct doctor *d, struct doc_check *c)
 			}
 			with_v2++;
 			gid_ipv4(pt->roce_v2_gid_text, v4, sizeof(v4));
-			item(c, DOC_PASS, NULL, "%s port %u (%s): RoCE v2 GID index %d = %s%s",
+			item(c, GDRB_DOC_PASS, NULL, "%s port %u (%s): RoCE v2 GID index %d = %s%s",
 			     t->nics[n].name, pt->num, pt->netdev[0] ? pt->netdev : "no netdev",
 			     pt->roce_v2_gid, pt->roce_v2_gid_text, v4);
 		}
@@ -288,7 +267,7 @@ static void check_roce_gid(struct doctor *d, struct doc_check *c)
 }
 
 /* 3. GPUs visible, driver and runtime versions */
-static void check_gpus(struct doctor *d, struct doc_check *c)
+static void check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char fix_gpu[] =
 		"install the GPU or pass it through to this VM or container; 'nvidia-smi -L' must "
@@ -325,31 +304,31 @@ static void check_gpus(struct doctor *d, struct doc_check *c)
 		 nv, cuda);
 
 	if (!t->ngpus)
-		item(c, d->live && d->cuda_ok ? DOC_WARN : DOC_FAIL, fix_gpu,
+		item(c, d->live && d->cuda_ok ? GDRB_DOC_WARN : GDRB_DOC_FAIL, fix_gpu,
 		     "no NVIDIA GPU (vendor 0x10de, class 0x0300/0x0302) under %s/bus/pci/devices",
 		     d->sysfs_root);
 	if (!nd->nv_version[0] && !nd->mod_nvidia)
-		item(c, DOC_FAIL, fix_driver, "%s", nv);
+		item(c, GDRB_DOC_FAIL, fix_driver, "%s", nv);
 	if (d->live && !d->cuda_ok)
-		item(c, DOC_FAIL, nd->nv_version[0] ? fix_cuda : fix_driver, "CUDA: %s", d->cuda_why);
+		item(c, GDRB_DOC_FAIL, nd->nv_version[0] ? fix_cuda : fix_driver, "CUDA: %s", d->cuda_why);
 	for (g = 0; g < t->ngpus; g++) {
 		const struct gdrb_pci_fn *fn = &t->gpus[g].pci;
 		int ci = cuda_index(d, fn->bdf);
 		bool bound = !strcmp(fn->driver, "nvidia");
 
-		item(c, bound ? DOC_PASS : DOC_FAIL, fix_driver,
+		item(c, bound ? GDRB_DOC_PASS : GDRB_DOC_FAIL, fix_driver,
 		     "%s device 0x%04x%s%s, driver %s, NUMA node %d%s", fn->bdf, fn->device,
 		     ci >= 0 ? " " : "", ci >= 0 ? d->cuda.devs[ci].name : "",
 		     fn->driver[0] ? fn->driver : "none", fn->numa_node,
 		     !d->live || !d->cuda_ok ? "" : ci >= 0 ? ", visible to CUDA" : ", not visible to CUDA");
 	}
 	if (d->live && d->cuda_ok && d->cuda.count < (int)t->ngpus)
-		item(c, DOC_WARN, "unset CUDA_VISIBLE_DEVICES (or check 'nvidia-smi')",
+		item(c, GDRB_DOC_WARN, "unset CUDA_VISIBLE_DEVICES (or check 'nvidia-smi')",
 		     "CUDA sees %d of the %zu GPUs", d->cuda.count, t->ngpus);
 }
 
 /* The CUDA device to pair with NIC n: one whose nearest NIC it is, else device 0. */
-static int gpu_for_nic(const struct doctor *d, size_t n)
+static int gpu_for_nic(const struct gdrb_doctor *d, size_t n)
 {
 	size_t g;
 	int ci;
@@ -361,7 +340,7 @@ static int gpu_for_nic(const struct doctor *d, size_t n)
 }
 
 /* 4. GPU memory registration really attempted on each NIC */
-static void check_registration(struct doctor *d, struct doc_check *c)
+static void check_registration(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char fix[] =
 		"load nvidia_peermem for peer memory; for dma-buf use the NVIDIA open kernel "
@@ -402,7 +381,7 @@ static void check_registration(struct doctor *d, struct doc_check *c)
 		nics++;
 		ok_nics += worked > 0;
 		for (m = 0; m < 2; m++)
-			item(c, rc[m] == 0 ? DOC_PASS : worked ? DOC_WARN : DOC_FAIL, fix,
+			item(c, rc[m] == 0 ? GDRB_DOC_PASS : worked ? GDRB_DOC_WARN : GDRB_DOC_FAIL, fix,
 			     "%s with GPU %d (%s): %s: %s", d->verbs_devs[v], gpu,
 			     d->cuda.devs[gpu].pci_bus_id,
 			     modes[m] == GDRB_REG_DMABUF ? "dma-buf" : "peer memory", att[m].why);
@@ -412,7 +391,7 @@ static void check_registration(struct doctor *d, struct doc_check *c)
 }
 
 /* 5. nvidia_peermem loaded; dma-buf support in kernel and driver */
-static void check_modules(struct doctor *d, struct doc_check *c)
+static void check_modules(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char fix_both[] =
 		"modprobe nvidia_peermem (and list it in /etc/modules-load.d), or use the NVIDIA "
@@ -446,10 +425,10 @@ static void check_modules(struct doctor *d, struct doc_check *c)
 			 nd->nv_version);
 
 	if (!nd->modules_readable)
-		item(c, DOC_SKIP, NULL, "module list unreadable (no %s/modules, no %s/module)",
+		item(c, GDRB_DOC_SKIP, NULL, "module list unreadable (no %s/modules, no %s/module)",
 		     d->procfs_root, d->sysfs_root);
 	else
-		item(c, peermem ? DOC_PASS : dmabuf ? DOC_WARN : DOC_FAIL,
+		item(c, peermem ? GDRB_DOC_PASS : dmabuf ? GDRB_DOC_WARN : GDRB_DOC_FAIL,
 		     dmabuf ? fix_peermem : fix_both, "%s",
 		     nd->mod_nvidia_peermem ? "nvidia_peermem loaded" :
 		     nd->mod_nv_peer_mem ? "nv_peer_mem loaded" :
@@ -457,17 +436,17 @@ static void check_modules(struct doctor *d, struct doc_check *c)
 			      "registration is possible" :
 			      "neither nvidia_peermem nor nv_peer_mem is loaded");
 	if (dmabuf)
-		item(c, DOC_PASS, NULL, "dma-buf: kernel %s, NVIDIA %s open kernel modules",
+		item(c, GDRB_DOC_PASS, NULL, "dma-buf: kernel %s, NVIDIA %s open kernel modules",
 		     nd->kernel, nd->nv_version);
 	else
-		item(c, peermem ? DOC_PASS : DOC_FAIL, fix_both, "dma-buf: unavailable: %s",
+		item(c, peermem ? GDRB_DOC_PASS : GDRB_DOC_FAIL, fix_both, "dma-buf: unavailable: %s",
 		     why[0] ? why + 2 : "reason unknown");
 	evidence(c, "peer memory: %s; dma-buf: %s",
 		 !nd->modules_readable ? "unknown" : peermem ? "yes" : "no", dmabuf ? "yes" : "no");
 }
 
 /* 6. RLIMIT_MEMLOCK large enough for what the runs asked about register */
-static void check_memlock(struct doctor *d, struct doc_check *c)
+static void check_memlock(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char how[] =
 		"'* - memlock unlimited' in /etc/security/limits.conf, LimitMEMLOCK=infinity for "
@@ -476,7 +455,7 @@ static void check_memlock(struct doctor *d, struct doc_check *c)
 	const char *src = d->live ? "getrlimit" : "self/limits";
 	struct gdrb_memlock_need need;
 	char size[32], total[48], max[32], text[512], fix[384];
-	enum doc_verdict v;
+	enum gdrb_doc_verdict v;
 	bool below;
 
 	/* The bandwidth benchmarks' figure: the latency ones register no more. */
@@ -495,8 +474,8 @@ static void check_memlock(struct doctor *d, struct doc_check *c)
 		return;
 	}
 	if (nd->memlock_unlimited) {
-		item(c, DOC_PASS, NULL, "RLIMIT_MEMLOCK unlimited (%s)", src);
-		item(c, DOC_PASS, NULL, "%s", text);
+		item(c, GDRB_DOC_PASS, NULL, "RLIMIT_MEMLOCK unlimited (%s)", src);
+		item(c, GDRB_DOC_PASS, NULL, "%s", text);
 		evidence(c, "unlimited; need %s (-m %s, --mem %s)", total, max,
 			 gdrb_mem_kind_name(d->mem));
 		return;
@@ -504,35 +483,35 @@ static void check_memlock(struct doctor *d, struct doc_check *c)
 	human_bytes(size, sizeof(size), (double)nd->memlock_bytes);
 	below = need.overflow || nd->memlock_bytes < need.bytes;
 	/* A finite limit that covers the need still stops larger runs and other libraries. */
-	v = !below ? DOC_WARN : nd->cap_ipc_lock ? DOC_WARN : DOC_FAIL;
+	v = !below ? GDRB_DOC_WARN : nd->cap_ipc_lock ? GDRB_DOC_WARN : GDRB_DOC_FAIL;
 	item(c, v, fix, "RLIMIT_MEMLOCK %s (%s) %s", size, src,
 	     below ? "is below the need: registering fails with ENOMEM" :
 		     "covers the need; registering more than that fails with ENOMEM");
-	item(c, below ? v : DOC_PASS, fix, "%s", text);
+	item(c, below ? v : GDRB_DOC_PASS, fix, "%s", text);
 	if (nd->cap_ipc_lock)
-		item(c, DOC_WARN, fix,
+		item(c, GDRB_DOC_WARN, fix,
 		     "this process has CAP_IPC_LOCK and is exempt; unprivileged jobs are not");
 	evidence(c, "%s; need %s (-m %s, --mem %s)%s", size, total, max, gdrb_mem_kind_name(d->mem),
 		 nd->cap_ipc_lock ? ", exempt here (CAP_IPC_LOCK)" : "");
 }
 
 /* 7. IOMMU mode */
-static void check_iommu(struct doctor *d, struct doc_check *c)
+static void check_iommu(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char fix[] =
 		"boot with iommu=pt (Intel: intel_iommu=on iommu=pt), or turn the IOMMU off in the "
 		"firmware: GPUDirect RDMA needs untranslated peer addresses";
 	const struct gdrb_node *nd = &d->node;
 
-	item(c, nd->iommu == GDRB_IOMMU_TRANSLATED ? DOC_FAIL : DOC_PASS, fix, "%s: %s",
+	item(c, nd->iommu == GDRB_IOMMU_TRANSLATED ? GDRB_DOC_FAIL : GDRB_DOC_PASS, fix, "%s: %s",
 	     gdrb_iommu_mode_name(nd->iommu), nd->iommu_why);
-	item(c, DOC_PASS, NULL, "%d IOMMU units in %s/class/iommu; kernel command line: %s",
+	item(c, GDRB_DOC_PASS, NULL, "%d IOMMU units in %s/class/iommu; kernel command line: %s",
 	     nd->iommu_units, d->sysfs_root, nd->iommu_args[0] ? nd->iommu_args : "no IOMMU options");
 	evidence(c, "%s (%s)", gdrb_iommu_mode_name(nd->iommu), nd->iommu_why);
 }
 
 /* 8. PCIe ACS on the bridges between each GPU and its nearest NIC */
-static void check_acs(struct doctor *d, struct doc_check *c)
+static void check_acs(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char fix[] =
 		"clear ACS redirect on those ports ('setpci -s BDF ECAP_ACS+0x6.w=0000' at every "
@@ -553,7 +532,7 @@ static void check_acs(struct doctor *d, struct doc_check *c)
 		nic = &t->nics[d->nic_of_gpu[g]];
 		pairs++;
 		if (d->dist_of_gpu[g] > GDRB_DIST_PXB) {
-			item(c, DOC_PASS, NULL,
+			item(c, GDRB_DOC_PASS, NULL,
 			     "GPU %s - %s: %s, the path crosses the host bridge; ACS does not "
 			     "change it (check 9)", t->gpus[g].pci.bdf, nic->name,
 			     gdrb_topo_dist_name(d->dist_of_gpu[g]));
@@ -577,30 +556,30 @@ static void check_acs(struct doctor *d, struct doc_check *c)
 		}
 		if (used) {
 			redirected++;
-			item(c, DOC_FAIL, fix,
+			item(c, GDRB_DOC_FAIL, fix,
 			     "GPU %s - %s: ACS redirects peer-to-peer to the root complex at %s",
 			     t->gpus[g].pci.bdf, nic->name, list);
 		} else if (unreadable) {
-			item(c, DOC_SKIP, fix_root,
+			item(c, GDRB_DOC_SKIP, fix_root,
 			     "GPU %s - %s: config space of the %zu bridges between them not "
 			     "readable (needs root)", t->gpus[g].pci.bdf, nic->name, nb);
 		} else {
-			item(c, DOC_PASS, NULL, "GPU %s - %s: %zu bridge%s between them, no ACS "
+			item(c, GDRB_DOC_PASS, NULL, "GPU %s - %s: %zu bridge%s between them, no ACS "
 			     "redirect", t->gpus[g].pci.bdf, nic->name, nb, nb == 1 ? "" : "s");
 		}
 	}
 	if (!pairs)
 		evidence(c, "no GPU with a PCI NIC to check");
-	else if (!count_items(c, DOC_PASS) && !redirected)
+	else if (!count_items(c, GDRB_DOC_PASS) && !redirected)
 		evidence(c, "ACS not readable: run as root");
 	else
 		evidence(c, "%d of %d GPU-NIC paths redirected by ACS", redirected, pairs);
-	if (count_items(c, DOC_SKIP) && c->v == DOC_PASS)
+	if (count_items(c, GDRB_DOC_SKIP) && c->v == GDRB_DOC_PASS)
 		snprintf(c->fix, sizeof(c->fix), "%s", fix_root);
 }
 
 /* 9. GPU-NIC topology */
-static void check_topology(struct doctor *d, struct doc_check *c)
+static void check_topology(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char fix_far[] =
 		"put each GPU and its NIC under one PCIe switch (move a card), or pick the nearest "
@@ -622,8 +601,8 @@ static void check_topology(struct doctor *d, struct doc_check *c)
 		const struct gdrb_pci_fn *gpu = &t->gpus[g].pci;
 		const struct gdrb_topo_nic *nic = &t->nics[d->nic_of_gpu[g]];
 		enum gdrb_topo_dist dist = d->dist_of_gpu[g];
-		enum doc_verdict v = dist <= GDRB_DIST_PXB ? DOC_PASS :
-				     dist == GDRB_DIST_SYS ? DOC_FAIL : DOC_WARN;
+		enum gdrb_doc_verdict v = dist <= GDRB_DIST_PXB ? GDRB_DOC_PASS :
+				     dist == GDRB_DIST_SYS ? GDRB_DOC_FAIL : GDRB_DOC_WARN;
 
 		per_class[dist]++;
 		item(c, v, dist == GDRB_DIST_SYS ? fix_sys : fix_far,
@@ -641,7 +620,7 @@ static void check_topology(struct doctor *d, struct doc_check *c)
 		 counts);
 }
 
-static void link_item(struct doc_check *c, const char *what, const struct gdrb_pci_fn *fn,
+static void link_item(struct gdrb_doc_check *c, const char *what, const struct gdrb_pci_fn *fn,
 		      bool gpu, int *down)
 {
 	static const char fix_down[] =
@@ -658,30 +637,30 @@ static void link_item(struct doc_check *c, const char *what, const struct gdrb_p
 
 	gdrb_pci_link_target(fn, &target_gts, &target_width);
 	if (!l->cur_gts || !l->cur_width || !target_gts || !target_width) {
-		item(c, DOC_SKIP, NULL, "%s %s: link speed or width not reported", what, fn->bdf);
+		item(c, GDRB_DOC_SKIP, NULL, "%s %s: link speed or width not reported", what, fn->bdf);
 		return;
 	}
 	if (l->cur_width < target_width || (!gpu && l->cur_gts < target_gts)) {
 		(*down)++;
-		item(c, DOC_FAIL, fix_down, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d) "
+		item(c, GDRB_DOC_FAIL, fix_down, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d) "
 		     "x%d: down-trained", what, fn->bdf, l->cur_gts, gdrb_pci_gen(l->cur_gts),
 		     l->cur_width, target_gts, gdrb_pci_gen(target_gts), target_width);
 	} else if (l->cur_gts < target_gts) {
-		item(c, DOC_WARN, fix_idle, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d): "
+		item(c, GDRB_DOC_WARN, fix_idle, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d): "
 		     "lower speed (idle GPU, or down-trained)", what, fn->bdf, l->cur_gts,
 		     gdrb_pci_gen(l->cur_gts), l->cur_width, target_gts, gdrb_pci_gen(target_gts));
 	} else if (target_gts < l->max_gts || target_width < l->max_width) {
-		item(c, DOC_WARN, fix_slot, "%s %s: %.1f GT/s (Gen%d) x%d, limited by the port above "
+		item(c, GDRB_DOC_WARN, fix_slot, "%s %s: %.1f GT/s (Gen%d) x%d, limited by the port above "
 		     "it (the card can do %.1f GT/s x%d)", what, fn->bdf, l->cur_gts,
 		     gdrb_pci_gen(l->cur_gts), l->cur_width, l->max_gts, l->max_width);
 	} else {
-		item(c, DOC_PASS, NULL, "%s %s: %.1f GT/s (Gen%d) x%d, its maximum", what, fn->bdf,
+		item(c, GDRB_DOC_PASS, NULL, "%s %s: %.1f GT/s (Gen%d) x%d, its maximum", what, fn->bdf,
 		     l->cur_gts, gdrb_pci_gen(l->cur_gts), l->cur_width);
 	}
 }
 
 /* 10. PCIe links of GPUs and NICs: current against maximum */
-static void check_links(struct doctor *d, struct doc_check *c)
+static void check_links(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	const struct gdrb_topo *t = &d->topo;
 	int down = 0;
@@ -701,11 +680,11 @@ static void check_links(struct doctor *d, struct doc_check *c)
 		evidence(c, "no GPU or NIC on the PCI bus");
 	else
 		evidence(c, "%zu links: %d at their maximum, %d down-trained, %d slower or limited",
-			 c->nitems, count_items(c, DOC_PASS), down, count_items(c, DOC_WARN));
+			 c->nitems, count_items(c, GDRB_DOC_PASS), down, count_items(c, GDRB_DOC_WARN));
 }
 
 /* 11. GPU BAR1 size against GPU memory */
-static void check_bar1(struct doctor *d, struct doc_check *c)
+static void check_bar1(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
 	static const char fix_none[] =
 		"enable 'Above 4G decoding' (and Resizable BAR) in the firmware so that BAR1 is "
@@ -724,31 +703,31 @@ static void check_bar1(struct doctor *d, struct doc_check *c)
 		human_bytes(size, sizeof(size), (double)gpu->bar1_bytes);
 		snprintf(bar, sizeof(bar), "%s in region %d", size, gpu->bar1_region);
 		if (!gpu->bar1_bytes)
-			item(c, DOC_FAIL, fix_none, "GPU %s: BAR1 not assigned (its resource file has no "
+			item(c, GDRB_DOC_FAIL, fix_none, "GPU %s: BAR1 not assigned (its resource file has no "
 			     "prefetchable memory BAR after BAR0)", gpu->pci.bdf);
 		else if (ci >= 0 && gpu->bar1_bytes < d->cuda.devs[ci].total_mem)
-			item(c, DOC_WARN, fix_small, "GPU %s: BAR1 %s < %s of memory: at most %s can "
+			item(c, GDRB_DOC_WARN, fix_small, "GPU %s: BAR1 %s < %s of memory: at most %s can "
 			     "be registered at once", gpu->pci.bdf, bar,
 			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem), size);
 		else if (ci >= 0)
-			item(c, DOC_PASS, NULL, "GPU %s: BAR1 %s >= %s of memory", gpu->pci.bdf, bar,
+			item(c, GDRB_DOC_PASS, NULL, "GPU %s: BAR1 %s >= %s of memory", gpu->pci.bdf, bar,
 			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem));
 		else if (gpu->bar1_bytes < BAR1_SMALL)
-			item(c, DOC_WARN, fix_small, "GPU %s: BAR1 %s (GPU memory unknown): at most "
+			item(c, GDRB_DOC_WARN, fix_small, "GPU %s: BAR1 %s (GPU memory unknown): at most "
 			     "%s can be registered at once", gpu->pci.bdf, bar, size);
 		else
-			item(c, DOC_PASS, NULL, "GPU %s: BAR1 %s (GPU memory unknown%s)", gpu->pci.bdf,
+			item(c, GDRB_DOC_PASS, NULL, "GPU %s: BAR1 %s (GPU memory unknown%s)", gpu->pci.bdf,
 			     bar, d->live ? ": not visible to CUDA" : ": fixture tree");
 	}
 	if (!t->ngpus)
 		evidence(c, "no GPU");
 	else
 		evidence(c, "%zu GPUs: %d with BAR1 >= memory (or >= 1 GiB), %d small, %d unassigned",
-			 t->ngpus, count_items(c, DOC_PASS), count_items(c, DOC_WARN),
-			 count_items(c, DOC_FAIL));
+			 t->ngpus, count_items(c, GDRB_DOC_PASS), count_items(c, GDRB_DOC_WARN),
+			 count_items(c, GDRB_DOC_FAIL));
 }
 
-int doctor_load(struct doctor *d, const struct doctor_opts *o)
+int gdrb_doctor_load(struct gdrb_doctor *d, const struct gdrb_doctor_opts *o)
 {
 	size_t g;
 	int rc;
@@ -776,48 +755,68 @@ int doctor_load(struct doctor *d, const struct doctor_opts *o)
 		d->nic_of_gpu[g] = gdrb_topo_nearest_nic(&d->topo, g, false, &d->dist_of_gpu[g]);
 	if (d->live) {
 		d->cuda_ok = gdrb_cuda_inventory(&d->cuda, d->cuda_why, sizeof(d->cuda_why)) == 0;
-		d->verbs_ok = gdrb_rdma_devices(d->verbs_devs, DOC_MAX_VERBS_DEVS, &d->nverbs,
+		d->verbs_ok = gdrb_rdma_devices(d->verbs_devs, GDRB_DOC_MAX_VERBS_DEVS, &d->nverbs,
 						d->verbs_why, sizeof(d->verbs_why)) == 0;
 	}
 	return 0;
 }
 
-void doctor_run(struct doctor *d)
+/* The checks in the order they run and print; the id is the position + 1. */
+static const struct {
+	const char *name;       /* stable, for scripts */
+	const char *title;
+	void (*run)(struct gdrb_doctor *, struct gdrb_doc_check *);
+} checks[GDRB_DOC_NCHECKS] = {
+	{ "rdma-ports", "RDMA devices and ports", check_rdma_ports },
+	{ "roce-gid", "RoCE v2 GID", check_roce_gid },
+	{ "gpus", "GPUs, driver and runtime", check_gpus },
+	{ "gpu-registration", "GPU memory registration", check_registration },
+	{ "peermem-dmabuf", "nvidia_peermem module, dma-buf support", check_modules },
+	{ "memlock", "RLIMIT_MEMLOCK", check_memlock },
+	{ "iommu", "IOMMU mode", check_iommu },
+	{ "acs", "PCIe ACS between GPU and NIC", check_acs },
+	{ "topology", "GPU-NIC distance", check_topology },
+	{ "pcie-links", "PCIe link speed and width", check_links },
+	{ "bar1", "GPU BAR1 size", check_bar1 },
+};
+
+const char *gdrb_doctor_check_name(int id)
 {
-	static void (*const run[DOC_NCHECKS])(struct doctor *, struct doc_check *) = {
-		check_rdma_ports, check_roce_gid, check_gpus, check_registration, check_modules,
-		check_memlock, check_iommu, check_acs, check_topology, check_links, check_bar1,
-	};
+	return id >= 1 && id <= GDRB_DOC_NCHECKS ? checks[id - 1].name : "?";
+}
+
+void gdrb_doctor_run(struct gdrb_doctor *d)
+{
 	int i;
 
-	for (i = 0; i < DOC_NCHECKS; i++) {
-		struct doc_check *c = &d->checks[i];
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++) {
+		struct gdrb_doc_check *c = &d->checks[i];
 
 		c->id = i + 1;
-		c->name = check_names[i].name;
-		c->title = check_names[i].title;
-		c->v = DOC_SKIP;
-		run[i](d, c);
+		c->name = checks[i].name;
+		c->title = checks[i].title;
+		c->v = GDRB_DOC_SKIP;
+		checks[i].run(d, c);
 	}
 }
 
-void doctor_free(struct doctor *d)
+void gdrb_doctor_free(struct gdrb_doctor *d)
 {
 	int i;
 
-	for (i = 0; i < DOC_NCHECKS; i++)
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++)
 		free(d->checks[i].items);
 	free(d->nic_of_gpu);
 	free(d->dist_of_gpu);
 	gdrb_topo_free(&d->topo);
 }
 
-enum doc_verdict doctor_verdict(const struct doctor *d)
+enum gdrb_doc_verdict gdrb_doctor_verdict(const struct gdrb_doctor *d)
 {
-	enum doc_verdict v = DOC_PASS;
+	enum gdrb_doc_verdict v = GDRB_DOC_PASS;
 	int i;
 
-	for (i = 0; i < DOC_NCHECKS; i++)
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++)
 		if (d->checks[i].v > v)
 			v = d->checks[i].v;
 	return v;

@@ -71,7 +71,7 @@ static bool is_live(const char *dir, const char *live)
 	return realpath(dir, real) && !strcmp(real, live);
 }
 
-int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts *o)
+int gdrb_doctor_parse(int argc, char **argv, const char *summary, struct gdrb_doctor_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },

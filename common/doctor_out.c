@@ -12,53 +12,53 @@
 /* Where evidence starts in the table: "NN name.............. VERDICT ". */
 #define EVIDENCE_COL 31
 
-static void counts_of(const enum doc_verdict v[DOC_NCHECKS], int n[4])
+static void counts_of(const enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS], int n[4])
 {
 	int i;
 
 	memset(n, 0, 4 * sizeof(*n));
-	for (i = 0; i < DOC_NCHECKS; i++)
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++)
 		n[v[i]]++;
 }
 
-static void verdicts(const struct doctor *d, enum doc_verdict v[DOC_NCHECKS])
+static void verdicts(const struct gdrb_doctor *d, enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS])
 {
 	int i;
 
-	for (i = 0; i < DOC_NCHECKS; i++)
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++)
 		v[i] = d->checks[i].v;
 }
 
-void doctor_summary_of(const char *host, const enum doc_verdict v[DOC_NCHECKS], char *buf,
+void gdrb_doctor_summary_of(const char *host, const enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS], char *buf,
 		       size_t len)
 {
-	enum doc_verdict worst = DOC_PASS;
+	enum gdrb_doc_verdict worst = GDRB_DOC_PASS;
 	size_t used;
 	int n[4], i;
 
 	counts_of(v, n);
-	for (i = 0; i < DOC_NCHECKS; i++)
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++)
 		if (v[i] > worst)
 			worst = v[i];
 	snprintf(buf, len, "%s: %s (%d PASS, %d WARN, %d FAIL, %d SKIP)", host,
-		 doc_verdict_name(worst), n[DOC_PASS], n[DOC_WARN], n[DOC_FAIL], n[DOC_SKIP]);
-	for (i = 0; i < DOC_NCHECKS; i++) {
+		 gdrb_doc_verdict_name(worst), n[GDRB_DOC_PASS], n[GDRB_DOC_WARN], n[GDRB_DOC_FAIL], n[GDRB_DOC_SKIP]);
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++) {
 		used = strlen(buf);
-		if (v[i] >= DOC_WARN && used < len)
-			snprintf(buf + used, len - used, " %d:%s=%s", i + 1, doctor_check_name(i + 1),
-				 doc_verdict_name(v[i]));
+		if (v[i] >= GDRB_DOC_WARN && used < len)
+			snprintf(buf + used, len - used, " %d:%s=%s", i + 1, gdrb_doctor_check_name(i + 1),
+				 gdrb_doc_verdict_name(v[i]));
 	}
 }
 
-void doctor_summary(const struct doctor *d, const char *host, char *buf, size_t len)
+void gdrb_doctor_summary(const struct gdrb_doctor *d, const char *host, char *buf, size_t len)
 {
-	enum doc_verdict v[DOC_NCHECKS];
+	enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS];
 
 	verdicts(d, v);
-	doctor_summary_of(host, v, buf, len);
+	gdrb_doctor_summary_of(host, v, buf, len);
 }
 
-void doctor_print_table(const struct doctor *d, FILE *f)
+void gdrb_doctor_print_table(const struct gdrb_doctor *d, FILE *f)
 {
 	char line[1024];
 	size_t k;
@@ -69,23 +69,23 @@ void doctor_print_table(const struct doctor *d, FILE *f)
 	fprintf(f, "# sysfs %s, procfs %s (%s)\n", d->sysfs_root, d->procfs_root,
 		d->live ? "this node" : "fixture tree: libibverbs and CUDA not asked");
 	fprintf(f, "#%2s %-17s %-8s %s\n", "", "check", "verdict", "evidence");
-	for (i = 0; i < DOC_NCHECKS; i++) {
-		const struct doc_check *c = &d->checks[i];
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++) {
+		const struct gdrb_doc_check *c = &d->checks[i];
 
-		fprintf(f, "%3d %-17s %-8s %s\n", c->id, c->name, doc_verdict_name(c->v),
+		fprintf(f, "%3d %-17s %-8s %s\n", c->id, c->name, gdrb_doc_verdict_name(c->v),
 			c->evidence);
 		for (k = 0; k < c->nitems; k++)
-			fprintf(f, "%*s%-4s %s\n", EVIDENCE_COL, "", doc_verdict_name(c->items[k].v),
+			fprintf(f, "%*s%-4s %s\n", EVIDENCE_COL, "", gdrb_doc_verdict_name(c->items[k].v),
 				c->items[k].text);
 		if (c->fix[0])
 			fprintf(f, "%*sfix: %s\n", EVIDENCE_COL, "", c->fix);
 	}
-	doctor_summary(d, gdrb_host(), line, sizeof(line));
+	gdrb_doctor_summary(d, gdrb_host(), line, sizeof(line));
 	fprintf(f, "# %s\n", line);
 	fflush(f);
 }
 
-static void json_topology(const struct doctor *d, struct gdrb_json *j)
+static void json_topology(const struct gdrb_doctor *d, struct gdrb_json *j)
 {
 	const struct gdrb_topo *t = &d->topo;
 	size_t g, n, p;
@@ -133,10 +133,10 @@ static void json_topology(const struct doctor *d, struct gdrb_json *j)
 	gdrb_json_close_array(j);
 }
 
-void doctor_print_json(const struct doctor *d, FILE *f)
+void gdrb_doctor_print_json(const struct gdrb_doctor *d, FILE *f)
 {
 	static const char *const keys[] = { "skip", "pass", "warn", "fail" };
-	enum doc_verdict v[DOC_NCHECKS];
+	enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS];
 	struct gdrb_json j;
 	size_t k;
 	int n[4], i;
@@ -151,27 +151,27 @@ void doctor_print_json(const struct doctor *d, FILE *f)
 	gdrb_json_string(&j, "sysfs_root", d->sysfs_root);
 	gdrb_json_string(&j, "procfs_root", d->procfs_root);
 	gdrb_json_bool(&j, "live", d->live);
-	gdrb_json_string(&j, "verdict", doc_verdict_name(doctor_verdict(d)));
+	gdrb_json_string(&j, "verdict", gdrb_doc_verdict_name(gdrb_doctor_verdict(d)));
 	gdrb_json_open_object(&j, "counts");
-	for (i = DOC_PASS; i <= DOC_FAIL; i++)
+	for (i = GDRB_DOC_PASS; i <= GDRB_DOC_FAIL; i++)
 		gdrb_json_int(&j, keys[i], n[i]);
-	gdrb_json_int(&j, keys[DOC_SKIP], n[DOC_SKIP]);
+	gdrb_json_int(&j, keys[GDRB_DOC_SKIP], n[GDRB_DOC_SKIP]);
 	gdrb_json_close_object(&j);
 	gdrb_json_open_array(&j, "checks");
-	for (i = 0; i < DOC_NCHECKS; i++) {
-		const struct doc_check *c = &d->checks[i];
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++) {
+		const struct gdrb_doc_check *c = &d->checks[i];
 
 		gdrb_json_open_object(&j, NULL);
 		gdrb_json_int(&j, "id", c->id);
 		gdrb_json_string(&j, "name", c->name);
 		gdrb_json_string(&j, "title", c->title);
-		gdrb_json_string(&j, "verdict", doc_verdict_name(c->v));
+		gdrb_json_string(&j, "verdict", gdrb_doc_verdict_name(c->v));
 		gdrb_json_string(&j, "evidence", c->evidence);
 		gdrb_json_string(&j, "fix", c->fix);
 		gdrb_json_open_array(&j, "items");
 		for (k = 0; k < c->nitems; k++) {
 			gdrb_json_open_object(&j, NULL);
-			gdrb_json_string(&j, "verdict", doc_verdict_name(c->items[k].v));
+			gdrb_json_string(&j, "verdict", gdrb_doc_verdict_name(c->items[k].v));
 			gdrb_json_string(&j, "text", c->items[k].text);
 			gdrb_json_close_object(&j);
 		}

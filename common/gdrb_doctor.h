@@ -20,29 +20,29 @@
 #include "gdrb_topo.h"
 
 /* Ordered so that the worse verdict is the larger; SKIP says nothing. */
-enum doc_verdict { DOC_SKIP, DOC_PASS, DOC_WARN, DOC_FAIL };
+enum gdrb_doc_verdict { GDRB_DOC_SKIP, GDRB_DOC_PASS, GDRB_DOC_WARN, GDRB_DOC_FAIL };
 
-#define DOC_NCHECKS 11
-#define DOC_MAX_VERBS_DEVS 64
+#define GDRB_DOC_NCHECKS 11
+#define GDRB_DOC_MAX_VERBS_DEVS 64
 
-struct doc_item {
-	enum doc_verdict v;
+struct gdrb_doc_item {
+	enum gdrb_doc_verdict v;
 	char text[448];
 };
 
-struct doc_check {
+struct gdrb_doc_check {
 	int id;
 	const char *name;               /* "rdma-ports": stable, for scripts */
 	const char *title;              /* "RDMA devices and ports" */
-	enum doc_verdict v;
+	enum gdrb_doc_verdict v;
 	char evidence[384];             /* one line: what was read */
 	char fix[384];                  /* one line: what to do; "" when nothing */
-	struct doc_item *items;         /* per device or per setting */
+	struct gdrb_doc_item *items;         /* per device or per setting */
 	size_t nitems;
 };
 
 /* Options shared by gdrb_doctor and gdrb_doctor_mpi. */
-struct doctor_opts {
+struct gdrb_doctor_opts {
 	const char *sysfs_root;         /* default "/sys" */
 	const char *procfs_root;        /* default "/proc" */
 	bool live;                      /* both roots are the running system's */
@@ -55,10 +55,10 @@ struct doctor_opts {
 	enum gdrb_mem_kind mem;         /* default device */
 };
 
-struct doctor {
+struct gdrb_doctor {
 	const char *sysfs_root, *procfs_root;
 	bool live;                      /* the running system: libibverbs and CUDA are asked too */
-	/* The runs check 6 computes the RLIMIT_MEMLOCK need of (doctor_opts). */
+	/* The runs check 6 computes the RLIMIT_MEMLOCK need of (gdrb_doctor_opts). */
 	const struct gdrb_sizes *sizes;
 	size_t max_size;
 	unsigned window;
@@ -73,38 +73,38 @@ struct doctor {
 	char cuda_why[256];
 
 	bool verbs_ok;
-	char verbs_devs[DOC_MAX_VERBS_DEVS][GDRB_RDMA_NAME_LEN];
+	char verbs_devs[GDRB_DOC_MAX_VERBS_DEVS][GDRB_RDMA_NAME_LEN];
 	size_t nverbs;
 	char verbs_why[256];
 
 	int *nic_of_gpu;                /* nearest NIC per GPU; -1 none */
 	enum gdrb_topo_dist *dist_of_gpu;
 
-	struct doc_check checks[DOC_NCHECKS];
+	struct gdrb_doc_check checks[GDRB_DOC_NCHECKS];
 };
 
 /*
  * Parse and check argv. 0: go on; 1: --help or --version printed (exit 0);
  * GDRB_ERR_USAGE after one line naming the option and its accepted form.
  */
-int doctor_parse(int argc, char **argv, const char *summary, struct doctor_opts *o);
+int gdrb_doctor_parse(int argc, char **argv, const char *summary, struct gdrb_doctor_opts *o);
 
 /* Read the roots o names, and (o->live) CUDA and libibverbs. 0 or a negative errno. */
-int doctor_load(struct doctor *d, const struct doctor_opts *o);
-void doctor_run(struct doctor *d);
-void doctor_free(struct doctor *d);
+int gdrb_doctor_load(struct gdrb_doctor *d, const struct gdrb_doctor_opts *o);
+void gdrb_doctor_run(struct gdrb_doctor *d);
+void gdrb_doctor_free(struct gdrb_doctor *d);
 
-enum doc_verdict doctor_verdict(const struct doctor *d);
-const char *doc_verdict_name(enum doc_verdict v);
+enum gdrb_doc_verdict gdrb_doctor_verdict(const struct gdrb_doctor *d);
+const char *gdrb_doc_verdict_name(enum gdrb_doc_verdict v);
 
-void doctor_print_table(const struct doctor *d, FILE *f);
-void doctor_print_json(const struct doctor *d, FILE *f);
+void gdrb_doctor_print_table(const struct gdrb_doctor *d, FILE *f);
+void gdrb_doctor_print_json(const struct gdrb_doctor *d, FILE *f);
 /* "host: FAIL (7 PASS, 1 WARN, 2 FAIL, 1 SKIP) 1:rdma-ports=FAIL ..." */
-void doctor_summary(const struct doctor *d, const char *host, char *buf, size_t len);
+void gdrb_doctor_summary(const struct gdrb_doctor *d, const char *host, char *buf, size_t len);
 /* The same from the verdicts of checks 1..11 alone (what gdrb_doctor_mpi gathers). */
-void doctor_summary_of(const char *host, const enum doc_verdict v[DOC_NCHECKS], char *buf,
+void gdrb_doctor_summary_of(const char *host, const enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS], char *buf,
 		       size_t len);
 /* The stable name of check id (1..11): "rdma-ports". */
-const char *doctor_check_name(int id);
+const char *gdrb_doctor_check_name(int id);
 
 #endif

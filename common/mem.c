@@ -166,8 +166,7 @@ const struct gdrb_mem_ops *gdrb_mem_ops_get(enum gdrb_mem_kind kind, const char 
 	case GDRB_MEM_DEVICE:
 		if (gpu_opened)
 			return &gdrb_mem_cuda_device_ops;
-		*why = gdrb_cuda_built() ? "no usable GPU was opened" :
-					   "gdrbench was built without CUDA";
+		*why = gdrb_cuda_built() ? "no usable GPU was opened" : GDRB_NO_CUDA;
 		return NULL;
 	}
 	return NULL;

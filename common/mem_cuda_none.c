@@ -17,7 +17,7 @@ static int none_alloc(struct gdrb_buf *buf, size_t len)
 {
 	(void)buf;
 	(void)len;
-	gdrb_err("gdrbench was built without CUDA; reconfigure with --with-cuda");
+	gdrb_err("%s", GDRB_NO_CUDA);
 	return GDRB_ERR_UNSUPP;
 }
 
@@ -62,7 +62,7 @@ int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *w
 	(void)local_rank;
 	memset(info, 0, sizeof(*info));
 	info->index = -1;
-	snprintf(why, len, "gdrbench was built without CUDA; reconfigure with --with-cuda");
+	snprintf(why, len, "%s", GDRB_NO_CUDA);
 	return GDRB_ERR_UNSUPP;
 }
 
@@ -72,14 +72,14 @@ int gdrb_cuda_copy(void *dst, const void *src, size_t len, bool settle)
 	(void)src;
 	(void)len;
 	(void)settle;
-	gdrb_err("gdrbench was built without CUDA");
+	gdrb_err("%s", GDRB_NO_CUDA);
 	return GDRB_ERR_UNSUPP;
 }
 
 int gdrb_cuda_stream_create(void **stream)
 {
 	*stream = NULL;
-	gdrb_err("gdrbench was built without CUDA");
+	gdrb_err("%s", GDRB_NO_CUDA);
 	return GDRB_ERR_UNSUPP;
 }
 
@@ -91,7 +91,7 @@ void gdrb_cuda_stream_destroy(void *stream)
 int gdrb_cuda_event_create(void **event)
 {
 	*event = NULL;
-	gdrb_err("gdrbench was built without CUDA");
+	gdrb_err("%s", GDRB_NO_CUDA);
 	return GDRB_ERR_UNSUPP;
 }
 

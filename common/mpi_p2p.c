@@ -131,16 +131,18 @@ static MPI_Request *next_req(struct gdrb_mpi_p2p *m)
 	return &m->reqs[m->nreqs++];
 }
 
-int gdrb_mpi_isend(struct gdrb_ctx *c, const void *buf, size_t len, int tag)
+/* Post len bytes to or from the peer, one request per GDRB_MPI_CHUNK bytes. */
+static int post(struct gdrb_ctx *c, char *p, size_t len, int tag, bool send)
 {
 	struct gdrb_mpi_p2p *m = c->priv;
-	const char *p = buf;
 
 	do {
 		MPI_Request *req = next_req(m);
 		int n = chunk_len(len);
 
-		if (!req || MPI_Isend(p, n, MPI_BYTE, c->peer, tag, MPI_COMM_WORLD, req) != MPI_SUCCESS)
+		if (!req || (send ? MPI_Isend(p, n, MPI_BYTE, c->peer, tag, MPI_COMM_WORLD, req) :
+				    MPI_Irecv(p, n, MPI_BYTE, c->peer, tag, MPI_COMM_WORLD, req)) !=
+				    MPI_SUCCESS)
 			return GDRB_ERR;
 		p += n;
 		len -= (size_t)n;
@@ -148,21 +150,14 @@ int gdrb_mpi_isend(struct gdrb_ctx *c, const void *buf, size_t len, int tag)
 	return 0;
 }
 
+int gdrb_mpi_isend(struct gdrb_ctx *c, const void *buf, size_t len, int tag)
+{
+	return post(c, (char *)buf, len, tag, true);
+}
+
 int gdrb_mpi_irecv(struct gdrb_ctx *c, void *buf, size_t len, int tag)
 {
-	struct gdrb_mpi_p2p *m = c->priv;
-	char *p = buf;
-
-	do {
-		MPI_Request *req = next_req(m);
-		int n = chunk_len(len);
-
-		if (!req || MPI_Irecv(p, n, MPI_BYTE, c->peer, tag, MPI_COMM_WORLD, req) != MPI_SUCCESS)
-			return GDRB_ERR;
-		p += n;
-		len -= (size_t)n;
-	} while (len);
-	return 0;
+	return post(c, buf, len, tag, false);
 }
 
 int gdrb_mpi_waitall(struct gdrb_ctx *c)

@@ -23,12 +23,12 @@ struct node_result {
 	char host[GDRB_HOST_MAX];
 	int32_t ran;
 	int32_t load_err;               /* -errno when the trees could not be read */
-	int32_t v[DOC_NCHECKS];
+	int32_t v[GDRB_DOC_NCHECKS];
 };
 
-static void print_json(const struct node_result *all, int n, enum doc_verdict worst)
+static void print_json(const struct node_result *all, int n, enum gdrb_doc_verdict worst)
 {
-	enum doc_verdict v[DOC_NCHECKS];
+	enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS];
 	struct gdrb_json j;
 	int r, i;
 
@@ -36,23 +36,23 @@ static void print_json(const struct node_result *all, int n, enum doc_verdict wo
 	gdrb_json_open_object(&j, NULL);
 	gdrb_json_string(&j, "tool", "gdrb_doctor_mpi");
 	gdrb_json_string(&j, "version", PACKAGE_VERSION);
-	gdrb_json_string(&j, "verdict", doc_verdict_name(worst));
+	gdrb_json_string(&j, "verdict", gdrb_doc_verdict_name(worst));
 	gdrb_json_open_array(&j, "nodes");
 	for (r = 0; r < n; r++) {
 		char line[1024];
 
 		if (!all[r].ran)
 			continue;
-		for (i = 0; i < DOC_NCHECKS; i++)
-			v[i] = (enum doc_verdict)all[r].v[i];
-		doctor_summary_of(all[r].host, v, line, sizeof(line));
+		for (i = 0; i < GDRB_DOC_NCHECKS; i++)
+			v[i] = (enum gdrb_doc_verdict)all[r].v[i];
+		gdrb_doctor_summary_of(all[r].host, v, line, sizeof(line));
 		gdrb_json_open_object(&j, NULL);
 		gdrb_json_string(&j, "host", all[r].host);
 		gdrb_json_int(&j, "rank", r);
 		gdrb_json_string(&j, "summary", line);
 		gdrb_json_open_object(&j, "checks");
-		for (i = 0; i < DOC_NCHECKS; i++)
-			gdrb_json_string(&j, doctor_check_name(i + 1), doc_verdict_name(v[i]));
+		for (i = 0; i < GDRB_DOC_NCHECKS; i++)
+			gdrb_json_string(&j, gdrb_doctor_check_name(i + 1), gdrb_doc_verdict_name(v[i]));
 		gdrb_json_close_object(&j);
 		gdrb_json_close_object(&j);
 	}
@@ -60,24 +60,24 @@ static void print_json(const struct node_result *all, int n, enum doc_verdict wo
 	gdrb_json_close_object(&j);
 }
 
-static enum doc_verdict print_nodes(const struct node_result *all, int n, bool json)
+static enum gdrb_doc_verdict print_nodes(const struct node_result *all, int n, bool json)
 {
-	enum doc_verdict worst = DOC_PASS, v[DOC_NCHECKS];
+	enum gdrb_doc_verdict worst = GDRB_DOC_PASS, v[GDRB_DOC_NCHECKS];
 	int r, i, nodes = 0, failed = 0;
 	char line[1024];
 
 	for (r = 0; r < n; r++) {
-		enum doc_verdict node = DOC_PASS;
+		enum gdrb_doc_verdict node = GDRB_DOC_PASS;
 
 		if (!all[r].ran)
 			continue;
 		nodes++;
-		for (i = 0; i < DOC_NCHECKS; i++) {
-			v[i] = (enum doc_verdict)all[r].v[i];
+		for (i = 0; i < GDRB_DOC_NCHECKS; i++) {
+			v[i] = (enum gdrb_doc_verdict)all[r].v[i];
 			if (v[i] > node)
 				node = v[i];
 		}
-		failed += node == DOC_FAIL;
+		failed += node == GDRB_DOC_FAIL;
 		if (node > worst)
 			worst = node;
 		if (json)
@@ -86,7 +86,7 @@ static enum doc_verdict print_nodes(const struct node_result *all, int n, bool j
 			printf("%s: FAIL (cannot read sysfs or procfs: %s)\n", all[r].host,
 			       strerror(-all[r].load_err));
 		else {
-			doctor_summary_of(all[r].host, v, line, sizeof(line));
+			gdrb_doctor_summary_of(all[r].host, v, line, sizeof(line));
 			printf("%s\n", line);
 		}
 	}
@@ -94,7 +94,7 @@ static enum doc_verdict print_nodes(const struct node_result *all, int n, bool j
 		print_json(all, n, worst);
 	else
 		printf("# %d node%s, %d with a FAIL: %s\n", nodes, nodes == 1 ? "" : "s", failed,
-		       doc_verdict_name(worst));
+		       gdrb_doc_verdict_name(worst));
 	return worst;
 }
 
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 {
 	struct gdrb_boot *b = &gdrb_boot_mpi;
 	struct node_result mine, *all = NULL;
-	struct doctor_opts o;
+	struct gdrb_doctor_opts o;
 	uint64_t code = GDRB_EXIT_OK;
 	int rc, i;
 
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 		return GDRB_EXIT_FAIL;
 	gdrb_log_set_rank(b->rank, b->hosts[b->rank]);
 	gdrb_log_set_leader(b->rank == 0);
-	rc = doctor_parse(argc, argv, "Check the preconditions of GPUDirect RDMA on every node of "
+	rc = gdrb_doctor_parse(argc, argv, "Check the preconditions of GPUDirect RDMA on every node of "
 			  "an MPI job; rank 0 prints one line per node.", &o);
 	if (rc) {
 		b->finalize(b);
@@ -120,19 +120,19 @@ int main(int argc, char **argv)
 	memset(&mine, 0, sizeof(mine));
 	snprintf(mine.host, sizeof(mine.host), "%s", b->hosts[b->rank]);
 	if (b->local_rank == 0) {
-		struct doctor d;
+		struct gdrb_doctor d;
 
 		mine.ran = 1;
-		mine.load_err = doctor_load(&d, &o);
+		mine.load_err = gdrb_doctor_load(&d, &o);
 		if (mine.load_err) {
-			for (i = 0; i < DOC_NCHECKS; i++)
-				mine.v[i] = DOC_FAIL;
+			for (i = 0; i < GDRB_DOC_NCHECKS; i++)
+				mine.v[i] = GDRB_DOC_FAIL;
 		} else {
-			doctor_run(&d);
-			for (i = 0; i < DOC_NCHECKS; i++)
+			gdrb_doctor_run(&d);
+			for (i = 0; i < GDRB_DOC_NCHECKS; i++)
 				mine.v[i] = (int32_t)d.checks[i].v;
 		}
-		doctor_free(&d);
+		gdrb_doctor_free(&d);
 	}
 	if (b->rank == 0) {
 		all = calloc((size_t)b->size, sizeof(*all));
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 	if (b->gather(b, &mine, sizeof(mine), all))
 		b->abort(b, GDRB_EXIT_FAIL);
 	if (b->rank == 0) {
-		code = print_nodes(all, b->size, o.json) == DOC_FAIL ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+		code = print_nodes(all, b->size, o.json) == GDRB_DOC_FAIL ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
 		if (gdrb_stdout_flush())
 			code = GDRB_EXIT_FAIL;
 	}
