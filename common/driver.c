@@ -598,12 +598,85 @@ static void cap_window(struct run *r, size_t size)
 	c->window = cap;
 }
 
+/*
+ * The size actually measured for the s-th size asked, its stride and window set;
+ * false when rounding mapped it onto the size before (measured once).
+ */
+static bool size_prepare(struct run *r, size_t s, size_t *size_out)
+{
+	struct gdrb_ctx *c = &r->c;
+	size_t size = r->p.sizes.v[s];
+
+	if (c->bench->adjust_size) {
+		size = c->bench->adjust_size(c, r->p.sizes.v[s]);
+		if (s > 0 && size == c->bench->adjust_size(c, r->p.sizes.v[s - 1]))
+			return false;
+	}
+	c->stride = r->p.buffers == GDRB_BUFFERS_SINGLE ? 0 : size;
+	c->window = gdrb_window_in_force(c, size);
+	cap_window(r, size);
+	*size_out = size;
+	return true;
+}
+
+static const struct outcome unsupported = {
+	.status = GDRB_ST_UNSUPPORTED, .bw_GBps = NAN, .algbw_GBps = NAN, .busbw_GBps = NAN,
+	.cpu_init_pct = NAN, .cpu_resp_pct = NAN,
+};
+
+/* Rank 0: the CSV rows of one path at one size, the `all` row and one per pair. */
+static void csv_rows(struct run *r, const struct gdrb_variant *v, size_t size,
+		     const struct outcome *all, const struct outcome *per_pair, int np)
+{
+	char label[32];
+	int q;
+
+	gdrb_drv_csv_row(r, v, size, "all", all);
+	if (!v->supported)
+		return;         /* said in the row; not a failure */
+	if (strcmp(all->status, GDRB_ST_OK))
+		r->exit_code = GDRB_EXIT_FAIL;
+	for (q = 0; q < np && np > 1; q++) {
+		snprintf(label, sizeof(label), "%d:%d", q, q + np);
+		gdrb_drv_csv_row(r, v, size, label, &per_pair[q]);
+	}
+}
+
+/* Rank 0: the table lines of one size (every path side by side), then its wrong bytes. */
+static void table_lines(struct run *r, size_t size, const struct outcome *agg,
+			const struct outcome *pairs, int np)
+{
+	struct gdrb_ctx *c = &r->c;
+	struct outcome line[GDRB_MAX_VARIANTS];
+	char label[32];
+	size_t i;
+	int q;
+
+	gdrb_drv_table_line(r, size, "all", agg);
+	for (q = 0; q < np && np > 1; q++) {
+		for (i = 0; i < c->nvariants; i++)
+			line[i] = c->variants[i].supported ? pairs[i * (size_t)np + q] : agg[i];
+		snprintf(label, sizeof(label), "%d:%d", q, q + np);
+		gdrb_drv_table_line(r, size, label, line);
+	}
+	for (i = 0; i < c->nvariants; i++)
+		if (agg[i].errors)
+			gdrb_err("%s: %llu wrong byte(s) at size %zu on the %s path (status invalid-data)",
+				 c->bench->name, (unsigned long long)agg[i].errors, size,
+				 c->variants[i].label);
+}
+
+/*
+ * Every size, every path. Each path's CSV rows are written as soon as it is
+ * measured (a later path that fails or hangs leaves them in the file); the table
+ * lines once the size is complete.
+ */
 static void sweep(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
 	struct outcome agg[GDRB_MAX_VARIANTS], *pairs;
-	size_t s, i;
-	int np = c->npairs ? c->npairs : 1, q;
+	size_t s, i, size;
+	int np = c->npairs ? c->npairs : 1;
 
 	pairs = calloc((size_t)np * GDRB_MAX_VARIANTS, sizeof(*pairs));
 	if (!pairs) {
@@ -612,66 +685,25 @@ static void sweep(struct run *r)
 		return;
 	}
 	for (s = 0; s < r->p.sizes.n; s++) {
-		size_t size = r->p.sizes.v[s];
-
-		if (c->bench->adjust_size) {
-			size_t asked = size;
-
-			size = c->bench->adjust_size(c, asked);
-			/* Rounding can map two sizes to one: measure it once. */
-			if (s > 0 && size == c->bench->adjust_size(c, r->p.sizes.v[s - 1]))
-				continue;
-		}
-		c->stride = r->p.buffers == GDRB_BUFFERS_SINGLE ? 0 : size;
-		c->window = gdrb_window_in_force(c, size);
-		cap_window(r, size);
+		if (!size_prepare(r, s, &size))
+			continue;
 		memset(agg, 0, sizeof(agg));
 		memset(pairs, 0, (size_t)np * GDRB_MAX_VARIANTS * sizeof(*pairs));
 		for (i = 0; i < c->nvariants; i++) {
 			const struct gdrb_variant *v = &c->variants[i];
 			struct outcome *po = pairs + i * (size_t)np;
 
-			if (!v->supported) {
-				agg[i] = (struct outcome){ .status = GDRB_ST_UNSUPPORTED, .bw_GBps = NAN,
-							   .algbw_GBps = NAN, .busbw_GBps = NAN,
-							   .cpu_init_pct = NAN, .cpu_resp_pct = NAN };
-				if (c->boot->rank == 0)
-					gdrb_drv_csv_row(r, v, size, "all", &agg[i]);
-				continue;
-			}
-			if (measure_variant(r, size, v, &agg[i], po)) {
+			if (!v->supported)
+				agg[i] = unsupported;
+			else if (measure_variant(r, size, v, &agg[i], po)) {
 				r->exit_code = GDRB_EXIT_FAIL;
 				goto out;
 			}
-			if (c->boot->rank != 0)
-				continue;
-			gdrb_drv_csv_row(r, v, size, "all", &agg[i]);
-			if (strcmp(agg[i].status, GDRB_ST_OK))
-				r->exit_code = GDRB_EXIT_FAIL;
-			for (q = 0; q < np && np > 1; q++) {
-				char label[32];
-
-				snprintf(label, sizeof(label), "%d:%d", q, q + np);
-				gdrb_drv_csv_row(r, v, size, label, &po[q]);
-			}
+			if (c->boot->rank == 0)
+				csv_rows(r, v, size, &agg[i], po, np);
 		}
-		if (c->boot->rank != 0)
-			continue;
-		gdrb_drv_table_line(r, size, "all", agg);
-		for (q = 0; q < np && np > 1; q++) {
-			struct outcome line[GDRB_MAX_VARIANTS];
-			char label[32];
-
-			for (i = 0; i < c->nvariants; i++)
-				line[i] = c->variants[i].supported ? pairs[i * (size_t)np + q] : agg[i];
-			snprintf(label, sizeof(label), "%d:%d", q, q + np);
-			gdrb_drv_table_line(r, size, label, line);
-		}
-		for (i = 0; i < c->nvariants; i++)
-			if (agg[i].errors)
-				gdrb_err("%s: %llu wrong byte(s) at size %zu on the %s path (status invalid-data)",
-					 c->bench->name, (unsigned long long)agg[i].errors, size,
-					 c->variants[i].label);
+		if (c->boot->rank == 0)
+			table_lines(r, size, agg, pairs, np);
 	}
 out:
 	free(pairs);
