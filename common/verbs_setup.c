@@ -326,8 +326,7 @@ static int plan_queues(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	return 0;
 }
 
-/* Device, protection domain, queues, QPs and memory regions; goto-unwound on failure. */
-/* The CQs that exist, in reverse order of creation; shared by open_verbs' unwinding and teardown. */
+/* The CQs that exist, in reverse order of creation; shared by create_verbs' unwinding and teardown. */
 static void destroy_cqs(struct gdrb_verbs *v)
 {
 	if (v->ctrl_cq)
@@ -360,13 +359,17 @@ static int open_channel(struct gdrb_verbs *v)
 	return 0;
 }
 
-static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
+/*
+ * Open the device and read what the run is planned from: the port's state and
+ * attributes, the device's limits, the queue plan, the GID. Nothing is created
+ * but the device context, closed again on failure.
+ */
+static int query_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 {
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
 	const char *env = getenv("GDRB_VERBS_MAX_MSG"), *err;
-	size_t max_size = gdrb_sizes_max(&c->p->sizes);
-	unsigned i;
+	size_t knob = 0;
 	int rc;
 
 	/* Before the device is opened: libmlx5 reads it as each QP of the context is created. */
@@ -393,9 +396,8 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 			       mtu_enum(gdrb_verbs_params(c)->mtu) : pa.active_mtu : pa.active_mtu);
 	v->max_chunk = pa.max_msg_sz < GDRB_VERBS_MAX_CHUNK ? pa.max_msg_sz : GDRB_VERBS_MAX_CHUNK;
 	/* A test knob: a smaller largest work request, to split small messages. */
-	if (env && *env && gdrb_size_parse(env, &max_size, &err) == 0 && max_size && max_size < v->max_chunk)
-		v->max_chunk = max_size;
-	max_size = gdrb_sizes_max(&c->p->sizes);
+	if (env && *env && gdrb_size_parse(env, &knob, &err) == 0 && knob && knob < v->max_chunk)
+		v->max_chunk = knob;
 	v->rd_atom = da.max_qp_rd_atom < 16 ? (da.max_qp_rd_atom ? da.max_qp_rd_atom : 1) : 16;
 	v->max_qp_wr = da.max_qp_wr;
 	v->max_cqe = da.max_cqe;
@@ -410,11 +412,25 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 		}
 		memcpy(v->me.gid, gid.raw, sizeof(v->me.gid));
 	}
+	return 0;
+
+err_ctx:
+	rc = GDRB_ERR;
+err_ctx_rc:
+	ibv_close_device(v->ctx);
+	v->ctx = NULL;
+	return rc;
+}
+
+/* Protection domain, completion channel, CQs and QPs on the open context; unwound on failure. */
+static int create_verbs(struct gdrb_verbs *v)
+{
+	unsigned i;
 
 	v->pd = ibv_alloc_pd(v->ctx);
 	if (!v->pd) {
 		gdrb_err("ibv_alloc_pd(%s): %s", v->nic, strerror(errno));
-		goto err_ctx;
+		return GDRB_ERR;
 	}
 	if (v->sleeps && open_channel(v))
 		goto err_cq;
@@ -445,12 +461,22 @@ err_cq:
 	destroy_cqs(v);
 	ibv_dealloc_pd(v->pd);
 	v->pd = NULL;
-err_ctx:
-	rc = GDRB_ERR;
-err_ctx_rc:
-	ibv_close_device(v->ctx);
-	v->ctx = NULL;
-	return rc;
+	return GDRB_ERR;
+}
+
+/* The device queried, then its resources created; the context closed again if they cannot be. */
+static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	int rc = query_verbs(c, v);
+
+	if (rc)
+		return rc;
+	if (create_verbs(v)) {
+		ibv_close_device(v->ctx);
+		v->ctx = NULL;
+		return GDRB_ERR;
+	}
+	return 0;
 }
 
 static int register_buffers(struct gdrb_ctx *c, struct gdrb_verbs *v)
