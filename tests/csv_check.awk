@@ -1,4 +1,4 @@
-# Check a gdrbench CSV against the schema (common/csv_schema.def, through schema.awk).
+# Check a gdrbench CSV against the schema (common/core/csv_schema.def, through schema.awk).
 # Variables (-v): status=S every row has status S; rows=N exactly N data rows;
 # ranks=N every row has N ranks; bench=B only rows of benchmark B are counted;
 # cpus=N a rank's CPU time is at most N x 100 % of the wall time (its threads; default 64).

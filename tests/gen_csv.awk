@@ -1,7 +1,7 @@
 # gen_csv.awk: write a synthetic gdrbench results CSV with plausible numbers for a node pair
 # with InfiniBand NDR (400 Gb/s) NICs and H100 GPUs, CUDA-aware MPI.
 #
-#   gawk -v schema_def=common/csv_schema.def -f tests/schema.awk -f tests/gen_csv.awk \
+#   gawk -v schema_def=common/core/csv_schema.def -f tests/schema.awk -f tests/gen_csv.awk \
 #        [-v fault=1] [-v rows=N] [-v pairs=P]
 #
 # 28 sizes (8 B..1 GiB) x mpi_latency, mpi_bw, write_lat, write_bw (host and device memory,

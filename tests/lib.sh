@@ -133,7 +133,7 @@ need_memory() {
 }
 
 csv_check() {
-	awk -v schema_def="$top_srcdir/common/csv_schema.def" -f "$top_srcdir/tests/schema.awk" \
+	awk -v schema_def="$top_srcdir/common/core/csv_schema.def" -f "$top_srcdir/tests/schema.awk" \
 		-f "$top_srcdir/tests/csv_check.awk" "$@"
 }
 

@@ -1,9 +1,9 @@
-# schema.awk: the CSV schema's columns from its one definition, common/csv_schema.def, for the
+# schema.awk: the CSV schema's columns from its one definition, common/core/csv_schema.def, for the
 # tests' awk programs (load with -f before them, with -v schema_def=FILE).
 # schema_load() sets SCHEMA_HEADER, SCHEMA_NF, SCHEMA_COL[name] = index, SCHEMA_TYPE[name].
 function schema_load(    line, p, n) {
 	if (schema_def == "") {
-		print "schema.awk: no -v schema_def=FILE (common/csv_schema.def)" > "/dev/stderr"
+		print "schema.awk: no -v schema_def=FILE (common/core/csv_schema.def)" > "/dev/stderr"
 		exit 2
 	}
 	n = 0

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of common/boot_cuda.c: whether an MPI takes device pointers,
+ * Unit tests of common/mpi/boot_cuda.c: whether an MPI takes device pointers,
  * from --mpi-cuda, the run-time query MPIX_Query_cuda_support() and the
  * compile-time MPIX_CUDA_AWARE_SUPPORT, and the reason the header prints.
  */

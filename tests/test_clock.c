@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the TSC calibration (common/clock.c's gdrb_clock_rate) on fake
+ * Unit tests of the TSC calibration (common/util/clock.c's gdrb_clock_rate) on fake
  * clocks: a counter at a known rate and a monotonic clock that both follow one
  * simulated time, every read taking a little of it, and a "preemption" (time
  * passing with no read) injected after any chosen read. A calibration that

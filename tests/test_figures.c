@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the figure arithmetic: common/figures.c's pure functions, and the
+ * Unit tests of the figure arithmetic: common/core/figures.c's pure functions, and the
  * driver's summary of one size (gdrb_drv_summarise) on synthetic samples from fake
  * benchmarks. Every expected value is worked out by hand in the comment beside it, so
  * a wrong factor (a round trip not halved, a window not divided, both directions not

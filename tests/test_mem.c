@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of common/mem.c and its CUDA backend (mem_cuda.c or
+ * Unit tests of common/mem/mem.c and its CUDA backend (mem_cuda.c or
  * mem_cuda_none.c): memory kinds, host and pinned buffers, pattern fill and
  * check through the ops, and device memory reporting "unavailable" cleanly
  * where no GPU can be opened.

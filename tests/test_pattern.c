@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/pattern.c: the validation pattern and its checker. */
+/* Unit tests of common/util/pattern.c: the validation pattern and its checker. */
 #include "config.h"
 
 #include <check.h>

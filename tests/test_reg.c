@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of common/reg_common.c and the GPU registration backend
+ * Unit tests of common/verbs/reg_common.c and the GPU registration backend
  * (reg.c, or reg_none.c when verbs or CUDA is not built): mode names, what
  * each errno means, and failures reported, never crashed on, where no GPU or
  * no RDMA device exists.

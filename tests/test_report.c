@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/report.c: CSV header, rows, quoting, appending; the table. */
+/* Unit tests of common/core/report.c: CSV header, rows, quoting, appending; the table. */
 #include "config.h"
 
 #include <check.h>
@@ -18,7 +18,7 @@
 #include "gdrb_log.h"
 #include "gdrb_report.h"
 
-/* The CSV schema scripts and plots depend on, from its one definition (common/csv_schema.def). */
+/* The CSV schema scripts and plots depend on, from its one definition (common/core/csv_schema.def). */
 #define GDRB_CSV_COL(name, type) "," #name
 static const char schema_list[] =
 #include "csv_schema.def"

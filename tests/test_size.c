@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/size.c: "-m" size forms and size printing. */
+/* Unit tests of common/util/size.c: "-m" size forms and size printing. */
 #include "config.h"
 
 #include <check.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/stats.c: summaries and percentiles of known vectors. */
+/* Unit tests of common/util/stats.c: summaries and percentiles of known vectors. */
 #include "config.h"
 
 #include <check.h>

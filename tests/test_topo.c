@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of common/topo.c, node.c, sysfs.c and json.c on the fixture
+ * Unit tests of common/sysinfo/topo.c, node.c, sysfs.c and json.c on the fixture
  * trees tests/data/mk-sysfs-fixtures.sh generates (make check puts them in
  * $top_builddir/tests/fixtures).
  */

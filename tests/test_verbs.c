@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of common/verbs_util.c: work-request splitting, the port a rank
+ * Unit tests of common/verbs/verbs_util.c: work-request splitting, the port a rank
  * uses (PCI distance to its GPU on the fixture sysfs trees of
  * tests/data/mk-sysfs-fixtures.sh), the GID a RoCE port uses, and whether
  * scatter-to-CQE is turned off (MLX5_SCATTER_TO_CQE) before the device is opened.

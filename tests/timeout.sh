@@ -2,7 +2,7 @@
 # A peer that stops answering: rank 1 is frozen with SIGSTOP mid-run. Rank 0
 # must give up within --timeout, naming rank 1 and its host, exit non-zero,
 # and the rows measured before the fault must stay in the CSV. Then the same
-# under load, where only progress counts (common/watchdog.c):
+# under load, where only progress counts (common/util/watchdog.c):
 #  - busy loops beside, and rank 0 itself off the CPU for 1.2 s at a time (a
 #    machine so loaded that it is not scheduled for seconds: the old watchdog
 #    forgot the idle time it had counted after every such gap, and fired 3 to

@@ -1,5 +1,5 @@
 """What every subcommand of scripts/gdrb shares: errors and exit codes, the CSV schema read
-from its one definition (common/csv_schema.def), a results CSV reader that refuses what does
+from its one definition (common/core/csv_schema.def), a results CSV reader that refuses what does
 not follow it, message sizes in the binaries' syntax, JSON read as the awk tools read it, the
 all-or-nothing writer, and the small formatting helpers."""
 
@@ -18,7 +18,7 @@ SCRIPTS = Path(__file__).resolve().parent.parent.parent
 TREE = SCRIPTS.parent
 LIB = SCRIPTS / "lib"
 PROFILES = SCRIPTS / "profiles"
-SCHEMA_DEF = TREE / "common" / "csv_schema.def"
+SCHEMA_DEF = TREE / "common" / "core" / "csv_schema.def"
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INVALID, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -53,7 +53,7 @@ def say(message: str) -> None:
 # --- the CSV schema ------------------------------------------------------------
 
 class Schema:
-    """The columns of common/csv_schema.def: names in order and their types."""
+    """The columns of common/core/csv_schema.def: names in order and their types."""
 
     def __init__(self, path: Path = SCHEMA_DEF):
         try:

@@ -99,8 +99,6 @@ int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *w
 /* cudaMemcpy; `settle`: wait until the bytes have landed (the cases where cudaMemcpy returns early). */
 int gdrb_cuda_copy(void *dst, const void *src, size_t len, bool settle);
 bool gdrb_cuda_built(void);
-/* What every CUDA entry of a build without CUDA says. */
-#define GDRB_NO_CUDA "gdrbench was built without CUDA; reconfigure with --with-cuda"
 
 /*
  * Asynchronous copies for pipelined staging: a non-blocking stream of this

@@ -7,7 +7,6 @@
 
 #include "gdrb_cuda_info.h"
 #include "gdrb_log.h"
-#include "gdrb_mem.h"
 
 int gdrb_cuda_inventory(struct gdrb_cuda_inventory *inv, char *why, size_t len)
 {

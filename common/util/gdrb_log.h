@@ -24,6 +24,9 @@ enum {
 	GDRB_ERR_UNSUPP = -77,  /* not available on this node, already logged */
 };
 
+/* What every CUDA entry of a build without CUDA says (memory, inventory). */
+#define GDRB_NO_CUDA "gdrbench was built without CUDA; reconfigure with --with-cuda"
+
 void gdrb_log_init(const char *prog);
 void gdrb_log_set_rank(int rank, const char *host);
 const char *gdrb_prog(void);
