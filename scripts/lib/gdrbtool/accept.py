@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
-from . import common
+from . import common, pairs
 from . import profile as profiles
 from .common import Json, awk_num, json_str, num_fmt, size_fmt, usage_error, write_all, xml_str
 
@@ -255,19 +255,105 @@ class RuleResult:
                                                   self.range_text(), self.worst_text())
 
 
+@dataclass
+class PairsResult(RuleResult):
+    """A "pairs" rule: each matrix it selects, its low pairs and the suspects that explain them."""
+    analyses: List[pairs.Analysis] = field(default_factory=list)
+
+    def rule_text(self) -> str:
+        r = self.rule
+        return "%s %s pairs %s (%s)" % (r.bench, "bw" if r.column.endswith("_GBps") else "lat", r.text,
+                                        self.filters_text())
+
+    def selects(self, m: pairs.Matrix) -> bool:
+        if (m.metric == "bw") != self.rule.column.endswith("_GBps") or not self.size_ok(m.size):
+            return False
+        for k, v in (("mem", m.mem), ("path", m.xpath)):
+            if k in self.filters and "," + v + "," not in self.filters[k]:
+                return False
+        return True
+
+    def judge(self, mats: List[pairs.Matrix], ranks: Optional[List[pairs.Rank]]) -> None:
+        rule = self.rule
+        for m in mats:
+            if not self.selects(m):
+                continue
+            a = pairs.analyse(m, ranks, rule.ref, float(rule.value), rule.node_frac)
+            self.analyses.append(a)
+            if not a.measured:
+                continue
+            self.checked += a.measured
+            self.sizes.add(m.size)
+            self.min_size = m.size if self.min_size is None else min(self.min_size, m.size)
+            self.max_size = m.size if self.max_size is None else max(self.max_size, m.size)
+            name = pairs.Namer(ranks, m.n)
+            u, cmp = a.unit(), "<" if m.metric == "bw" else ">"
+            for s, d, v in a.low:
+                self.failed += 1
+                if len(self.failures) < KEPT:
+                    self.failures.append(Check(m.size, v, a.limit, "%s: %s -> %s: %s %s %s %s %s (%s)" % (
+                        m.name, name(s), name(d), num_fmt(v), u, cmp, num_fmt(a.limit), u, a.rel(v))))
+            if a.worst is not None:
+                s, d, v = a.worst
+                mg = margin(v, ">=" if m.metric == "bw" else "<=", a.limit)
+                if self.worst is None or mg < self.worst_margin:
+                    self.worst, self.worst_margin = Check(m.size, v, a.limit, "%s: %s -> %s (%s)" % (
+                        m.name, name(s), name(d), a.rel(v))), mg
+
+    def conclude(self) -> None:
+        parts = []
+        for a in self.analyses:
+            if not a.measured:
+                continue
+            u = a.unit()
+            if a.low:
+                shown = [x.text for x in a.suspects[:8]]
+                if len(a.suspects) > 8:
+                    shown.append("and %d more" % (len(a.suspects) - 8))
+                parts.append("%s: %d of %d pairs %s %s %s (%s, %s %s %s): suspects: %s" % (
+                    a.matrix.name, len(a.low), a.measured, "below" if a.matrix.metric == "bw" else "above",
+                    num_fmt(a.limit), u, self.rule.text.split(" ", 1)[1], a.ref_name, num_fmt(a.ref), u,
+                    "; ".join(shown)))
+            else:
+                s, d, v = a.worst
+                parts.append("%s: %d pairs%s, none %s %s %s; worst %s -> %s %s %s (%s)" % (
+                    a.matrix.name, a.measured, " (%d not measured)" % a.empty if a.empty else "",
+                    "below" if a.matrix.metric == "bw" else "above", num_fmt(a.limit), u, a.names(s), a.names(d),
+                    num_fmt(v), u, a.rel(v)))
+        if not self.checked:
+            self.verdict = "NODATA"
+            self.message = "no data: no %s matrix (pairs-*.csv) with %s in the results%s" % (
+                "bandwidth" if self.rule.column.endswith("_GBps") else "latency", self.filters_text(),
+                " (only empty ones)" if self.analyses else "")
+        else:
+            self.verdict = "FAIL" if self.failed else "PASS"
+            self.message = "; ".join(parts)
+
+    def suspects_json(self) -> str:
+        items = ["{\"matrix\": %s, \"kind\": %s, \"ranks\": [%s], \"text\": %s}" % (
+            json_str(a.matrix.name), json_str(x.kind), ", ".join(str(r) for r in x.ranks), json_str(x.text))
+            for a in self.analyses for x in a.suspects][:KEPT]
+        mats = ["{\"matrix\": %s, \"n\": %d, \"measured\": %d, \"not_measured\": %d, \"reference\": %s, "
+                "\"limit\": %s, \"low\": %d}" % (json_str(a.matrix.name), a.matrix.n, a.measured, a.empty,
+                                                  awk_num(a.ref), awk_num(a.limit), len(a.low)) for a in self.analyses]
+        return "     \"matrices\": [%s],\n     \"suspects\": [%s],\n" % (", ".join(mats), ", ".join(items))
+
+
 class Judge:
     """Reads the rows of a results CSV against the rules and keeps what each rule found."""
 
     def __init__(self, rules: Iterable[profiles.Rule], csv_path: str, link_rate: Optional[float] = None,
-                 meta: Optional[Json] = None):
+                 meta: Optional[Json] = None, results_dir: str = ""):
         self.schema = common.schema()
         self.index = self.schema.index
         self.csv_path = csv_path
         self.link_rate = link_rate
-        self.results = [RuleResult.of(r) for r in rules]
+        self.results_dir = results_dir or _dirname(csv_path)
+        self.results = [PairsResult.of(r) if r.kind == "pairs" else RuleResult.of(r) for r in rules]
         self.by_bench: Dict[str, List[RuleResult]] = {}
         for r in self.results:
-            self.by_bench.setdefault(r.rule.bench, []).append(r)
+            if r.rule.kind != "pairs":
+                self.by_bench.setdefault(r.rule.bench, []).append(r)
         self.invalid_values: List[InvalidValue] = []
         self._invalid_seen: Set[str] = set()
         self.simulated = ""
@@ -451,6 +537,11 @@ class Judge:
                 r.record(key[3], False, None, None, "no direct row at this size")
 
     def finish(self) -> "Verdict":
+        judged = [r for r in self.results if isinstance(r, PairsResult)]
+        if judged:
+            mats, ranks = pairs.load_dir(self.results_dir)
+            for r in judged:
+                r.judge(mats, ranks)
         for r in self.results:
             if r.rule.kind == "staged":
                 self.pair_staged(r)
@@ -530,6 +621,8 @@ class Verdict:
                 w = r.worst
                 s += "     \"worst\": {\"size_bytes\": %d, \"value\": %s, \"threshold\": %s, \"why\": %s},\n" % (
                     w.size, val(r, w.value), val(r, w.threshold), json_str(w.why))
+            if isinstance(r, PairsResult):
+                s += r.suspects_json()
             s += "     \"failures\": [%s],\n     \"message\": %s}" % (", ".join(
                 "{\"size_bytes\": %d, \"value\": %s, \"threshold\": %s, \"why\": %s}" % (
                     c.size, val(r, c.value), val(r, c.threshold), json_str(c.why)) for c in r.failures),
@@ -632,16 +725,22 @@ def main(argv: List[str]) -> int:
     if o.help:
         common.print_help(__doc__)
         return common.EXIT_OK
-    csv_path = common.results_csv(o.args[0])
-    results = _dirname(csv_path)
+    arg = o.args[0]
+    if os.path.isdir(arg) and not os.path.isfile(os.path.join(arg, "results.csv")) and pairs.matrix_files(arg):
+        csv_path = ""        # gdrb_mpi_pairs run by hand: only its matrices
+        results = arg.rstrip("/") or "/"
+    else:
+        csv_path = common.results_csv(arg)
+        results = _dirname(csv_path)
     profile_file = common.resolve_profile(o.args[1])
     prof = profiles.load(profile_file)
     if not prof.rules:
         raise usage_error("%s: no rule lines: nothing to accept against (rules: see --help)" % profile_file)
     meta_path = results + "/meta.json"
     meta = common.load_json(meta_path) if os.path.isfile(meta_path) else None
-    judge = Judge(prof.rules, csv_path, float(o.link_rate) if o.link_rate is not None else None, meta)
-    judge.read(common.read_csv(csv_path))
+    judge = Judge(prof.rules, csv_path, float(o.link_rate) if o.link_rate is not None else None, meta, results)
+    if csv_path:
+        judge.read(common.read_csv(csv_path))
     verdict = judge.finish()
 
     name = profile_file[:-len(".profile")] if profile_file.endswith(".profile") else profile_file

@@ -22,6 +22,10 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
       args="..."               more arguments for the binary
   doctor BINARY [args="..."]  run BINARY --json, keep its output as doctor.json
   rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]   see `gdrb accept --help`
+  pairs METRIC below|above=FACTOR [key=value ...]   a rule on the all-pairs matrices, relative
+                             to the fabric (docs/pairs.md), e.g.
+                             pairs bw below=80%median size=8M
+                             pairs lat above=2.1xbest size=8
 
 Errors: one line "FILE:LINE: ...", exit 2.
 """
@@ -32,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from .common import PROFILES, schema, size_parse, sizes_expand, usage_error
+from .common import PROFILES, schema, size_fmt, size_parse, sizes_expand, usage_error
 
 MAX_DEPTH = 8
 
@@ -73,6 +77,10 @@ class Rule:
     value: object      # float for abs/link/staged (the column's unit, or a percentage), str for text
     text: str          # the threshold as written, for people
     filters: Dict[str, str] = field(default_factory=dict)   # sizes as "MIN:MAX" (MAX may be inf) or a comma list
+    # kind "pairs": the reference pair (median or best), and the share of a node's pairs that
+    # must be low to name the node rather than its links.
+    ref: str = ""
+    node_frac: float = 0.75
 
     def filter_text(self) -> str:
         return " ".join("%s=%s" % (k, self.filters[k]) for k in sorted(self.filters))
@@ -228,9 +236,11 @@ class _Parser:
                 self.parse_doctor(where, t)
             elif kw == "rule":
                 self.parse_rule(where, t)
+            elif kw == "pairs":
+                self.parse_pairs(where, t)
             else:
-                raise self.err(where, "unknown statement '%s'; expected run, doctor, rule, include, sizes, "
-                                      "time, iters, validate or description" % kw)
+                raise self.err(where, "unknown statement '%s'; expected run, doctor, rule, pairs, include, "
+                                      "sizes, time, iters, validate or description" % kw)
         self.sizes, self.time, self.iters, self.validate = saved
 
     def parse_run(self, where: str, t: List[str]) -> None:
@@ -390,6 +400,72 @@ class _Parser:
         else:
             raise self.err(where, "rule %s: unknown operator '%s'; accepted: >= <= > < = != in" % (name, op))
         self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters))
+
+
+    def parse_pairs(self, where: str, t: List[str]) -> None:
+        """pairs METRIC below|above=FACTOR [name= bench= size= mem= path= node=]"""
+        if len(t) < 2 or t[1] not in ("bw", "lat"):
+            raise self.err(where, "pairs needs a metric first, bw or lat, e.g. 'pairs bw below=80%median size=8M'")
+        metric = t[1]
+        kv = {"name": "", "bench": "mpi_pairs", "size": "", "mem": "", "path": "", "node": "75%",
+              "below": "", "above": ""}
+        for word in t[2:]:
+            m = re.match(r"^([a-z]+)=(.+)$", word, re.S)
+            if not m or m.group(1) not in kv:
+                raise self.err(where, "pairs: expected key=value with a key of name, bench, size, mem, path, node, "
+                                      "below (bw) or above (lat), got '%s'" % word)
+            kv[m.group(1)] = m.group(2)
+        key = "below" if metric == "bw" else "above"
+        other = "above" if key == "below" else "below"
+        if kv[other]:
+            raise self.err(where, "pairs %s: a %s pair is bad when it is %s the fabric: use %s=, not %s="
+                           % (metric, "bandwidth" if metric == "bw" else "latency",
+                              "below" if key == "below" else "above", key, other))
+        m = re.match(r"^([0-9]+(\.[0-9]+)?)(%|x)(median|best)$", kv[key])
+        if not m or float(m.group(1)) <= 0:
+            raise self.err(where, "pairs %s: %s= expects PERCENT%%median, PERCENT%%best or FACTORxmedian, "
+                                  "FACTORxbest, e.g. %s, got '%s'" % (
+                                      metric, key, "80%median" if key == "below" else "2.1xbest", kv[key]))
+        factor = float(m.group(1)) / (100 if m.group(3) == "%" else 1)
+        ref = m.group(4)
+        if key == "below" and factor > 1:
+            raise self.err(where, "pairs bw: below=%s flags pairs faster than the %s; expected at most 100%%"
+                           % (kv[key], ref))
+        if key == "above" and factor < 1:
+            raise self.err(where, "pairs lat: above=%s flags pairs faster than the %s; expected at least 1x"
+                           % (kv[key], ref))
+        nm = re.match(r"^([0-9]+)%$", kv["node"])
+        if not nm or not 0 < int(nm.group(1)) <= 100:
+            raise self.err(where, "pairs: node= expects the share of a node's pairs that must be low to name "
+                                  "the node, 1%%..100%%, e.g. 75%%, got '%s'" % kv["node"])
+        filters: Dict[str, str] = {}
+        if kv["size"]:
+            sizes = sizes_expand(kv["size"])
+            if not sizes:
+                raise self.err(where, "pairs: size=%s: expected a size or a list, e.g. 8M or 8,8M" % kv["size"])
+            filters["sizes"] = ",".join(str(x) for x in sizes)
+        if kv["mem"]:
+            self.check_list(where, "mem", kv["mem"], "host,pinned,device")
+            filters["mem"] = kv["mem"]
+        if kv["path"]:
+            if not re.match(r"^[a-z0-9_]+(,[a-z0-9_]+)*$", kv["path"]):
+                raise self.err(where, "pairs: path= expects a comma list of paths, e.g. direct,staged")
+            filters["path"] = kv["path"]
+        if not re.match(r"^[a-z0-9_]+$", kv["bench"]):
+            raise self.err(where, "pairs: bench=%s: expected lower-case letters, digits and '_'" % kv["bench"])
+        name = kv["name"] or "-".join(["pairs", metric] + [size_fmt(int(x)) for x in filters.get("sizes", "").split(",")
+                                                          if x] + [kv["mem"], kv["path"]]).rstrip("-").replace(",", "+")
+        name = re.sub(r"-+", "-", name)
+        if not re.match(r"^[A-Za-z0-9._+-]+$", name):
+            raise self.err(where, "pairs: name '%s': expected letters, digits, '.', '_' or '-'" % name)
+        if name in self.rule_where:
+            raise self.err(where, "rule name '%s' already used at %s; give this one name=" % (name, self.rule_where[name]))
+        self.rule_where[name] = where
+        what = "%s%s %s" % (m.group(1), "%" if m.group(3) == "%" else "x", ref)
+        self.profile.rules.append(Rule(where, name, kv["bench"], "bw_GBps" if metric == "bw" else "lat_us",
+                                       "<" if metric == "bw" else ">", "pairs", factor,
+                                       "%s %s" % (key, what.replace("%", "% of", 1) if "%" in what else what),
+                                       filters, ref, int(nm.group(1)) / 100))
 
 
 def load(file: str) -> Profile:

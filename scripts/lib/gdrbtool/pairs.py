@@ -1,0 +1,424 @@
+"""All-pairs matrices (gdrb_mpi_pairs): reading the matrix files and the rank table of a
+results directory, and the "relative to the fabric" analysis that names the suspects.
+
+Files (docs/pairs.md, docs/csv-schema.md "Pairs CSV"):
+  pairs-<size>-<path>.csv, pairs-lat-<size>-<path>.csv   bandwidth (GB/s) / latency (us), n x n,
+      rows = sources, columns = destinations, first row and column the rank numbers; an
+      empty cell is not measured. gdrb-sweep adds the memory kind: pairs-[lat-]<mem>-<size>-<path>.csv
+  pairs-ranks.csv    rank,host,local_rank,gpu,nic
+  pairs.csv          one row per pair (the memory kind of a matrix without one in its name)
+
+The analysis: a pair is low when its bandwidth is below FACTOR x the reference (the median
+pair or the best), or its latency above FACTOR x the reference. Low pairs are explained, in
+this order, by a rail (GPU i of every node low), a node (most of its sends and/or receives
+low: --node fraction, default 75%), a link (one source -> destination), and what cannot be
+told apart: an endpoint whose only measured peer in a direction is the low one (n = 2, or
+sampled rounds) cannot be told from that link; a node low with several peers but not most
+of them is "a partly bad node or several bad links".
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from array import array
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from .common import TREE, csv_split, num_fmt, size_fmt, usage_error
+
+MATRIX_NAME = re.compile(r"^pairs-(lat-)?(?:(host|pinned|device)-)?([0-9]+)-([a-z0-9_]+)\.csv$")
+RANKS_FILE = "pairs-ranks.csv"
+RANKS_HEADER = "rank,host,local_rank,gpu,nic"
+PAIRS_CSV = "pairs.csv"
+PAIRS_SCHEMA_DEF = TREE / "common" / "pairs_schema.def"
+# The agreed columns (BRIEF of issue 12), used only until common/pairs_schema.def is in the tree.
+_PAIRS_COLUMNS = ("benchmark,layer,mem,path,reg,metric,size_bytes,round,src_rank,dst_rank,src_host,dst_host,"
+                  "src_local_rank,dst_local_rank,src_gpu,dst_gpu,src_nic,dst_nic,iterations,bw_GBps,lat_us,"
+                  "status,errors,note,timestamp,version")
+NAN = float("nan")
+
+
+def pairs_header() -> str:
+    """The pairs CSV's header, from its one definition (common/pairs_schema.def)."""
+    try:
+        text = PAIRS_SCHEMA_DEF.read_text(encoding="utf-8")
+    except OSError:
+        return _PAIRS_COLUMNS
+    cols = re.findall(r"^GDRB_PAIRS_COL\(([A-Za-z0-9_]+), *[a-z]+\)", text, re.M)
+    return ",".join(cols) if cols else _PAIRS_COLUMNS
+
+
+# --- the files ---------------------------------------------------------------------------
+
+@dataclass
+class Rank:
+    rank: int
+    host: str
+    local_rank: int
+    gpu: str
+    nic: str
+
+
+@dataclass
+class Matrix:
+    """One matrix file: rows[src][dst] is the value, NaN where not measured."""
+    path: str
+    metric: str          # bw or lat
+    mem: str             # host, pinned, device; "" when neither the name nor pairs.csv says
+    size: int
+    xpath: str           # direct, staged, ...
+    rows: List[array] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.rows)
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)[:-4]
+
+    def title(self) -> str:
+        what = "bandwidth" if self.metric == "bw" else "latency"
+        return "%s %s, %s%s path" % (size_fmt(self.size), what, self.mem + " memory, " if self.mem else "", self.xpath)
+
+
+def matrix_files(results: str) -> List[str]:
+    """The matrix files of a results directory, sorted by name."""
+    try:
+        names = os.listdir(results)
+    except OSError:
+        return []
+    return sorted(os.path.join(results, f) for f in names if MATRIX_NAME.match(f))
+
+
+def _mem_of_pairs_csv(results: str) -> str:
+    """The memory kind of the first row of RESULTS/pairs.csv ("" if none)."""
+    try:
+        with open(os.path.join(results, PAIRS_CSV), encoding="utf-8", errors="replace") as f:
+            header, first = f.readline().rstrip("\r\n").split(","), f.readline().rstrip("\r\n")
+    except OSError:
+        return ""
+    if "mem" not in header or not first:
+        return ""
+    fields = csv_split(first)
+    i = header.index("mem")
+    return fields[i] if i < len(fields) and fields[i] in ("host", "pinned", "device") else ""
+
+
+def _bad_cell(v: str) -> bool:
+    return not re.fullmatch(r"[0-9]+(\.[0-9]+)?", v)
+
+
+def load_matrix(path: str, mem_default: str = "") -> Matrix:
+    """The matrix file PATH; a file that is not one (no header, not square, a ragged row, a
+    value that is not a non-negative decimal) is refused with one line "FILE:LINE: ...", exit 2."""
+    m = MATRIX_NAME.match(os.path.basename(path))
+    if not m:
+        raise usage_error("%s: not a matrix file name; expected pairs-[lat-][MEM-]SIZE-PATH.csv" % path)
+    mat = Matrix(path, "lat" if m.group(1) else "bw", m.group(2) or mem_default, int(m.group(3)), m.group(4))
+    try:
+        f = open(path, encoding="utf-8", errors="replace", newline="")
+    except OSError as e:
+        raise usage_error("%s: cannot read: %s" % (path, e.strerror))
+    with f:
+        head = f.readline().rstrip("\r\n").split(",")
+        n = len(head) - 1
+        if head[0] != "src\\dst" or n < 2 or head[1:] != [str(i) for i in range(n)]:
+            raise usage_error("%s:1: not a pairs matrix: the first line must be 'src\\dst,0,1,...,N-1' "
+                              "with N >= 2 ranks" % path)
+        for lineno, line in enumerate(f, start=2):
+            line = line.rstrip("\r\n")
+            fields = line.split(",")
+            r = len(mat.rows)
+            if len(fields) != n + 1:
+                raise usage_error("%s:%d: has %d fields, the header %d: a ragged matrix" % (
+                    path, lineno, len(fields), n + 1))
+            if fields[0] != str(r):
+                raise usage_error("%s:%d: row '%s' where row %d was due: rows must be the ranks 0..%d in order"
+                                  % (path, lineno, fields[0], r, n - 1))
+            try:
+                vals = [float(x) if x else NAN for x in fields[1:]]
+            except ValueError:
+                vals = []
+            if len(vals) != n or any(v < 0 or v == math.inf for v in vals):
+                bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x))
+                raise usage_error("%s:%d: column %d: '%s' is not a non-negative decimal number" % (
+                    path, lineno, bad, fields[1 + bad]))
+            mat.rows.append(array("d", vals))
+            if len(mat.rows) > n:
+                break
+    if mat.n != n:
+        raise usage_error("%s: %d rows for %d columns: not a square matrix" % (path, mat.n, n))
+    return mat
+
+
+def load_ranks(results: str, n: int) -> Optional[List[Rank]]:
+    """RESULTS/pairs-ranks.csv for N ranks; None when there is none (ranks are then named by
+    number); a table that does not fit is refused, one line, exit 2."""
+    path = os.path.join(results, RANKS_FILE)
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    if not lines or lines[0] != RANKS_HEADER:
+        raise usage_error("%s:1: not a rank table: the first line must be '%s'" % (path, RANKS_HEADER))
+    ranks: List[Rank] = []
+    for lineno, line in enumerate(lines[1:], start=2):
+        f = line.split(",")
+        if len(f) != 5 or f[0] != str(len(ranks)) or not f[2].isdigit():
+            raise usage_error("%s:%d: expected rank %d,HOST,LOCAL_RANK,GPU,NIC" % (path, lineno, len(ranks)))
+        ranks.append(Rank(int(f[0]), f[1], int(f[2]), f[3], f[4]))
+    if len(ranks) != n:
+        raise usage_error("%s: %d ranks, the matrices %d" % (path, len(ranks), n))
+    return ranks
+
+
+def load_dir(results: str) -> Tuple[List[Matrix], Optional[List[Rank]]]:
+    """Every matrix of RESULTS and its rank table."""
+    mem = _mem_of_pairs_csv(results)
+    mats = [load_matrix(p, mem) for p in matrix_files(results)]
+    ranks = None
+    if mats:
+        n = mats[0].n
+        for m in mats:
+            if m.n != n:
+                raise usage_error("%s: %d ranks, %s: %d: the matrices of one directory have one rank count"
+                                  % (m.path, m.n, mats[0].path, n))
+        ranks = load_ranks(results, n)
+    return mats, ranks
+
+
+# --- the analysis ---------------------------------------------------------------------------
+
+@dataclass
+class Suspect:
+    kind: str            # rail, node, link, partial, ambiguous
+    text: str
+    ranks: List[int] = field(default_factory=list)
+
+
+@dataclass
+class Analysis:
+    matrix: Matrix
+    ref_name: str        # median or best
+    factor: float
+    ref: float = 0.0     # the median or best pair
+    limit: float = 0.0   # a pair beyond it is low
+    measured: int = 0
+    empty: int = 0       # off-diagonal cells not measured
+    lo: float = 0.0
+    median: float = 0.0
+    hi: float = 0.0
+    low: List[Tuple[int, int, float]] = field(default_factory=list)
+    worst: Optional[Tuple[int, int, float]] = None
+    suspects: List[Suspect] = field(default_factory=list)
+    names: "Namer" = None
+
+    def unit(self) -> str:
+        return "GB/s" if self.matrix.metric == "bw" else "us"
+
+    def rel(self, v: float) -> str:
+        """V against the reference: "42% of median" (bandwidth), "3.1x best" (latency)."""
+        if self.ref <= 0:
+            return "reference 0"
+        if self.matrix.metric == "bw":
+            return "%.0f%% of %s" % (100 * v / self.ref, self.ref_name)
+        return "%.1fx %s" % (v / self.ref, self.ref_name)
+
+    def summary(self) -> str:
+        m = self.matrix
+        u = self.unit()
+        return "%s: %d x %d, %d pairs measured%s, min %s, median %s, max %s %s" % (
+            m.name, m.n, m.n, self.measured, ", %d not" % self.empty if self.empty else "",
+            num_fmt(self.lo), num_fmt(self.median), num_fmt(self.hi), u)
+
+
+def _median(v: List[float]) -> float:
+    v.sort()
+    k = len(v)
+    return v[k // 2] if k % 2 else (v[k // 2 - 1] + v[k // 2]) / 2
+
+
+class Namer:
+    """How a rank is named: its host (one rank per host), "host GPUi" (a rank per GPU), or
+    "rank r" without a rank table."""
+
+    def __init__(self, ranks: Optional[Sequence[Rank]], n: int):
+        self.ranks = ranks
+        per_host: Dict[str, int] = {}
+        for r in ranks or []:
+            per_host[r.host] = per_host.get(r.host, 0) + 1
+        self.per_host = per_host
+        self.rails = ranks is not None and len({r.local_rank for r in ranks}) > 1
+        self.n = n
+
+    def __call__(self, r: int) -> str:
+        if self.ranks is None:
+            return "rank %d" % r
+        rk = self.ranks[r]
+        if self.per_host.get(rk.host, 0) > 1:
+            return "%s GPU%d" % (rk.host, rk.local_rank)
+        return rk.host
+
+    def rail(self, local: int) -> str:
+        nics = {r.nic for r in self.ranks or [] if r.local_rank == local}
+        nic = nics.pop() if len(nics) == 1 else ""
+        return "GPU%d%s" % (local, "/" + nic if nic else "")
+
+
+def analyse(mat: Matrix, ranks: Optional[Sequence[Rank]], ref_name: str, factor: float,
+            node_frac: float = 0.75) -> Analysis:
+    """The low pairs of MAT against FACTOR x its median or best pair, and who explains them."""
+    a = Analysis(mat, ref_name, factor, names=Namer(ranks, mat.n))
+    n, bw = mat.n, mat.metric == "bw"
+    values: List[float] = []
+    worst: Optional[Tuple[int, int, float]] = None
+    pick = min if bw else max
+    for s, row in enumerate(mat.rows):
+        vals = [v for d, v in enumerate(row) if v == v and d != s]
+        if vals:
+            w = pick(vals)
+            if worst is None or (w < worst[2] if bw else w > worst[2]):
+                worst = (s, next(d for d, v in enumerate(row) if v == w and d != s), w)
+        values.extend(vals)
+    a.worst = worst
+    a.measured = len(values)
+    a.empty = n * (n - 1) - a.measured
+    if not values:
+        return a
+    a.lo, a.hi = min(values), max(values)
+    a.median = _median(values)
+    del values
+    a.ref = a.median if ref_name == "median" else (a.hi if bw else a.lo)
+    a.limit = limit = factor * a.ref
+    sent_m, recv_m = [n - 1] * n, [n - 1] * n
+    for s, row in enumerate(mat.rows):
+        if bw:
+            a.low.extend((s, d, v) for d, v in enumerate(row) if v < limit and d != s)
+        else:
+            a.low.extend((s, d, v) for d, v in enumerate(row) if v > limit and d != s)
+        for d in [d for d, v in enumerate(row) if v != v and d != s]:
+            sent_m[s] -= 1
+            recv_m[d] -= 1
+    a.suspects = attribute(a, ranks, sent_m, recv_m, node_frac)
+    return a
+
+
+def _pct(a: Analysis, vals: List[float]) -> str:
+    return a.rel(_median(list(vals)))
+
+
+def attribute(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], recv_m: List[int],
+              node_frac: float) -> List[Suspect]:
+    """Who explains the low pairs: rails, nodes, links, and what the evidence cannot tell apart."""
+    if not a.low:
+        return []
+    n = a.matrix.n
+    name = Namer(ranks, n)
+    sent_low: Dict[int, List[Tuple[int, float]]] = {}
+    recv_low: Dict[int, List[Tuple[int, float]]] = {}
+    for s, d, v in a.low:
+        sent_low.setdefault(s, []).append((d, v))
+        recv_low.setdefault(d, []).append((s, v))
+    node_send = {r for r, lows in sent_low.items() if sent_m[r] >= 2 and len(lows) >= node_frac * sent_m[r]}
+    node_recv = {r for r, lows in recv_low.items() if recv_m[r] >= 2 and len(lows) >= node_frac * recv_m[r]}
+    out: List[Suspect] = []
+
+    # A rail: every rank of GPU i (on every node) low in a direction, the other rails not.
+    explained_ranks: Set[int] = set()
+    if name.rails and ranks is not None:
+        by_local: Dict[int, List[int]] = {}
+        for rk in ranks:
+            by_local.setdefault(rk.local_rank, []).append(rk.rank)
+        for local in sorted(by_local):
+            members = by_local[local]
+            if len(members) >= 2 and all(r in node_send or r in node_recv for r in members):
+                vals = [v for r in members for _, v in sent_low.get(r, [])]
+                out.append(Suspect("rail", "rail %s on every node (%d of %d nodes, %s on %d pairs)" % (
+                    name.rail(local), len(members), len(members), _pct(a, vals), len(vals)), list(members)))
+                explained_ranks.update(members)
+
+    # Nodes: most of their sends or receives low. A host all of whose GPUs are suspect is one node.
+    node_ranks = sorted((node_send | node_recv) - explained_ranks)
+    by_host: Dict[str, List[int]] = {}
+    for r in node_ranks:
+        by_host.setdefault(ranks[r].host if ranks else str(r), []).append(r)
+    for host, members in by_host.items():
+        whole = ranks is not None and name.per_host.get(host, 1) > 1 and len(members) == name.per_host[host]
+        groups = [members] if whole else [[r] for r in members]
+        for g in groups:
+            both = all(r in node_send and r in node_recv for r in g)
+            sends = all(r in node_send for r in g)
+            direction = "both directions" if both else "sends" if sends else "receives" \
+                if all(r in node_recv for r in g) else "sends or receives"
+            peers_low: Set[Tuple[int, int]] = set()
+            peers_all = 0
+            vals: List[float] = []
+            for r in g:
+                lows = set()
+                if r in node_send:
+                    lows |= {p for p, _ in sent_low.get(r, [])}
+                    vals += [v for _, v in sent_low.get(r, [])]
+                if r in node_recv:
+                    lows |= {p for p, _ in recv_low.get(r, [])}
+                    vals += [v for _, v in recv_low.get(r, [])]
+                peers_low |= {(r, p) for p in lows}
+                peers_all += max(sent_m[r] if r in node_send else 0, recv_m[r] if r in node_recv else 0)
+            label = ("node %s (all %d GPUs, " % (host, len(g))) if whole else "node %s (" % name(g[0])
+            out.append(Suspect("node", "%s%s, %s on %d of %d pairs)" % (
+                label, direction, _pct(a, vals), len(peers_low), max(peers_all, len(peers_low))), list(g)))
+
+    # What is left: links, or what the evidence cannot tell from a link.
+    rest = [(s, d, v) for s, d, v in a.low
+            if not (s in node_send and (s in explained_ranks or s in node_ranks))
+            and not (d in node_recv and (d in explained_ranks or d in node_ranks))]
+    low_at = {(s, d): v for s, d, v in rest}
+    done: Set[Tuple[int, int]] = set()
+    # An endpoint low with several peers, but not most: a partly bad node or several bad links.
+    per_end: Dict[Tuple[int, str], List[Tuple[int, int, float]]] = {}
+    for s, d, v in rest:
+        per_end.setdefault((s, "sends"), []).append((s, d, v))
+        per_end.setdefault((d, "receives"), []).append((s, d, v))
+    for (r, direction), items in sorted(per_end.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        items = [it for it in items if (it[0], it[1]) not in done]
+        if len(items) < 3:
+            continue
+        peers = [d if direction == "sends" else s for s, d, _ in items]
+        measured = sent_m[r] if direction == "sends" else recv_m[r]
+        shown = ", ".join(name(p) for p in peers[:4]) + (", ..." if len(peers) > 4 else "")
+        out.append(Suspect("partial", "node %s or its links: %s low with %d of %d peers (%s), %s: neither all its "
+                                      "pairs nor one peer, cannot tell a partly bad node from %d bad links" % (
+                                          name(r), direction, len(peers), measured, shown,
+                                          _pct(a, [v for _, _, v in items]), len(peers)), [r]))
+        done |= {(s, d) for s, d, _ in items}
+    for s, d, v in rest:
+        if (s, d) in done:
+            continue
+        back = low_at.get((d, s)) if (d, s) not in done else None
+        done.add((s, d))
+        if back is not None:
+            done.add((d, s))
+        single = [r for r in (s, d) if (sent_m[r] <= 1 and (r == s or back is not None))
+                  or (recv_m[r] <= 1 and (r == d or back is not None))]
+        arrow = "<->" if back is not None else "->"
+        rel = _pct(a, [v] + ([back] if back is not None else []))
+        if single:
+            if len(single) == 2:
+                why = "neither %s nor %s has another measured peer%s" % (
+                    name(s), name(d), " (n = 2)" if n == 2 else "")
+                text = "node %s, node %s or the link between them: cannot tell (%s; %s)" % (
+                    name(s), name(d), why, rel)
+            else:
+                r = single[0]
+                other = d if r == s else s
+                text = "node %s or link %s %s %s: cannot tell (%s's only measured peer%s is %s; %s)" % (
+                    name(r), name(s), arrow, name(d), name(r), "" if back is not None else
+                    " for its " + ("sends" if r == s else "receives"), name(other), rel)
+            out.append(Suspect("ambiguous", text, [s, d]))
+        elif back is not None:
+            out.append(Suspect("link", "link %s <-> %s (both directions, %s)" % (name(s), name(d), rel), [s, d]))
+        else:
+            out.append(Suspect("link", "link %s -> %s only (%s)" % (name(s), name(d), rel), [s, d]))
+    return out
