@@ -1,0 +1,223 @@
+"""gdrb accept's "pairs" rules on the all-pairs matrices (generated: tests/py/pairs_fixtures.py):
+each rule PASSes on the healthy matrix and FAILs on its bad one, naming the suspect node, link
+or rail, and saying when a node cannot be told from its links; bad profile lines and bad
+matrices are refused in one line (exit 2); a 2048 x 2048 matrix is judged in seconds."""
+import contextlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import time
+import unittest
+
+import gdrbtest  # noqa: F401  (sys.path)
+import pairs_fixtures as fx
+from gdrbtool import cli, common, pairs, profile
+
+RUN = "run gdrb_mpi_pairs mem=host,device\n"
+
+
+class PairsCase(unittest.TestCase):
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="gdrb-pairs-test.")
+        self.addCleanup(shutil.rmtree, self.work)
+
+    def results(self, **kw):
+        d = os.path.join(self.work, "r%d" % len(os.listdir(self.work)))
+        fx.write(d, **kw)
+        return d
+
+    def profile(self, *lines):
+        path = os.path.join(self.work, "p%d.profile" % len(os.listdir(self.work)))
+        with open(path, "w") as f:
+            f.write(RUN + "".join(line + "\n" for line in lines))
+        return path
+
+    def accept(self, results, *lines):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = cli.main(["accept", results, self.profile(*lines)], "")
+        verdict = None
+        if os.path.isfile(os.path.join(results, "verdict.json")):
+            with open(os.path.join(results, "verdict.json")) as f:
+                verdict = json.load(f)
+        return status, out.getvalue(), err.getvalue(), verdict
+
+    def verdict(self, results, expect, line="pairs bw below=80%median size=8M"):
+        status, out, err, v = self.accept(results, line)
+        self.assertEqual((status, v["rules"][0]["verdict"]), ({"PASS": 0, "FAIL": 1, "NODATA": 1}[expect], expect),
+                         out + err)
+        return out, v["rules"][0]
+
+
+class Rules(PairsCase):
+    def test_healthy_passes(self):
+        out, rule = self.verdict(self.results(), "PASS")
+        self.assertIn("pairs-host-8388608-direct: 56 pairs, none below", out)
+        self.assertEqual(rule["suspects"], [])
+
+    def test_slow_node_named_both_directions(self):
+        out, rule = self.verdict(self.results(scenario="node", slow=5), "FAIL")
+        self.assertIn("14 of 56 pairs below", out)
+        self.assertIn("suspects: node n05 (both directions, 42% of median on 7 of 7 pairs)", out)
+        self.assertEqual([(s["kind"], s["ranks"]) for s in rule["suspects"]], [("node", [5])])
+
+    def test_slow_link_named_one_direction_only(self):
+        out, rule = self.verdict(self.results(scenario="link", src=3, dst=6), "FAIL")
+        self.assertIn("suspects: link n03 -> n06 only (41% of median)", out)
+        self.assertNotIn("node", rule["message"])
+        out, _ = self.verdict(self.results(scenario="link2", src=3, dst=6), "FAIL")
+        self.assertIn("suspects: link n03 <-> n06 (both directions, 42% of median)", out)
+
+    def test_slow_rail_named_on_every_node(self):
+        out, rule = self.verdict(self.results(n=16, scenario="rail", gpus=2, slow=1), "FAIL")
+        self.assertIn("suspects: rail GPU1/mlx5_1 on every node (8 of 8 nodes", out)
+        self.assertEqual([s["kind"] for s in rule["suspects"]], ["rail"])
+        out, _ = self.verdict(self.results(n=16, scenario="rail", gpus=2, slow=9), "PASS")
+
+    def test_node_that_cannot_be_told_from_its_link(self):
+        out, rule = self.verdict(self.results(scenario="lonely", slow=5, peer=2), "FAIL")
+        self.assertIn("node n05 or link n02 <-> n05: cannot tell (n05's only measured peer is n02", out)
+        self.assertEqual(rule["suspects"][0]["kind"], "ambiguous")
+        out, _ = self.verdict(self.results(n=2, scenario="link", src=0, dst=1), "FAIL")
+        self.assertIn("node n00, node n01 or the link between them: cannot tell (neither n00 nor n01 has another "
+                      "measured peer (n = 2)", out)
+
+    def test_partly_bad_node_is_not_called_a_node_or_a_link(self):
+        d = self.results()
+        path = os.path.join(d, "pairs-host-8388608-direct.csv")
+        cells = fx.matrix(8)
+        for dst in (0, 1, 2):          # n04 slow to 3 of its 7 peers
+            cells[4][dst] *= 0.4
+        fx.write_matrix(path, cells)
+        out, _ = self.verdict(d, "FAIL")
+        self.assertIn("node n04 or its links: sends low with 3 of 7 peers", out)
+
+    def test_missing_cells_are_not_measured_not_low(self):
+        out, _ = self.verdict(self.results(scenario="missing"), "PASS")
+        self.assertIn("(11 not measured)", out)
+
+    def test_latency_against_the_best_pair(self):
+        line = "pairs lat above=2.1xbest size=8"
+        self.verdict(self.results(metric="lat", size=8), "PASS", line)
+        out, _ = self.verdict(self.results(metric="lat", size=8, scenario="node", slow=2), "FAIL", line)
+        self.assertIn("node n02 (both directions, 3.1x best on 7 of 7 pairs)", out)
+
+    def test_best_reference_and_filters(self):
+        d = self.results(scenario="node", slow=1)
+        self.verdict(d, "FAIL", "pairs bw below=93%best")
+        self.verdict(d, "PASS", "pairs bw below=30%best")
+        self.verdict(d, "NODATA", "pairs bw below=80%median mem=device")
+        self.verdict(d, "NODATA", "pairs bw below=80%median size=8")
+        self.verdict(d, "NODATA", "pairs bw below=80%median path=staged")
+
+    def test_without_rank_table_ranks_are_numbered(self):
+        out, _ = self.verdict(self.results(scenario="node", slow=5, ranks=False), "FAIL")
+        self.assertIn("node rank 5 (both directions", out)
+
+    def test_memory_kind_from_pairs_csv_when_the_name_has_none(self):
+        d = self.results(scenario="node", mem="")
+        with open(os.path.join(d, "pairs.csv"), "w") as f:
+            f.write(pairs.pairs_header() + "\nmpi_pairs,mpi,device,direct,,bw,8388608,1,0,1" + ",," * 8 + "\n")
+        self.verdict(d, "FAIL", "pairs bw below=80%median mem=device")
+        self.verdict(d, "NODATA", "pairs bw below=80%median mem=host")
+
+
+class BadInput(PairsCase):
+    def refused(self, lines, message):
+        path = self.profile(*lines)
+        with self.assertRaises(common.Stop) as cm:
+            profile.load(path)
+        self.assertEqual(cm.exception.status, 2)
+        self.assertEqual(cm.exception.message, "%s:%s" % (path, message))
+
+    def test_bad_profile_lines_name_file_and_line(self):
+        cases = [
+            ("pairs", "2: pairs needs a metric first, bw or lat, e.g. 'pairs bw below=80%median size=8M'"),
+            ("pairs bw below=80", "2: pairs bw: below= expects PERCENT%median, PERCENT%best or FACTORxmedian, "
+                                  "FACTORxbest, e.g. 80%median, got '80'"),
+            ("pairs bw above=2xbest", "2: pairs bw: a bandwidth pair is bad when it is below the fabric: use "
+                                      "below=, not above="),
+            ("pairs bw below=120%median", "2: pairs bw: below=120%median flags pairs faster than the median; "
+                                          "expected at most 100%"),
+            ("pairs lat above=0.5xbest", "2: pairs lat: above=0.5xbest flags pairs faster than the best; "
+                                         "expected at least 1x"),
+            ("pairs bw below=80%median size=8Q", "2: pairs: size=8Q: expected a size or a list, e.g. 8M or 8,8M"),
+            ("pairs bw below=80%median node=0%", "2: pairs: node= expects the share of a node's pairs that must "
+                                                 "be low to name the node, 1%..100%, e.g. 75%, got '0%'"),
+            ("pairs bw below=80%median colour=red", "2: pairs: expected key=value with a key of name, bench, size, "
+                                                    "mem, path, node, below (bw) or above (lat), got 'colour=red'"),
+            ("pairs bw below=80%median bench=write_pairs", "2: rule pairs-bw: benchmark 'write_pairs' is not run "
+                                                           "by this profile; its run lines give: mpi_pairs"),
+        ]
+        for line, message in cases:
+            with self.subTest(line=line):
+                self.refused([line], message)
+        path = self.profile("pairs bw below=80%median", "pairs bw below=90%median")
+        with self.assertRaises(common.Stop) as cm:
+            profile.load(path)
+        self.assertIn("%s:3: rule name 'pairs-bw' already used at %s:2; give this one name=" % (path, path),
+                      cm.exception.message)
+
+    def bad_matrix(self, edit, message):
+        d = self.results()
+        path = os.path.join(d, "pairs-host-8388608-direct.csv")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        with open(path, "w") as f:
+            f.write("".join(line + "\n" for line in edit(lines)))
+        status, out, err, _ = self.accept(d, "pairs bw below=80%median")
+        self.assertEqual(status, 2, out + err)
+        self.assertEqual(err, "gdrb-accept: %s%s\n" % (path, message))
+
+    def test_ragged_or_missing_rows_or_bad_cells_refused_in_one_line(self):
+        self.bad_matrix(lambda ls: ls[:4] + [ls[4] + ",1.0"] + ls[5:], ":5: has 10 fields, the header 9: a ragged matrix")
+        self.bad_matrix(lambda ls: ls[:-1], ": 7 rows for 8 columns: not a square matrix")
+        self.bad_matrix(lambda ls: ls[:1] + ls[2:], ":2: row '1' where row 0 was due: rows must be the ranks 0..7 in order")
+        self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + ["nan"] + ls[3].split(",")[3:])] + ls[4:],
+                        ":4: column 1: 'nan' is not a non-negative decimal number")
+        self.bad_matrix(lambda ls: ["src,0,1,2,3,4,5,6,7"] + ls[1:],
+                        ":1: not a pairs matrix: the first line must be 'src\\dst,0,1,...,N-1' with N >= 2 ranks")
+        self.bad_matrix(lambda ls: [], ":1: not a pairs matrix: the first line must be 'src\\dst,0,1,...,N-1' with "
+                                      "N >= 2 ranks")
+
+    def test_no_matrix_is_nodata_not_a_pass(self):
+        d = self.results()
+        os.unlink(os.path.join(d, "pairs-host-8388608-direct.csv"))
+        with open(os.path.join(d, "results.csv"), "w") as f:
+            f.write(common.schema().header + "\n")
+        status, out, err, v = self.accept(d, "pairs bw below=80%median")
+        self.assertEqual((status, v["rules"][0]["verdict"]), (1, "NODATA"), out + err)
+        self.assertIn("no data: no bandwidth matrix (pairs-*.csv)", out)
+
+
+class Scale(PairsCase):
+    def test_2048_ranks_judged_in_seconds(self):
+        n = 2048
+        d = os.path.join(self.work, "big")
+        os.makedirs(d)
+        # A healthy fabric at 12 GB/s with rank 1000 at 40%: written directly (the generator's
+        # per-cell noise would take longer than the analysis).
+        good, bad = "12.000", "4.800"
+        row = ",".join([good] * n)
+        with open(os.path.join(d, "pairs-host-8388608-direct.csv"), "w") as f:
+            f.write("src\\dst," + ",".join(str(i) for i in range(n)) + "\n")
+            for s in range(n):
+                cells = ([bad] * n if s == 1000 else row.split(","))
+                if s != 1000:
+                    cells[1000] = bad
+                cells[s] = ""
+                f.write("%d,%s\n" % (s, ",".join(cells)))
+        fx.write_ranks(d, n)
+        start = time.monotonic()
+        status, out, err, _ = self.accept(d, "pairs bw below=80%median size=8M")
+        took = time.monotonic() - start
+        self.assertEqual(status, 1, out + err)
+        self.assertIn("node n1000 (both directions, 40% of median on 2047 of 2047 pairs)", out)
+        # Seconds on an idle machine (results/pairs-analysis.md); the bound leaves room for a loaded one.
+        self.assertLess(took, 60, "2048 x 2048 took %.1f s" % took)
+
+
+if __name__ == "__main__":
+    unittest.main()
