@@ -142,8 +142,9 @@ def load_matrix(path: str, mem_default: str = "") -> Matrix:
                 vals = [float(x) if x else NAN for x in fields[1:]]
             except ValueError:
                 vals = []
-            if len(vals) != n or any(v < 0 or v == math.inf for v in vals):
-                bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x))
+            # Empty cells are NaN; any other value outside [0, inf) (nan, -1, inf) is refused.
+            if len(vals) != n or len([v for v in vals if not 0 <= v < math.inf]) != fields.count(""):
+                bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x.strip()) or x != x.strip())
                 raise usage_error("%s:%d: column %d: '%s' is not a non-negative decimal number" % (
                     path, lineno, bad, fields[1 + bad]))
             mat.rows.append(array("d", vals))
