@@ -13,7 +13,9 @@ import unittest
 
 import gdrbtest  # noqa: F401  (sys.path)
 import pairs_fixtures as fx
-from gdrbtool import cli, common, pairs, profile
+from gdrbtool import cli, common, pairs, plot, profile
+
+HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 
 RUN = "run gdrb_mpi_pairs mem=host,device\n"
 
@@ -192,8 +194,36 @@ class BadInput(PairsCase):
         self.assertIn("no data: no bandwidth matrix (pairs-*.csv)", out)
 
 
+class HeatMaps(PairsCase):
+    def test_data_rows_send_columns_receive_empty_is_nan(self):
+        d = self.results(scenario="node", slow=5)
+        mats, ranks = pairs.load_dir(d)
+        fig = plot.heatmap(mats[0], ranks, plot.Meta())
+        rows = fig.data["data/pairs-host-8388608-direct.dat"].splitlines()[1:]
+        self.assertEqual(len(rows), 8)
+        self.assertEqual(rows[5].split()[5], "NaN")
+        self.assertTrue(all(float(v) < 6 for k, v in enumerate(rows[5].split()) if k != 5))
+        self.assertTrue(all(float(r.split()[5]) < 6 for k, r in enumerate(rows) if k != 5))
+        self.assertTrue(all(float(r.split()[2]) > 11 for k, r in enumerate(rows) if k not in (2, 5)))
+        self.assertIn('"n05" 5', fig.body)
+        self.assertIn("8MiB bandwidth, host memory, direct path", fig.body)
+
+    @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed: no heat map drawn")
+    def test_heat_map_png_and_svg(self):
+        d = self.results(scenario="node", slow=5)
+        fx.write(d, scenario="node", slow=5, metric="lat", size=8)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(cli.main(["plot", d], ""), 0)
+        self.assertEqual(err.getvalue(), "gdrb-plot: 2 figures (png,svg) in %s/plots\n" % d)
+        for name in ("pairs-host-8388608-direct", "pairs-lat-host-8-direct"):
+            self.assertTrue(plot.complete(os.path.join(d, "plots", name + ".png"), "png"))
+            self.assertTrue(plot.complete(os.path.join(d, "plots", name + ".svg"), "svg"))
+            self.assertTrue(os.path.isfile(os.path.join(d, "plots", "data", name + ".dat")))
+
+
 class Scale(PairsCase):
-    def test_2048_ranks_judged_in_seconds(self):
+    def test_2048_ranks_judged_and_drawn_in_seconds(self):
         n = 2048
         d = os.path.join(self.work, "big")
         os.makedirs(d)
@@ -217,6 +247,18 @@ class Scale(PairsCase):
         self.assertIn("node n1000 (both directions, 40% of median on 2047 of 2047 pairs)", out)
         # Seconds on an idle machine (results/pairs-analysis.md); the bound leaves room for a loaded one.
         self.assertLess(took, 60, "2048 x 2048 took %.1f s" % took)
+        mats, ranks = pairs.load_dir(d)
+        fig = plot.heatmap(mats[0], ranks, plot.Meta())
+        rows = fig.data["data/pairs-host-8388608-direct.dat"].splitlines()[1:]
+        self.assertEqual(len(rows), 256)          # 8 x 8 ranks a pixel, the lowest shown
+        self.assertEqual({r.split()[125] for r in rows}, {"4.8"})
+        self.assertEqual(set(rows[125].split()), {"4.8"})
+        self.assertEqual({v for k, v in enumerate(rows[3].split()) if k != 125}, {"12"})
+        if HAVE_GNUPLOT:
+            start = time.monotonic()
+            with contextlib.redirect_stderr(io.StringIO()):
+                self.assertEqual(cli.main(["plot", d], ""), 0)
+            self.assertLess(time.monotonic() - start, 60)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@ Only aggregate rows (pair=all) with status ok are drawn; repeated sizes plot the
 An empty value (no figure) is a gap; a value that is not a number (nan, -5, 0x10, a size
 8x) is a gap too, named on stderr with its file and line, never a 0.
 
+All-pairs matrices (pairs-*.csv, gdrb_mpi_pairs; docs/pairs.md): a heat map each, rows the
+sending rank, columns the receiving one, red the slow pairs (low bandwidth, high latency), an
+empty cell (not measured) grey. Above 256 ranks each pixel is the worst of a block of pairs.
+
 Options:
   --out DIR        where the figures go (default RESULTS_DIR/plots)
   --format LIST    png, svg or png,svg (default png,svg)
@@ -35,8 +39,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
-from . import common
-from .common import Json, awk_num, failure, is_latency, path_rank, usage_error, write_all
+from . import common, pairs
+from .common import Json, awk_num, failure, is_latency, num_fmt, path_rank, usage_error, write_all
 
 COLORS = ("#1f77b4", "#e6550d", "#2ca02c", "#9467bd", "#8c564b", "#d62728", "#17becf")
 GNUPLOT_MISSING = "gnuplot not found: install gnuplot-nox (Debian) or gnuplot (RHEL); scripts/install-deps does"
@@ -332,6 +336,68 @@ def figures(data: Data, meta: Meta) -> List[Figure]:
     return [figure(data.groups[k], meta) for k in sorted(data.groups, key=lambda k: k[0] + "\x1c" + k[1])]
 
 
+HEAT_PIXELS = 256           # at most this many pixels a side: bigger matrices show the worst of each block
+
+
+def heatmap(m: pairs.Matrix, ranks: Optional[List[pairs.Rank]], meta: Meta) -> Figure:
+    """The heat map of one matrix: data/NAME.dat in gnuplot's matrix format (NaN: not measured)."""
+    n, bw = m.n, m.metric == "bw"
+    block = -(-n // HEAT_PIXELS)
+    side = -(-n // block)
+    lines = ["# %s: %s; rows: source rank / %d, columns: destination rank / %d; NaN: not measured\n"
+             % (m.name, "GB/s" if bw else "us", block, block)]
+    pick = min if bw else max
+    measured: List[float] = []
+    for bs in range(side):
+        rows = m.rows[bs * block:(bs + 1) * block]
+        out = []
+        for bd in range(side):
+            lo, hi = bd * block, (bd + 1) * block
+            cells = [v for r in rows for v in r[lo:hi] if v == v]
+            out.append("%.6g" % pick(cells) if cells else "NaN")
+            if cells:
+                measured.append(pick(cells))
+        lines.append(" ".join(out) + "\n")
+    data = {"data/%s.dat" % m.name: "".join(lines)}
+    if block == 1:
+        med = median(["%.6g" % v for v in measured])[1] if measured else 0.0
+        lo, hi = (min(measured), max(measured)) if measured else (0.0, 1.0)
+    else:
+        # Blocks show their worst pair: the range of every pair is read from the rows.
+        ends = [(min(v), max(v)) for v in ([x for x in r if x == x] for r in m.rows) if v]
+        lo, hi = (min(e[0] for e in ends), max(e[1] for e in ends)) if ends else (0.0, 1.0)
+    what = "bandwidth (GB/s, 1 GB = 1e9 B)" if bw else "latency (us, one-way)"
+    t1 = "all pairs: %s" % m.title()
+    hosts = meta.hosts or ("%d hosts" % len({r.host for r in ranks}) if ranks else "")
+    t2 = "%d ranks%s; rows send, columns receive; min %s, %smax %s %s" % (
+        n, ", " + hosts if hosts else "", num_fmt(lo), "median %s, " % num_fmt(med) if block == 1 else "",
+        num_fmt(hi), "GB/s" if bw else "us")
+    if block > 1:
+        t2 += "\neach pixel: the %s of %d x %d pairs" % ("lowest" if bw else "highest", block, block)
+    b = ["reset\nset encoding utf8\nset size ratio -1\nset border lc rgb '#555555'\n",
+         "set title %s noenhanced\n" % gp_str(t1 + "\n" + t2),
+         'set xlabel "destination rank"\nset ylabel "source rank"\nset cblabel %s\n' % gp_str(what),
+         "set xrange [%s:%s]\nset yrange [%s:%s]\nset tics out nomirror\n" % (
+             "-0.5", awk_num(side * block - 0.5), awk_num(side * block - 0.5), "-0.5"),
+         # Slow pairs red: the low end for bandwidth, the high end for latency.
+         "set palette defined %s\n" % ("(0 '#b2182b', 0.5 '#fddbc7', 0.8 '#f7f7f7', 1 '#2166ac')" if bw else
+                                        "(0 '#2166ac', 0.2 '#f7f7f7', 0.5 '#fddbc7', 1 '#b2182b')"),
+         # Bandwidth from 0 (white at 80% of the best pair); latency from the best to 3x it or the worst.
+         "set cbrange [%s:%s]\n" % (("0", awk_num(hi if hi > 0 else 1)) if bw else
+                                    (awk_num(lo), awk_num(max(hi, 3 * lo, lo + 1e-3))))]
+    if ranks is not None and n <= 32 and block == 1:
+        labels = ", ".join("%s %d" % (gp_str(pairs.Namer(ranks, n)(r)), r) for r in range(n))
+        b.append("set xtics (%s) rotate by 90 right\nset ytics (%s)\n" % (labels, labels))
+
+    # Grey behind the image: a pair not measured (NaN) is no colour of the scale.
+    b.append("set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb '#d0d0d0' "
+             "fillstyle solid noborder\n")
+    # A pixel of a block of ranks sits over those ranks.
+    b.append("plot %s matrix using ($1*%d+%s):($2*%d+%s):3 with image notitle\n" % (
+        gp_str("data/%s.dat" % m.name), block, awk_num((block - 1) / 2), block, awk_num((block - 1) / 2)))
+    return Figure(m.name, "%s\tpairs\t%s\t%s (%s)\n" % (m.name, m.mem, t1, t2), data, "".join(b))
+
+
 def gp_script(figs: List[Figure], formats: str, png_term: str) -> str:
     """plots.gp: every figure in each format, in the scratch directory's relative names."""
     out = []
@@ -443,8 +509,12 @@ def parse_args(argv: List[str]) -> Tuple[str, str, str]:
 
 def main(argv: List[str]) -> int:
     results, out, formats = parse_args(argv)
-    csv_path = common.results_csv(results)
-    results_dir = os.path.dirname(csv_path) or "."
+    if os.path.isdir(results) and not os.path.isfile(os.path.join(results, "results.csv")) and \
+            pairs.matrix_files(results):
+        csv_path, results_dir = "", results.rstrip("/") or "/"      # gdrb_mpi_pairs run by hand
+    else:
+        csv_path = common.results_csv(results)
+        results_dir = os.path.dirname(csv_path) or "."
     out = out or os.path.join(results_dir, "plots")
     if shutil.which("gnuplot") is None:
         raise failure(GNUPLOT_MISSING)
@@ -464,7 +534,9 @@ def main(argv: List[str]) -> int:
 def _plot(csv_path: str, results_dir: str, out: str, formats: str, png_term: str, work: str) -> int:
     meta_path = os.path.join(results_dir, "meta.json")
     meta = load_meta(meta_path) if os.path.isfile(meta_path) else Meta()
-    figs = figures(read_data(csv_path), meta)
+    figs = figures(read_data(csv_path), meta) if csv_path else []
+    mats, ranks = pairs.load_dir(results_dir)
+    figs += [heatmap(m, ranks, meta) for m in mats]
     if not figs:
         common.say("%s: no aggregate row with status ok: nothing to plot" % csv_path)
         return common.EXIT_OK
@@ -497,6 +569,8 @@ def _plot(csv_path: str, results_dir: str, out: str, formats: str, png_term: str
     # gnuplot reports bad data as warnings and still exits 0: show them.
     with open(log, encoding="utf-8", errors="replace") as f:
         for line in f.read().splitlines():
+            if line.endswith("warning: matrix contains missing or undefined values"):
+                continue         # a heat map's empty cells: pairs not measured, said in its title
             sys.stderr.write("%s: gnuplot: %s\n" % (common.prog, line))
     common.say("%d figures (%s) in %s" % (len(figs), formats, out))
     return common.EXIT_OK
