@@ -222,6 +222,25 @@ class HeatMaps(PairsCase):
             self.assertTrue(os.path.isfile(os.path.join(d, "plots", "data", name + ".dat")))
 
 
+class Report(PairsCase):
+    def test_summary_names_the_suspects_beside_the_matrix(self):
+        d = self.results(scenario="node", slow=5)
+        self.accept(d, "pairs bw below=80%median size=8M")
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(cli.main(["report", d], ""), 0)
+        with open(os.path.join(d, "summary.md")) as f:
+            md = f.read()
+        self.assertIn("| FAIL | pairs-bw-8MiB | mpi_pairs bw pairs below 80% of median (8MiB) | "
+                      "pairs-host-8388608-direct: 14 of 56 pairs below", md)
+        self.assertIn("## All pairs", md)
+        self.assertIn("pairs-host-8388608-direct: 8 x 8, 56 pairs measured, min ", md)
+        self.assertIn("- node n05 (both directions, 42% of median on 7 of 7 pairs) (rule pairs-bw-8MiB)", md)
+        self.assertRegex(md, r"\n\| n05 \|  \| [0-9.]+ \|")       # the matrix, n05's row with its empty diagonal
+        with open(os.path.join(d, "report.html")) as f:
+            self.assertIn("<li>node n05 (both directions, 42% of median on 7 of 7 pairs) (rule pairs-bw-8MiB)</li>",
+                          f.read())
+
+
 class Scale(PairsCase):
     def test_2048_ranks_judged_and_drawn_in_seconds(self):
         n = 2048

@@ -272,6 +272,28 @@ class Namer:
 def analyse(mat: Matrix, ranks: Optional[Sequence[Rank]], ref_name: str, factor: float,
             node_frac: float = 0.75) -> Analysis:
     """The low pairs of MAT against FACTOR x its median or best pair, and who explains them."""
+    a = summarise(mat, ranks, ref_name, factor)
+    n, bw = mat.n, mat.metric == "bw"
+    if not a.measured:
+        return a
+    a.ref = a.median if ref_name == "median" else (a.hi if bw else a.lo)
+    a.limit = limit = factor * a.ref
+    sent_m, recv_m = [n - 1] * n, [n - 1] * n
+    for s, row in enumerate(mat.rows):
+        if bw:
+            a.low.extend((s, d, v) for d, v in enumerate(row) if v < limit and d != s)
+        else:
+            a.low.extend((s, d, v) for d, v in enumerate(row) if v > limit and d != s)
+        for d in [d for d, v in enumerate(row) if v != v and d != s]:
+            sent_m[s] -= 1
+            recv_m[d] -= 1
+    a.suspects = attribute(a, ranks, sent_m, recv_m, node_frac)
+    return a
+
+
+def summarise(mat: Matrix, ranks: Optional[Sequence[Rank]] = None, ref_name: str = "median",
+              factor: float = 1.0) -> Analysis:
+    """MAT's pairs measured, its min, median, max and worst pair (no suspects)."""
     a = Analysis(mat, ref_name, factor, names=Namer(ranks, mat.n))
     n, bw = mat.n, mat.metric == "bw"
     values: List[float] = []
@@ -291,19 +313,6 @@ def analyse(mat: Matrix, ranks: Optional[Sequence[Rank]], ref_name: str, factor:
         return a
     a.lo, a.hi = min(values), max(values)
     a.median = _median(values)
-    del values
-    a.ref = a.median if ref_name == "median" else (a.hi if bw else a.lo)
-    a.limit = limit = factor * a.ref
-    sent_m, recv_m = [n - 1] * n, [n - 1] * n
-    for s, row in enumerate(mat.rows):
-        if bw:
-            a.low.extend((s, d, v) for d, v in enumerate(row) if v < limit and d != s)
-        else:
-            a.low.extend((s, d, v) for d, v in enumerate(row) if v > limit and d != s)
-        for d in [d for d, v in enumerate(row) if v != v and d != s]:
-            sent_m[s] -= 1
-            recv_m[d] -= 1
-    a.suspects = attribute(a, ranks, sent_m, recv_m, node_frac)
     return a
 
 

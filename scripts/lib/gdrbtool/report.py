@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-from . import common
+from . import common, pairs
 from .common import Json, awk_value, is_latency, path_rank, write_all
 
 # Tables use the aggregate rows (pair=all); when a size was measured more than once, the last
@@ -134,6 +134,7 @@ class Report:
         self.html: List[str] = []
         self.bad_seen: Set[Tuple[str, str]] = set()
         self.bad_list: List[str] = []
+        self.matrices: Optional[Tuple[List[pairs.Matrix], Optional[List[pairs.Rank]]]] = None
 
     def out(self, md: Optional[str], html: Optional[str]) -> None:
         if md is not None:
@@ -175,6 +176,7 @@ class Report:
         self.env_section()
         self.steps_section()
         self.results_section()
+        self.pairs_section()
         self.out(None, "</body></html>")
 
     def verdict_section(self) -> None:
@@ -194,9 +196,11 @@ class Report:
         for i in range(v.count("rules")):
             def r(key: str) -> str:
                 return v.text("rules", i, key)
-            self.table_row([r("verdict"), r("name"),
-                            "%s %s %s %s (%s)" % (r("benchmark"), r("column"), r("op"), r("threshold"), r("selection")),
-                            r("message")], r("verdict").lower())
+            check = "%s %s %s %s (%s)" % (r("benchmark"), r("column"), r("op"), r("threshold"), r("selection"))
+            if r("kind") == "pairs":
+                check = "%s %s pairs %s (%s)" % (r("benchmark"), "bw" if r("column").endswith("_GBps") else "lat",
+                                                 r("threshold"), r("selection"))
+            self.table_row([r("verdict"), r("name"), check, r("message")], r("verdict").lower())
         self.table_end()
 
     def run_section(self) -> None:
@@ -301,8 +305,45 @@ class Report:
         x = float(v)
         return x if x > 0 else None
 
+    def pairs_section(self) -> None:
+        """Each all-pairs matrix: its summary, the suspects the verdict named, its heat map, and
+        the matrix itself up to 16 ranks."""
+        if not self.matrices:
+            return
+        mats, ranks = self.matrices
+        self.out("\n## All pairs\n", "<h2>All pairs</h2>")
+        self.para("Rows send, columns receive (docs/pairs.md); an empty cell was not measured.")
+        suspects: Dict[str, List[str]] = {}
+        v = self.verdict
+        for i in range(v.count("rules") if v is not None else 0):
+            for k in range(v.count("rules", i, "suspects")):
+                suspects.setdefault(v.text("rules", i, "suspects", k, "matrix"), []).append(
+                    "%s (rule %s)" % (v.text("rules", i, "suspects", k, "text"), v.text("rules", i, "name")))
+        for m in mats:
+            a = pairs.summarise(m, ranks)
+            self.out("### %s\n" % m.title(), "<h3>%s</h3>" % esc(m.title()))
+            self.para(a.summary() + ".")
+            if m.name in suspects:
+                self.out("Suspects:\n", "<p>Suspects:</p><ul>")
+                for text in suspects[m.name]:
+                    self.out("- " + mdc(text), "<li>%s</li>" % esc(text))
+                self.out("", "</ul>")
+            png = self.embed("%s/%s.png" % (self.plots, m.name))
+            if png is not None:
+                self.out("![%s](plots/%s.png)\n" % (m.title(), m.name),
+                         '<img alt="%s" src="data:image/png;base64,%s">' % (esc(m.title()), png))
+            if m.n <= 16:
+                name = pairs.Namer(ranks, m.n)
+                self.table_head(["src \\ dst"] + [name(d) for d in range(m.n)], True)
+                for s_, row in enumerate(m.rows):
+                    self.table_row([name(s_)] + ["" if x != x else common.num_fmt(x) for x in row])
+                self.table_end()
+
     def results_section(self) -> None:
         self.out("\n## Results\n", "<h2>Results</h2>")
+        if not self.results.groups and self.matrices:
+            self.para("No aggregate rows in results.csv (or none): the all-pairs matrices are below.")
+            return
         if not self.results.groups:
             self.para("No aggregate rows in results.csv.")
             return
@@ -390,7 +431,9 @@ def main(argv: List[str]) -> int:
     if len(argv) != 1:
         raise common.usage_error("expected one RESULTS_DIR, e.g. 'gdrb-report results/20261121-quick'; see --help")
     arg = argv[0]
-    csv_path = common.results_csv(arg)
+    only_pairs = os.path.isdir(arg) and not os.path.isfile(os.path.join(arg, "results.csv")) and \
+        bool(pairs.matrix_files(arg))
+    csv_path = "" if only_pairs else common.results_csv(arg)
     if not os.path.isdir(arg):
         raise common.usage_error("%s: expected a results directory, not a file" % arg)
     out_dir = arg[:-1] if arg.endswith("/") else arg
@@ -406,7 +449,10 @@ def main(argv: List[str]) -> int:
         except (OSError, ValueError):
             verdict = None
 
-    report = Report(meta, verdict, read_results(csv_path), out_dir + "/plots")
+    report = Report(meta, verdict, read_results(csv_path) if csv_path else Results(), out_dir + "/plots")
+    mats, ranks = pairs.load_dir(out_dir)
+    if mats:
+        report.matrices = (mats, ranks)
     report.build(re.sub(r".*/", "", out_dir.rstrip("/")))
     md, html = out_dir + "/summary.md", out_dir + "/report.html"
     write_all([(md, "".join(report.md)), (html, "".join(report.html))])
