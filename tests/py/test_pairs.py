@@ -235,7 +235,8 @@ class Report(PairsCase):
         self.assertIn("## All pairs", md)
         self.assertIn("pairs-host-8388608-direct: 8 x 8, 56 pairs measured, min ", md)
         self.assertIn("- node n05 (both directions, 42% of median on 7 of 7 pairs) (rule pairs-bw-8MiB)", md)
-        self.assertRegex(md, r"\n\| n05 \|  \| [0-9.]+ \|")       # the matrix, n05's row with its empty diagonal
+        self.assertRegex(md, r"\n\| n00 \|  \| 1[0-9.]+ \|")       # the matrix: n00's row, its empty diagonal
+        self.assertRegex(md, r"\n\| n05 \| [45]\.[0-9]+ \|")
         with open(os.path.join(d, "report.html")) as f:
             self.assertIn("<li>node n05 (both directions, 42% of median on 7 of 7 pairs) (rule pairs-bw-8MiB)</li>",
                           f.read())
