@@ -79,3 +79,43 @@ def write(directory, n=8, scenario="healthy", metric="bw", size=8388608, path="d
     if ranks:
         write_ranks(directory, n, gpus)
     return file
+
+
+def fake_binary(argv, scenario="healthy"):
+    """A stand-in for gdrb_mpi_pairs in the sweep's tests: --csv FILE --mem MEM (the rest is
+    ignored); writes FILE (the pairs CSV), the rank table and the matrices beside it, 8 ranks,
+    8 MiB bandwidth and 8 B latency, direct (and staged for device memory)."""
+    csv_path, mem = "", "host"
+    for i, a in enumerate(argv):
+        if a == "--csv":
+            csv_path = argv[i + 1]
+        elif a == "--mem":
+            mem = argv[i + 1]
+    directory = os.path.dirname(csv_path) or "."
+    rows = []
+    header = ("benchmark,layer,mem,path,reg,metric,size_bytes,round,src_rank,dst_rank,src_host,dst_host,"
+              "src_local_rank,dst_local_rank,src_gpu,dst_gpu,src_nic,dst_nic,iterations,bw_GBps,lat_us,"
+              "status,errors,note,timestamp,version")
+    kind, _, slow = scenario.partition(":")
+    for metric, size in (("bw", 8388608), ("lat", 8)):
+        for path in (("direct", "staged") if mem == "device" else ("direct",)):
+            cells = matrix(8, kind, metric, slow=int(slow or 5))
+            write_matrix(os.path.join(directory, "pairs-%s%d-%s.csv" % ("lat-" if metric == "lat" else "", size,
+                                                                       path)), cells)
+            for s in range(8):
+                for d in range(8):
+                    if s != d:
+                        rows.append("mpi_pairs,mpi,%s,%s,host,%s,%d,%d,%d,%d,n%02d,n%02d,0,0,,,mlx5_0,mlx5_0,10,%s,%s,"
+                                    "ok,0,seed 1,2026-11-25T00:00:00Z,0.1.0" % (
+                                        mem, path, metric, size, (d - s) % 8, s, d, s, d,
+                                        fmt(cells[s][d]) if metric == "bw" else "",
+                                        fmt(cells[s][d]) if metric == "lat" else ""))
+    write_ranks(directory, 8)
+    with open(csv_path, "w") as f:
+        f.write(header + "\n" + "".join(r + "\n" for r in rows))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(fake_binary(sys.argv[1:], os.environ.get("GDRB_FAKE_PAIRS", "healthy")))

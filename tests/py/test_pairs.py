@@ -7,6 +7,8 @@ import io
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -240,6 +242,64 @@ class Report(PairsCase):
         with open(os.path.join(d, "report.html")) as f:
             self.assertIn("<li>node n05 (both directions, 42% of median on 7 of 7 pairs) (rule pairs-bw-8MiB)</li>",
                           f.read())
+
+
+class Sweep(PairsCase):
+    """The sweep runs an all-pairs binary (a stand-in here, tests/py/pairs_fixtures.py) and keeps
+    its pairs CSV, rank table and matrices in the results directory, each matrix named with its
+    memory kind; the verdict names the slow node."""
+
+    def sweep(self, scenario):
+        bin_dir = os.path.join(self.work, "bin")
+        os.makedirs(bin_dir, exist_ok=True)
+        fake = os.path.join(bin_dir, "gdrb_mpi_pairs")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'gdrb_mpi_pairs (gdrbench) 9.9.9'; exit 0; }\n"
+                    "exec %s %s \"$@\"\n" % (sys.executable, os.path.join(os.path.dirname(__file__),
+                                                                       "pairs_fixtures.py")))
+        os.chmod(fake, 0o755)
+        prof = os.path.join(self.work, "pairs-test.profile")
+        with open(prof, "w") as f:
+            f.write("run gdrb_mpi_pairs mem=host,pinned launch=local sizes=8,8M\n"
+                    "pairs bw below=80%median size=8M\npairs lat above=2.1xbest size=8 mem=pinned\n")
+        out = os.path.join(self.work, "run-" + scenario.replace(":", "-"))
+        env = dict(os.environ, GDRB_FAKE_PAIRS=scenario)
+        env.pop("SLURM_JOB_ID", None)
+        proc = subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir", bin_dir,
+                               "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                              universal_newlines=True, timeout=300)
+        return proc, out
+
+    def test_files_kept_and_the_verdict_names_the_node(self):
+        proc, out = self.sweep("node:5")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        files = sorted(os.listdir(out))
+        for name in ("pairs.csv", "pairs-ranks.csv", "pairs-host-8388608-direct.csv", "pairs-lat-host-8-direct.csv",
+                     "pairs-pinned-8388608-direct.csv", "pairs-lat-pinned-8-direct.csv", "verdict.txt"):
+            self.assertIn(name, files)
+        self.assertEqual(sorted(os.listdir(os.path.join(out, "logs"))),
+                         ["01-mpi_pairs-host.log", "01-mpi_pairs-host.out", "02-mpi_pairs-pinned.log",
+                          "02-mpi_pairs-pinned.out"])
+        with open(os.path.join(out, "pairs.csv")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], pairs.pairs_header())
+        self.assertEqual(len(lines), 1 + 2 * 2 * 56)
+        self.assertEqual({line.split(",")[2] for line in lines[1:]}, {"host", "pinned"})
+        with open(os.path.join(out, "results.csv")) as f:
+            self.assertEqual(f.read(), common.schema().header + "\n")
+        with open(os.path.join(out, "meta.json")) as f:
+            self.assertEqual([(s["status"], s["rows"]) for s in json.load(f)["steps"]], [("ok", 112), ("ok", 112)])
+        with open(os.path.join(out, "verdict.txt")) as f:
+            verdict = f.read()
+        self.assertIn("node n05 (both directions, 42% of median on 7 of 7 pairs)", verdict)
+        self.assertIn("node n05 (both directions, 3.1x best on 7 of 7 pairs)", verdict)
+        with open(os.path.join(out, "summary.md")) as f:
+            self.assertIn("## All pairs", f.read())
+
+    def test_healthy_fabric_passes(self):
+        proc, out = self.sweep("healthy")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("PASS: 2 rules, 2 passed", proc.stdout)
 
 
 class Scale(PairsCase):

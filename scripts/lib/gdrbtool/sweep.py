@@ -17,6 +17,9 @@ Writes results/<UTC date>-<label>/:
                 side by side, the figures embedded in the HTML, the verdict on top
   verdict.json, verdict.xml when the profile has rules (gdrb-accept; JUnit XML for CI)
   doctor.json   gdrb_doctor --json, where the profile names it and it is built
+  pairs.csv, pairs-ranks.csv, pairs-[lat-]<mem>-<size>-<path>.csv   an all-pairs benchmark's
+                (gdrb_mpi_pairs) rows, rank table and matrices (docs/pairs.md); its rows are
+                not in results.csv
 Progress on stderr: [3/24] gdrb_write_bw mem=device 8B..1GiB  41 s  ETA 3 min
 
 Options:
@@ -62,7 +65,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import common, profile as profile_mod
+from . import common, pairs as pairs_mod, profile as profile_mod
 from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Stop, awk_value, csv_quote, csv_split,
                      duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
 
@@ -557,6 +560,72 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
     return res
 
 
+def is_pairs(s: Step) -> bool:
+    """An all-pairs benchmark (gdrb_mpi_pairs): its own CSV schema, rank table and matrices."""
+    return s.bench.endswith("_pairs")
+
+
+_STEP_MATRIX = re.compile(r"^pairs-(lat-)?([0-9]+)-([a-z0-9_]+)\.csv$")
+
+
+def keep_pairs(step_dir: str, mem: str, out: str) -> Tuple[int, int]:
+    """What an all-pairs step wrote in STEP_DIR into the results directory OUT: its complete
+    rows appended to OUT/pairs.csv, its rank table as OUT/pairs-ranks.csv, each matrix as
+    OUT/pairs-[lat-]MEM-SIZE-PATH.csv (the memory kind added: host and device memory both have
+    a direct path). STEP_DIR is removed. (rows kept, incomplete rows dropped)"""
+    header = pairs_mod.pairs_header()
+    rows: List[str] = []
+    dropped = 0
+    try:
+        with open(os.path.join(step_dir, pairs_mod.PAIRS_CSV), "rb") as f:
+            text = f.read().decode("utf-8", "surrogateescape")
+    except OSError:
+        text = ""
+    if text:
+        lines = text.split("\n")
+        torn = lines.pop()
+        ncols = len(header.split(","))
+        if lines and lines[0].rstrip("\r") != header:
+            say("%s:1: not the pairs schema's header; its rows are not taken" % os.path.join(step_dir, "pairs.csv"))
+            dropped = len(lines) - 1 + (1 if torn else 0)
+        else:
+            for line in lines[1:]:
+                line = line.rstrip("\r")
+                if len(csv_split(line)) == ncols:
+                    rows.append(line)
+                else:
+                    dropped += 1
+            dropped += 1 if torn else 0
+    if rows:
+        target = os.path.join(out, pairs_mod.PAIRS_CSV)
+        if not os.path.exists(target):
+            try:
+                write_all([(target, header + "\n")], quiet=True)
+            except Stop:
+                pass
+        if not append_atomically(target, rows):
+            say("could not append the rows of %s to %s" % (os.path.join(step_dir, "pairs.csv"), target))
+    moves = []
+    try:
+        names = sorted(os.listdir(step_dir))
+    except OSError:
+        names = []
+    for name in names:
+        m = _STEP_MATRIX.match(name)
+        if m:
+            moves.append((name, "pairs-%s%s%s-%s.csv" % (m.group(1) or "", mem + "-" if mem else "", m.group(2),
+                                                         m.group(3))))
+        elif name == pairs_mod.RANKS_FILE:
+            moves.append((name, name))
+    for name, target in moves:
+        try:
+            os.replace(os.path.join(step_dir, name), os.path.join(out, target))
+        except OSError as e:
+            say("cannot keep %s as %s: %s" % (os.path.join(step_dir, name), os.path.join(out, target), e.strerror))
+    shutil.rmtree(step_dir, ignore_errors=True)
+    return len(rows), dropped
+
+
 def append_atomically(csv_path: str, lines: Sequence[str]) -> bool:
     """Append LINES to CSV_PATH through a copy renamed over it (common.write_all): the file is
     always whole. False when it could not be done (the caller says so)."""
@@ -804,6 +873,10 @@ class Sweep:
             i = s.n
             log = os.path.join(self.out, "logs", s.base + ".log")
             part = os.path.join(self.out, "logs", s.base + ".csv")
+            if is_pairs(s):
+                # Its rank table and matrices are written beside its CSV: a directory of its own.
+                os.makedirs(os.path.join(self.out, "logs", s.base), exist_ok=True)
+                part = os.path.join(self.out, "logs", s.base, pairs_mod.PAIRS_CSV)
             cmd = step_command(s, part, self.p.label, self.where, self.o.np)
             cmdline = shell_join(cmd)
             with open(os.path.join(self.out, "commands.txt"), "a", encoding="utf-8") as f:
@@ -845,17 +918,23 @@ class Sweep:
                 note = "gdrb-sweep: %s exited %d without a row for this size; %ssee logs/%s.log" % (
                     s.name, rc, reason + "; " if reason else "", s.base)
                 status = "failed" if rc != 0 else "ok"
-            m = merge_rows(part, s, fill, note, ranks, step_hosts, gpu_name, self.p.version)
-            if not append_atomically(self.csv, m.rows + m.filled):
-                say("could not append the rows of %s to %s" % (part, self.csv))
-            try:
-                os.unlink(part)
-            except OSError:
-                pass
-            rows, filled, dropped = len(m.rows), len(m.filled), m.dropped
+            if is_pairs(s):
+                rows, dropped = keep_pairs(os.path.dirname(part), s.mem, self.out)
+                filled = 0
+                if status == "ok" and not rows:
+                    status = "failed"
+            else:
+                m = merge_rows(part, s, fill, note, ranks, step_hosts, gpu_name, self.p.version)
+                if not append_atomically(self.csv, m.rows + m.filled):
+                    say("could not append the rows of %s to %s" % (part, self.csv))
+                try:
+                    os.unlink(part)
+                except OSError:
+                    pass
+                rows, filled, dropped = len(m.rows), len(m.filled), m.dropped
             if status in ("ok", "unsupported") and filled and (status == "ok" or rows):
                 status = "failed"
-            if status == "ok" and any(",invalid-data," in r for r in m.rows):
+            if status == "ok" and not is_pairs(s) and any(",invalid-data," in r for r in m.rows):
                 status = "invalid-data"
             failed = failed or status in ("failed", "invalid-data")
 
