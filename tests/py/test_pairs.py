@@ -98,6 +98,16 @@ class Rules(PairsCase):
         out, _ = self.verdict(d, "FAIL")
         self.assertIn("node n04 or its links: sends low with 3 of 7 peers", out)
 
+    def test_shipped_profile_names_the_node(self):
+        d = self.results(scenario="node", slow=3)
+        fx.write(d, scenario="node", slow=3, metric="lat", size=8)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            self.assertEqual(cli.main(["accept", d, "pairs"], ""), 1)
+        self.assertIn("node n03 (both directions, 42% of median on 7 of 7 pairs)", out.getvalue())
+        self.assertIn("node n03 (both directions, 3.1x best on 7 of 7 pairs)", out.getvalue())
+        self.assertTrue(out.getvalue().endswith("FAIL: 2 rules, 0 passed, 2 failed, 0 without data\n"))
+
     def test_missing_cells_are_not_measured_not_low(self):
         out, _ = self.verdict(self.results(scenario="missing"), "PASS")
         self.assertIn("(11 not measured)", out)

@@ -15,6 +15,13 @@ Rules (one per line in the profile, documented in README.md, "Profiles"):
   rule gdr-lat   write_lat lat_p50_us <= 50% of staged mem=device sizes=8:4K
   rule gdr-reg   write_bw  reg        in dmabuf,peermem mem=device path=direct
 
+All-pairs matrices (pairs-*.csv of gdrb_mpi_pairs, in RESULTS_DIR; docs/pairs.md) are judged
+relative to the fabric, and the verdict names the suspect node, link or rail:
+
+  pairs bw  below=80%median size=8M       a pair below 80% of the median pair fails
+  pairs lat above=2.1xbest  size=8        a pair above 2.1x the best pair fails
+
+A directory with matrices but no results.csv (gdrb_mpi_pairs run by hand) is judged on them.
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
 row at all fails as NODATA. A value a rule reads that is not a number as the binaries write
