@@ -105,7 +105,7 @@ class Rules(PairsCase):
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             self.assertEqual(cli.main(["accept", d, "pairs"], ""), 1)
         self.assertIn("node n03 (both directions, 42% of median on 7 of 7 pairs)", out.getvalue())
-        self.assertIn("node n03 (both directions, 3.1x best on 7 of 7 pairs)", out.getvalue())
+        self.assertIn("node n03 (both directions, 3.0x best on 7 of 7 pairs)", out.getvalue())
         self.assertTrue(out.getvalue().endswith("FAIL: 2 rules, 0 passed, 2 failed, 0 without data\n"))
 
     def test_missing_cells_are_not_measured_not_low(self):
