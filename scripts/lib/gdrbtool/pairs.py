@@ -107,6 +107,9 @@ def _mem_of_pairs_csv(results: str) -> str:
     return fields[i] if i < len(fields) and fields[i] in ("host", "pinned", "device") else ""
 
 
+_NOT_DECIMAL = re.compile(r"[^0-9.,]")
+
+
 def _bad_cell(v: str) -> bool:
     return not re.fullmatch(r"[0-9]+(\.[0-9]+)?", v)
 
@@ -138,13 +141,16 @@ def load_matrix(path: str, mem_default: str = "") -> Matrix:
             if fields[0] != str(r):
                 raise usage_error("%s:%d: row '%s' where row %d was due: rows must be the ranks 0..%d in order"
                                   % (path, lineno, fields[0], r, n - 1))
+            # Digits, dots and commas only (one C-level scan): no nan, inf, sign or exponent; an
+            # empty cell (not measured) is NaN.
+            if _NOT_DECIMAL.search(line, len(fields[0])):
+                bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x))
+                raise usage_error("%s:%d: column %d: '%s' is not a non-negative decimal number" % (
+                    path, lineno, bad, fields[1 + bad]))
             try:
-                vals = [float(x) if x else NAN for x in fields[1:]]
+                vals = list(map(float, [x or "nan" for x in fields[1:]]))
             except ValueError:
-                vals = []
-            # Empty cells are NaN; any other value outside [0, inf) (nan, -1, inf) is refused.
-            if len(vals) != n or len([v for v in vals if not 0 <= v < math.inf]) != fields.count(""):
-                bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x.strip()) or x != x.strip())
+                bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x))
                 raise usage_error("%s:%d: column %d: '%s' is not a non-negative decimal number" % (
                     path, lineno, bad, fields[1 + bad]))
             mat.rows.append(array("d", vals))
