@@ -4,7 +4,7 @@ measured value, the threshold and the sizes concerned.
   scripts/gdrb-accept [options] RESULTS_DIR PROFILE
 
 RESULTS_DIR is what gdrb-sweep wrote (results.csv, meta.json); PROFILE is a shipped profile
-name (gdr-effectiveness, ib-ndr400, ib-hdr200, roce-200g, roce-400g) or a profile file.
+name (gdr-effectiveness, ib-ndr400, ib-hdr200, roce-200g, roce-400g, pairs) or a profile file.
 Rules (one per line in the profile, documented in README.md, "Profiles"):
 
   rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]
