@@ -6,7 +6,8 @@ rank table and a few pairs.csv rows. Values are generated, never measured.
 Scenarios: healthy; node (rank SLOW's sends and receives at 42%); link (SRC -> DST at 40%, one
 direction); link2 (both directions); rail (GPUS per node, GPU i pairs only with GPU i of the
 others; rail SLOW at 45% on every node); lonely (rank SLOW measured only with rank PEER, both
-directions, at 40%: it cannot be told from that link); missing (healthy, some cells empty).
+directions, at 40%: it cannot be told from that link); round (every pair s -> s + SLOW at 42%:
+one round of shifts); missing (healthy, some cells empty).
 """
 import os
 import random
@@ -44,6 +45,8 @@ def matrix(n, scenario="healthy", metric="bw", slow=5, src=3, dst=6, gpus=1, pee
                     cells[s][d] = bad(cells[s][d])
             elif scenario == "lonely" and slow in (s, d):
                 cells[s][d] = bad(cells[s][d]) if peer in (s, d) else None
+            elif scenario == "round" and (d - s) % n == slow:
+                cells[s][d] = bad(cells[s][d])
             elif scenario == "missing" and (s * 7 + d) % 5 == 0:
                 cells[s][d] = None
     return cells

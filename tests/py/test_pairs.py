@@ -88,6 +88,12 @@ class Rules(PairsCase):
         self.assertIn("node n00, node n01 or the link between them: cannot tell (neither n00 nor n01 has another "
                       "measured peer (n = 2)", out)
 
+    def test_slow_round_is_not_eight_links(self):
+        out, rule = self.verdict(self.results(scenario="round", slow=3), "FAIL")
+        self.assertIn("suspects: round 3 (every pair i -> i+3 low: 8 of 8 pairs, 42% of median): what ran at the "
+                      "same time", out)
+        self.assertEqual([s["kind"] for s in rule["suspects"]], ["round"])
+
     def test_partly_bad_node_is_not_called_a_node_or_a_link(self):
         d = self.results()
         path = os.path.join(d, "pairs-host-8388608-direct.csv")

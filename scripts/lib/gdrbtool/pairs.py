@@ -11,7 +11,8 @@ Files (docs/pairs.md, docs/csv-schema.md "Pairs CSV"):
 The analysis: a pair is low when its bandwidth is below FACTOR x the reference (the median
 pair or the best), or its latency above FACTOR x the reference. Low pairs are explained, in
 this order, by a rail (GPU i of every node low), a node (most of its sends and/or receives
-low: --node fraction, default 75%), a link (one source -> destination), and what cannot be
+low: node= share, default 75%), a round (every pair of one shift low), a partly bad node,
+a link (one source -> destination), and what cannot be
 told apart: an endpoint whose only measured peer in a direction is the low one (n = 2, or
 sampled rounds) cannot be told from that link; a node low with several peers but not most
 of them is "a partly bad node or several bad links".
@@ -201,7 +202,7 @@ def load_dir(results: str) -> Tuple[List[Matrix], Optional[List[Rank]]]:
 
 @dataclass
 class Suspect:
-    kind: str            # rail, node, link, partial, ambiguous
+    kind: str            # rail, node, round, partial, link, ambiguous
     text: str
     ranks: List[int] = field(default_factory=list)
 
@@ -261,18 +262,39 @@ class Namer:
         self.rails = ranks is not None and len({r.local_rank for r in ranks}) > 1
         self.n = n
 
+        self.gpus = any(r.gpu for r in ranks or [])
+
     def __call__(self, r: int) -> str:
         if self.ranks is None:
             return "rank %d" % r
         rk = self.ranks[r]
         if self.per_host.get(rk.host, 0) > 1:
-            return "%s GPU%d" % (rk.host, rk.local_rank)
+            # Several ranks on a host: its GPU where one is recorded, else host:local rank.
+            return "%s GPU%d" % (rk.host, rk.local_rank) if self.gpus else "%s:%d" % (rk.host, rk.local_rank)
         return rk.host
 
     def rail(self, local: int) -> str:
         nics = {r.nic for r in self.ranks or [] if r.local_rank == local}
         nic = nics.pop() if len(nics) == 1 else ""
-        return "GPU%d%s" % (local, "/" + nic if nic else "")
+        return ("GPU%d" if self.gpus else "local rank %d") % local + ("/" + nic if nic else "")
+
+
+def _shift_groups(mat: Matrix, ranks: Optional[Sequence[Rank]]) -> Tuple[List[int], List[int]]:
+    """Each rank's shift group (its rail where ranks meet only the same local rank, else one
+    group) and its position in it: the pair s -> d ran in round (pos[d] - pos[s]) mod size."""
+    n = mat.n
+    group = [0] * n
+    if ranks is not None and len({r.local_rank for r in ranks}) > 1:
+        row0 = mat.rows[0]
+        local0 = ranks[0].local_rank
+        # Rail layout: rank 0 has no measured pair with another local rank.
+        if not any(row0[d] == row0[d] for d in range(n) if ranks[d].local_rank != local0):
+            group = [r.local_rank for r in ranks]
+    pos, seen = [0] * n, {}
+    for r in range(n):
+        pos[r] = seen.get(group[r], 0)
+        seen[group[r]] = pos[r] + 1
+    return group, pos
 
 
 def analyse(mat: Matrix, ranks: Optional[Sequence[Rank]], ref_name: str, factor: float,
@@ -390,6 +412,37 @@ def attribute(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], r
     rest = [(s, d, v) for s, d, v in a.low
             if not (s in node_send and (s in explained_ranks or s in node_ranks))
             and not (d in node_recv and (d in explained_ranks or d in node_ranks))]
+    # A round: every pair of one shift low (and not one node's) is what ran at the same time.
+    if len(rest) >= 3:
+        group, pos = _shift_groups(a.matrix, ranks)
+        size: Dict[int, int] = {}
+        for g in group:
+            size[g] = size.get(g, 0) + 1
+        by_round: Dict[Tuple[int, int], List[Tuple[int, int, float]]] = {}
+        for s, d, v in rest:
+            if group[s] == group[d]:
+                by_round.setdefault((group[s], (pos[d] - pos[s]) % size[group[s]]), []).append((s, d, v))
+        members: Dict[int, List[int]] = {}
+        for r in range(n):
+            members.setdefault(group[r], []).append(r)
+        taken: Set[Tuple[int, int]] = set()
+        for (g, k), items in sorted(by_round.items()):
+            m = size[g]
+            if len(items) < 3:
+                continue
+            ms = members[g]
+            measured = sum(1 for i in range(m) if a.matrix.rows[ms[i]][ms[(i + k) % m]] ==
+                           a.matrix.rows[ms[i]][ms[(i + k) % m]])
+            if len(items) < measured:
+                continue
+            rail = " of rail %s" % name.rail(ranks[ms[0]].local_rank) if len(members) > 1 and ranks else ""
+            out.append(Suspect("round", "round %d%s (every pair i -> i+%d low: %d of %d pairs, %s): what ran at the "
+                                        "same time, a disturbance during that round or the fabric's routes for that "
+                                        "shift, not one node or link" % (
+                                            k, rail, k, len(items), measured, _pct(a, [v for _, _, v in items])),
+                               sorted({r for s, d, _ in items for r in (s, d)})))
+            taken |= {(s, d) for s, d, _ in items}
+        rest = [x for x in rest if (x[0], x[1]) not in taken]
     low_at = {(s, d): v for s, d, v in rest}
     done: Set[Tuple[int, int]] = set()
     # An endpoint low with several peers, but not most: a partly bad node or several bad links.
