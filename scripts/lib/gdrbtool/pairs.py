@@ -27,13 +27,14 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from .common import TREE, csv_split, num_fmt, size_fmt, usage_error
+from .common import SCHEMA_DEF, TREE, csv_split, num_fmt, size_fmt, usage_error
 
 MATRIX_NAME = re.compile(r"^pairs-(lat-)?(?:(host|pinned|device)-)?([0-9]+)-([a-z0-9_]+)\.csv$")
 RANKS_FILE = "pairs-ranks.csv"
 RANKS_HEADER = "rank,host,local_rank,gpu,nic"
 PAIRS_CSV = "pairs.csv"
-PAIRS_SCHEMA_DEF = TREE / "common" / "pairs_schema.def"
+# Beside csv_schema.def (common/ or, with the layers as folders, common/core/).
+PAIRS_SCHEMA_DEFS = (SCHEMA_DEF.parent / "pairs_schema.def", TREE / "common" / "pairs_schema.def")
 # The agreed columns (BRIEF of issue 12), used only until common/pairs_schema.def is in the tree.
 _PAIRS_COLUMNS = ("benchmark,layer,mem,path,reg,metric,size_bytes,round,src_rank,dst_rank,src_host,dst_host,"
                   "src_local_rank,dst_local_rank,src_gpu,dst_gpu,src_nic,dst_nic,iterations,bw_GBps,lat_us,"
@@ -43,10 +44,13 @@ NAN = float("nan")
 
 def pairs_header() -> str:
     """The pairs CSV's header, from its one definition (common/pairs_schema.def)."""
-    try:
-        text = PAIRS_SCHEMA_DEF.read_text(encoding="utf-8")
-    except OSError:
-        return _PAIRS_COLUMNS
+    text = ""
+    for path in PAIRS_SCHEMA_DEFS:
+        try:
+            text = path.read_text(encoding="utf-8")
+            break
+        except OSError:
+            continue
     cols = re.findall(r"^GDRB_PAIRS_COL\(([A-Za-z0-9_]+), *[a-z]+\)", text, re.M)
     return ",".join(cols) if cols else _PAIRS_COLUMNS
 

@@ -459,7 +459,8 @@ class _Parser:
         if not re.match(r"^[A-Za-z0-9._+-]+$", name):
             raise self.err(where, "pairs: name '%s': expected letters, digits, '.', '_' or '-'" % name)
         if name in self.rule_where:
-            raise self.err(where, "rule name '%s' already used at %s; give this one name=" % (name, self.rule_where[name]))
+            raise self.err(where, "rule name '%s' already used at %s; give this one name="
+                           % (name, self.rule_where[name]))
         self.rule_where[name] = where
         what = "%s%s %s" % (m.group(1), "%" if m.group(3) == "%" else "x", ref)
         self.profile.rules.append(Rule(where, name, kv["bench"], "bw_GBps" if metric == "bw" else "lat_us",
