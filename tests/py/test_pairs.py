@@ -114,6 +114,22 @@ class Rules(PairsCase):
         self.assertIn("node n03 (both directions, 3.0x best on 7 of 7 pairs)", out.getvalue())
         self.assertTrue(out.getvalue().endswith("FAIL: 2 rules, 0 passed, 2 failed, 0 without data\n"))
 
+    def test_most_ranks_low_is_the_fabric_not_a_list_of_nodes(self):
+        out, rule = self.verdict(self.results(), "FAIL", "pairs bw below=100%best")
+        self.assertIn("suspects: the fabric, not one node: 8 of 8 ranks are low on most of their pairs", out)
+        self.assertEqual([s["kind"] for s in rule["suspects"]], ["fabric"])
+
+    def test_a_whole_host_of_gpus_is_one_node(self):
+        d = self.results(n=16, gpus=2)
+        cells = fx.matrix(16, gpus=2)
+        for s in range(16):
+            for t in range(16):
+                if s != t and ({s, t} & {6, 7}):
+                    cells[s][t] *= 0.4
+        fx.write_matrix(os.path.join(d, "pairs-host-8388608-direct.csv"), cells)
+        out, rule = self.verdict(d, "FAIL")
+        self.assertIn("suspects: node n03 (all 2 GPUs, both directions, 40% of median on 30 of 30 pairs)", out)
+
     def test_missing_cells_are_not_measured_not_low(self):
         out, _ = self.verdict(self.results(scenario="missing"), "PASS")
         self.assertIn("(11 not measured)", out)

@@ -206,7 +206,7 @@ def load_dir(results: str) -> Tuple[List[Matrix], Optional[List[Rank]]]:
 
 @dataclass
 class Suspect:
-    kind: str            # rail, node, round, partial, link, ambiguous
+    kind: str            # rail, fabric, node, round, partial, link, ambiguous
     text: str
     ranks: List[int] = field(default_factory=list)
 
@@ -384,6 +384,13 @@ def attribute(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], r
 
     # Nodes: most of their sends or receives low. A host all of whose GPUs are suspect is one node.
     node_ranks = sorted((node_send | node_recv) - explained_ranks)
+    if n >= 4 and len(node_ranks) > n / 2:
+        # Most ranks low on most pairs: no node stands out from the fabric.
+        return out + [Suspect("fabric", "the fabric, not one node: %d of %d ranks are low on most of their pairs "
+                                        "(%s); the fabric is uniformly slow, or the reference (%s %s %s) stands "
+                                        "far apart from the rest" % (
+                                            len(node_ranks), n, _pct(a, [v for _, _, v in a.low]), a.ref_name,
+                                            num_fmt(a.ref), a.unit()), node_ranks)]
     by_host: Dict[str, List[int]] = {}
     for r in node_ranks:
         by_host.setdefault(ranks[r].host if ranks else str(r), []).append(r)
@@ -408,7 +415,8 @@ def attribute(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], r
                     vals += [v for _, v in recv_low.get(r, [])]
                 peers_low |= {(r, p) for p in lows}
                 peers_all += max(sent_m[r] if r in node_send else 0, recv_m[r] if r in node_recv else 0)
-            label = ("node %s (all %d GPUs, " % (host, len(g))) if whole else "node %s (" % name(g[0])
+            label = ("node %s (all %d %s, " % (host, len(g), "GPUs" if name.gpus else "ranks")) if whole \
+                else "node %s (" % name(g[0])
             out.append(Suspect("node", "%s%s, %s on %d of %d pairs)" % (
                 label, direction, _pct(a, vals), len(peers_low), max(peers_all, len(peers_low))), list(g)))
 
