@@ -328,6 +328,25 @@ class Sweep(PairsCase):
         with open(os.path.join(out, "summary.md")) as f:
             self.assertIn("## All pairs", f.read())
 
+    def test_step_rows_appended_whole_torn_and_short_rows_dropped(self):
+        from gdrbtool import sweep
+        out = os.path.join(self.work, "out")
+        os.makedirs(out)
+        header = pairs.pairs_header()
+        row = "mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,n00,n01,0,0,,,,,10,1.000,,ok,0,,t,0.1.0"
+        for mem, tail in (("host", row[:40]), ("device", "")):
+            step = os.path.join(out, "logs", "step-" + mem)
+            os.makedirs(step)
+            with open(os.path.join(step, "pairs.csv"), "w") as f:
+                f.write("%s\n%s\n%s\nmpi_pairs,short\n%s" % (header, row, row, tail))
+            fx.write_matrix(os.path.join(step, "pairs-8-direct.csv"), fx.matrix(4))
+            self.assertEqual(sweep.keep_pairs(step, mem, out), (2, 2 if tail else 1))
+            self.assertFalse(os.path.exists(step))
+        with open(os.path.join(out, "pairs.csv")) as f:
+            self.assertEqual(f.read(), header + "\n" + (row + "\n") * 4)
+        self.assertEqual(sorted(f for f in os.listdir(out) if f.startswith("pairs-")),
+                         ["pairs-device-8-direct.csv", "pairs-host-8-direct.csv"])
+
     def test_healthy_fabric_passes(self):
         proc, out = self.sweep("healthy")
         self.assertEqual(proc.returncode, 0, proc.stderr)

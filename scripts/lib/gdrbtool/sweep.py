@@ -568,43 +568,57 @@ def is_pairs(s: Step) -> bool:
 _STEP_MATRIX = re.compile(r"^pairs-(lat-)?([0-9]+)-([a-z0-9_]+)\.csv$")
 
 
+def _append_pairs_csv(src: str, target: str) -> Tuple[int, int]:
+    """The complete rows of the pairs CSV SRC appended to TARGET (created with the header), through
+    a copy renamed over it, streamed: at 2048 ranks a matrix is 4.2 million rows. A row without
+    its newline (cut short) or with another field count is dropped (text fields never hold a
+    comma). (rows appended, rows dropped)"""
+    header = pairs_mod.pairs_header().encode()
+    commas = header.count(b",")
+    rows = dropped = 0
+    tmp = target + ".tmp"
+    if not os.path.exists(src):
+        return 0, 0
+    try:
+        with open(src, "rb") as f:
+            first = f.readline()
+            if not first:
+                return 0, 0
+            if first.rstrip(b"\r\n") != header:
+                say("%s:1: not the pairs schema's header; its rows are not taken" % src)
+                return 0, sum(1 for _ in f)
+            with open(tmp, "wb") as w:
+                if os.path.exists(target):
+                    with open(target, "rb") as old:
+                        shutil.copyfileobj(old, w)
+                else:
+                    w.write(header + b"\n")
+                for line in f:
+                    if line.endswith(b"\n") and line.count(b",") == commas:
+                        w.write(line)
+                        rows += 1
+                    else:
+                        dropped += 1
+        if rows:
+            os.replace(tmp, target)
+        else:
+            os.unlink(tmp)
+    except OSError as e:
+        say("could not append the rows of %s to %s: %s" % (src, target, e.strerror))
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return rows, dropped
+
+
 def keep_pairs(step_dir: str, mem: str, out: str) -> Tuple[int, int]:
     """What an all-pairs step wrote in STEP_DIR into the results directory OUT: its complete
     rows appended to OUT/pairs.csv, its rank table as OUT/pairs-ranks.csv, each matrix as
     OUT/pairs-[lat-]MEM-SIZE-PATH.csv (the memory kind added: host and device memory both have
     a direct path). STEP_DIR is removed. (rows kept, incomplete rows dropped)"""
-    header = pairs_mod.pairs_header()
-    rows: List[str] = []
-    dropped = 0
-    try:
-        with open(os.path.join(step_dir, pairs_mod.PAIRS_CSV), "rb") as f:
-            text = f.read().decode("utf-8", "surrogateescape")
-    except OSError:
-        text = ""
-    if text:
-        lines = text.split("\n")
-        torn = lines.pop()
-        ncols = len(header.split(","))
-        if lines and lines[0].rstrip("\r") != header:
-            say("%s:1: not the pairs schema's header; its rows are not taken" % os.path.join(step_dir, "pairs.csv"))
-            dropped = len(lines) - 1 + (1 if torn else 0)
-        else:
-            for line in lines[1:]:
-                line = line.rstrip("\r")
-                if len(csv_split(line)) == ncols:
-                    rows.append(line)
-                else:
-                    dropped += 1
-            dropped += 1 if torn else 0
-    if rows:
-        target = os.path.join(out, pairs_mod.PAIRS_CSV)
-        if not os.path.exists(target):
-            try:
-                write_all([(target, header + "\n")], quiet=True)
-            except Stop:
-                pass
-        if not append_atomically(target, rows):
-            say("could not append the rows of %s to %s" % (os.path.join(step_dir, "pairs.csv"), target))
+    rows, dropped = _append_pairs_csv(os.path.join(step_dir, pairs_mod.PAIRS_CSV),
+                                      os.path.join(out, pairs_mod.PAIRS_CSV))
     moves = []
     try:
         names = sorted(os.listdir(step_dir))
@@ -623,7 +637,7 @@ def keep_pairs(step_dir: str, mem: str, out: str) -> Tuple[int, int]:
         except OSError as e:
             say("cannot keep %s as %s: %s" % (os.path.join(step_dir, name), os.path.join(out, target), e.strerror))
     shutil.rmtree(step_dir, ignore_errors=True)
-    return len(rows), dropped
+    return rows, dropped
 
 
 def append_atomically(csv_path: str, lines: Sequence[str]) -> bool:
