@@ -334,7 +334,7 @@ class PairsResult(RuleResult):
                 " (only empty ones)" if self.analyses else "")
         else:
             self.verdict = "FAIL" if self.failed else "PASS"
-            self.message = "; ".join(parts)
+            self.message = " | ".join(parts)         # "; " separates the suspects of one matrix
 
     def suspects_json(self) -> str:
         items = ["{\"matrix\": %s, \"kind\": %s, \"ranks\": [%s], \"text\": %s}" % (
