@@ -208,10 +208,13 @@ class BadInput(PairsCase):
         self.assertEqual(err, "gdrb-accept: %s%s\n" % (path, message))
 
     def test_ragged_or_missing_rows_or_bad_cells_refused_in_one_line(self):
-        self.bad_matrix(lambda ls: ls[:4] + [ls[4] + ",1.0"] + ls[5:], ":5: has 10 fields, the header 9: a ragged matrix")
+        self.bad_matrix(lambda ls: ls[:4] + [ls[4] + ",1.0"] + ls[5:],
+                        ":5: has 10 fields, the header 9: a ragged matrix")
         self.bad_matrix(lambda ls: ls[:-1], ": 7 rows for 8 columns: not a square matrix")
-        self.bad_matrix(lambda ls: ls[:1] + ls[2:], ":2: row '1' where row 0 was due: rows must be the ranks 0..7 in order")
-        self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + ["nan"] + ls[3].split(",")[3:])] + ls[4:],
+        self.bad_matrix(lambda ls: ls[:1] + ls[2:],
+                        ":2: row '1' where row 0 was due: rows must be the ranks 0..7 in order")
+        self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + ["nan"] + ls[3].split(",")[3:])]
+                        + ls[4:],
                         ":4: column 1: 'nan' is not a non-negative decimal number")
         self.bad_matrix(lambda ls: ["src,0,1,2,3,4,5,6,7"] + ls[1:],
                         ":1: not a pairs matrix: the first line must be 'src\\dst,0,1,...,N-1' with N >= 2 ranks")

@@ -20,7 +20,6 @@ of them is "a partly bad node or several bad links".
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from array import array
@@ -39,7 +38,6 @@ PAIRS_SCHEMA_DEFS = (SCHEMA_DEF.parent / "pairs_schema.def", TREE / "common" / "
 _PAIRS_COLUMNS = ("benchmark,layer,mem,path,reg,metric,size_bytes,round,src_rank,dst_rank,src_host,dst_host,"
                   "src_local_rank,dst_local_rank,src_gpu,dst_gpu,src_nic,dst_nic,iterations,bw_GBps,lat_us,"
                   "status,errors,note,timestamp,version")
-NAN = float("nan")
 
 
 def pairs_header() -> str:

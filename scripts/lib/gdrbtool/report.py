@@ -3,6 +3,8 @@ gdrb-accept has written verdict.json), the run and its command, the environment 
 node (from meta.json), the steps of the sweep, and per benchmark and memory kind a table
 with every path side by side and the staged/direct ratio, next to its figure. report.html
 is self-contained: the PNG figures are embedded (base64), so it can be mailed or attached.
+All-pairs matrices (pairs-*.csv, docs/pairs.md) get a section: each matrix's summary, the
+suspects the verdict named, its heat map, and the matrix itself up to 16 ranks.
 gdrb-sweep runs this last; run it by hand after gdrb-accept or gdrb-plot to refresh.
 
   scripts/gdrb-report RESULTS_DIR
