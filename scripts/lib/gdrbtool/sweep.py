@@ -440,20 +440,30 @@ def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, l
     p = Plan(profile_file, profile_name, label, prof.description, steps, skipped,
              prof.doctors[-1] if prof.doctors else None, bool(prof.rules), version)
     for s in steps:
-        estimate(s)
+        estimate(s, int(s.np or o.np))
         p.estimate += s.estimate
     return p
 
 
-def estimate(s: Step) -> None:
+def estimate(s: Step, ranks: int = 2) -> None:
     """The step's size range, and its time estimate (for the ETA): sizes x paths x (budget +
-    warm-up) + launch."""
+    warm-up) + launch; an all-pairs step spends the budget in each round (n - 1, or --rounds K)
+    and for each metric (latency: two phases a round)."""
     sizes = sizes_expand(s.sizes) or [0]
     first, last = size_fmt(sizes[0]), size_fmt(sizes[-1])
     s.range = first if first == last else first + ".." + last
     npaths = len(s.paths.split(",")) if s.paths else (2 if s.mem == "device" else 1)
     budget = float(s.time) if s.time else 0.3
-    s.estimate = int(len(sizes) * npaths * (budget * 1.15 + 0.05) + 2)
+    per_size = npaths * (budget * 1.15 + 0.05)
+    if is_pairs(s):
+        args = s.args.split()
+        rounds = max(ranks - 1, 1)
+        m = re.search(r"--rounds[ =]([0-9]+)", s.args)
+        if m:
+            rounds = min(int(m.group(1)), rounds)
+        metrics = args[args.index("--metric") + 1].split(",") if "--metric" in args[:-1] else ["bw"]
+        per_size *= rounds * sum(2 if x == "lat" else 1 for x in metrics)
+    s.estimate = int(len(sizes) * per_size + 2)
 
 
 def step_command(s: Step, part: str, label: str, where: Placement, np: str) -> List[str]:
