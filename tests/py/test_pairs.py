@@ -130,6 +130,22 @@ class Rules(PairsCase):
         out, rule = self.verdict(d, "FAIL")
         self.assertIn("suspects: node n03 (all 2 GPUs, both directions, 40% of median on 30 of 30 pairs)", out)
 
+    def test_node_low_in_one_direction_and_the_node_share(self):
+        d = self.results()
+        path = os.path.join(d, "pairs-host-8388608-direct.csv")
+        cells = fx.matrix(8)
+        for dst in range(8):
+            if dst != 2:
+                cells[2][dst] *= 0.4           # n02 sends slowly, receives well
+        for dst in (0, 1, 2):
+            cells[4][dst] *= 0.4               # n04 slow to 3 of its 7 peers
+        fx.write_matrix(path, cells)
+        out, _ = self.verdict(d, "FAIL")
+        self.assertIn("node n02 (sends, 40% of median on 7 of 7 pairs)", out)
+        self.assertIn("node n04 or its links: sends low with", out)
+        out, _ = self.verdict(d, "FAIL", "pairs bw below=80%median node=40%")
+        self.assertIn("node n04 (sends, 40% of median on 3 of 7 pairs)", out)
+
     def test_missing_cells_are_not_measured_not_low(self):
         out, _ = self.verdict(self.results(scenario="missing"), "PASS")
         self.assertIn("(11 not measured)", out)
