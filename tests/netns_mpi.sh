@@ -1,0 +1,83 @@
+#!/bin/bash
+# mpirun across "nodes", not ranks on one host: the test bed of tests/netns/bed.sh (8
+# network namespaces with their own hostnames on a bridge, Open MPI's daemons started in
+# each through a launcher agent, TCP only). gdrb_mpi_bw and gdrb_mpi_latency across 2
+# nodes, a collective across 8, gdrb_doctor_mpi across 6 (one line per node), and
+# scripts/gdrb-sweep --hosts across 2: every CSV must count the hosts it crossed.
+# Skips (77) where the machine has no root, network namespaces, bridges or Open MPI.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=netns/bed.sh
+. "$(dirname "$0")/netns/bed.sh"
+need_mpi
+bed_up 8
+
+# col FILE NAME: the values of column NAME of a CSV, one a line.
+col() {
+	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"
+}
+
+# hosts_of CSV WANT WHAT: every row of CSV is ok and counts WANT hosts.
+hosts_of() {
+	csv_check "$1" || fail "$3: the CSV does not follow the schema"
+	[ "$(col "$1" status | sort -u)" = ok ] || { cat "$1"; fail "$3: rows not ok"; }
+	[ "$(col "$1" hosts | sort -u)" = "$2" ] || { cat "$1"; fail "$3: hosts column is not $2"; }
+}
+
+# step NAME CMD...: run CMD on gdrbn1 (where mpirun and the sweep start), output in
+# $WORK/NAME.out and .err; fail with both unless it exits 0.
+step() {
+	local name=$1 rc=0
+	shift
+	on_node gdrbn1 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$WORK/$name.out" "$WORK/$name.err"; fail "$name: '$*' exited $rc"; }
+}
+
+# The bed itself: distinct hostnames on the nodes, and a daemon on each through the agent.
+step names "$MPIRUN" -np 8 --host "$(bed_hosts 8)" hostname
+[ "$(sort -u "$WORK/names.out" | tr '\n' ' ')" = "gdrbn1 gdrbn2 gdrbn3 gdrbn4 gdrbn5 gdrbn6 gdrbn7 gdrbn8 " ] ||
+	{ cat "$WORK/names.out"; fail "the ranks do not see 8 distinct hostnames"; }
+[ "$(hostname)" != gdrbn1 ] || fail "the test bed renamed this machine"
+pass "8 nodes: mpirun starts a rank on each, each sees its own hostname"
+
+for b in bw latency; do
+	step "$b" "$MPIRUN" -np 2 --host "$(bed_hosts 2)" "$top_builddir/mpi/gdrb_mpi_$b" -m 8,64K -t 0.05 \
+		-T 20 --validate --csv "$WORK/$b.csv"
+	hosts_of "$WORK/$b.csv" 2 "gdrb_mpi_$b"
+	grep -q '2 ranks on 2 host(s)' "$WORK/$b.out" || { cat "$WORK/$b.out"; fail "gdrb_mpi_$b: header does not say 2 hosts"; }
+	pass "gdrb_mpi_$b across gdrbn1,gdrbn2: 2 hosts, validated, $(col "$WORK/$b.csv" size_bytes | wc -l) sizes"
+done
+
+# The check above can fail: both ranks on one node count one host.
+step one "$MPIRUN" -np 2 --host gdrbn1:2 "$top_builddir/mpi/gdrb_mpi_bw" -m 8 -t 0.05 -T 20 --csv "$WORK/one.csv"
+hosts_of "$WORK/one.csv" 1 "gdrb_mpi_bw on one node"
+pass "gdrb_mpi_bw with both ranks on gdrbn1: 1 host"
+
+step ar "$MPIRUN" -np 8 --host "$(bed_hosts 8)" "$top_builddir/mpi/gdrb_mpi_allreduce" -m 8,64K -t 0.05 \
+	-T 20 --validate --csv "$WORK/ar.csv"
+hosts_of "$WORK/ar.csv" 8 "gdrb_mpi_allreduce"
+[ "$(col "$WORK/ar.csv" ranks | sort -u)" = 8 ] || fail "gdrb_mpi_allreduce: ranks column is not 8"
+pass "gdrb_mpi_allreduce across 8 nodes: 8 ranks on 8 hosts, validated"
+
+# The doctor: the first rank of each host checks it, rank 0 prints a line per node.
+fx=$top_builddir/tests/fixtures
+step doc "$MPIRUN" -np 12 --host "$(bed_hosts 6 | sed 's/,/:2,/g'):2" "$top_builddir/mpi/gdrb_doctor_mpi" \
+	--sysfs-root "$fx/healthy/sys" --procfs-root "$fx/healthy/proc"
+[ "$(grep -vc '^#' "$WORK/doc.out")" -eq 6 ] || { cat "$WORK/doc.out"; fail "gdrb_doctor_mpi: not one line per node"; }
+for i in 1 2 3 4 5 6; do
+	grep -q "^gdrbn$i: PASS" "$WORK/doc.out" || { cat "$WORK/doc.out"; fail "gdrb_doctor_mpi: no PASS line for gdrbn$i"; }
+done
+grep -q '^# 6 nodes' "$WORK/doc.out" || { cat "$WORK/doc.out"; fail "gdrb_doctor_mpi: no total of 6 nodes"; }
+pass "gdrb_doctor_mpi, 12 ranks on 6 nodes: one PASS line per node"
+
+# The sweep: --hosts places the ranks, node-info runs on each host through mpirun.
+export SIMGPU_DRIVER=none
+step sweep "$top_srcdir/scripts/gdrb-sweep" --hosts gdrbn1,gdrbn2 --bench gdrb_mpi_bw,gdrb_mpi_latency \
+	--mem host --sizes 8,64K --time-per-size 0.05 --bin-dir "$top_builddir" --out "$WORK/sweep"
+hosts_of "$WORK/sweep/results.csv" 2 "gdrb-sweep --hosts gdrbn1,gdrbn2"
+[ "$(col "$WORK/sweep/results.csv" benchmark | sort -u | tr '\n' ' ')" = "mpi_bw mpi_latency " ] ||
+	{ cat "$WORK/sweep/results.csv"; fail "gdrb-sweep: not the two benchmarks asked for"; }
+for h in gdrbn1 gdrbn2; do
+	grep -q "\"hostname\": *\"$h\"" "$WORK/sweep/meta.json" || { cat "$WORK/sweep/meta.json"; fail "gdrb-sweep: meta.json lacks node $h"; }
+done
+pass "gdrb-sweep --hosts gdrbn1,gdrbn2: every row on 2 hosts, meta.json describes both nodes"

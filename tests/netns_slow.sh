@@ -1,0 +1,74 @@
+#!/bin/bash
+# A slow node on the multi-node test bed (tests/netns/bed.sh): tests/slow_node.so, a PMPI
+# interposer LD_PRELOADed into the ranks, holds back the messages of the ranks on the host
+# named by GDRB_SLOW_HOST. gdrb_mpi_bw across two nodes must show it: the bandwidth drops
+# when either end is the slow node, and not when the slow host is not in the job. Then,
+# where gdrb_mpi_pairs is built, the all-pairs sweep across 6 nodes and `gdrb accept` with
+# a rule relative to the fabric must name the slow node, and pass the same nodes without it.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=netns/bed.sh
+. "$(dirname "$0")/netns/bed.sh"
+need_mpi
+slow=$top_builddir/tests/slow_node.so
+[ -f "$slow" ] || fail "$slow is not built (make check builds it: make tests/slow_node.so)"
+bed_up 6
+
+# bw NAME SLOW_HOST [DIR]: gdrb_mpi_bw at 64 KiB from gdrbn1 to gdrbn2, with SLOW_HOST as the
+# slow node (none: empty); prints the bandwidth in GB/s.
+bw() {
+	local name=$1 rc=0
+	on_node gdrbn1 "$MPIRUN" -np 2 --host gdrbn1,gdrbn2 -x LD_PRELOAD="$slow" -x GDRB_SLOW_HOST="$2" \
+		-x GDRB_SLOW_DIR="${3:-both}" -x GDRB_SLOW_GBPS=0.02 "$top_builddir/mpi/gdrb_mpi_bw" -m 64K -t 0.2 -T 30 \
+		--csv "$WORK/$name.csv" >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$WORK/$name.out" "$WORK/$name.err" >&2; fail "$name: gdrb_mpi_bw exited $rc"; }
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "bw_GBps") c = i; next } { print $c }' "$WORK/$name.csv"
+}
+
+# below A B: A < B / 2.
+below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b / 2) }'; }
+
+base=$(bw base gdrbn9)
+! grep -q '^slow_node:' "$WORK/base.err" || { cat "$WORK/base.err"; fail "slow_node fired on a host not named"; }
+recv=$(bw recv gdrbn2 recv)
+grep -q '^slow_node: gdrbn2 rank 1: receives delayed' "$WORK/recv.err" ||
+	{ cat "$WORK/recv.err"; fail "slow_node did not say it slowed gdrbn2's receives"; }
+send=$(bw send gdrbn1 send)
+grep -q '^slow_node: gdrbn1 rank 0: sends delayed' "$WORK/send.err" ||
+	{ cat "$WORK/send.err"; fail "slow_node did not say it slowed gdrbn1's sends"; }
+below "$recv" "$base" || fail "slow receiver gdrbn2: $recv GB/s, not below half of $base GB/s"
+below "$send" "$base" || fail "slow sender gdrbn1: $send GB/s, not below half of $base GB/s"
+pass "gdrb_mpi_bw 64KiB gdrbn1 -> gdrbn2: $base GB/s; slow receiver $recv GB/s; slow sender $send GB/s"
+
+# --- all pairs: the slow node named (switches on when gdrb_mpi_pairs is built) -------------
+if [ ! -x "$top_builddir/mpi/gdrb_mpi_pairs" ]; then
+	echo "skipped case: gdrb_mpi_pairs is not built (issue 12 part A); the all-pairs sweep did not run"
+	exit 0
+fi
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed (gdrb-sweep); the gdrb_mpi_bw case passed"
+cat >"$WORK/slow.profile" <<'PROFILE'
+description all pairs across the test bed's nodes, one slow
+sizes 64K
+time 0.1
+run gdrb_mpi_pairs mem=host
+pairs bw size=64K below=50%median
+PROFILE
+# sweep NAME SLOW_HOST: the all-pairs sweep across gdrbn1..6; exit status in $rc.
+sweep() {
+	rc=0
+	on_node gdrbn1 "$top_srcdir/scripts/gdrb-sweep" --hosts "$(bed_hosts 6)" --np 6 --profile "$WORK/slow.profile" \
+		--launcher-args "-x LD_PRELOAD=$slow -x GDRB_SLOW_HOST=$2 -x GDRB_SLOW_GBPS=0.05" \
+		--bin-dir "$top_builddir" --out "$WORK/$1" >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
+	[ -s "$WORK/$1/pairs.csv" ] && ls "$WORK/$1"/pairs-65536-*.csv >/dev/null 2>&1 ||
+		{ cat "$WORK/$1.err"; ls "$WORK/$1"; fail "$1: no pairs.csv or matrix in the results directory"; }
+}
+sweep healthy gdrbn9
+[ "$rc" -eq 0 ] || { cat "$WORK/healthy.err" "$WORK/healthy/summary.md"; fail "healthy nodes: gdrb-sweep exited $rc, expected 0"; }
+sweep slow gdrbn4
+[ "$rc" -eq 1 ] || { cat "$WORK/slow.err" "$WORK/slow/summary.md"; fail "slow gdrbn4: gdrb-sweep exited $rc, expected 1"; }
+grep -q 'node gdrbn4' "$WORK/slow/verdict.txt" ||
+	{ cat "$WORK/slow/verdict.txt"; fail "the verdict does not name node gdrbn4"; }
+for h in gdrbn1 gdrbn2 gdrbn3 gdrbn5 gdrbn6; do
+	! grep -q "node $h" "$WORK/slow/verdict.txt" || { cat "$WORK/slow/verdict.txt"; fail "the verdict names $h too"; }
+done
+pass "all pairs across 6 nodes: healthy PASS; slow gdrbn4 FAIL naming it: $(grep -m1 gdrbn4 "$WORK/slow/verdict.txt")"
