@@ -19,9 +19,10 @@ BED_NODES=()
 # The namespace of node H (the agent computes the same from GDRB_NETNS_PREFIX).
 bed_ns() { echo "$BED_PREFIX$1"; }
 
+# bed_down [PREFIX]: remove the namespaces of this run (or of PREFIX, a run that died).
 bed_down() {
 	local ns pid
-	for ns in $(ip netns list 2>/dev/null | awk -v p="$BED_PREFIX" 'index($1, p) == 1 { print $1 }'); do
+	for ns in $(ip netns list 2>/dev/null | awk -v p="${1:-$BED_PREFIX}" 'index($1, p) == 1 { print $1 }'); do
 		# The daemons and ranks this test started in the node (a failed run may leave them).
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
 		ip netns del "$ns" 2>/dev/null
@@ -42,6 +43,12 @@ bed_up() {
 	"$MPIRUN" --version 2>/dev/null | grep -q 'Open MPI' ||
 		skip "no multi-node test bed here: the launcher agent is Open MPI's (plm_rsh_agent); $MPIRUN is not Open MPI"
 	trap 'bed_down; rm -rf "$WORK"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM HUP
+	# Beds of test runs killed before their trap ran (kill -9): their pid is gone.
+	for pid in $(ip netns list 2>/dev/null | sed -n 's/^gdrb-\([0-9]*\)-.*/\1/p' | sort -u); do
+		kill -0 "$pid" 2>/dev/null || bed_down "gdrb-$pid-"
+	done
 	sw=$(bed_ns switch)
 	ip netns add "$sw" 2>"$err" || bed_skip "ip netns add: $(head -1 "$err")"
 	ip -n "$sw" link add br0 type bridge 2>"$err" || bed_skip "no bridge: $(head -1 "$err")"
