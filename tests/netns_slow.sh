@@ -52,7 +52,7 @@ fi
 mkdir "$WORK/direct"
 rc=0
 on_node gdrbn1 "$MPIRUN" -np 6 --host "$(bed_hosts 6)" -x LD_PRELOAD="$slow" -x GDRB_SLOW_HOST=gdrbn4 \
-	-x GDRB_SLOW_GBPS=0.02 "$top_builddir/mpi/gdrb_mpi_pairs" -m 64K -t 0.1 -T 30 --csv "$WORK/direct/pairs.csv" \
+	-x GDRB_SLOW_GBPS=0.01 "$top_builddir/mpi/gdrb_mpi_pairs" -m 64K -W 16 -t 0.1 -T 30 --csv "$WORK/direct/pairs.csv" \
 	>"$WORK/direct.out" 2>"$WORK/direct.err" || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/direct.out" "$WORK/direct.err"; fail "gdrb_mpi_pairs across 6 nodes exited $rc"; }
 matrix=$WORK/direct/pairs-65536-direct.csv
@@ -88,25 +88,27 @@ cat >"$WORK/slow.profile" <<'PROFILE'
 description all pairs across the test bed's nodes, one slow
 sizes 64K
 time 0.1
-run gdrb_mpi_pairs mem=host
-pairs bw size=64K below=50%median
+run gdrb_mpi_pairs mem=host args="-W 16"
+pairs bw below=25%median size=64K
 PROFILE
 # sweep NAME SLOW_HOST: the all-pairs sweep across gdrbn1..6; exit status in $rc.
 sweep() {
 	rc=0
 	on_node gdrbn1 "$top_srcdir/scripts/gdrb-sweep" --hosts "$(bed_hosts 6)" --np 6 --profile "$WORK/slow.profile" \
-		--launcher-args "-x LD_PRELOAD=$slow -x GDRB_SLOW_HOST=$2 -x GDRB_SLOW_GBPS=0.05" \
+		--launcher-args "-x LD_PRELOAD=$slow -x GDRB_SLOW_HOST=$2 -x GDRB_SLOW_GBPS=0.01" \
 		--bin-dir "$top_builddir" --out "$WORK/$1" >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
 	[ -s "$WORK/$1/pairs.csv" ] && ls "$WORK/$1"/pairs-65536-*.csv >/dev/null 2>&1 ||
 		{ cat "$WORK/$1.err"; ls "$WORK/$1"; fail "$1: no pairs.csv or matrix in the results directory"; }
+	# The verdict as the sweep says it (stdout) and writes it (summary.md, verdict.json).
+	cat "$WORK/$1.out" "$WORK/$1/summary.md" "$WORK/$1/verdict.json" >"$WORK/$1.verdict" 2>/dev/null
 }
 sweep healthy gdrbn9
-[ "$rc" -eq 0 ] || { cat "$WORK/healthy.err" "$WORK/healthy/summary.md"; fail "healthy nodes: gdrb-sweep exited $rc, expected 0"; }
+[ "$rc" -eq 0 ] || { cat "$WORK/healthy.err" "$WORK/healthy.verdict"; fail "healthy nodes: gdrb-sweep exited $rc, expected 0"; }
 sweep slow gdrbn4
-[ "$rc" -eq 1 ] || { cat "$WORK/slow.err" "$WORK/slow/summary.md"; fail "slow gdrbn4: gdrb-sweep exited $rc, expected 1"; }
-grep -q 'node gdrbn4' "$WORK/slow/verdict.txt" ||
-	{ cat "$WORK/slow/verdict.txt"; fail "the verdict does not name node gdrbn4"; }
+[ "$rc" -eq 1 ] || { cat "$WORK/slow.err" "$WORK/slow.verdict"; fail "slow gdrbn4: gdrb-sweep exited $rc, expected 1"; }
+grep -q 'node gdrbn4' "$WORK/slow.verdict" ||
+	{ cat "$WORK/slow.verdict"; fail "the verdict does not name node gdrbn4"; }
 for h in gdrbn1 gdrbn2 gdrbn3 gdrbn5 gdrbn6; do
-	! grep -q "node $h" "$WORK/slow/verdict.txt" || { cat "$WORK/slow/verdict.txt"; fail "the verdict names $h too"; }
+	! grep -q "node $h" "$WORK/slow.verdict" || { cat "$WORK/slow.verdict"; fail "the verdict names $h too"; }
 done
-pass "all pairs across 6 nodes: healthy PASS; slow gdrbn4 FAIL naming it: $(grep -m1 gdrbn4 "$WORK/slow/verdict.txt")"
+pass "all pairs across 6 nodes: healthy PASS; slow gdrbn4 FAIL naming it: $(grep -m1 -o 'suspects: .*' "$WORK/slow.out")"
