@@ -3,8 +3,10 @@
 # interposer LD_PRELOADed into the ranks, holds back the messages of the ranks on the host
 # named by GDRB_SLOW_HOST. gdrb_mpi_bw across two nodes must show it: the bandwidth drops
 # when either end is the slow node, and not when the slow host is not in the job. Then,
-# where gdrb_mpi_pairs is built, the all-pairs sweep across 6 nodes and `gdrb accept` with
-# a rule relative to the fabric must name the slow node, and pass the same nodes without it.
+# where gdrb_mpi_pairs is built (issue 12), across 6 nodes with gdrbn4 slow: its row and
+# column of the matrix must read low; and where the pairs tools are there too
+# (scripts/profiles/pairs.profile), the sweep with a `pairs` rule must fail naming node
+# gdrbn4 and no other node, and pass the same nodes without a slow one.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=netns/bed.sh
@@ -48,19 +50,18 @@ if [ ! -x "$top_builddir/mpi/gdrb_mpi_pairs" ]; then
 	echo "skipped case: gdrb_mpi_pairs is not built (issue 12 part A); the all-pairs runs did not run"
 	exit 0
 fi
-# The binary across 6 nodes, gdrbn4 (rank 3) slow: its row and its column of the matrix low.
-mkdir "$WORK/direct"
-rc=0
-on_node gdrbn1 "$MPIRUN" -np 6 --host "$(bed_hosts 6)" -x LD_PRELOAD="$slow" -x GDRB_SLOW_HOST=gdrbn4 \
-	-x GDRB_SLOW_GBPS=0.01 "$top_builddir/mpi/gdrb_mpi_pairs" -m 64K -W 16 -t 0.1 -T 30 --csv "$WORK/direct/pairs.csv" \
-	>"$WORK/direct.out" 2>"$WORK/direct.err" || rc=$?
-[ "$rc" -eq 0 ] || { cat "$WORK/direct.out" "$WORK/direct.err"; fail "gdrb_mpi_pairs across 6 nodes exited $rc"; }
-matrix=$WORK/direct/pairs-65536-direct.csv
-[ -s "$matrix" ] || { ls "$WORK/direct"; fail "gdrb_mpi_pairs wrote no $matrix"; }
-grep -q '^3,gdrbn4,' "$WORK/direct/pairs-ranks.csv" || { cat "$WORK/direct/pairs-ranks.csv"; fail "rank 3 is not on gdrbn4"; }
-# Every cell of row 3 and column 3 below half the median of the cells without rank 3; the
-# other cells below it are listed (a pair that shares a round with the slow node).
-awk -F, -v slow=3 '
+# gdrb_mpi_pairs across 6 nodes, gdrbn4 (rank 3) slow. Healthy pairs here spread down to half
+# their median (6 ranks on 2 loaded cores): the slow node is made about 10x slower than that.
+pairs_slow=(-x GDRB_SLOW_GBPS=0.01)
+pairs_args=(-m 64K -t 0.05 -T 30)
+
+# matrix_check DIR: in DIR/pairs-65536-direct.csv every cell of row 3 and column 3 is below half
+# the median of the cells without rank 3; the other cells below that are listed.
+matrix_check() {
+	local matrix=$1/pairs-65536-direct.csv
+	[ -s "$matrix" ] || { ls "$1"; fail "no $matrix"; }
+	grep -q '^3,gdrbn4,' "$1/pairs-ranks.csv" || { cat "$1/pairs-ranks.csv"; fail "rank 3 is not on gdrbn4"; }
+	awk -F, -v slow=3 '
 	NR == 1 { n = NF - 1; next }
 	{ for (j = 2; j <= NF; j++) if ($j != "") { v[NR - 2, j - 2] = $j; if (NR - 2 != slow && j - 2 != slow) rest[++m] = $j } }
 	END {
@@ -75,30 +76,41 @@ awk -F, -v slow=3 '
 		}
 		printf "median without rank 3 %.3f GB/s; other low cells:%s\n", med, others ? others : " none"
 		exit bad
-	}' "$matrix" >"$WORK/direct.check" || { cat "$matrix" "$WORK/direct.check"; fail "gdrb_mpi_pairs: the slow node's row and column"; }
-pass "gdrb_mpi_pairs across 6 nodes, gdrbn4 slow: its row and column below half; $(cat "$WORK/direct.check")"
+	}' "$matrix" >"$1.check" || { cat "$matrix" "$1.check"; fail "gdrb_mpi_pairs: the slow node's row and column"; }
+}
 
-# The sweep with the pairs profile's rules: gdrb accept names the node (needs part B).
 if [ ! -f "$top_srcdir/scripts/profiles/pairs.profile" ]; then
+	# Without the pairs tools (part B): the binary alone.
+	mkdir "$WORK/direct"
+	rc=0
+	on_node gdrbn1 "$MPIRUN" -np 6 --host "$(bed_hosts 6)" -x LD_PRELOAD="$slow" -x GDRB_SLOW_HOST=gdrbn4 \
+		"${pairs_slow[@]}" "$top_builddir/mpi/gdrb_mpi_pairs" "${pairs_args[@]}" --csv "$WORK/direct/pairs.csv" \
+		>"$WORK/direct.out" 2>"$WORK/direct.err" || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$WORK/direct.out" "$WORK/direct.err"; fail "gdrb_mpi_pairs across 6 nodes exited $rc"; }
+	matrix_check "$WORK/direct"
+	pass "gdrb_mpi_pairs across 6 nodes, gdrbn4 slow: its row and column below half; $(cat "$WORK/direct.check")"
 	echo "skipped case: no scripts/profiles/pairs.profile (issue 12 part B); the all-pairs verdict did not run"
 	exit 0
 fi
+
+# The sweep with a rule relative to the fabric: gdrb accept names the node.
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (gdrb-sweep); the gdrb_mpi_bw case passed"
-cat >"$WORK/slow.profile" <<'PROFILE'
+cat >"$WORK/slow.profile" <<PROFILE
 description all pairs across the test bed's nodes, one slow
-sizes 64K
-time 0.1
-run gdrb_mpi_pairs mem=host args="-W 16"
+run gdrb_mpi_pairs mem=host args="${pairs_args[*]}"
 pairs bw below=25%median size=64K
 PROFILE
 # sweep NAME SLOW_HOST: the all-pairs sweep across gdrbn1..6; exit status in $rc.
 sweep() {
 	rc=0
 	on_node gdrbn1 "$top_srcdir/scripts/gdrb-sweep" --hosts "$(bed_hosts 6)" --np 6 --profile "$WORK/slow.profile" \
-		--launcher-args "-x LD_PRELOAD=$slow -x GDRB_SLOW_HOST=$2 -x GDRB_SLOW_GBPS=0.01" \
+		--launcher-args "-x LD_PRELOAD=$slow -x GDRB_SLOW_HOST=$2 ${pairs_slow[*]}" \
 		--bin-dir "$top_builddir" --out "$WORK/$1" >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
-	[ -s "$WORK/$1/pairs.csv" ] && ls "$WORK/$1"/pairs-65536-*.csv >/dev/null 2>&1 ||
-		{ cat "$WORK/$1.err"; ls "$WORK/$1"; fail "$1: no pairs.csv or matrix in the results directory"; }
+	if [ ! -s "$WORK/$1/pairs.csv" ] || ! ls "$WORK/$1"/pairs-65536-*.csv >/dev/null 2>&1; then
+		cat "$WORK/$1.err"
+		ls "$WORK/$1"
+		fail "$1: no pairs.csv or matrix in the results directory"
+	fi
 	# The verdict as the sweep says it (stdout) and writes it (summary.md, verdict.json).
 	cat "$WORK/$1.out" "$WORK/$1/summary.md" "$WORK/$1/verdict.json" >"$WORK/$1.verdict" 2>/dev/null
 }
@@ -106,9 +118,10 @@ sweep healthy gdrbn9
 [ "$rc" -eq 0 ] || { cat "$WORK/healthy.err" "$WORK/healthy.verdict"; fail "healthy nodes: gdrb-sweep exited $rc, expected 0"; }
 sweep slow gdrbn4
 [ "$rc" -eq 1 ] || { cat "$WORK/slow.err" "$WORK/slow.verdict"; fail "slow gdrbn4: gdrb-sweep exited $rc, expected 1"; }
-grep -q 'node gdrbn4' "$WORK/slow.verdict" ||
-	{ cat "$WORK/slow.verdict"; fail "the verdict does not name node gdrbn4"; }
+matrix_check "$WORK/slow"
+grep -q 'node gdrbn4' "$WORK/slow.verdict" || { cat "$WORK/slow.verdict"; fail "the verdict does not name node gdrbn4"; }
 for h in gdrbn1 gdrbn2 gdrbn3 gdrbn5 gdrbn6; do
-	! grep -q "node $h" "$WORK/slow.verdict" || { cat "$WORK/slow.verdict"; fail "the verdict names $h too"; }
+	! grep -q "node $h" "$WORK/slow.verdict" || { cat "$WORK/slow.verdict"; fail "the verdict names node $h too"; }
 done
-pass "all pairs across 6 nodes: healthy PASS; slow gdrbn4 FAIL naming it: $(grep -m1 -o 'suspects: .*' "$WORK/slow.out")"
+pass "gdrb_mpi_pairs across 6 nodes, gdrbn4 slow: its row and column below half; $(cat "$WORK/slow.check")"
+pass "gdrb-sweep, all pairs across 6 nodes: healthy PASS; gdrbn4 slow FAIL, $(grep -m1 -o 'suspects: .*' "$WORK/slow.out")"
