@@ -3,7 +3,9 @@
 # network namespaces with their own hostnames on a bridge, Open MPI's daemons started in
 # each through a launcher agent, TCP only). gdrb_mpi_bw and gdrb_mpi_latency across 2
 # nodes, a collective across 8, gdrb_doctor_mpi across 6 (one line per node), and
-# scripts/gdrb-sweep --hosts across 2: every CSV must count the hosts it crossed.
+# scripts/gdrb-sweep --hosts across 2: every CSV must count the hosts it crossed. Where
+# gdrb_mpi_pairs is built (issue 12): its rail and node granularities, which read the ranks'
+# hosts, across 4 and 6 nodes, and nodes with unequal rank counts refused naming them.
 # Skips (77) where the machine has no root, network namespaces, bridges or Open MPI.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -81,3 +83,46 @@ for h in gdrbn1 gdrbn2; do
 	grep -q "\"hostname\": *\"$h\"" "$WORK/sweep/meta.json" || { cat "$WORK/sweep/meta.json"; fail "gdrb-sweep: meta.json lacks node $h"; }
 done
 pass "gdrb-sweep --hosts gdrbn1,gdrbn2: every row on 2 hosts, meta.json describes both nodes"
+
+# --- gdrb_mpi_pairs across nodes (switches on when it is built: issue 12 part A) ------------
+# Its granularities read the hosts of the ranks: only distinct nodes can test them.
+pairs=$top_builddir/mpi/gdrb_mpi_pairs
+if [ ! -x "$pairs" ]; then
+	echo "skipped case: gdrb_mpi_pairs is not built (issue 12 part A); granularities across nodes not run"
+	exit 0
+fi
+# rail: 2 ranks ("GPUs") on each of 4 nodes; local rank i pairs only with local rank i elsewhere.
+mkdir "$WORK/rail"
+step rail "$MPIRUN" -np 8 --host gdrbn1:2,gdrbn2:2,gdrbn3:2,gdrbn4:2 "$pairs" --granularity rail -m 8K -t 0.05 \
+	-T 20 --validate --csv "$WORK/rail/pairs.csv"
+awk -F, '
+	FNR == 1 { next }
+	FILENAME ~ /ranks/ { host[$1] = $2; lr[$1] = $3; next }
+	{ for (j = 2; j <= NF; j++) {
+		i = $1; d = j - 2; want = i != d && lr[i] == lr[d] && host[i] != host[d]
+		if (want != ($j != "")) { print "cell " i "->" d " (" host[i] "/" lr[i] " -> " host[d] "/" lr[d] "): \"" $j "\""; bad = 1 }
+		cells += $j != ""
+	} }
+	END { if (cells != 24) { print cells " cells, expected 24"; bad = 1 } exit bad }' \
+	"$WORK/rail/pairs-ranks.csv" "$WORK/rail/pairs-8192-direct.csv" >"$WORK/rail.check" ||
+	{ cat "$WORK/rail/pairs-ranks.csv" "$WORK/rail/pairs-8192-direct.csv" "$WORK/rail.check"; fail "--granularity rail: the matrix"; }
+[ "$(cut -d, -f2 "$WORK/rail/pairs-ranks.csv" | sed 1d | sort -u | wc -l)" -eq 4 ] || fail "--granularity rail: not 4 hosts in the rank table"
+pass "gdrb_mpi_pairs --granularity rail, 2 ranks on each of 4 nodes: the 24 same-rail pairs measured, no other cell"
+
+# node: one rank on each of 6 nodes, every pair measured.
+mkdir "$WORK/node"
+step node "$MPIRUN" -np 6 --host "$(bed_hosts 6)" "$pairs" --granularity node -m 8K -t 0.05 -T 20 --validate \
+	--csv "$WORK/node/pairs.csv"
+[ "$(sed 1d "$WORK/node/pairs-8192-direct.csv" | tr ',' '\n' | grep -c .)" -eq $((6 + 30)) ] ||
+	{ cat "$WORK/node/pairs-8192-direct.csv"; fail "--granularity node: not every pair of 6 nodes measured"; }
+pass "gdrb_mpi_pairs --granularity node across 6 nodes: 30 pairs measured"
+
+# Nodes that do not match the granularity: exit 2, one line of its own naming the hosts.
+rc=0
+on_node gdrbn1 "$MPIRUN" -np 3 --host gdrbn1:2,gdrbn2:1 "$pairs" --granularity rail -m 8 \
+	>"$WORK/uneven.out" 2>"$WORK/uneven.err" || rc=$?
+[ "$rc" -eq 2 ] || { cat "$WORK/uneven.out" "$WORK/uneven.err"; fail "--granularity rail on 2+1 ranks: exit $rc, expected 2"; }
+[ "$(our_lines gdrb_mpi_pairs "$WORK/uneven.err")" -eq 1 ] &&
+	grep -q '^gdrb_mpi_pairs: .*host gdrbn1 runs 2 and host gdrbn2 runs 1' "$WORK/uneven.err" ||
+	{ cat "$WORK/uneven.err"; fail "--granularity rail on 2+1 ranks: not one line naming both hosts"; }
+pass "gdrb_mpi_pairs --granularity rail, 2 ranks on gdrbn1 and 1 on gdrbn2: exit 2, $(grep '^gdrb_mpi_pairs:' "$WORK/uneven.err")"
