@@ -3,7 +3,8 @@
 # network namespaces with their own hostnames on a bridge, Open MPI's daemons started in
 # each through a launcher agent, TCP only). gdrb_mpi_bw and gdrb_mpi_latency across 2
 # nodes, a collective across 8, gdrb_doctor_mpi across 6 (one line per node), and
-# scripts/gdrb-sweep --hosts across 2: every CSV must count the hosts it crossed. Where
+# scripts/gdrb-sweep --hosts across 2: every CSV must count the hosts it crossed; a node cut
+# off the network mid-run named within --timeout. Where
 # gdrb_mpi_pairs is built (issue 12): its rail and node granularities, which read the ranks'
 # hosts, across 4 and 6 nodes, and nodes with unequal rank counts refused naming them.
 # Skips (77) where the machine has no root, network namespaces, bridges or Open MPI.
@@ -84,6 +85,36 @@ for h in gdrbn1 gdrbn2; do
 done
 pass "gdrb-sweep --hosts gdrbn1,gdrbn2: every row on 2 hosts, meta.json describes both nodes"
 
+# A node cut off the network mid-run (its link down): rank 0 names rank 1 and its host within
+# --timeout, and the rows measured before stay. mpirun itself waits for the daemon it can no
+# longer reach (Open MPI's way), so the link comes back once the binary has spoken.
+csv=$WORK/cut.csv
+on_node gdrbn1 "$MPIRUN" -np 2 --host gdrbn1,gdrbn2 "$top_builddir/mpi/gdrb_mpi_latency" -m 8:256M -t 0.5 -T 3 \
+	--csv "$csv" >"$WORK/cut.out" 2>"$WORK/cut.err" &
+launcher=$!
+for _ in $(seq 1 600); do
+	[ -f "$csv" ] && [ "$(wc -l <"$csv")" -ge 4 ] && break
+	sleep 0.1
+done
+rows_before=$(($(wc -l <"$csv") - 1))
+[ "$rows_before" -ge 3 ] || fail "the run wrote no 3 rows in 60 s"
+cut_at=$(date +%s)
+ip -n "$(bed_ns gdrbn2)" link set eth0 down || fail "cannot take gdrbn2's link down"
+for _ in $(seq 1 200); do
+	grep -q 'no answer from rank 1' "$WORK/cut.err" && break
+	sleep 0.1
+done
+took=$(($(date +%s) - cut_at))
+ip -n "$(bed_ns gdrbn2)" link set eth0 up
+rc=0
+wait "$launcher" || rc=$?
+[ "$rc" -ne 0 ] || fail "the run exited 0 with gdrbn2 cut off"
+grep -q '^gdrb_mpi_latency: rank 0 (gdrbn1): error: timeout: no answer from rank 1 (gdrbn2) for [0-9]* s' "$WORK/cut.err" ||
+	{ cat "$WORK/cut.err"; fail "gdrbn2 cut off: no line naming rank 1 on gdrbn2"; }
+[ "$took" -le 15 ] || fail "gdrbn2 cut off: named after $took s, --timeout was 3 s"
+[ "$(($(wc -l <"$csv") - 1))" -ge "$rows_before" ] || fail "gdrbn2 cut off: rows measured before were lost"
+pass "gdrbn2 cut off the network mid-run: rank 1 on gdrbn2 named after $took s (--timeout 3), $rows_before rows kept"
+
 # --- gdrb_mpi_pairs across nodes (switches on when it is built: issue 12 part A) ------------
 # Its granularities read the hosts of the ranks: only distinct nodes can test them.
 pairs=$top_builddir/mpi/gdrb_mpi_pairs
@@ -126,3 +157,38 @@ on_node gdrbn1 "$MPIRUN" -np 3 --host gdrbn1:2,gdrbn2:1 "$pairs" --granularity r
 	grep -q '^gdrb_mpi_pairs: .*host gdrbn1 runs 2 and host gdrbn2 runs 1' "$WORK/uneven.err" ||
 	{ cat "$WORK/uneven.err"; fail "--granularity rail on 2+1 ranks: not one line naming both hosts"; }
 pass "gdrb_mpi_pairs --granularity rail, 2 ranks on gdrbn1 and 1 on gdrbn2: exit 2, $(grep '^gdrb_mpi_pairs:' "$WORK/uneven.err")"
+
+# A node cut off mid-run: the rank on it named within --timeout, the finished rounds kept.
+mkdir "$WORK/pcut"
+on_node gdrbn1 "$MPIRUN" -np 6 --host "$(bed_hosts 6)" "$pairs" -m 64K -t 0.3 -T 3 --csv "$WORK/pcut/pairs.csv" \
+	>"$WORK/pcut.out" 2>"$WORK/pcut.err" &
+launcher=$!
+for _ in $(seq 1 600); do
+	grep -q '^ *2 ' "$WORK/pcut.out" && break
+	sleep 0.1
+done
+grep -q '^ *2 ' "$WORK/pcut.out" || { kill "$launcher"; cat "$WORK/pcut.out"; fail "gdrb_mpi_pairs: no round 2 in 60 s"; }
+cut_at=$(date +%s)
+ip -n "$(bed_ns gdrbn4)" link set eth0 down || fail "cannot take gdrbn4's link down"
+for _ in $(seq 1 200); do
+	grep -q 'no answer from rank 3' "$WORK/pcut.err" && break
+	sleep 0.1
+done
+took=$(($(date +%s) - cut_at))
+ip -n "$(bed_ns gdrbn4)" link set eth0 up
+rc=0
+wait "$launcher" || rc=$?
+[ "$rc" -ne 0 ] || fail "gdrb_mpi_pairs exited 0 with gdrbn4 cut off"
+grep -q '^gdrb_mpi_pairs: rank 0 (gdrbn1): error: timeout: no answer from rank 3 (gdrbn4)' "$WORK/pcut.err" ||
+	{ cat "$WORK/pcut.err"; fail "gdrb_mpi_pairs, gdrbn4 cut off: rank 0 does not name rank 3 on gdrbn4"; }
+[ "$took" -le 15 ] || fail "gdrb_mpi_pairs, gdrbn4 cut off: named after $took s, --timeout was 3 s"
+# The matrix holds the pairs of the rounds stdout reported done, and no other.
+shifts=$(awk '$3 == "bw" && $1 ~ /^[0-9]+$/ { printf "%s%s", sep, $2; sep = "," }' "$WORK/pcut.out")
+awk -F, -v shifts="$shifts" '
+	BEGIN { k = split(shifts, s, ","); for (i = 1; i <= k; i++) done[s[i]] = 1 }
+	NR == 1 { n = NF - 1; next }
+	{ for (j = 2; j <= NF; j++) if ((($j != "") != (((j - 2 - $1 + n) % n) in done)) && $1 != j - 2) { print "cell " $1 "->" j - 2 ": \"" $j "\""; bad = 1 } }
+	END { if (k < 2) { print "fewer than 2 rounds done: " shifts; bad = 1 } exit bad }' \
+	"$WORK/pcut/pairs-65536-direct.csv" >"$WORK/pcut.check" ||
+	{ cat "$WORK/pcut.out" "$WORK/pcut/pairs-65536-direct.csv" "$WORK/pcut.check"; fail "gdrb_mpi_pairs, gdrbn4 cut off: the matrix is not the finished rounds"; }
+pass "gdrb_mpi_pairs, gdrbn4 cut off mid-run: rank 3 on gdrbn4 named after $took s, the pairs of shifts $shifts kept"
