@@ -55,10 +55,12 @@ fi
 pairs_slow=(-x GDRB_SLOW_GBPS=0.01)
 pairs_args=(-m 64K -t 0.05 -T 30)
 
-# matrix_check DIR: in DIR/pairs-65536-direct.csv every cell of row 3 and column 3 is below half
-# the median of the cells without rank 3; the other cells below that are listed.
+# matrix_check DIR MATRIX: in DIR/MATRIX (the 64 KiB bandwidth matrix: pairs-65536-direct.csv
+# as the binary names it, pairs-host-65536-direct.csv in a sweep's results) every cell of row 3
+# and column 3 is below half the median of the cells without rank 3; the other cells below
+# that are listed.
 matrix_check() {
-	local matrix=$1/pairs-65536-direct.csv
+	local matrix=$1/$2
 	[ -s "$matrix" ] || { ls "$1"; fail "no $matrix"; }
 	grep -q '^3,gdrbn4,' "$1/pairs-ranks.csv" || { cat "$1/pairs-ranks.csv"; fail "rank 3 is not on gdrbn4"; }
 	awk -F, -v slow=3 '
@@ -87,7 +89,7 @@ if [ ! -f "$top_srcdir/scripts/profiles/pairs.profile" ]; then
 		"${pairs_slow[@]}" "$top_builddir/mpi/gdrb_mpi_pairs" "${pairs_args[@]}" --csv "$WORK/direct/pairs.csv" \
 		>"$WORK/direct.out" 2>"$WORK/direct.err" || rc=$?
 	[ "$rc" -eq 0 ] || { cat "$WORK/direct.out" "$WORK/direct.err"; fail "gdrb_mpi_pairs across 6 nodes exited $rc"; }
-	matrix_check "$WORK/direct"
+	matrix_check "$WORK/direct" pairs-65536-direct.csv
 	pass "gdrb_mpi_pairs across 6 nodes, gdrbn4 slow: its row and column below half; $(cat "$WORK/direct.check")"
 	echo "skipped case: no scripts/profiles/pairs.profile (issue 12 part B); the all-pairs verdict did not run"
 	exit 0
@@ -97,7 +99,7 @@ fi
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (gdrb-sweep); the gdrb_mpi_bw case passed"
 cat >"$WORK/slow.profile" <<PROFILE
 description all pairs across the test bed's nodes, one slow
-run gdrb_mpi_pairs mem=host args="${pairs_args[*]}"
+run gdrb_mpi_pairs mem=host sizes=64K time=0.05 args="-T 30"
 pairs bw below=25%median size=64K
 PROFILE
 # sweep NAME SLOW_HOST: the all-pairs sweep across gdrbn1..6; exit status in $rc.
@@ -106,7 +108,7 @@ sweep() {
 	on_node gdrbn1 "$top_srcdir/scripts/gdrb-sweep" --hosts "$(bed_hosts 6)" --np 6 --profile "$WORK/slow.profile" \
 		--launcher-args "-x LD_PRELOAD=$slow -x GDRB_SLOW_HOST=$2 ${pairs_slow[*]}" \
 		--bin-dir "$top_builddir" --out "$WORK/$1" >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
-	if [ ! -s "$WORK/$1/pairs.csv" ] || ! ls "$WORK/$1"/pairs-65536-*.csv >/dev/null 2>&1; then
+	if [ ! -s "$WORK/$1/pairs.csv" ] || [ ! -s "$WORK/$1/pairs-host-65536-direct.csv" ]; then
 		cat "$WORK/$1.err"
 		ls "$WORK/$1"
 		fail "$1: no pairs.csv or matrix in the results directory"
@@ -118,7 +120,7 @@ sweep healthy gdrbn9
 [ "$rc" -eq 0 ] || { cat "$WORK/healthy.err" "$WORK/healthy.verdict"; fail "healthy nodes: gdrb-sweep exited $rc, expected 0"; }
 sweep slow gdrbn4
 [ "$rc" -eq 1 ] || { cat "$WORK/slow.err" "$WORK/slow.verdict"; fail "slow gdrbn4: gdrb-sweep exited $rc, expected 1"; }
-matrix_check "$WORK/slow"
+matrix_check "$WORK/slow" pairs-host-65536-direct.csv
 grep -q 'node gdrbn4' "$WORK/slow.verdict" || { cat "$WORK/slow.verdict"; fail "the verdict does not name node gdrbn4"; }
 for h in gdrbn1 gdrbn2 gdrbn3 gdrbn5 gdrbn6; do
 	! grep -q "node $h" "$WORK/slow.verdict" || { cat "$WORK/slow.verdict"; fail "the verdict names node $h too"; }
