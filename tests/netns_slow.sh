@@ -126,4 +126,9 @@ for h in gdrbn1 gdrbn2 gdrbn3 gdrbn5 gdrbn6; do
 	! grep -q "node $h" "$WORK/slow.verdict" || { cat "$WORK/slow.verdict"; fail "the verdict names node $h too"; }
 done
 pass "gdrb_mpi_pairs across 6 nodes, gdrbn4 slow: its row and column below half; $(cat "$WORK/slow.check")"
+# Not a failure (yet): links between healthy nodes named beside the node. A pair's window time
+# includes its source's receive in the same round, so a pair whose source receives from the
+# slow node reads slow too (issue 12: to be fixed in gdrb_mpi_pairs' timing or the verdict).
+innocent=$(grep -o 'link gdrbn[0-9]* [-<>]* gdrbn[0-9]*' "$WORK/slow.out" | grep -v gdrbn4 | sort -u | paste -sd, -)
+[ -z "$innocent" ] || echo "note: the verdict also names links between healthy nodes: $innocent"
 pass "gdrb-sweep, all pairs across 6 nodes: healthy PASS; gdrbn4 slow FAIL, $(grep -m1 -o 'suspects: .*' "$WORK/slow.out")"
