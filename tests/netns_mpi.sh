@@ -164,7 +164,7 @@ on_node gdrbn1 "$MPIRUN" -np 6 --host "$(bed_hosts 6)" "$pairs" -m 64K -t 0.3 -T
 	>"$WORK/pcut.out" 2>"$WORK/pcut.err" &
 launcher=$!
 for _ in $(seq 1 600); do
-	grep -q '^ *2 ' "$WORK/pcut.out" && break
+	grep -q '^ *2 ' "$WORK/pcut.out" 2>/dev/null && break
 	sleep 0.1
 done
 grep -q '^ *2 ' "$WORK/pcut.out" || { kill "$launcher"; cat "$WORK/pcut.out"; fail "gdrb_mpi_pairs: no round 2 in 60 s"; }
