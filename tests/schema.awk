@@ -1,7 +1,7 @@
 # schema.awk: the CSV schema's columns from its one definition, common/core/csv_schema.def, for the
 # tests' awk programs (load with -f before them, with -v schema_def=FILE).
 # schema_load() sets SCHEMA_HEADER, SCHEMA_NF, SCHEMA_COL[name] = index, SCHEMA_TYPE[name].
-# -v schema_macro=GDRB_PAIRS_COL reads common/pairs_schema.def the same way.
+# -v schema_macro=GDRB_PAIRS_COL reads common/core/pairs_schema.def the same way.
 function schema_load(    line, p, n, macro) {
 	macro = schema_macro == "" ? "GDRB_CSV_COL" : schema_macro
 	if (schema_def == "") {

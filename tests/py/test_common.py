@@ -56,7 +56,7 @@ class SchemaTest(unittest.TestCase):
         names = []
         for cell in re.findall(r"^\| ([^|]*) \|", table, re.M):
             names += re.findall(r"`([A-Za-z0-9_]+)`", cell)
-        defined = (gdrbtest.SRC / "common" / "pairs_schema.def").read_text()
+        defined = (gdrbtest.SRC / "common" / "core" / "pairs_schema.def").read_text()
         cols = re.findall(r"^GDRB_PAIRS_COL\(([A-Za-z0-9_]+), [a-z]+\)$", defined, re.M)
         self.assertEqual(len(cols), 26)
         self.assertEqual(names, cols)
