@@ -6,6 +6,7 @@
 
 #include "gdrb_boot_mpi.h"
 #include "gdrb_coll_opts.h"
+#include "gdrb_pairs.h"
 #include "gdrb_transports.h"
 #include "gdrb_verbs.h"
 
@@ -13,5 +14,6 @@ const struct gdrb_opt_group *const gdrb_opt_catalog[] = {
 	&gdrb_verbs_opts,
 	&gdrb_coll_opts,
 	&gdrb_mpi_opts,
+	&gdrb_pairs_opts,
 	NULL,
 };

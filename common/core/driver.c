@@ -753,7 +753,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 		gdrb_err("out of memory");
 		return GDRB_EXIT_FAIL;
 	}
-	set = (struct gdrb_opt_set){ bench->opt_core, bench->opt_groups, bench->opt_known };
+	set = (struct gdrb_opt_set){ bench->opt_core, bench->opt_groups, bench->opt_known, NULL };
 	rc = gdrb_opts_parse(argc, argv, &set, bench->summary, &r->p);
 	if (rc) {
 		free(r);

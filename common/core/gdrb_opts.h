@@ -111,6 +111,7 @@ struct gdrb_opt_set {
 	unsigned core;
 	const struct gdrb_opt_use *groups;
 	const struct gdrb_opt_group *const *known;
+	const char *sizes;      /* the binary's default -m, as --help shows it; NULL: GDRB_DEF_SIZES */
 };
 
 #define GDRB_MAX_OPT_GROUPS 8

@@ -360,7 +360,7 @@ int gdrb_opts_defaults(struct gdrb_params *p, const struct gdrb_opt_set *set)
 	const char *err;
 
 	memset(p, 0, sizeof(*p));
-	gdrb_sizes_parse(GDRB_DEF_SIZES, &p->sizes, &err);
+	gdrb_sizes_parse(set && set->sizes ? set->sizes : GDRB_DEF_SIZES, &p->sizes, &err);
 	p->iters = GDRB_DEF_ITERS;
 	p->warmup = GDRB_DEF_WARMUP;
 	p->min_iters = GDRB_DEF_MIN_ITERS;
@@ -449,7 +449,12 @@ void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summ
 		else
 			snprintf(lhs, sizeof(lhs), "    --%s%s%s", o->name, o->arg ? " " : "",
 				 o->arg ? o->arg : "");
-		fprintf(out, "  %-26s %s\n", lhs, o->help);
+		/* A binary with its own default sizes says so where the core's help names its default. */
+		if (o->parse == parse_sizes && set && set->sizes && strstr(o->help, "(default "))
+			fprintf(out, "  %-26s %.*s(default %s)\n", lhs,
+				(int)(strstr(o->help, "(default ") - o->help), o->help, set->sizes);
+		else
+			fprintf(out, "  %-26s %s\n", lhs, o->help);
 	}
 	fprintf(out, "\nExit status: 0 ok, 1 failure or invalid data, 2 bad usage, 77 unsupported on this node.\n");
 }

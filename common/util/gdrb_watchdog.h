@@ -23,6 +23,12 @@ void gdrb_watchdog_stop(void);
 /* What this rank waits for now, for the message: "rank 1 (nodeB)" and where. */
 void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *what, size_t size);
 
+/*
+ * A wait on every rank (a barrier, a gather) lasts twice --timeout before
+ * it gives up: the ranks that wait on the one that stopped name it first.
+ */
+void gdrb_watchdog_collective(const char *who, const char *what, size_t size);
+
 /* Progress: cheap enough for every iteration (one store). */
 static inline void gdrb_watchdog_kick_at(uint64_t ticks)
 {

@@ -25,6 +25,7 @@ static struct {
 	char waiting_for[160];
 	char what[96];
 	size_t size;
+	unsigned patience;      /* times --timeout the current wait may last (atomic) */
 	char main_stat[64];     /* the measuring thread's /proc/self/task/TID/schedstat */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -90,8 +91,15 @@ void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *wha
 			 peer_host ? peer_host : "the other ranks");
 	snprintf(wd.what, sizeof(wd.what), "%s", what);
 	wd.size = size;
+	__atomic_store_n(&wd.patience, 1u, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&wd.lock);
 	gdrb_watchdog_kick();
+}
+
+void gdrb_watchdog_collective(const char *who, const char *what, size_t size)
+{
+	gdrb_watchdog_context(-1, who, what, size);
+	__atomic_store_n(&wd.patience, 2u, __ATOMIC_RELAXED);
 }
 
 /*
@@ -128,7 +136,7 @@ static void *watchdog_main(void *arg)
 		last_mark = mark;
 		me = me1;
 		main = main1;
-		if (idle > wd.limit_s) {
+		if (idle > wd.limit_s * __atomic_load_n(&wd.patience, __ATOMIC_RELAXED)) {
 			char size[32];
 
 			pthread_mutex_lock(&wd.lock);
@@ -150,6 +158,7 @@ int gdrb_watchdog_start(double timeout_s)
 	if (timeout_s <= 0.0)
 		return 0;
 	wd.limit_s = timeout_s;
+	wd.patience = 1;
 	wd.stop = 0;
 	/* The thread that measures: whether it gets a CPU decides what idle time counts. */
 	snprintf(wd.main_stat, sizeof(wd.main_stat), "/proc/self/task/%ld/schedstat",

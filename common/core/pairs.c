@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * All pairs in shifted rounds: layout (shift groups), the schedule, and the
+ * measurement of one round on one rank. Output is pairs_out.c's.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gdrb_clock.h"
+#include "gdrb_log.h"
+#include "gdrb_pattern.h"
+#include "gdrb_report.h"
+#include "gdrb_size.h"
+#include "gdrb_stage.h"
+#include "gdrb_watchdog.h"
+#include "pairs_int.h"
+
+#define USAGE_LINGER_S 10       /* as the driver: the leader's line gets out first */
+
+/* Test hook: GDRB_INJECT_HOSTS=h0,h1,... names the ranks' hosts for the layout (one host, many "nodes"). */
+static void inject_hosts(struct pairs_run *r)
+{
+	const char *s = getenv("GDRB_INJECT_HOSTS");
+	int i;
+
+	for (i = 0; s && *s && i < r->n; i++) {
+		size_t len = strcspn(s, ",");
+
+		snprintf(r->members[i].host, GDRB_HOST_MAX, "%.*s", (int)(len < 63 ? len : 63), s);
+		s += len + (s[len] == ',');
+	}
+}
+
+/* Hosts in order of first appearance; local ranks; shift groups. Usage errors: one line. */
+static int layout(struct pairs_run *r)
+{
+	int n = r->n, i, j, nhosts = 0, *host_of, *count;
+	int rc = 0;
+
+	host_of = calloc((size_t)n, sizeof(*host_of));
+	count = calloc((size_t)n, sizeof(*count));
+	r->at = calloc((size_t)n, sizeof(*r->at));
+	if (!host_of || !count || !r->at) {
+		gdrb_err("out of memory");
+		rc = GDRB_ERR;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && strcmp(r->members[j].host, r->members[i].host); j++)
+			;
+		host_of[i] = j < i ? host_of[j] : nhosts++;
+		r->members[i].local_rank = count[host_of[i]]++;
+		r->members[i].rank = i;
+	}
+	if (n < 2) {
+		gdrb_usage_err("%s measures pairs: it needs at least 2 ranks (got %d); run it as 'mpirun -np 2 %s' or more",
+			       r->ops->name, n, gdrb_prog());
+		rc = GDRB_ERR_USAGE;
+		goto out;
+	}
+	if (r->pp->granularity == GDRB_PAIRS_GRAN_RANK) {
+		r->m = (unsigned)n;
+		r->ngroups = 1;
+		for (i = 0; i < n; i++) {
+			r->members[i].pos = i;
+			r->at[i] = i;
+		}
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (count[host_of[i]] == count[0] && (r->pp->granularity == GDRB_PAIRS_GRAN_RAIL || count[0] == 1))
+			continue;
+		if (r->pp->granularity == GDRB_PAIRS_GRAN_NODE)
+			gdrb_usage_err("--granularity node: one rank per node, but host %s runs %d ranks; start one per node (mpirun --map-by ppr:1:node) or use --granularity rail or rank",
+				       r->members[i].host, count[host_of[i]]);
+		else
+			gdrb_usage_err("--granularity rail: every node must run as many ranks (one per GPU), but host %s runs %d and host %s runs %d",
+				       r->members[0].host, count[0], r->members[i].host, count[host_of[i]]);
+		rc = GDRB_ERR_USAGE;
+		goto out;
+	}
+	if (nhosts < 2) {
+		gdrb_usage_err("--granularity %s pairs ranks of different nodes, and all %d ranks run on %s; use --granularity rank on one node",
+			       gdrb_pairs_gran_names[r->pp->granularity], n, r->members[0].host);
+		rc = GDRB_ERR_USAGE;
+		goto out;
+	}
+	r->m = (unsigned)nhosts;
+	r->ngroups = (unsigned)count[0];
+	for (i = 0; i < n; i++) {
+		r->members[i].group = r->members[i].local_rank;
+		r->members[i].pos = host_of[i];
+		r->at[(size_t)r->members[i].group * r->m + (size_t)host_of[i]] = i;
+	}
+out:
+	free(host_of);
+	free(count);
+	return rc;
+}
+
+/* This rank's GPU (opened, or GPU i of its node by PCI order in rail mode) and its nearest NIC. */
+static void describe_member(struct pairs_run *r, struct pairs_member *me, const struct gdrb_gpu_info *gpu)
+{
+	struct gdrb_topo topo;
+	size_t g;
+
+	if (gpu)    /* lower case, as sysfs writes it (CUDA writes upper case) */
+		for (g = 0; g < sizeof(me->gpu) - 1 && gpu->pci_bus_id[g]; g++)
+			me->gpu[g] = (char)tolower((unsigned char)gpu->pci_bus_id[g]);
+	if (gdrb_topo_load("/sys", &topo))
+		return;
+	for (g = 0; g < topo.ngpus; g++) {
+		bool match = gpu ? !strcasecmp(topo.gpus[g].pci.bdf, me->gpu) :
+			     r->pp->granularity == GDRB_PAIRS_GRAN_RAIL && (int)g == me->local_rank;
+		int nic;
+
+		if (!match)
+			continue;
+		snprintf(me->gpu, sizeof(me->gpu), "%s", topo.gpus[g].pci.bdf);
+		nic = gdrb_topo_nearest_nic(&topo, g, false, NULL);
+		if (nic >= 0)
+			snprintf(me->nic, sizeof(me->nic), "%s", topo.nics[nic].name);
+		break;
+	}
+	gdrb_topo_free(&topo);
+}
+
+static int copy(struct gdrb_buf *dst, const struct gdrb_buf *src, size_t off, size_t len)
+{
+	return gdrb_buf_copy(dst, off, src, off, len);
+}
+
+struct xfer {
+	struct pairs_run *r;
+	const struct pairs_path *path;
+	size_t size;
+	unsigned count;
+	int to, from;           /* bandwidth: both; latency: to (initiator) or from (responder) */
+	bool initiator;
+};
+
+static char *wire(struct pairs_run *r, const struct pairs_path *path, bool out)
+{
+	return (char *)(out ? (path->staged ? r->send_bounce.ptr : r->send.ptr) :
+			      (path->staged ? r->recv_bounce.ptr : r->recv.ptr));
+}
+
+/* One timed iteration of this rank: the staging copies are timed with the transfer. */
+static int iteration(const struct xfer *x)
+{
+	struct pairs_run *r = x->r;
+	const struct gdrb_pairs_ops *ops = r->ops;
+	bool st = x->path->staged;
+	size_t sz = x->size;
+	unsigned j;
+
+	if (x->count) {
+		struct gdrb_pairs_window w = { .to = x->to, .from = x->from, .size = sz,
+					       .count = x->count, .stride = sz,
+					       .send = wire(r, x->path, true),
+					       .recv = wire(r, x->path, false) };
+
+		for (j = 0; st && j < x->count; j++)
+			if (copy(&r->send_bounce, &r->send, j * sz, sz))
+				return GDRB_ERR;
+		if (ops->window(r->priv, &w))
+			return GDRB_ERR;
+		for (j = 0; st && j < x->count; j++)
+			if (copy(&r->recv, &r->recv_bounce, j * sz, sz))
+				return GDRB_ERR;
+		return 0;
+	}
+	if (x->initiator)
+		return (st && copy(&r->send_bounce, &r->send, 0, sz)) ||
+		       ops->send(r->priv, x->to, wire(r, x->path, true), sz) ||
+		       ops->recv(r->priv, x->to, wire(r, x->path, false), sz) ||
+		       (st && copy(&r->recv, &r->recv_bounce, 0, sz)) ? GDRB_ERR : 0;
+	return ops->recv(r->priv, x->from, wire(r, x->path, false), sz) ||
+	       (st && (copy(&r->recv, &r->recv_bounce, 0, sz) ||
+		       copy(&r->send_bounce, &r->send, 0, sz))) ||
+	       ops->send(r->priv, x->from, wire(r, x->path, true), sz) ? GDRB_ERR : 0;
+}
+
+/* Before a step with every rank: a rank its peers wait on is named by them, first. */
+static void collective_wait(const char *what, size_t size)
+{
+	gdrb_watchdog_collective("the other ranks", what, size);
+}
+
+/*
+ * Warm-up and timed iterations; every rank runs the same counts (the pairs
+ * of a round are coupled), agreed from the slowest rank's first iteration.
+ * active: this rank has a part (latency phases leave some idle).
+ */
+static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
+{
+	struct pairs_run *r = x->r;
+	double est = 0, budget = r->p.time_per_size;
+	uint64_t t0, warm, n, i;
+
+	t0 = gdrb_ticks();
+	if (active && iteration(x))
+		return GDRB_ERR;
+	est = active ? gdrb_ticks_to_us(gdrb_ticks() - t0) * 1e-6 : 0;
+	collective_wait("agreeing on iteration counts", x->size);
+	if (r->boot->allreduce_double(r->boot, &est, 1, GDRB_OP_MAX))
+		return GDRB_ERR;
+	if (est <= 0)
+		est = 1e-9;
+	warm = (uint64_t)(0.1 * budget / est);
+	warm = warm < r->p.warmup ? warm : r->p.warmup;
+	n = (uint64_t)(budget / est);
+	n = n < 1 ? 1 : n > r->p.iters ? r->p.iters : n;
+	for (i = 0; active && i < warm; i++)
+		if (iteration(x))
+			return GDRB_ERR;
+	collective_wait("the barrier before timing", x->size);
+	if (r->boot->barrier(r->boot))
+		return GDRB_ERR;
+	t0 = gdrb_ticks();
+	for (i = 0; active && i < n; i++)
+		if (iteration(x))
+			return GDRB_ERR;
+	*secs = gdrb_ticks_to_us(gdrb_ticks() - t0) * 1e-6;
+	*iters = n;
+	return 0;
+}
+
+static uint64_t seed_of(size_t size, unsigned k, unsigned slot, int sender)
+{
+	return gdrb_pattern_seed(size, k, slot, (unsigned)sender);
+}
+
+/* Fill the send slots with this rank's pattern, the receive slots with one no peer sends. */
+static int prepare(struct pairs_run *r, size_t size, unsigned k, unsigned count)
+{
+	unsigned j;
+
+	for (j = 0; j < count; j++)
+		if (gdrb_buf_fill_pattern(&r->send, j * size, size, seed_of(size, k, j, r->boot->rank)) ||
+		    gdrb_buf_fill_pattern(&r->recv, j * size, size, ~seed_of(size, k, j, r->boot->rank)))
+			return GDRB_ERR;
+	return 0;
+}
+
+static uint64_t check(struct pairs_run *r, size_t size, unsigned k, unsigned count, int from)
+{
+	uint64_t errs = 0, e;
+	size_t first = 0;
+	unsigned j;
+
+	if (r->corrupt_rank == r->boot->rank && size)
+		gdrb_buf_corrupt(&r->recv, size / 2);
+	for (j = 0; j < count; j++) {
+		e = gdrb_buf_check_pattern(&r->recv, j * size, size, seed_of(size, k, j, from), &first);
+		if (e && !errs)
+			gdrb_err("round %u: %llu wrong byte(s) from rank %d (%s) at size %zu, message %u, first at byte %zu",
+				 k, (unsigned long long)e, from, r->members[from].host, size, j, first);
+		errs += e;
+	}
+	return errs;
+}
+
+static int measure_bw(struct pairs_run *r, unsigned k, size_t size, const struct pairs_path *path,
+		      struct pairs_slot *s)
+{
+	struct xfer x = { .r = r, .path = path, .size = size,
+			  .to = pairs_peer(r, r->boot->rank, k, true),
+			  .from = pairs_peer(r, r->boot->rank, k, false) };
+	uint64_t iters;
+	double secs;
+
+	x.count = gdrb_window_at(size, r->p.window, r->p.window_bytes, true);
+	if (prepare(r, size, k, x.count) || run_timed(&x, true, &iters, &secs))
+		return GDRB_ERR;
+	s->iters = iters;
+	s->value = secs > 0 ? (double)size * x.count * (double)iters / secs / 1e9 : 0;
+	s->in_err = check(r, size, k, x.count, x.from);
+	s->status = PAIRS_OK;
+	return 0;
+}
+
+/* Ping-pong per pair, in the phases of gdrb_pairs_phases. */
+static int measure_lat(struct pairs_run *r, unsigned k, size_t size, const struct pairs_path *path,
+		       unsigned *phase, unsigned nphases, struct pairs_slot *s)
+{
+	const struct pairs_member *me = &r->members[r->boot->rank];
+	unsigned back = (me->pos + r->m - k) % r->m, ph;
+
+	for (ph = 0; ph < nphases; ph++) {
+		struct xfer x = { .r = r, .path = path, .size = size,
+				  .to = pairs_peer(r, r->boot->rank, k, true),
+				  .from = pairs_peer(r, r->boot->rank, k, false) };
+		bool responder = phase[back] == ph;
+		uint64_t iters;
+		double secs;
+
+		x.initiator = phase[me->pos] == ph;
+		if (prepare(r, size, k, 1) || run_timed(&x, x.initiator || responder, &iters, &secs))
+			return GDRB_ERR;
+		if (x.initiator) {
+			s->iters = iters;
+			s->value = secs / (double)iters / 2 * 1e6;
+			s->out_err = check(r, size, k, 1, x.to);
+			s->status = PAIRS_OK;
+		}
+		if (responder)
+			s->in_err = check(r, size, k, 1, x.from);
+	}
+	return 0;
+}
+
+static int measure_round(struct pairs_run *r, unsigned k)
+{
+	unsigned *phase = calloc(r->m, sizeof(*phase)), nphases = phase ? gdrb_pairs_phases(r->m, k, phase) : 0;
+	size_t mi, si, pi;
+	int rc = 0;
+
+	if (!nphases) {
+		free(phase);
+		gdrb_err("out of memory for the phases of %u ranks", r->m);
+		return GDRB_ERR;
+	}
+	memset(r->mine, 0, r->nrec * sizeof(*r->mine));
+	for (mi = 0; mi < r->nmetrics && !rc; mi++)
+		for (si = 0; si < r->p.sizes.n && !rc; si++)
+			for (pi = 0; pi < r->paths.n && !rc; pi++) {
+				struct pairs_slot *s = &r->mine[pairs_rec(r, mi, si, pi)];
+				const struct pairs_path *path = &r->paths.v[pi];
+
+				if (!path->supported)
+					s->status = PAIRS_SKIPPED;
+				else if (r->metrics[mi] == GDRB_PAIRS_BW)
+					rc = measure_bw(r, k, r->p.sizes.v[si], path, s);
+				else
+					rc = measure_lat(r, k, r->p.sizes.v[si], path, phase, nphases, s);
+			}
+	free(phase);
+	return rc;
+}
+
+/* Test hook: GDRB_INJECT_PAIRS_STOP=RANK:SHIFT stops that rank (SIGSTOP) as the round of that shift begins. */
+static void inject_stop(const struct pairs_run *r, unsigned k)
+{
+	const char *s = getenv("GDRB_INJECT_PAIRS_STOP");
+	char *end;
+	long rank;
+
+	if (!s || !*s)
+		return;
+	rank = strtol(s, &end, 10);
+	if (rank == r->boot->rank && *end == ':' && strtoul(end + 1, NULL, 10) == k)
+		raise(SIGSTOP);
+}
+
+static int alloc_buffers(struct pairs_run *r, struct gdrb_gpu_info *gpu, bool *have_gpu)
+{
+	const struct gdrb_mem_ops *ops, *pinned;
+	const char *why = NULL;
+	char gwhy[320];
+	size_t bytes = gdrb_buf_bytes(&r->p.sizes, r->p.window, r->p.window_bytes, true);
+	int rc;
+
+	*have_gpu = false;
+	if (r->p.mem != GDRB_MEM_HOST) {
+		rc = gdrb_gpu_open(r->p.gpu, r->boot->local_rank, gpu, gwhy, sizeof(gwhy));
+		*have_gpu = rc == 0;
+		if (rc && r->p.mem == GDRB_MEM_DEVICE) {
+			if (rc == GDRB_ERR_USAGE)
+				gdrb_usage_err("%s", gwhy);
+			else if (gdrb_log_is_leader())
+				gdrb_info("unsupported on this node: --mem device: %s", gwhy);
+			return rc;
+		}
+	}
+	/* Rail: local rank i on GPU i, so a node needs a GPU per rank. */
+	if (*have_gpu && r->pp->granularity == GDRB_PAIRS_GRAN_RAIL && r->p.gpu < 0 &&
+	    gpu->count < r->boot->local_size) {
+		/* Said by the first rank of the host that lacks GPUs, which need not be rank 0's. */
+		if (r->boot->local_rank == 0)
+			gdrb_err("--granularity rail: host %s runs %d ranks but has %d GPU(s); start one rank per GPU",
+				 r->boot->hosts[r->boot->rank], r->boot->local_size, gpu->count);
+		return GDRB_ERR_USAGE;
+	}
+	ops = gdrb_mem_ops_get(r->p.mem, &why);
+	pinned = gdrb_mem_ops_get(GDRB_MEM_PINNED, &why);
+	if (!ops || !pinned) {
+		gdrb_err("--mem %s: %s", gdrb_mem_kind_name(r->p.mem), why ? why : "not available");
+		return GDRB_ERR_UNSUPP;
+	}
+	if (gdrb_buf_alloc(&r->send, ops, bytes) || gdrb_buf_alloc(&r->recv, ops, bytes))
+		return GDRB_ERR;
+	if (r->p.mem == GDRB_MEM_DEVICE &&
+	    (gdrb_buf_alloc(&r->send_bounce, pinned, bytes) || gdrb_buf_alloc(&r->recv_bounce, pinned, bytes)))
+		return GDRB_ERR;
+	return 0;
+}
+
+static void set_paths(struct pairs_run *r, bool direct_device, const char *why)
+{
+	struct pairs_path *v = r->paths.v;
+
+	v[0] = (struct pairs_path){ .name = "direct", .reg = "host", .supported = true,
+				    .how = "the transport reads and writes the buffers itself" };
+	r->paths.n = 1;
+	if (r->p.mem != GDRB_MEM_DEVICE)
+		return;
+	v[0].reg = r->ops->layer && !strcmp(r->ops->layer, "mpi") ? "mpi-cuda" : "device";
+	v[0].how = "device pointers handed to the transport";
+	v[0].supported = direct_device;
+	snprintf(v[0].why, sizeof(v[0].why), "%s", why);
+	v[1] = (struct pairs_path){ .name = "staged", .reg = "staged", .staged = true, .supported = true,
+				    .how = "cudaMemcpy of each whole message device->pinned before the window, pinned->device after it, copies timed (serial staging; --staging and --stage-chunk do not apply)" };
+	r->paths.n = 2;
+}
+
+static int agree(struct gdrb_boot *b, int rc)
+{
+	uint64_t v = (uint64_t)(rc == 0 ? GDRB_EXIT_OK : rc == GDRB_ERR_USAGE ? GDRB_EXIT_USAGE :
+				rc == GDRB_ERR_UNSUPP ? GDRB_EXIT_UNSUPPORTED : GDRB_EXIT_FAIL);
+
+	if (b->allreduce_u64(b, &v, 1, GDRB_OP_MAX))
+		return GDRB_EXIT_FAIL;
+	return (int)v;
+}
+
+static int setup(struct pairs_run *r)
+{
+	struct pairs_member me;
+	struct gdrb_pairs_bufs bufs;
+	struct gdrb_gpu_info gpu;
+	bool have_gpu = false, direct_device = true;
+	char why[320] = "";
+	int rc, code, i;
+	uint64_t seed;
+
+	r->n = r->boot->size;
+	r->members = calloc((size_t)r->n, sizeof(*r->members));
+	if (!r->members)
+		return GDRB_EXIT_FAIL;
+	for (i = 0; i < r->n; i++)
+		snprintf(r->members[i].host, GDRB_HOST_MAX, "%s", r->boot->hosts[i]);
+	inject_hosts(r);
+	rc = layout(r);
+	if (!rc && r->pp->rounds && r->pp->rounds > r->m - 1) {
+		gdrb_usage_err("--rounds %u: accepted 1..%u (distinct shifts of the %u ranks of a shift group), or leave it out for all",
+			       r->pp->rounds, r->m - 1, r->m);
+		rc = GDRB_ERR_USAGE;
+	}
+	code = agree(r->boot, rc);
+	if (code)
+		return code;
+	seed = r->pp->seed_given ? r->pp->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	if (r->boot->bcast(r->boot, &seed, sizeof(seed), 0))
+		return GDRB_EXIT_FAIL;
+	r->seed = seed;
+	r->sampled = r->pp->rounds != 0;
+	r->shifts = calloc(r->m, sizeof(*r->shifts));
+	if (!r->shifts)
+		return GDRB_EXIT_FAIL;
+	r->nshifts = (unsigned)gdrb_pairs_shifts(r->m, r->pp->rounds, seed, r->shifts);
+
+	code = agree(r->boot, alloc_buffers(r, &gpu, &have_gpu));
+	if (code)
+		return code;
+	bufs = (struct gdrb_pairs_bufs){ &r->send, &r->recv, &r->send_bounce, &r->recv_bounce };
+	if (r->ops->setup)
+		rc = r->ops->setup(&r->p, r->boot, &bufs, gdrb_window_at(gdrb_sizes_max(&r->p.sizes), r->p.window,
+								   r->p.window_bytes, true),
+				   &r->priv, &direct_device, why, sizeof(why));
+	code = agree(r->boot, rc);
+	if (code)
+		return code;
+	set_paths(r, direct_device, why);
+	me = r->members[r->boot->rank];
+	describe_member(r, &me, have_gpu && r->p.mem == GDRB_MEM_DEVICE ? &gpu : NULL);
+	if (r->boot->gather(r->boot, &me, sizeof(me), r->members))
+		return GDRB_EXIT_FAIL;
+	if (r->boot->rank == 0)
+		r->members[0] = me;
+	r->metrics[0] = r->pp->metrics & GDRB_PAIRS_BW ? GDRB_PAIRS_BW : GDRB_PAIRS_LAT;
+	r->nmetrics = 1;
+	if (r->pp->metrics == (GDRB_PAIRS_BW | GDRB_PAIRS_LAT))
+		r->metrics[r->nmetrics++] = GDRB_PAIRS_LAT;
+	r->nrec = r->nmetrics * r->p.sizes.n * r->paths.n;
+	r->mine = calloc(r->nrec, sizeof(*r->mine));
+	if (r->boot->rank == 0) {
+		r->all = calloc(r->nrec * (size_t)r->n, sizeof(*r->all));
+		r->cells = calloc(r->nrec * (size_t)r->n * (size_t)r->n, sizeof(*r->cells));
+		rc = r->mine && r->all && r->cells ? pairs_out_open(r) : GDRB_ERR;
+		if (!r->mine || !r->all || !r->cells)
+			gdrb_err("out of memory for the matrices of %d ranks", r->n);
+	} else {
+		rc = r->mine ? 0 : GDRB_ERR;
+	}
+	return agree(r->boot, rc);
+}
+
+static void teardown(struct pairs_run *r)
+{
+	if (r->ops->teardown && r->priv)
+		r->ops->teardown(r->priv);
+	gdrb_buf_free(&r->send);
+	gdrb_buf_free(&r->recv);
+	gdrb_buf_free(&r->send_bounce);
+	gdrb_buf_free(&r->recv_bounce);
+	free(r->members);
+	free(r->at);
+	free(r->shifts);
+	free(r->mine);
+	free(r->all);
+	free(r->cells);
+}
+
+static void rounds(struct pairs_run *r)
+{
+	unsigned ri;
+
+	for (ri = 0; ri < r->nshifts; ri++) {
+		unsigned k = r->shifts[ri];
+
+		inject_stop(r, k);
+		if (measure_round(r, k)) {
+			gdrb_err("round %u (shift %u) failed; the rounds before it are kept", ri + 1, k);
+			r->failed = true;
+			r->boot->abort(r->boot, GDRB_EXIT_FAIL);
+			return;
+		}
+		collective_wait("gathering the round's figures", 0);
+		if (r->boot->gather(r->boot, r->mine, r->nrec * sizeof(*r->mine), r->all)) {
+			r->failed = true;
+			return;
+		}
+		r->rounds_done = ri + 1;
+		if (r->boot->rank == 0)
+			pairs_out_round(r, k);
+	}
+}
+
+/* The core options of the driver's sweep that all pairs does not have a meaning for. */
+static int refuse_core(const struct gdrb_params *p)
+{
+	size_t chunk;
+	const char *err;
+
+	gdrb_size_parse(GDRB_DEF_STAGE_CHUNK, &chunk, &err);
+	if (p->staging == GDRB_STAGING_BOTH || p->stage_chunk != chunk || p->buffers != GDRB_BUFFERS_SLOTS) {
+		gdrb_usage_err("--staging both, --stage-chunk and --buffers single do not apply to all pairs: its staged path copies whole messages (--staging serial) into one slot per message");
+		return GDRB_ERR_USAGE;
+	}
+	return 0;
+}
+
+int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, int argc, char **argv)
+{
+	struct gdrb_opt_use groups[GDRB_MAX_OPT_GROUPS] = { { &gdrb_pairs_opts, GDRB_PAIRS_OPTS } };
+	struct gdrb_opt_set set = { GDRB_OPTG_MEM | GDRB_OPTG_WINDOW, groups, ops->opt_known,
+				    GDRB_PAIRS_DEF_SIZES };
+	struct pairs_run *r;
+	const char *inject;
+	size_t g = 1;
+	int rc, code;
+
+	gdrb_log_init(argv[0]);
+	gdrb_log_set_leader(gdrb_boot_rank_hint() == 0);
+	for (; ops->opt_groups && ops->opt_groups[g - 1].group && g < GDRB_MAX_OPT_GROUPS - 1; g++)
+		groups[g] = ops->opt_groups[g - 1];
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return GDRB_EXIT_FAIL;
+	r->ops = ops;
+	r->boot = boot;
+	rc = gdrb_opts_parse(argc, argv, &set, ops->summary, &r->p);
+	if (rc) {
+		free(r);
+		if (rc == GDRB_PARSE_EXIT)
+			return gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+		if (!gdrb_log_is_leader())
+			sleep(USAGE_LINGER_S);
+		return GDRB_EXIT_USAGE;
+	}
+	r->pp = gdrb_group_params(&r->p, &gdrb_pairs_opts);
+	if (refuse_core(&r->p)) {
+		free(r);
+		if (!gdrb_log_is_leader())
+			sleep(USAGE_LINGER_S);
+		return GDRB_EXIT_USAGE;
+	}
+	r->corrupt_rank = -1;
+	inject = getenv("GDRB_INJECT_CORRUPTION");
+	if (inject && *inject)
+		r->corrupt_rank = atoi(inject);
+	if (boot->init(boot, &argc, &argv)) {
+		free(r);
+		return GDRB_EXIT_FAIL;
+	}
+	gdrb_log_set_rank(boot->size > 1 ? boot->rank : -1, boot->hosts[boot->rank]);
+	gdrb_log_set_leader(boot->rank == 0);
+	gdrb_clock_init(r->p.monotonic_clock);
+
+	code = setup(r);
+	if (code)
+		goto out;
+	if (boot->rank == 0)
+		pairs_out_header(r);
+	if (gdrb_watchdog_start(r->p.timeout)) {
+		code = GDRB_EXIT_FAIL;
+		goto out;
+	}
+	rounds(r);
+	gdrb_watchdog_stop();
+	rc = r->failed ? GDRB_ERR : 0;
+	if (boot->rank == 0) {
+		if (pairs_out_matrices(r))
+			rc = GDRB_ERR;
+		pairs_out_end(r);
+		if (pairs_out_close(r) || gdrb_stdout_flush())
+			rc = GDRB_ERR;
+		if (r->invalid)
+			rc = GDRB_ERR;
+	}
+	code = agree(boot, rc);
+out:
+	if (boot->rank == 0)
+		pairs_out_close(r);
+	teardown(r);
+	boot->finalize(boot);
+	free(r);
+	if (gdrb_stdout_close() && code == GDRB_EXIT_OK)
+		code = GDRB_EXIT_FAIL;
+	return code;
+}

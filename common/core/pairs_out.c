@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * All pairs' output, rank 0 only: the header and a line per round and
+ * figure on stdout, the matrices (n <= 16) or their summary at the end; the
+ * pairs CSV (common/core/pairs_schema.def), the rank table and the matrix files
+ * beside it, each matrix written whole (FILE.tmp, rename) after the rounds
+ * that finished.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdrb_clock.h"
+#include "gdrb_log.h"
+#include "gdrb_report.h"
+#include "gdrb_size.h"
+#include "pairs_int.h"
+
+#define MATRIX_SHOW_MAX 16      /* ranks up to which stdout shows the matrix itself */
+#define WRITE_EVERY_S 10.0      /* past 256 ranks, matrices are rewritten at most this often */
+
+static const char pairs_header[] =
+#define GDRB_PAIRS_COL(name, type) "," #name
+#include "pairs_schema.def"
+#undef GDRB_PAIRS_COL
+	;
+
+static const char *status_name[] = { "", "ok", "skipped", "error" };
+
+/* Text fields never hold a comma (the agreed format): each becomes '_'. */
+static void field(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(*s == ',' || *s == '\n' ? '_' : *s, f);
+	fputc(',', f);
+}
+
+/* A figure with at least 3 decimals and 3 significant digits (8 B at 0.000400 GB/s is not 0.000). */
+static void number(FILE *f, double v)
+{
+	int d = v > 0 && v < 1 ? 2 - (int)floor(log10(v)) : 3;
+
+	fprintf(f, "%.*f", d < 3 ? 3 : d > 12 ? 12 : d, v);
+}
+
+static bool is_bw(const struct pairs_run *r, size_t mi)
+{
+	return r->metrics[mi] == GDRB_PAIRS_BW;
+}
+
+int pairs_out_open(struct pairs_run *r)
+{
+	char *copy;
+	FILE *f;
+	int i;
+
+	if (!r->p.csv_path)
+		return 0;
+	copy = strdup(r->p.csv_path);
+	if (!copy)
+		return GDRB_ERR;
+	snprintf(r->dir, sizeof(r->dir), "%s", dirname(copy));
+	free(copy);
+	/* Appended to, as the main CSV is: an existing file must hold this schema. */
+	r->csv = fopen(r->p.csv_path, "a+");
+	if (!r->csv) {
+		gdrb_usage_err("--csv %s: %s", r->p.csv_path, strerror(errno));
+		return GDRB_ERR_USAGE;
+	}
+	{
+		char first[sizeof(pairs_header) + 2] = "";
+
+		rewind(r->csv);
+		if (!fgets(first, sizeof(first), r->csv)) {
+			fprintf(r->csv, "%s\n", pairs_header + 1);
+		} else if (strncmp(first, pairs_header + 1, sizeof(pairs_header) - 2) ||
+			   first[sizeof(pairs_header) - 2] != '\n') {
+			gdrb_usage_err("--csv %s: the file holds another header than the pairs CSV's; give a new file",
+				       r->p.csv_path);
+			fclose(r->csv);
+			r->csv = NULL;
+			return GDRB_ERR_USAGE;
+		}
+	}
+	fflush(r->csv);
+	{
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/pairs-ranks.csv", r->dir);
+		f = fopen(path, "w");
+		if (!f) {
+			gdrb_err("cannot write %s: %s", path, strerror(errno));
+			return GDRB_ERR;
+		}
+	}
+	fprintf(f, "rank,host,local_rank,gpu,nic\n");
+	for (i = 0; i < r->n; i++) {
+		const struct pairs_member *mb = &r->members[i];
+
+		fprintf(f, "%d,", i);
+		field(f, mb->host);
+		fprintf(f, "%d,", mb->local_rank);
+		field(f, mb->gpu);
+		for (const char *s = mb->nic; *s; s++)
+			fputc(*s == ',' ? '_' : *s, f);
+		fputc('\n', f);
+	}
+	return fclose(f) ? GDRB_ERR : 0;
+}
+
+void pairs_out_header(const struct pairs_run *r)
+{
+	char line[512], sz[32];
+	size_t i;
+	int len = 0;
+
+	printf("# gdrbench %s %s: %s\n", PACKAGE_VERSION, r->ops->name, r->ops->summary);
+	if (r->boot->describe) {
+		r->boot->describe(r->boot, line, sizeof(line));
+		printf("# %s\n", line);
+	}
+	if (r->pp->granularity == GDRB_PAIRS_GRAN_RANK)
+		printf("# ranks: %d; granularity rank: one shift group of %u ranks\n", r->n, r->m);
+	else
+		printf("# ranks: %d on %u nodes; granularity %s: %u shift group(s) of %u ranks (one per %s)\n",
+		       r->n, r->m, gdrb_pairs_gran_names[r->pp->granularity], r->ngroups, r->m,
+		       r->pp->granularity == GDRB_PAIRS_GRAN_RAIL ? "local rank: GPU i of each node" : "node");
+	for (i = 0; i < r->nshifts && len < 200; i++)
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%u", i ? "," : "", r->shifts[i]);
+	printf("# rounds: %u of %u, shifts %s%s; seed %llu%s\n", r->nshifts, r->m - 1, line,
+	       i < r->nshifts ? ",..." : "", (unsigned long long)r->seed,
+	       r->sampled ? " (--rounds: a random sample)" : "");
+	len = 0;
+	for (i = 0; i < r->p.sizes.n; i++)
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%s", i ? "," : "",
+				gdrb_size_format(r->p.sizes.v[i], sz, sizeof(sz)));
+	printf("# sizes: %s; metric:%s%s; window %u messages (at most --window-bytes %s); mem %s\n", line,
+	       r->pp->metrics & GDRB_PAIRS_BW ? " bw (GB/s = 1e9 B/s, all pairs of a round at once)" : "",
+	       r->pp->metrics & GDRB_PAIRS_LAT ? " lat (us, one way = round trip / 2, ping-pong phases)" : "",
+	       r->p.window, gdrb_size_format(r->p.window_bytes, sz, sizeof(sz)), gdrb_mem_kind_name(r->p.mem));
+	for (i = 0; i < r->paths.n; i++)
+		printf("# path %s: %s%s\n", r->paths.v[i].name,
+		       r->paths.v[i].supported ? r->paths.v[i].how : "n/a: ",
+		       r->paths.v[i].supported ? "" : r->paths.v[i].why);
+	printf("# %-5s %5s %-6s %8s %-6s %10s %-11s %10s %10s %-11s %s\n", "round", "shift", "metric",
+	       "size", "path", "min", "min_pair", "median", "max", "max_pair", "unit");
+	fflush(stdout);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void csv_row(struct pairs_run *r, size_t mi, size_t si, size_t pi, unsigned k, int src, int dst,
+		    const struct pairs_cell *c, const char *note)
+{
+	const struct pairs_member *s = &r->members[src], *d = &r->members[dst];
+	FILE *f = r->csv;
+	char ts[32];
+
+	fprintf(f, "%s,%s,%s,%s,", r->ops->name, r->ops->layer, gdrb_mem_kind_name(r->p.mem),
+		r->paths.v[pi].name);
+	field(f, r->paths.v[pi].reg);
+	fprintf(f, "%s,%zu,%u,%d,%d,", is_bw(r, mi) ? "bw" : "lat", r->p.sizes.v[si], k, src, dst);
+	field(f, s->host);
+	field(f, d->host);
+	fprintf(f, "%d,%d,", s->local_rank, d->local_rank);
+	field(f, s->gpu);
+	field(f, d->gpu);
+	field(f, s->nic);
+	field(f, d->nic);
+	if (c->status == PAIRS_SKIPPED)
+		fprintf(f, ",,,");
+	else {
+		fprintf(f, "%u,%s", c->iters, is_bw(r, mi) ? "" : ",");
+		number(f, c->value);
+		fprintf(f, ",%s", is_bw(r, mi) ? "," : "");
+	}
+	fprintf(f, "%s,%u,", status_name[c->status], c->errors);
+	field(f, note);
+	fprintf(f, "%s,%s\n", gdrb_timestamp(ts, sizeof(ts)), PACKAGE_VERSION);
+}
+
+/* Store round k's figures, print its line per figure, append its CSV rows. */
+void pairs_out_round(struct pairs_run *r, unsigned k)
+{
+	size_t mi, si, pi, n = (size_t)r->n;
+	double *v = malloc(n * sizeof(*v));
+	char note[400], sz[32];
+
+	if (!v)
+		return;
+	for (mi = 0; mi < r->nmetrics; mi++)
+		for (si = 0; si < r->p.sizes.n; si++)
+			for (pi = 0; pi < r->paths.n; pi++) {
+				size_t rec = pairs_rec(r, mi, si, pi), nv = 0, src, lo = 0, hi = 0;
+
+				snprintf(note, sizeof(note), "%s%s%s", r->p.label ? r->p.label : "",
+					 r->p.label && !r->paths.v[pi].supported ? "; " : "",
+					 r->paths.v[pi].supported ? "" : r->paths.v[pi].why);
+				if (r->sampled)
+					snprintf(note + strlen(note), sizeof(note) - strlen(note),
+						 "%srounds %u of %u sampled by seed %llu", *note ? "; " : "",
+						 r->nshifts, r->m - 1, (unsigned long long)r->seed);
+				for (src = 0; src < n; src++) {
+					const struct pairs_slot *s = &r->all[src * r->nrec + rec];
+					int dst = pairs_peer(r, (int)src, k, true);
+					struct pairs_cell *c = &r->cells[(rec * n + src) * n + (size_t)dst];
+
+					if (!s->status)
+						continue;
+					c->value = (float)s->value;
+					c->iters = (uint32_t)s->iters;
+					c->errors = (uint32_t)(s->out_err + r->all[(size_t)dst * r->nrec + rec].in_err);
+					c->round = (uint16_t)k;
+					c->status = (uint8_t)(c->errors ? PAIRS_ERROR : s->status);
+					if (c->errors)
+						r->invalid = true;
+					if (r->csv)
+						csv_row(r, mi, si, pi, k, (int)src, dst, c, note);
+					if (c->status != PAIRS_OK)
+						continue;
+					if (!nv || s->value < r->all[lo * r->nrec + rec].value)
+						lo = src;
+					if (!nv || s->value > r->all[hi * r->nrec + rec].value)
+						hi = src;
+					v[nv++] = s->value;
+				}
+				if (!nv) {
+					printf("  %-5u %5u %-6s %8s %-6s %10s\n", r->rounds_done, k,
+					       is_bw(r, mi) ? "bw" : "lat",
+					       gdrb_size_format(r->p.sizes.v[si], sz, sizeof(sz)),
+					       r->paths.v[pi].name, "n/a");
+					continue;
+				}
+				qsort(v, nv, sizeof(*v), cmp_double);
+				{
+					char lp[24], hp[24];
+
+					snprintf(lp, sizeof(lp), "%zu->%d", lo, pairs_peer(r, (int)lo, k, true));
+					snprintf(hp, sizeof(hp), "%zu->%d", hi, pairs_peer(r, (int)hi, k, true));
+					printf("  %-5u %5u %-6s %8s %-6s %10.3f %-11s %10.3f %10.3f %-11s %s\n",
+					       r->rounds_done, k, is_bw(r, mi) ? "bw" : "lat",
+					       gdrb_size_format(r->p.sizes.v[si], sz, sizeof(sz)),
+					       r->paths.v[pi].name, v[0], lp,
+					       nv % 2 ? v[nv / 2] : (v[nv / 2 - 1] + v[nv / 2]) / 2,
+					       v[nv - 1], hp, is_bw(r, mi) ? "GB/s" : "us");
+				}
+			}
+	free(v);
+	if (r->csv)
+		fflush(r->csv);
+	fflush(stdout);
+	/* The rounds so far are kept on disk should a later one never finish. */
+	if (r->n <= 256 || gdrb_now_s() - r->last_write > WRITE_EVERY_S) {
+		pairs_out_matrices(r);
+		r->last_write = gdrb_now_s();
+	}
+}
+
+static int write_matrix(const struct pairs_run *r, size_t mi, size_t si, size_t pi)
+{
+	size_t rec = pairs_rec(r, mi, si, pi), n = (size_t)r->n, i, j;
+	char path[4300], tmp[4310];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/pairs-%s%zu-%s.csv", r->dir, is_bw(r, mi) ? "" : "lat-",
+		 r->p.sizes.v[si], r->paths.v[pi].name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		gdrb_err("cannot write %s: %s", tmp, strerror(errno));
+		return GDRB_ERR;
+	}
+	fprintf(f, "src\\dst");
+	for (j = 0; j < n; j++)
+		fprintf(f, ",%zu", j);
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%zu", i);
+		for (j = 0; j < n; j++) {
+			const struct pairs_cell *c = &r->cells[(rec * n + i) * n + j];
+
+			fputc(',', f);
+			if (c->status == PAIRS_OK)
+				number(f, c->value);
+		}
+		fputc('\n', f);
+	}
+	if (fclose(f) || rename(tmp, path)) {
+		gdrb_err("cannot write %s: %s", path, strerror(errno));
+		return GDRB_ERR;
+	}
+	return 0;
+}
+
+int pairs_out_matrices(const struct pairs_run *r)
+{
+	size_t mi, si, pi;
+	int rc = 0;
+
+	if (!r->p.csv_path || !r->cells)
+		return 0;
+	for (mi = 0; mi < r->nmetrics; mi++)
+		for (si = 0; si < r->p.sizes.n; si++)
+			for (pi = 0; pi < r->paths.n; pi++)
+				if (r->paths.v[pi].supported && write_matrix(r, mi, si, pi))
+					rc = GDRB_ERR;
+	return rc;
+}
+
+/* The matrices themselves up to 16 ranks, else what they hold. */
+void pairs_out_end(const struct pairs_run *r)
+{
+	size_t mi, si, pi, n = (size_t)r->n, i, j;
+	char sz[32];
+
+	if (!r->cells)
+		return;
+	for (mi = 0; mi < r->nmetrics; mi++)
+		for (si = 0; si < r->p.sizes.n; si++)
+			for (pi = 0; pi < r->paths.n; pi++) {
+				size_t rec = pairs_rec(r, mi, si, pi), filled = 0, bad = 0;
+				double lo = INFINITY, hi = 0, sum = 0;
+
+				if (!r->paths.v[pi].supported)
+					continue;
+				printf("# matrix %s %s %s (%s), rows = sources, columns = destinations, after %u of %u rounds\n",
+				       is_bw(r, mi) ? "bw" : "lat",
+				       gdrb_size_format(r->p.sizes.v[si], sz, sizeof(sz)), r->paths.v[pi].name,
+				       is_bw(r, mi) ? "GB/s" : "us", r->rounds_done, r->nshifts);
+				if (n <= MATRIX_SHOW_MAX) {
+					printf("%8s", "src\\dst");
+					for (j = 0; j < n; j++)
+						printf(" %8zu", j);
+					putchar('\n');
+				}
+				for (i = 0; i < n; i++) {
+					if (n <= MATRIX_SHOW_MAX)
+						printf("%8zu", i);
+					for (j = 0; j < n; j++) {
+						const struct pairs_cell *c = &r->cells[(rec * n + i) * n + j];
+
+						if (c->status == PAIRS_OK) {
+							filled++;
+							sum += c->value;
+							lo = c->value < lo ? c->value : lo;
+							hi = c->value > hi ? c->value : hi;
+						}
+						bad += c->status == PAIRS_ERROR;
+						if (n > MATRIX_SHOW_MAX)
+							continue;
+						if (c->status == PAIRS_OK)
+							printf(" %8.3f", c->value);
+						else
+							printf(" %8s", i == j ? "-" : c->status == PAIRS_ERROR ? "error" : "");
+					}
+					if (n <= MATRIX_SHOW_MAX)
+						putchar('\n');
+				}
+				printf("# %zu of %zu pairs measured, %zu with wrong bytes; min %.3f mean %.3f max %.3f\n",
+				       filled, n * (r->m - 1), bad, filled ? lo : 0.0, filled ? sum / (double)filled : 0.0,
+				       hi);
+			}
+}
+
+int pairs_out_close(struct pairs_run *r)
+{
+	int rc = 0;
+
+	if (r->csv && fclose(r->csv)) {
+		gdrb_err("cannot write %s: %s", r->p.csv_path, strerror(errno));
+		rc = GDRB_ERR;
+	}
+	r->csv = NULL;
+	return rc;
+}

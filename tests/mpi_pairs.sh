@@ -1,0 +1,168 @@
+#!/bin/bash
+# gdrb_mpi_pairs (all pairs in shifted rounds): np 2, 3 (odd) and 4 give complete matrices
+# and a pairs CSV valid against common/core/pairs_schema.def; --rounds samples the seeded shifts;
+# --granularity rail pairs GPU i with GPU i only (nodes named by the GDRB_INJECT_HOSTS hook);
+# device memory on the simulated GPU, direct and staged; a rank stopped mid-run is named within
+# --timeout with the finished rounds kept; a corrupted byte is caught; bad input exits 2 with
+# one line. Each checker is shown to catch the fault it is for.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+need_mpi
+bin=$top_builddir/mpi/gdrb_mpi_pairs
+[ -x "$bin" ] || skip "gdrb_mpi_pairs not built"
+
+pairs_check() { # CSV [awk -v ...]
+	local csv=$1
+	shift
+	awk -v schema_def="$top_srcdir/common/core/pairs_schema.def" -v schema_macro=GDRB_PAIRS_COL \
+		-f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/pairs_check.awk" "$@" "$csv"
+}
+matrix_check() { # FILE N CELLS
+	awk -v n="$2" -v cells="$3" -f "$top_srcdir/tests/pairs_matrix.awk" "$1"
+}
+# run NP DIR ARGS...: gdrb_mpi_pairs with its CSV in DIR; output in DIR/out, DIR/err; the
+# variables named in $pass (GDRB_INJECT_*) go to the ranks; $sizes replaces -m 64K,8.
+pass=
+run() {
+	local np=$1 dir=$2 x=() v
+	shift 2
+	mkdir -p "$dir"
+	for v in $pass; do x+=(-x "$v"); done
+	mpi "$np" "${x[@]}" "$bin" -t 0.005 -W 2 -m "${sizes:-64K,8}" --csv "$dir/pairs.csv" "$@" >"$dir/out" 2>"$dir/err"
+}
+
+# The checkers catch their faults: a comma in a text field, a missing cell, a filled diagonal.
+h=$(sed -n 's/^GDRB_PAIRS_COL(\([a-zA-Z_]*\),.*/\1/p' "$top_srcdir/common/core/pairs_schema.def" | paste -sd,)
+row=mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,a,b,0,0,,,,,5,1.500,,ok,0,,2026-01-01T00:00:00Z,0.1
+printf '%s\n%s\n' "$h" "$row" >"$WORK/good.csv"
+pairs_check "$WORK/good.csv" -v rows=1 >/dev/null || fail "pairs_check refuses a good row"
+printf '%s\n%s\n' "$h" "${row/,a,b,/,a_x,b,c,}" >"$WORK/bad.csv"
+pairs_check "$WORK/bad.csv" >/dev/null && fail "pairs_check passes a row with an extra comma"
+printf '%s\n%s\n' "$h" "${row/,1.500,,ok/,,,ok}" >"$WORK/bad.csv"
+pairs_check "$WORK/bad.csv" >/dev/null && fail "pairs_check passes a bw row without bw_GBps"
+printf 'src\\dst,0,1\n0,,1.0\n1,,\n' >"$WORK/m.csv"
+matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "matrix_check passes a missing cell"
+printf 'src\\dst,0,1\n0,1.0,1.0\n1,1.0,\n' >"$WORK/m.csv"
+matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "matrix_check passes a filled diagonal"
+pass "the checkers catch a comma in a field, a bw row without its figure, a hole and a filled diagonal"
+
+# np 2, 3, 4: every off-diagonal cell of every matrix, one row per pair, size and metric.
+for np in 2 3 4; do
+	d=$WORK/np$np
+	run "$np" "$d" --metric bw,lat || { cat "$d/out" "$d/err"; fail "np $np exited non-zero"; }
+	pairs_check "$d/pairs.csv" -v rows=$((np * (np - 1) * 4)) -v status=ok -v shift=1 -v ranks="$np" ||
+		fail "np $np: the pairs CSV"
+	for f in pairs-65536-direct pairs-8-direct pairs-lat-65536-direct pairs-lat-8-direct; do
+		matrix_check "$d/$f.csv" "$np" all || fail "np $np: $f.csv"
+	done
+	[ "$(grep -c '^[0-9]*,' "$d/pairs-ranks.csv")" -eq "$np" ] || fail "np $np: the rank table"
+	grep -q "^# matrix bw 64KiB direct" "$d/out" || fail "np $np: no matrix on stdout"
+	[ -z "$(find "$d" -name '*.tmp')" ] || fail "np $np: a .tmp file left"
+done
+pass "np 2, 3, 4: complete bw and lat matrices, $((4 * 3 * 4)) rows at np 4, rank table"
+
+# --rounds K --seed S: K distinct shifts, the same for the same seed, recorded.
+d=$WORK/rounds
+run 5 "$d" --rounds 2 --seed 42 || { cat "$d/err"; fail "--rounds 2"; }
+shifts=$(sed -n 's/^# rounds: 2 of 4, shifts \([0-9,]*\); seed 42 .*/\1/p' "$d/out")
+[ -n "$shifts" ] || { cat "$d/out"; fail "the header does not give 2 of 4 shifts and seed 42"; }
+cells=
+for k in ${shifts//,/ }; do for i in 0 1 2 3 4; do cells+="$i:$(((i + k) % 5)) "; done; done
+matrix_check "$d/pairs-65536-direct.csv" 5 "$cells" || fail "--rounds 2: cells of shifts $shifts"
+pairs_check "$d/pairs.csv" -v rows=20 -v shift=1 -v ranks=5 || fail "--rounds 2: CSV"
+[ "$(grep -c 'rounds 2 of 4 sampled by seed 42' "$d/pairs.csv")" -eq 20 ] || fail "the seed is not in the note"
+run 5 "$WORK/rounds2" --rounds 2 --seed 42 || fail "--rounds 2 again"
+grep -q "shifts $shifts; seed 42" "$WORK/rounds2/out" || fail "the same seed chose other shifts"
+pass "--rounds 2 --seed 42 measures shifts $shifts, again for the same seed, the note says so"
+
+# Rail: hosts a,a,b,b (two GPUs per node): GPU i meets GPU i of the other node only.
+d=$WORK/rail
+GDRB_INJECT_HOSTS=a,a,b,b pass=GDRB_INJECT_HOSTS run 4 "$d" --granularity rail ||
+	{ cat "$d/err"; fail "--granularity rail"; }
+matrix_check "$d/pairs-65536-direct.csv" 4 "0:2 2:0 1:3 3:1" || fail "rail: not GPU i with GPU i"
+grep -q "granularity rail: 2 shift group(s) of 2 ranks" "$d/out" || { cat "$d/out"; fail "rail header"; }
+pass "--granularity rail on two 2-GPU nodes: only 0<->2 and 1<->3"
+d=$WORK/node
+GDRB_INJECT_HOSTS=a,b,c pass=GDRB_INJECT_HOSTS run 3 "$d" --granularity node || { cat "$d/err"; fail "--granularity node"; }
+matrix_check "$d/pairs-65536-direct.csv" 3 all || fail "node: not every pair"
+grep -q "^# ranks: 3 on 3 nodes; granularity node" "$d/out" || { cat "$d/out"; fail "node header"; }
+pass "--granularity node on three one-rank nodes: every pair"
+
+# Bad input: one line, exit 2.
+export GDRB_INJECT_HOSTS=
+expect_mpi_usage() { # PATTERN NP ARGS...
+	local pattern=$1 np=$2 rc=0
+	shift 2
+	mpi "$np" -x GDRB_INJECT_HOSTS "$bin" "$@" >"$WORK/u.out" 2>"$WORK/u.err" || rc=$?
+	[ "$rc" -eq 2 ] || { cat "$WORK/u.err"; fail "'$*' at np $np exited $rc, expected 2"; }
+	[ "$(our_lines gdrb_mpi_pairs "$WORK/u.err")" -eq 1 ] || { cat "$WORK/u.err"; fail "'$*': not one line"; }
+	grep -q -- "$pattern" "$WORK/u.err" || { cat "$WORK/u.err"; fail "'$*': no '$pattern'"; }
+	pass "np $np $* -> 2: $(grep '^gdrb_mpi_pairs' "$WORK/u.err")"
+}
+expect_mpi_usage "needs at least 2 ranks (got 1)" 1
+expect_mpi_usage "--rounds 3: accepted 1..2" 3 --rounds 3
+expect_mpi_usage "--granularity node: one rank per node, but host .* runs 2 ranks" 2 --granularity node
+GDRB_INJECT_HOSTS=a,a,b expect_mpi_usage "--granularity rail: .*host a runs 2 and host b runs 1" 3 \
+	--granularity rail
+expect_refused "--rounds: expected an integer from 1" "$bin" --rounds 0
+expect_refused "--granularity: unknown granularity 'x'; accepted: rank, node, rail" "$bin" --granularity x
+expect_refused "--metric: unknown metric list 'bw,x'" "$bin" --metric bw,x
+expect_refused "--staging both, --stage-chunk and --buffers single do not apply" "$bin" --mem device --staging both
+
+# A flipped byte in rank 1's receive buffer: the pair into rank 1 is an error, exit 1.
+d=$WORK/corrupt
+rc=0
+GDRB_INJECT_CORRUPTION=1 pass=GDRB_INJECT_CORRUPTION sizes=4K run 3 "$d" || rc=$?
+[ "$rc" -eq 1 ] || { cat "$d/err"; fail "a corrupted byte: exit $rc, expected 1"; }
+n=$(grep -c ',bw,4096,[12],[02],1,.*,error,1,' "$d/pairs.csv")
+[ "$n" -eq 2 ] || { cat "$d/pairs.csv"; fail "$n of 2 pairs into rank 1 are errors with 1 wrong byte"; }
+matrix_check "$d/pairs-4096-direct.csv" 3 "0:2 1:0 1:2 2:0" || fail "the corrupted pairs are not empty cells"
+grep -q "wrong byte(s) from rank" "$d/err" || fail "no line naming the sender"
+pass "a flipped byte is caught: the 2 pairs into rank 1 are status error, their cells empty, exit 1"
+
+# A rank that stops (SIGSTOP) as round 2 begins: named within --timeout, round 1 kept.
+d=$WORK/stop
+start=$(date +%s)
+rc=0
+GDRB_INJECT_PAIRS_STOP=2:2 pass=GDRB_INJECT_PAIRS_STOP run 4 "$d" --timeout 3 || rc=$?
+took=$(($(date +%s) - start))
+[ "$rc" -ne 0 ] || fail "a stopped rank: exit 0"
+[ "$took" -le 30 ] || fail "a stopped rank: gave up after $took s, --timeout was 3"
+grep -q "timeout: no answer from rank 2 (" "$d/err" || { cat "$d/err"; fail "the stopped rank 2 is not named"; }
+matrix_check "$d/pairs-65536-direct.csv" 4 "0:1 1:2 2:3 3:0" || fail "round 1 not kept in the matrix"
+pairs_check "$d/pairs.csv" -v rows=8 -v status=ok || fail "round 1 not kept in the CSV"
+pass "rank 2 stopped in round 2: named after $took s ($(grep -m1 -o 'no answer from rank 2 ([^)]*)' "$d/err")), round 1 kept"
+
+# Device memory on the simulated GPU: staged always; direct with --mpi-cuda yes in peermem mode
+# (device memory the CPU, so MPI, can touch, standing in for a CUDA-aware MPI); direct skipped
+# with the reason where MPI is not CUDA-aware, in strict mode (a CPU touch of device memory faults).
+rc=0
+(
+	use_simgpu peermem
+	d=$WORK/dev
+	run 3 "$d" --mem device --mpi-cuda yes --metric bw,lat || { cat "$d/err"; fail "--mem device"; }
+	no_simgpu_errors "$d/err"
+	for f in pairs-65536-direct pairs-65536-staged pairs-lat-8-direct pairs-lat-8-staged; do
+		matrix_check "$d/$f.csv" 3 all || fail "device: $f.csv"
+	done
+	pairs_check "$d/pairs.csv" -v rows=48 -v status=ok || fail "device: CSV"
+	grep -q ',device,staged,staged,bw,' "$d/pairs.csv" && grep -q ',device,direct,mpi-cuda,lat,' "$d/pairs.csv" ||
+		fail "device: the paths' mem and reg"
+	[ "$(grep -c '^[0-9],[^,]*,[0-9],0000:3b:00.0,$' "$d/pairs-ranks.csv")" -eq 3 ] &&
+		grep -q ',0000:3b:00.0,0000:3b:00.0,' "$d/pairs.csv" ||
+		{ cat "$d/pairs-ranks.csv"; fail "device: the GPU bus id is not in the rank table and rows"; }
+	export SIMGPU_MODE=strict
+	d=$WORK/dev2
+	run 2 "$d" --mem device || { cat "$d/err"; fail "--mem device, MPI not CUDA-aware"; }
+	[ "$(grep -c ',device,direct,mpi-cuda,bw,.*,skipped,0,.*not CUDA-aware' "$d/pairs.csv")" -eq 4 ] ||
+		{ cat "$d/pairs.csv"; fail "the direct path is not skipped with its reason"; }
+	matrix_check "$d/pairs-65536-staged.csv" 2 all || fail "device: staged without direct"
+	[ ! -e "$d/pairs-65536-direct.csv" ] || fail "a matrix for the skipped direct path"
+	rc=0
+	GDRB_INJECT_CORRUPTION=2 pass=GDRB_INJECT_CORRUPTION sizes=4K run 3 "$WORK/dev3" --mem device || rc=$?
+	[ "$rc" -eq 1 ] || fail "a flipped byte in device memory: exit $rc, expected 1"
+	grep -q ',device,staged,staged,bw,4096,.*,2,.*,error,1,' "$WORK/dev3/pairs.csv" ||
+		fail "a flipped byte in device memory is not caught on the staged path"
+) || rc=$?
+[ "$rc" -eq 0 ] || exit "$rc"
+pass "--mem device on the simulated GPU: direct and staged matrices complete, direct skipped with its reason where MPI is not CUDA-aware, a flipped device byte caught"
