@@ -550,6 +550,15 @@ static int setup(struct pairs_run *r)
 	if (code)
 		return code;
 	set_paths(r, direct_device, why);
+	{       /* A simulated GPU on any rank: every figure of the run proves behaviour, never speed. */
+		uint64_t sim = have_gpu && gpu.simulated;
+
+		if (r->boot->allreduce_u64(r->boot, &sim, 1, GDRB_OP_MAX))
+			return GDRB_EXIT_FAIL;
+		if (sim)
+			snprintf(r->simulated, sizeof(r->simulated), "%s",
+				 have_gpu && gpu.simulated ? gpu.name : "a simulated GPU");
+	}
 	me = r->members[r->boot->rank];
 	describe_member(r, &me, have_gpu && r->p.mem == GDRB_MEM_DEVICE ? &gpu : NULL);
 	if (r->boot->gather(r->boot, &me, sizeof(me), r->members))
