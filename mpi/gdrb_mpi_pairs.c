@@ -19,8 +19,10 @@ struct mpi_pairs {
 	MPI_Request *reqs;
 	int *idx;               /* MPI_Waitsome's */
 	int cap, n, sends;      /* requests; posted so far, where the sends begin */
-	char ack_in, ack_out;
+	char ack_in, ack_out, ready_in, ready_out;
 };
+
+#define PAIRS_TAG_READY 3       /* beside gdrb_mpi_p2p.h's GDRB_TAG_DATA and GDRB_TAG_ACK */
 
 static size_t chunks(size_t len)
 {
@@ -91,10 +93,15 @@ static int post(struct mpi_pairs *m, int *n, char *buf, size_t len, int peer, in
  * Receives of the window from w->from, and of the acknowledgement from w->to,
  * are posted before the barrier that starts an iteration (reqs[0] the
  * acknowledgement, then the window's), so no send waits on a late receiver.
+ * Then a zero-byte "ready" goes to w->from and w->to's is awaited: not needed
+ * for the timing (the barrier does that), but a rank that stops or is cut off
+ * is then named by the rank that sends to it, where in the barrier its peers
+ * could only say "the other ranks".
  */
 static int pairs_post(void *priv, const struct gdrb_pairs_window *w)
 {
 	struct mpi_pairs *m = priv;
+	MPI_Request ready[2];
 	unsigned k;
 
 	m->n = 0;
@@ -104,6 +111,17 @@ static int pairs_post(void *priv, const struct gdrb_pairs_window *w)
 		if (post(m, &m->n, w->recv + k * w->stride, w->size, w->from, GDRB_TAG_DATA, false))
 			return GDRB_ERR;
 	m->sends = m->n;
+	if (MPI_Irecv(&m->ready_in, 0, MPI_BYTE, w->to, PAIRS_TAG_READY, MPI_COMM_WORLD, &ready[0]) != MPI_SUCCESS ||
+	    MPI_Isend(&m->ready_out, 0, MPI_BYTE, w->from, PAIRS_TAG_READY, MPI_COMM_WORLD, &ready[1]) != MPI_SUCCESS) {
+		gdrb_err("MPI_Irecv or MPI_Isend of a 'ready' with ranks %d and %d failed", w->to, w->from);
+		return GDRB_ERR;
+	}
+	gdrb_watchdog_context(w->to, m->boot->hosts[w->to], "the destination's 'ready' for a window", w->size);
+	if (MPI_Waitall(2, ready, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+		gdrb_err("MPI_Waitall for the 'ready' of rank %d failed", w->to);
+		return GDRB_ERR;
+	}
+	gdrb_watchdog_kick();
 	return 0;
 }
 

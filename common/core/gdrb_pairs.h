@@ -93,8 +93,8 @@ struct gdrb_pairs_ops {
 	/*
 	 * A bandwidth iteration in two calls, a barrier of all ranks between them
 	 * (so a pair's time holds that pair only, as mpiGraph's): post makes ready
-	 * to receive the window from w->from and the acknowledgement from w->to,
-	 * sending nothing; exchange sends the window to w->to, acknowledges the
+	 * to receive the window from w->from and the acknowledgement from w->to
+	 * (sending no data; it may wait on w->to being ready too); exchange sends the window to w->to, acknowledges the
 	 * window in to w->from once it arrived, and returns when all is done, with
 	 * the time each side ended in *done (a side must not wait on the other).
 	 */
