@@ -148,6 +148,12 @@ rc=0
 	pairs_check "$d/pairs.csv" -v rows=48 -v status=ok || fail "device: CSV"
 	grep -q ',device,staged,staged,bw,' "$d/pairs.csv" && grep -q ',device,direct,mpi-cuda,lat,' "$d/pairs.csv" ||
 		fail "device: the paths' mem and reg"
+	# Said on the simulated GPU, as the driver says it: the header's NOTE and every row's note.
+	grep -qx "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed" \
+		"$d/out" || { cat "$d/out"; fail "device: no NOTE that the GPU is simulated"; }
+	[ "$(grep -c ',simulated GPU: gdrbench simulated GPU (simgpu),[^,]*,[^,]*$' "$d/pairs.csv")" -eq 48 ] ||
+		{ cat "$d/pairs.csv"; fail "device: not every row's note names the simulated GPU"; }
+	! grep -q 'simulated' "$WORK/np3/out" "$WORK/np3/pairs.csv" || fail "host memory: said to be simulated"
 	[ "$(grep -c '^[0-9],[^,]*,[0-9],0000:3b:00.0,$' "$d/pairs-ranks.csv")" -eq 3 ] &&
 		grep -q ',0000:3b:00.0,0000:3b:00.0,' "$d/pairs.csv" ||
 		{ cat "$d/pairs-ranks.csv"; fail "device: the GPU bus id is not in the rank table and rows"; }

@@ -95,6 +95,19 @@ if [ ! -f "$top_srcdir/scripts/profiles/pairs.profile" ]; then
 	exit 0
 fi
 
+# only_gdrbn4 NAME VERDICT_JSON MATRIX: the verdict's suspects are node gdrbn4 and nothing else.
+only_gdrbn4() {
+	python3 - "$2" >"$WORK/$1.suspects" <<'PY' ||
+import json, sys
+found = [(s["kind"], s["text"]) for r in json.load(open(sys.argv[1]))["rules"] for s in r.get("suspects", [])]
+for kind, text in found:
+    print("%s: %s" % (kind, text))
+sys.exit(0 if found and all(k == "node" and t.startswith("node gdrbn4 ") for k, t in found) else 1)
+PY
+		{ cat "$2" "$3"; echo "suspects:"; cat "$WORK/$1.suspects"
+		  fail "$1: the verdict names more than node gdrbn4 (an innocent link or node) or nothing"; }
+}
+
 # The sweep with a rule relative to the fabric: gdrb accept names the node.
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (gdrb-sweep); the gdrb_mpi_bw case passed"
 cat >"$WORK/slow.profile" <<PROFILE
@@ -126,9 +139,33 @@ for h in gdrbn1 gdrbn2 gdrbn3 gdrbn5 gdrbn6; do
 	! grep -q "node $h" "$WORK/slow.verdict" || { cat "$WORK/slow.verdict"; fail "the verdict names node $h too"; }
 done
 pass "gdrb_mpi_pairs across 6 nodes, gdrbn4 slow: its row and column below half; $(cat "$WORK/slow.check")"
-# Not a failure (yet): links between healthy nodes named beside the node. A pair's window time
-# includes its source's receive in the same round, so a pair whose source receives from the
-# slow node reads slow too (issue 12: to be fixed in gdrb_mpi_pairs' timing or the verdict).
-innocent=$(grep -o 'link gdrbn[0-9]* [-<>]* gdrbn[0-9]*' "$WORK/slow.out" | grep -v gdrbn4 | sort -u | paste -sd, -)
-[ -z "$innocent" ] || echo "note: the verdict also names links between healthy nodes: $innocent"
+# The verdict names gdrbn4 and nothing else: a pair's figure is that pair's alone (a barrier
+# starts each iteration, the sender's time ends at its destination's acknowledgement), so no
+# link between healthy nodes may read low because one of its ends also meets the slow node.
+only_gdrbn4 slow "$WORK/slow/verdict.json" "$WORK/slow/pairs-host-65536-direct.csv"
 pass "gdrb-sweep, all pairs across 6 nodes: healthy PASS; gdrbn4 slow FAIL, $(grep -m1 -o 'suspects: .*' "$WORK/slow.out")"
+
+# A slow NIC, not a slow process: gdrbn4's veth shaped (tc tbf) at both ends, its sends on its
+# side, its receives on the switch's, so transfers are slow both ways and nothing in MPI is.
+sw=$(bed_ns switch)
+ns=$(bed_ns gdrbn4)
+if ! command -v tc >/dev/null 2>&1; then
+	echo "skipped case: no 'tc' (iproute2): the shaped slow NIC did not run"
+	exit 0
+fi
+if ! tc -n "$ns" qdisc add dev eth0 root tbf rate 40mbit burst 32kb latency 400ms 2>"$WORK/tc.err" ||
+	! tc -n "$sw" qdisc add dev p4 root tbf rate 40mbit burst 32kb latency 400ms 2>>"$WORK/tc.err"; then
+	echo "skipped case: tc tbf on gdrbn4's veth: $(head -1 "$WORK/tc.err"); the shaped slow NIC did not run"
+	exit 0
+fi
+mkdir "$WORK/nic"
+rc=0
+on_node gdrbn1 "$MPIRUN" -np 6 --host "$(bed_hosts 6)" "$top_builddir/mpi/gdrb_mpi_pairs" "${pairs_args[@]}" \
+	--csv "$WORK/nic/pairs.csv" >"$WORK/nic.out" 2>"$WORK/nic.err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/nic.out" "$WORK/nic.err"; fail "gdrb_mpi_pairs, gdrbn4's NIC shaped: exit $rc"; }
+matrix_check "$WORK/nic" pairs-65536-direct.csv
+rc=0
+"$top_srcdir/scripts/gdrb" accept "$WORK/nic" "$WORK/slow.profile" >"$WORK/nic.verdict" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/nic.verdict"; fail "gdrbn4's NIC shaped: gdrb accept exited $rc, expected 1"; }
+only_gdrbn4 nic "$WORK/nic/verdict.json" "$WORK/nic/pairs-65536-direct.csv"
+pass "gdrbn4's NIC shaped to 40 Mbit/s both ways (tc tbf): its row and column below half; $(cat "$WORK/nic.check"); suspects: $(paste -sd';' "$WORK/nic.suspects")"

@@ -4,6 +4,10 @@
  * LD_PRELOADed into every rank (mpirun -x LD_PRELOAD=tests/slow_node.so), that holds
  * back each point-to-point send and receive of the ranks on the host named by
  * GDRB_SLOW_HOST, as a node with a slow NIC would, and does nothing elsewhere.
+ * A send waits in the call that starts it; a receive waits when it completes
+ * (MPI_Recv, or the MPI_Wait or MPI_Test call that sees an MPI_Irecv done), as
+ * data that comes in slowly does: a receive posted early (as gdrb_mpi_pairs
+ * posts them, before an untimed barrier) is still late.
  *
  *   GDRB_SLOW_HOST  the node's hostname (as gethostname() says; unset: no node is slow)
  *   GDRB_SLOW_GBPS  its rate: each message waits size / rate (default 0.05 GB/s, 1e9 B/s)
@@ -64,23 +68,70 @@ static void slow_setup(void)
 		slow_gbps, slow_us);
 }
 
-/* Wait as long as COUNT x DATATYPE takes at the slow rate. */
-static void slow_delay(int on, int count, MPI_Datatype datatype)
+/* How long COUNT x DATATYPE takes at the slow rate, in us. */
+static double delay_us(int count, MPI_Datatype datatype)
 {
-	struct timespec ts;
-	double us;
 	int size = 0;
 
-	if (!on)
-		return;
 	PMPI_Type_size(datatype, &size);
-	us = slow_us + (slow_gbps > 0 ? (double)count * size / (slow_gbps * 1e3) : 0);
+	return slow_us + (slow_gbps > 0 ? (double)count * size / (slow_gbps * 1e3) : 0);
+}
+
+static void sleep_us(double us)
+{
+	struct timespec ts;
+
 	if (us <= 0)
 		return;
 	ts.tv_sec = (time_t)(us / 1e6);
 	ts.tv_nsec = (long)((us - (double)ts.tv_sec * 1e6) * 1e3);
 	while (nanosleep(&ts, &ts))
 		;
+}
+
+static void slow_delay(int on, int count, MPI_Datatype datatype)
+{
+	if (on)
+		sleep_us(delay_us(count, datatype));
+}
+
+/* The slow rank's receives in flight and what each owes when it completes. */
+#define PENDING_MAX 4096
+static struct pending {
+	MPI_Request req;
+	double us;
+} pending[PENDING_MAX];
+static int npending;
+
+/* Snapshot of the requests a wait or test is handed, to tell afterwards which completed. */
+#define SNAP_MAX 1024
+static MPI_Request snap[SNAP_MAX];
+
+static int snapshot(int n, const MPI_Request *reqs)
+{
+	if (!npending || n <= 0 || n > SNAP_MAX)
+		return 0;
+	memcpy(snap, reqs, (size_t)n * sizeof(*reqs));
+	return n;
+}
+
+/* After a wait or test: sleep for the receives among the n snapshotted that are done now. */
+static void settle(int n, const MPI_Request *reqs)
+{
+	double us = 0;
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (snap[i] == MPI_REQUEST_NULL || reqs[i] != MPI_REQUEST_NULL)
+			continue;
+		for (j = 0; j < npending && pending[j].req != snap[i]; j++)
+			;
+		if (j < npending) {
+			us += pending[j].us;
+			pending[j] = pending[--npending];
+		}
+	}
+	sleep_us(us);
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -123,15 +174,88 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	     MPI_Status *status)
 {
+	int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+
 	slow_delay(slow_recv, count, datatype);
-	return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+	return rc;
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	      MPI_Request *request)
 {
-	slow_delay(slow_recv, count, datatype);
-	return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+	int rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+
+	if (rc != MPI_SUCCESS || !slow_recv)
+		return rc;
+	if (npending < PENDING_MAX)
+		pending[npending++] = (struct pending){ *request, delay_us(count, datatype) };
+	else
+		slow_delay(1, count, datatype);         /* past the table: at once, as before */
+	return rc;
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+	int n = snapshot(1, request), rc = PMPI_Wait(request, status);
+
+	settle(n, request);
+	return rc;
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+	int n = snapshot(count, requests), rc = PMPI_Waitall(count, requests, statuses);
+
+	settle(n, requests);
+	return rc;
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+	int n = snapshot(count, requests), rc = PMPI_Waitany(count, requests, index, status);
+
+	settle(n, requests);
+	return rc;
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+	int n = snapshot(incount, requests), rc = PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+
+	settle(n, requests);
+	return rc;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	int n = snapshot(1, request), rc = PMPI_Test(request, flag, status);
+
+	settle(n, request);
+	return rc;
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+	int n = snapshot(count, requests), rc = PMPI_Testall(count, requests, flag, statuses);
+
+	settle(n, requests);
+	return rc;
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+	int n = snapshot(count, requests), rc = PMPI_Testany(count, requests, index, flag, status);
+
+	settle(n, requests);
+	return rc;
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+	int n = snapshot(incount, requests), rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+
+	settle(n, requests);
+	return rc;
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,

@@ -51,7 +51,11 @@ struct gdrb_pairs_bufs {
 	struct gdrb_buf *send_bounce, *recv_bounce;     /* pinned, device memory only (else ptr NULL) */
 };
 
-/* One bandwidth iteration of one rank: its window out and the window in, concurrently. */
+/*
+ * One bandwidth iteration of one rank: its window out and the window in, at once.
+ * received (may be NULL) runs once the window in has arrived, before it is
+ * acknowledged (the staged path's copies to the device).
+ */
 struct gdrb_pairs_window {
 	int to, from;           /* ranks */
 	size_t size;            /* bytes of a message */
@@ -59,6 +63,14 @@ struct gdrb_pairs_window {
 	size_t stride;          /* bytes between messages in the buffers */
 	const char *send;       /* wire buffers: device pointers on the direct device path */
 	char *recv;
+	int (*received)(void *arg);
+	void *arg;
+};
+
+/* When an exchange's two sides ended (gdrb_ticks()). */
+struct gdrb_pairs_done {
+	uint64_t out;           /* the window out sent and acknowledged by w->to */
+	uint64_t in;            /* the window in received from w->from */
 };
 
 /*
@@ -78,9 +90,17 @@ struct gdrb_pairs_ops {
 	 */
 	int (*setup)(const struct gdrb_params *p, struct gdrb_boot *b, const struct gdrb_pairs_bufs *bufs,
 		     size_t max_msgs, void **priv, bool *direct_device, char *why, size_t len);
-	/* Send count messages to w->to and receive count from w->from; both sides acknowledge. */
-	int (*window)(void *priv, const struct gdrb_pairs_window *w);
-	/* Blocking one-message send and receive (the ping-pong of the latency metric). */
+	/*
+	 * A bandwidth iteration in two calls, a barrier of all ranks between them
+	 * (so a pair's time holds that pair only, as mpiGraph's): post makes ready
+	 * to receive the window from w->from and the acknowledgement from w->to
+	 * (sending no data; it may wait on w->to being ready too); exchange sends the window to w->to, acknowledges the
+	 * window in to w->from once it arrived, and returns when all is done, with
+	 * the time each side ended in *done (a side must not wait on the other).
+	 */
+	int (*post)(void *priv, const struct gdrb_pairs_window *w);
+	int (*exchange)(void *priv, const struct gdrb_pairs_window *w, struct gdrb_pairs_done *done);
+/* Blocking one-message send and receive (the ping-pong of the latency metric). */
 	int (*send)(void *priv, int peer, const void *buf, size_t len);
 	int (*recv)(void *priv, int peer, void *buf, size_t len);
 	void (*teardown)(void *priv);

@@ -56,6 +56,7 @@ struct pairs_run {
 	unsigned *shifts, nshifts;
 	uint64_t seed;
 	bool sampled;           /* --rounds */
+	char simulated[128];    /* the test suite's simulated GPU on some rank: its name; else "" */
 
 	struct gdrb_buf send, recv, send_bounce, recv_bounce;
 	struct gdrb_pairs_path_set {

@@ -142,6 +142,8 @@ void pairs_out_header(const struct pairs_run *r)
 	       r->pp->metrics & GDRB_PAIRS_BW ? " bw (GB/s = 1e9 B/s, all pairs of a round at once)" : "",
 	       r->pp->metrics & GDRB_PAIRS_LAT ? " lat (us, one way = round trip / 2, ping-pong phases)" : "",
 	       r->p.window, gdrb_size_format(r->p.window_bytes, sz, sizeof(sz)), gdrb_mem_kind_name(r->p.mem));
+	if (*r->simulated)
+		printf("# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
 	for (i = 0; i < r->paths.n; i++)
 		printf("# path %s: %s%s\n", r->paths.v[i].name,
 		       r->paths.v[i].supported ? r->paths.v[i].how : "n/a: ",
@@ -209,6 +211,10 @@ void pairs_out_round(struct pairs_run *r, unsigned k)
 					snprintf(note + strlen(note), sizeof(note) - strlen(note),
 						 "%srounds %u of %u sampled by seed %llu", *note ? "; " : "",
 						 r->nshifts, r->m - 1, (unsigned long long)r->seed);
+				/* As the main CSV's gpu column: gdrb accept never passes such a row. */
+				if (*r->simulated)
+					snprintf(note + strlen(note), sizeof(note) - strlen(note),
+						 "%ssimulated GPU: %s", *note ? "; " : "", r->simulated);
 				for (src = 0; src < n; src++) {
 					const struct pairs_slot *s = &r->all[src * r->nrec + rec];
 					int dst = pairs_peer(r, (int)src, k, true);

@@ -176,6 +176,37 @@ class Rules(PairsCase):
         self.verdict(d, "NODATA", "pairs bw below=80%median mem=host")
 
 
+class Simulated(PairsCase):
+    """Matrices measured on the test suite's simulated GPU prove behaviour, never speed."""
+    ROW = "\nmpi_pairs,mpi,device,staged,staged,bw,8388608,1,0,1,n00,n01,0,0,,,,,5,1.500,,ok,0,%s,t,v\n"
+
+    def simulated(self, note):
+        d = self.results()
+        with open(os.path.join(d, "pairs.csv"), "w") as f:
+            f.write(pairs.pairs_header() + self.ROW % note)
+        return d
+
+    def test_healthy_matrices_on_a_simulated_gpu_never_pass(self):
+        d = self.simulated("rounds 2 of 7 sampled by seed 1; simulated GPU: gdrbench simulated GPU (simgpu)")
+        self.assertEqual(pairs.simulated_gpu(d), "gdrbench simulated GPU (simgpu)")
+        status, out, err, v = self.accept(d, "pairs bw below=80%median size=8M")
+        self.assertEqual((status, v["verdict"]), (1, "SIMULATED"), out + err)
+        self.assertIn("SIMULATED: 1 rules", out)
+        self.assertIn("measured on gdrbench simulated GPU (simgpu), which proves behaviour, never speed", out)
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(cli.main(["report", d], ""), 0)
+        with open(os.path.join(d, "summary.md")) as f:
+            md = f.read()
+        self.assertIn("**Verdict: SIMULATED**", md)
+        self.assertIn("Measured on gdrbench simulated GPU (simgpu), the test suite's simulated GPU", md)
+
+    def test_the_same_matrices_measured_on_real_memory_pass(self):
+        d = self.simulated("a label")
+        self.assertEqual(pairs.simulated_gpu(d), "")
+        status, out, err, v = self.accept(d, "pairs bw below=80%median size=8M")
+        self.assertEqual((status, v["verdict"]), (0, "PASS"), out + err)
+
+
 class BadInput(PairsCase):
     def refused(self, lines, message):
         path = self.profile(*lines)

@@ -549,6 +549,8 @@ class Judge:
             mats, ranks = pairs.load_dir(self.results_dir)
             for r in judged:
                 r.judge(mats, ranks)
+            # The pairs CSV's note says where the matrices came from a simulated GPU.
+            self.simulated = self.simulated or pairs.simulated_gpu(self.results_dir)
         for r in self.results:
             if r.rule.kind == "staged":
                 self.pair_staged(r)

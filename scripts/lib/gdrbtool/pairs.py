@@ -110,6 +110,30 @@ def _mem_of_pairs_csv(results: str) -> str:
     return fields[i] if i < len(fields) and fields[i] in ("host", "pinned", "device") else ""
 
 
+SIMULATED_MARK = "simulated GPU: "     # the binary's note on a row measured on tests/simgpu
+
+
+def simulated_gpu(results: str) -> str:
+    """The simulated GPU (the test suite's, tests/simgpu) that rows of RESULTS/pairs.csv were
+    measured on, as their note names it ("simulated GPU: NAME"); "" if none was."""
+    try:
+        with open(os.path.join(results, PAIRS_CSV), encoding="utf-8", errors="replace") as f:
+            header = f.readline().rstrip("\r\n").split(",")
+            if "note" not in header:
+                return ""
+            i = header.index("note")
+            for line in f:
+                if SIMULATED_MARK not in line:
+                    continue
+                fields = csv_split(line.rstrip("\r\n"))
+                for part in (fields[i] if i < len(fields) else "").split("; "):
+                    if part.startswith(SIMULATED_MARK):
+                        return part[len(SIMULATED_MARK):] or "a simulated GPU"
+    except OSError:
+        return ""
+    return ""
+
+
 _NOT_DECIMAL = re.compile(r"[^0-9.,]")
 
 

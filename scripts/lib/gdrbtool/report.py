@@ -137,6 +137,7 @@ class Report:
         self.bad_seen: Set[Tuple[str, str]] = set()
         self.bad_list: List[str] = []
         self.matrices: Optional[Tuple[List[pairs.Matrix], Optional[List[pairs.Rank]]]] = None
+        self.simulated = ""      # the simulated GPU the matrices were measured on (pairs.csv's note)
 
     def out(self, md: Optional[str], html: Optional[str]) -> None:
         if md is not None:
@@ -315,6 +316,9 @@ class Report:
         mats, ranks = self.matrices
         self.out("\n## All pairs\n", "<h2>All pairs</h2>")
         self.para("Rows send, columns receive (docs/pairs.md); an empty cell was not measured.")
+        if self.simulated:
+            self.para("Measured on %s, the test suite's simulated GPU: these matrices prove behaviour, "
+                      "never speed." % self.simulated)
         suspects: Dict[str, List[str]] = {}
         v = self.verdict
         for i in range(v.count("rules") if v is not None else 0):
@@ -455,6 +459,7 @@ def main(argv: List[str]) -> int:
     mats, ranks = pairs.load_dir(out_dir)
     if mats:
         report.matrices = (mats, ranks)
+        report.simulated = pairs.simulated_gpu(out_dir)
     report.build(re.sub(r".*/", "", out_dir.rstrip("/")))
     md, html = out_dir + "/summary.md", out_dir + "/report.html"
     write_all([(md, "".join(report.md)), (html, "".join(report.html))])
