@@ -124,8 +124,8 @@ pass "a flipped byte is caught: the 2 pairs into rank 1 are status error, their 
 # time asked is until the line naming it: the ranks' exit after it can take longer than the
 # run (a sanitizer build scans each of the 4 processes for leaks as it exits). The watchdog
 # counts --timeout in time the waiting rank could run (common/util/watchdog.c); 4 polling
-# ranks on a loaded 2-core machine get a fraction of a CPU each (29 to 44 s seen at load 7 for
-# -T 3), so the bound is a hang guard, not -T: tests/timeout.sh holds the watchdog to -T.
+# ranks on a loaded 2-core machine get a fraction of a CPU each (4 to 86 s seen at load 7 to 11
+# for -T 3), so the bound is a hang guard, not -T: tests/timeout.sh holds the watchdog to -T.
 d=$WORK/stop
 start=$(date +%s)
 rc=0
@@ -136,13 +136,14 @@ while kill -0 "$pid" 2>/dev/null; do
 	if [ -z "$took" ] && grep -q "timeout: no answer from rank 2 (" "$d/err" 2>/dev/null; then
 		took=$(($(date +%s) - start))
 	fi
-	[ "$(($(date +%s) - start))" -le 180 ] || { kill "$pid"; fail "a stopped rank: still running after 180 s"; }
+	[ "$(($(date +%s) - start))" -le 240 ] ||
+		{ kill "$pid"; cat "$d/out" "$d/err"; fail "a stopped rank: still running after 240 s"; }
 	sleep 0.2
 done
 wait "$pid" || rc=$?
 [ -n "$took" ] || took=$(($(date +%s) - start))
 [ "$rc" -ne 0 ] || fail "a stopped rank: exit 0"
-[ "$took" -le 90 ] || fail "a stopped rank: named after $took s, --timeout was 3"
+[ "$took" -le 180 ] || fail "a stopped rank: named after $took s, --timeout was 3"
 grep -q "timeout: no answer from rank 2 (" "$d/err" || { cat "$d/err"; fail "the stopped rank 2 is not named"; }
 matrix_check "$d/pairs-65536-direct.csv" 4 "0:1 1:2 2:3 3:0" || fail "round 1 not kept in the matrix"
 pairs_check "$d/pairs.csv" -v rows=8 -v status=ok || fail "round 1 not kept in the CSV"

@@ -81,6 +81,8 @@ static Suite *pairs_suite(void)
 {
 	Suite *s = suite_create("pairs");
 	TCase *tc = tcase_create("schedule");
+	/* The schedules of every m up to 64: seconds on a loaded machine, past Check's 4 s default. */
+	tcase_set_timeout(tc, 120);
 
 	tcase_add_test(tc, test_all_shifts);
 	tcase_add_test(tc, test_sampled_shifts);

@@ -171,6 +171,21 @@ static void collective_wait(const char *what, size_t size)
 }
 
 /*
+ * Before a step with every rank: a zero-byte message to this round's
+ * destination and one from its source, so that a rank lost just before the
+ * step is named by its peers after --timeout, rather than by nobody (every
+ * rank waiting in the step can only say "the other ranks"). A rank lost
+ * inside the step itself is still only seen as that.
+ */
+static int greet(struct pairs_run *r, int to, int from)
+{
+	char none = 0;
+
+	return r->ops->send(r->priv, to, &none, 0) || r->ops->recv(r->priv, from, &none, 0) ?
+	       GDRB_ERR : 0;
+}
+
+/*
  * One bandwidth iteration, as mpiGraph times it: the receives posted, a
  * barrier of all ranks, then *secs is this rank's time from its first send
  * (its staging copies included) to the acknowledgement of the window by its
@@ -270,6 +285,8 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 			if (iteration(x, active, &s))
 				return GDRB_ERR;
 		est = active ? gdrb_ticks_to_us(gdrb_ticks() - t0) * 1e-6 / (double)batch : 0;
+		if (greet(r, x->to, x->from))
+			return GDRB_ERR;
 		collective_wait("agreeing on iteration counts", x->size);
 		if (r->boot->allreduce_double(r->boot, &est, 1, GDRB_OP_MAX))
 			return GDRB_ERR;
@@ -293,6 +310,8 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 		}
 		return 0;
 	}
+	if (greet(r, x->to, x->from))
+		return GDRB_ERR;
 	collective_wait("the barrier before timing", x->size);
 	if (r->boot->barrier(r->boot))
 		return GDRB_ERR;
@@ -611,6 +630,10 @@ static void rounds(struct pairs_run *r)
 			gdrb_err("round %u (shift %u) failed; the rounds before it are kept", ri + 1, k);
 			r->failed = true;
 			r->boot->abort(r->boot, GDRB_EXIT_FAIL);
+			return;
+		}
+		if (greet(r, pairs_peer(r, r->boot->rank, k, true), pairs_peer(r, r->boot->rank, k, false))) {
+			r->failed = true;
 			return;
 		}
 		collective_wait("gathering the round's figures", 0);

@@ -24,9 +24,13 @@ void gdrb_watchdog_stop(void);
 void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *what, size_t size);
 
 /*
- * A wait on every rank (a barrier, a gather) lasts twice --timeout before
- * it gives up: the ranks that wait on the one that stopped name it first.
+ * A wait on every rank (a barrier, a gather) lasts GDRB_WATCHDOG_COLLECTIVE
+ * times --timeout before it gives up: the ranks that wait on the one that
+ * stopped name it first. Four, not two: each rank counts --timeout in the
+ * time it could run, and on a loaded machine one rank's count can run at
+ * half another's.
  */
+#define GDRB_WATCHDOG_COLLECTIVE 4u
 void gdrb_watchdog_collective(const char *who, const char *what, size_t size);
 
 /* Progress: cheap enough for every iteration (one store). */

@@ -99,7 +99,7 @@ void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *wha
 void gdrb_watchdog_collective(const char *who, const char *what, size_t size)
 {
 	gdrb_watchdog_context(-1, who, what, size);
-	__atomic_store_n(&wd.patience, 2u, __ATOMIC_RELAXED);
+	__atomic_store_n(&wd.patience, GDRB_WATCHDOG_COLLECTIVE, __ATOMIC_RELAXED);
 }
 
 /*
