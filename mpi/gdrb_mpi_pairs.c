@@ -24,11 +24,6 @@ struct mpi_pairs {
 
 #define PAIRS_TAG_READY 3       /* beside gdrb_mpi_p2p.h's GDRB_TAG_DATA and GDRB_TAG_ACK */
 
-static size_t chunks(size_t len)
-{
-	return len ? (len + GDRB_MPI_CHUNK - 1) / GDRB_MPI_CHUNK : 1;
-}
-
 static int pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, const struct gdrb_pairs_bufs *bufs,
 		       size_t max_msgs, void **priv, bool *direct_device, char *why, size_t len)
 {
@@ -40,7 +35,7 @@ static int pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, const s
 	if (!m)
 		return GDRB_ERR;
 	m->boot = b;
-	m->cap = (int)(2 * max_msgs * chunks(gdrb_sizes_max(&p->sizes)) + 2);
+	m->cap = (int)(2 * max_msgs * gdrb_mpi_chunks(gdrb_sizes_max(&p->sizes)) + 2);
 	m->reqs = calloc((size_t)m->cap, sizeof(*m->reqs));
 	m->idx = calloc((size_t)m->cap, sizeof(*m->idx));
 	*priv = m;
@@ -66,27 +61,7 @@ static void pairs_teardown(void *priv)
 
 static int post(struct mpi_pairs *m, int *n, char *buf, size_t len, int peer, int tag, bool out)
 {
-	size_t off = 0;
-
-	do {
-		int part = (int)(len - off < GDRB_MPI_CHUNK ? len - off : GDRB_MPI_CHUNK), rc;
-
-		if (*n >= m->cap) {
-			gdrb_err("internal: more than %d MPI requests in a window", m->cap);
-			return GDRB_ERR;
-		}
-		rc = out ? MPI_Isend(buf + off, part, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &m->reqs[*n]) :
-			       MPI_Irecv(buf + off, part, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &m->reqs[*n]);
-
-		if (rc != MPI_SUCCESS) {
-			gdrb_err("MPI_I%s of %d B with rank %d failed (error %d)", out ? "send" : "recv", part,
-				 peer, rc);
-			return GDRB_ERR;
-		}
-		(*n)++;
-		off += (size_t)part;
-	} while (off < len);
-	return 0;
+	return gdrb_mpi_post(m->reqs, m->cap, n, buf, len, peer, tag, out);
 }
 
 /*

@@ -16,6 +16,12 @@
 #include "gdrb_driver.h"
 
 #define GDRB_MPI_CHUNK ((size_t)1 << 30)
+
+/* The requests a message of len bytes takes (a zero-byte message one). */
+static inline size_t gdrb_mpi_chunks(size_t len)
+{
+	return len ? (len + GDRB_MPI_CHUNK - 1) / GDRB_MPI_CHUNK : 1;
+}
 #define GDRB_TAG_DATA 1
 #define GDRB_TAG_ACK 2
 
@@ -44,6 +50,14 @@ int gdrb_mpi_check_direct(struct gdrb_ctx *c);
 int gdrb_mpi_p2p_setup(struct gdrb_ctx *c);
 void gdrb_mpi_p2p_teardown(struct gdrb_ctx *c);
 
+/*
+ * Post len bytes to or from peer as requests of at most GDRB_MPI_CHUNK bytes
+ * into reqs[*n] onwards (*n counts them, cap is the array's size); a full
+ * array or a failed post is said once. gdrb_mpi_isend/irecv post into the
+ * benchmark's array; other transports keep their own.
+ */
+int gdrb_mpi_post(MPI_Request *reqs, int cap, int *n, void *buf, size_t len, int peer, int tag,
+		  bool send);
 int gdrb_mpi_send(const void *buf, size_t len, int peer, int tag);
 int gdrb_mpi_recv(void *buf, size_t len, int peer, int tag);
 

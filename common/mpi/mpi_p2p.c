@@ -14,19 +14,14 @@ static int chunk_len(size_t left)
 	return (int)(left < GDRB_MPI_CHUNK ? left : GDRB_MPI_CHUNK);
 }
 
-static size_t chunks_of(size_t len)
-{
-	return len ? (len + GDRB_MPI_CHUNK - 1) / GDRB_MPI_CHUNK : 1;
-}
-
 int gdrb_mpi_p2p_setup(struct gdrb_ctx *c)
 {
 	struct gdrb_mpi_p2p *m;
 	size_t max = 0, i;
 
 	for (i = 0; i < c->p->sizes.n; i++)
-		if (chunks_of(c->p->sizes.v[i]) > max)
-			max = chunks_of(c->p->sizes.v[i]);
+		if (gdrb_mpi_chunks(c->p->sizes.v[i]) > max)
+			max = gdrb_mpi_chunks(c->p->sizes.v[i]);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return GDRB_ERR;
@@ -122,42 +117,44 @@ int gdrb_mpi_recv(void *buf, size_t len, int peer, int tag)
 	return 0;
 }
 
-static MPI_Request *next_req(struct gdrb_mpi_p2p *m)
+int gdrb_mpi_post(MPI_Request *reqs, int cap, int *n, void *buf, size_t len, int peer, int tag,
+		  bool send)
 {
-	if (m->nreqs == m->cap) {
-		gdrb_err("internal: more than %d MPI requests in flight", m->cap);
-		return NULL;
-	}
-	return &m->reqs[m->nreqs++];
-}
-
-/* Post len bytes to or from the peer, one request per GDRB_MPI_CHUNK bytes. */
-static int post(struct gdrb_ctx *c, char *p, size_t len, int tag, bool send)
-{
-	struct gdrb_mpi_p2p *m = c->priv;
+	char *p = buf;
 
 	do {
-		MPI_Request *req = next_req(m);
-		int n = chunk_len(len);
+		int part = chunk_len(len), rc;
 
-		if (!req || (send ? MPI_Isend(p, n, MPI_BYTE, c->peer, tag, MPI_COMM_WORLD, req) :
-				    MPI_Irecv(p, n, MPI_BYTE, c->peer, tag, MPI_COMM_WORLD, req)) !=
-				    MPI_SUCCESS)
+		if (*n >= cap) {
+			gdrb_err("internal: more than %d MPI requests in flight", cap);
 			return GDRB_ERR;
-		p += n;
-		len -= (size_t)n;
+		}
+		rc = send ? MPI_Isend(p, part, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &reqs[*n]) :
+			    MPI_Irecv(p, part, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &reqs[*n]);
+		if (rc != MPI_SUCCESS) {
+			gdrb_err("MPI_I%s of %d B with rank %d failed (error %d)", send ? "send" : "recv",
+				 part, peer, rc);
+			return GDRB_ERR;
+		}
+		(*n)++;
+		p += part;
+		len -= (size_t)part;
 	} while (len);
 	return 0;
 }
 
 int gdrb_mpi_isend(struct gdrb_ctx *c, const void *buf, size_t len, int tag)
 {
-	return post(c, (char *)buf, len, tag, true);
+	struct gdrb_mpi_p2p *m = c->priv;
+
+	return gdrb_mpi_post(m->reqs, m->cap, &m->nreqs, (void *)buf, len, c->peer, tag, true);
 }
 
 int gdrb_mpi_irecv(struct gdrb_ctx *c, void *buf, size_t len, int tag)
 {
-	return post(c, buf, len, tag, false);
+	struct gdrb_mpi_p2p *m = c->priv;
+
+	return gdrb_mpi_post(m->reqs, m->cap, &m->nreqs, buf, len, c->peer, tag, false);
 }
 
 int gdrb_mpi_waitall(struct gdrb_ctx *c)
