@@ -738,6 +738,16 @@ static void report_peak_memory(struct gdrb_boot *b)
 		gdrb_info("peak resident memory of the largest rank: %.1f MiB", (double)kib / 1024.0);
 }
 
+int gdrb_drv_start(struct gdrb_boot *boot, int *argc, char ***argv, bool monotonic_clock)
+{
+	if (boot->init(boot, argc, argv))
+		return GDRB_ERR;
+	gdrb_log_set_rank(boot->size > 1 ? boot->rank : -1, boot->hosts[boot->rank]);
+	gdrb_log_set_leader(boot->rank == 0);
+	gdrb_clock_init(monotonic_clock);
+	return 0;
+}
+
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)
 {
 	struct gdrb_opt_set set;
@@ -798,13 +808,10 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 			r->stall_every = ULONG_MAX;
 	}
 
-	if (boot->init(boot, &argc, &argv)) {
+	if (gdrb_drv_start(boot, &argc, &argv, r->p.monotonic_clock)) {
 		free(r);
 		return GDRB_EXIT_FAIL;
 	}
-	gdrb_log_set_rank(boot->size > 1 ? boot->rank : -1, boot->hosts[boot->rank]);
-	gdrb_log_set_leader(boot->rank == 0);
-	gdrb_clock_init(r->p.monotonic_clock);
 
 	/* Everything that can be refused is refused here, before any measurement. */
 	rc = check_layout(r);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gdrb_clock.h"
+#include "gdrb_driver.h"
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
 #include "gdrb_report.h"
@@ -700,13 +701,10 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 	inject = getenv("GDRB_INJECT_CORRUPTION");
 	if (inject && *inject)
 		r->corrupt_rank = atoi(inject);
-	if (boot->init(boot, &argc, &argv)) {
+	if (gdrb_drv_start(boot, &argc, &argv, r->p.monotonic_clock)) {
 		free(r);
 		return GDRB_EXIT_FAIL;
 	}
-	gdrb_log_set_rank(boot->size > 1 ? boot->rank : -1, boot->hosts[boot->rank]);
-	gdrb_log_set_leader(boot->rank == 0);
-	gdrb_clock_init(r->p.monotonic_clock);
 
 	code = setup(r);
 	if (code)
