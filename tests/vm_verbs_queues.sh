@@ -51,7 +51,7 @@ col() { # CSV COLUMN: the column of the first data row (one before any quoted fi
 }
 for name in cq cq2 spin auto event read lat; do
 	[ "$(status_of "$name")" = 0 ] || { show "$name"; fail "$name exited $(status_of "$name")"; }
-	csv_check -v status=ok -v ranks=2 -v cpus=2 "$WORK/$name.csv" || fail "$name.csv does not pass csv_check"
+	csv_check -v status=ok -v ranks=2 "$WORK/$name.csv" || fail "$name.csv does not pass csv_check"
 done
 
 [ "$(col cq.csv window)" = 63 ] || { cat "$WORK/cq.csv"; fail "cq: window $(col cq.csv window), expected 63"; }
