@@ -61,6 +61,7 @@ need_vm() {
 		fail "rxe-vm.sh prepare exited $rc"
 	}
 	shares=(--share "$WORK")
+	vm_opts=()
 	# The sanitizer pass reaches the VM through the environment, ASan and UBSan as on
 	# the host, but not LeakSanitizer: its scan at exit costs 20 to 40 s a process under
 	# emulation, hours for these tests. The host's tests check the same code for leaks.
@@ -76,12 +77,15 @@ need_vm() {
 }
 
 # vm_inside: run $WORK/inside.sh in the VM with three arguments, the work directory,
-# the build tree and the source tree (inside.sh sources tests/vm/limits.sh from it); fail unless it exits 0. inside.sh records "NAME STATUS" lines
-# in $WORK/rc and each run's NAME.out and NAME.err: status_of NAME and show NAME.
+# the build tree and the source tree (inside.sh sources tests/vm/limits.sh from it); fail
+# unless it exits 0. inside.sh records "NAME STATUS" lines in $WORK/rc and each run's
+# NAME.out and NAME.err: status_of NAME and show NAME. vm_opts (an array, emptied by need_vm):
+# more options for rxe-vm.sh run, e.g. (--vms 3).
 vm_inside() {
 	local start rc=0
 	start=$(date +%s)
-	bash "$vm" run --timeout "${GDRB_VM_TEST_TIMEOUT:-1200}" "${shares[@]}" -- bash "$WORK/inside.sh" "$WORK" "$top_builddir" "$top_srcdir" \
+	bash "$vm" run --timeout "${GDRB_VM_TEST_TIMEOUT:-1200}" "${shares[@]}" "${vm_opts[@]}" \
+		-- bash "$WORK/inside.sh" "$WORK" "$top_builddir" "$top_srcdir" \
 		>"$WORK/run.out" 2>"$WORK/run.err" || rc=$?
 	echo "VM run: $(($(date +%s) - start)) s"
 	[ "$rc" -eq 0 ] || { cat "$WORK/run.out" "$WORK/run.err"; fail "the VM run exited $rc"; }

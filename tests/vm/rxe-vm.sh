@@ -32,7 +32,8 @@
 #                         CMD started (repeatable), e.g. 'set_link net0 off': the NIC
 #                         loses its carrier, as when a cable is pulled (traffic between
 #                         processes in the VM is looped back inside rxe and continues)
-#   --mem MIB, --smp N    VM memory (default 2048) and virtual CPUs (default 2)
+#   --mem MIB, --smp N    VM memory (default 2048) and virtual CPUs (default 2), each VM
+#   --vms N               a cluster of N VMs (2 to 8; default 1), see "Cluster" below
 #   --keep                keep the run directory (console log, outputs) and print it
 #   -v, --verbose         print the VM's console log and the time it took to stderr
 #
@@ -40,6 +41,18 @@
 # and files CMD reads must live elsewhere (a build tree, a --share directory).
 # CMD's stdin is /dev/null. Files CMD writes must go to a --share directory.
 # The VM reaches nothing outside itself (qemu user networking, restrict=on).
+#
+# Cluster (--vms N): VMs gdrb-vm1 .. gdrb-vmN, each with its own rxe0 on eth0 at
+# 10.0.3.I/24, on one Ethernet segment: their qemu NICs (-netdev socket) connect over
+# a local TCP socket to a hub on this machine (tests/vm/hub.py) that repeats every
+# frame to the other VMs; nothing else is reachable. CMD runs in gdrb-vm1 once every
+# other VM's remote shell (tests/vm/rsh.py, an ssh for Open MPI's plm_rsh_agent)
+# answers; the others run only that server. CMD sees GDRB_VM_HOSTS (gdrb-vm1,...),
+# GDRB_VM_RSH (the remote shell: $GDRB_VM_RSH HOST CMD...) and OMPI_MCA_* variables
+# that make `mpirun --host gdrb-vm1,gdrb-vm2 ...` start its daemons through it, TCP
+# on eth0. --at, --host-at and --link-down-after act on gdrb-vm1; to act on another VM
+# use its remote shell (e.g. $GDRB_VM_RSH gdrb-vm3 tc qdisc add dev eth0 root netem
+# delay 20ms). When CMD ends every VM is stopped.
 #
 # Exit status: CMD's, or 77 when the VM cannot be had here (no qemu, no static
 # busybox, the kernel package cannot be fetched, the kernel has no rdma_rxe),
@@ -54,11 +67,16 @@ set -euo pipefail
 
 prog=rxe-vm
 # Bump when the initramfs layout changes: cached initramfs files are rebuilt.
-initrd_format=1
-# Modules the VM loads, each after its dependencies.
-vm_modules=(crc32_generic virtio_pci 9pnet_virtio 9p virtio_net rdma_rxe ib_uverbs)
+initrd_format=3
+# Modules the VM loads, each after its dependencies (the last four: tc degrades a link, netem
+# its sends, an ingress police its receives).
+vm_modules=(crc32_generic virtio_pci 9pnet_virtio 9p virtio_net rdma_rxe ib_uverbs
+	sch_netem sch_ingress cls_matchall act_police)
 vm_ip=10.0.2.15
 vm_hostname=gdrb-vm
+# A cluster (--vms N): VM i is gdrb-vmI at $cluster_net.I on one Ethernet segment.
+cluster_net=10.0.3
+rsh_port=7070
 
 log() { printf '%s: %s\n' "$prog" "$*" >&2; }
 die() {
@@ -270,7 +288,7 @@ for d in /tmp /run /dev/shm; do
 done
 # Open MPI refuses the node name "(none)"; the name must also resolve.
 hostname "$vm_hostname"
-{ cat /host/etc/hosts; echo "$vm_ip $vm_hostname"; } >/hosts
+{ cat /host/etc/hosts; cat /job/hosts; } >/hosts
 mount --bind /hosts /host/etc/hosts
 mkdir -p /host/run/gdrb-vm
 mount --bind /job /host/run/gdrb-vm
@@ -290,6 +308,11 @@ until grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; do
 	[ $i -le 50 ] || bail "rxe0 port 1 not ACTIVE: $(cat /sys/class/infiniband/rxe0/ports/1/state 2>&1)"
 	sleep 0.1
 done
+# A cluster's first VM: the others' remote shells answer before the command starts.
+if [ -n "$vm_agents" ]; then
+	chroot /host "$vm_python" /run/gdrb-vm/rsh.py --wait 300 $vm_agents ||
+		bail "the remote shell of $vm_agents did not answer"
+fi
 say "rxe0 ACTIVE on eth0 $vm_ip; running the command"
 
 while read -r sec cmd; do
@@ -395,12 +418,12 @@ vm_watch() {
 }
 
 cmd_run() {
-	local limit=${GDRB_VM_TIMEOUT:-300} max_time='' mem=2048 smp=2 keep=0 verbose=0
+	local limit=${GDRB_VM_TIMEOUT:-300} max_time='' mem=2048 smp=2 keep=0 verbose=0 vms=1
 	local shares=() faults=() host_faults=() kver qemu job rc start elapsed i dir status
-	local monfd injector=
+	local monfd injector='' hub='' agents=() python=''
 	while [[ $# -gt 0 ]]; do
 		case $1 in
-		--timeout | --max-time | --share | --link-down-after | --mem | --smp)
+		--timeout | --max-time | --share | --link-down-after | --mem | --smp | --vms)
 			[[ $# -ge 2 ]] || usage_error "run: $1 needs a value" ;;&
 		--at | --host-at)
 			[[ $# -ge 3 ]] || usage_error "run: $1 needs SEC and a command" ;;&
@@ -412,6 +435,7 @@ cmd_run() {
 		--host-at) host_faults+=("$2 $3"); shift 2 ;;
 		--mem) mem=$2; shift ;;
 		--smp) smp=$2; shift ;;
+		--vms) vms=$2; shift ;;
 		--keep) keep=1 ;;
 		-v | --verbose) verbose=1 ;;
 		--) shift; break ;;
@@ -425,6 +449,7 @@ cmd_run() {
 	[[ $max_time =~ ^[0-9]+$ && $max_time -gt 0 ]] || usage_error "run: --max-time takes whole seconds, not '$max_time'"
 	[[ $mem =~ ^[0-9]+$ && $mem -ge 256 ]] || usage_error "run: --mem takes MiB, at least 256, not '$mem'"
 	[[ $smp =~ ^[0-9]+$ && $smp -ge 1 ]] || usage_error "run: --smp takes a count, not '$smp'"
+	[[ $vms =~ ^[1-8]$ ]] || usage_error "run: --vms takes a count from 1 to 8, not '$vms'"
 	for i in "${faults[@]}" "${host_faults[@]}"; do
 		[[ ${i%% *} =~ ^[0-9]+([.][0-9]+)?$ ]] ||
 			usage_error "run: --at, --host-at and --link-down-after take seconds, not '${i%% *}'"
@@ -435,6 +460,13 @@ cmd_run() {
 	# The VM creates rxe0 with this machine's rdma tool, in the chroot.
 	[[ -x /sbin/rdma || -x /usr/sbin/rdma || -x /bin/rdma || -x /usr/bin/rdma ]] ||
 		unavailable "no rdma tool (Debian: iproute2)"
+	if [[ $vms -gt 1 ]]; then
+		# The hub and the remote shells; the VM runs this machine's python from its root.
+		for python in /usr/bin/python3 "$(command -v python3 || true)" ''; do
+			[[ -n $python && -x $python ]] && break
+		done
+		[[ -n $python ]] || unavailable "a cluster of VMs needs python3 (its hub and remote shell)"
+	fi
 	kver=$(cached_kernel)
 	if [[ -z $kver ]]; then
 		(cmd_prepare) || exit $?
@@ -447,21 +479,61 @@ cmd_run() {
 		# shellcheck disable=SC2064 # expand now: job is local
 		trap "rm -rf '$job'" EXIT
 	fi
-	mkdir -p "$job/share"
-	write_vm_init "$job/share/init.sh"
-	write_cmd "$job/share/cmd.sh" "$@"
-	printf 'vm_ip=%s\nvm_hostname=%s\n' "$vm_ip" "$vm_hostname" >"$job/share/vm.conf"
-	: >"$job/share/shares"
+	for dir in "${shares[@]}"; do
+		[[ -d $dir ]] || usage_error "run: --share $dir: no such directory"
+	done
+	local hosts_list=() names=()
+	if [[ $vms -eq 1 ]]; then
+		hosts_list=("$vm_ip $vm_hostname")
+		names=("$vm_hostname")
+	else
+		for i in $(seq 1 "$vms"); do
+			hosts_list+=("$cluster_net.$i gdrb-vm$i")
+			names+=("gdrb-vm$i")
+		done
+		GDRB_VM_HOSTS=$(IFS=, && echo "${names[*]}")
+		export GDRB_VM_HOSTS
+		export GDRB_VM_RSH=/run/gdrb-vm/rsh
+		# mpirun starts the daemons of the other VMs through the remote shell, one by
+		# one from gdrb-vm1 (no tree spawn), and everything goes over eth0.
+		export OMPI_MCA_plm_rsh_agent=$GDRB_VM_RSH OMPI_MCA_plm_rsh_no_tree_spawn=1
+		export OMPI_MCA_oob_tcp_if_include=eth0 OMPI_MCA_btl_tcp_if_include=eth0
+	fi
+	# VM i's files: $job/share (VM 1, which runs CMD), $job/share-I for the others.
+	for i in $(seq 1 "$vms"); do
+		local sh=$job/share ip=$vm_ip
+		[[ $i -gt 1 ]] && sh=$job/share-$i
+		[[ $vms -gt 1 ]] && ip=$cluster_net.$i
+		mkdir -p "$sh"
+		write_vm_init "$sh/init.sh"
+		if [[ $i -eq 1 ]]; then
+			write_cmd "$sh/cmd.sh" "$@"
+			printf '%s\n' "${faults[@]}" >"$sh/faults"
+		else
+			write_cmd "$sh/cmd.sh" "$python" /run/gdrb-vm/rsh.py --serve "$rsh_port"
+			: >"$sh/faults"
+		fi
+		{
+			printf 'vm_ip=%s\nvm_hostname=%s\nvm_python=%s\n' "$ip" "${names[$((i - 1))]}" "$python"
+			# VM 1 waits for the others' remote shells.
+			printf 'vm_agents="%s"\n' "$([[ $i -eq 1 && $vms -gt 1 ]] && echo "${names[@]:1}")"
+		} >"$sh/vm.conf"
+		printf '%s\n' "${hosts_list[@]}" >"$sh/hosts"
+		if [[ $vms -gt 1 ]]; then
+			cp "$(dirname "$0")/rsh.py" "$sh/rsh.py"
+			printf '#!/bin/sh\nexec %s /run/gdrb-vm/rsh.py "$@"\n' "$python" >"$sh/rsh"
+			chmod 755 "$sh/rsh"
+		fi
+		: >"$sh/shares"
+	done
 	local virtfs=()
 	i=0
 	for dir in "${shares[@]}"; do
-		[[ -d $dir ]] || usage_error "run: --share $dir: no such directory"
 		dir=$(cd "$dir" && pwd -P)
-		printf 'share%d %s\n' "$i" "$dir" >>"$job/share/shares"
+		printf 'share%d %s\n' "$i" "$dir" | tee -a "$job"/share*/shares >/dev/null
 		virtfs+=(-virtfs "local,path=$(qemu_escape "$dir"),mount_tag=share$i,security_model=none")
 		i=$((i + 1))
 	done
-	printf '%s\n' "${faults[@]}" >"$job/share/faults"
 
 	# The monitor reads from a FIFO that this shell holds open too, so that
 	# writing to it never blocks, whether qemu still runs or not.
@@ -472,20 +544,49 @@ cmd_run() {
 		injector=$!
 	fi
 
+	local net=(-netdev 'user,id=net0,restrict=on')
+	if [[ $vms -gt 1 ]]; then
+		"$python" "$(dirname "$0")/hub.py" "$job/hub.port" 2>"$job/hub.log" &
+		hub=$!
+		for _ in $(seq 1 100); do
+			[[ -s $job/hub.port ]] && break
+			kill -0 "$hub" 2>/dev/null || break
+			sleep 0.1
+		done
+		[[ -s $job/hub.port ]] || die "the cluster's hub did not start: $(cat "$job/hub.log")"
+		net=(-netdev "socket,id=net0,connect=127.0.0.1:$(cat "$job/hub.port")")
+	fi
+	# vm_qemu I ARGS...: VM I's qemu (its console, NIC and job share), in the background.
+	vm_qemu() {
+		local n=$1 sh=$job/share console=$job/console.log
+		shift
+		[[ $n -gt 1 ]] && sh=$job/share-$n console=$job/console-$n.log
+		"$qemu" \
+			-accel "${GDRB_VM_ACCEL:-tcg}" -cpu max -smp "$smp" -m "$mem" \
+			-nodefaults -no-user-config -display none -no-reboot \
+			-serial "file:$console" \
+			-kernel "$cache_dir/$kver/vmlinuz" -initrd "$cache_dir/$kver/initrd.img" \
+			-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
+			"${net[@]}" -device "virtio-net-pci,netdev=net0,romfile=,mac=52:54:00:12:34:$(printf %02x "$n")" \
+			-virtfs "local,path=/,mount_tag=hostroot,readonly=on,multidevs=remap,security_model=none" \
+			-virtfs "local,path=$(qemu_escape "$sh"),mount_tag=gdrbjob,security_model=none" \
+			"${virtfs[@]}" "$@" </dev/null >"$job/qemu-$n.log" 2>&1 &
+	}
 	start=$(date +%s.%N)
 	status=0
-	"$qemu" \
-		-accel "${GDRB_VM_ACCEL:-tcg}" -cpu max -smp "$smp" -m "$mem" \
-		-nodefaults -no-user-config -display none -no-reboot \
-		-serial "file:$job/console.log" \
-		-kernel "$cache_dir/$kver/vmlinuz" -initrd "$cache_dir/$kver/initrd.img" \
-		-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
-		-monitor "pipe:$job/monitor" \
-		-netdev user,id=net0,restrict=on -device virtio-net-pci,netdev=net0,romfile= \
-		-virtfs "local,path=/,mount_tag=hostroot,readonly=on,multidevs=remap,security_model=none" \
-		-virtfs "local,path=$(qemu_escape "$job/share"),mount_tag=gdrbjob,security_model=none" \
-		"${virtfs[@]}" </dev/null >"$job/qemu.log" 2>&1 &
+	for i in $(seq 2 "$vms"); do
+		vm_qemu "$i"
+		agents+=($!)
+	done
+	vm_qemu 1 -monitor "pipe:$job/monitor"
 	vm_watch $! "$limit" "$max_time" "$job" "${shares[@]}" || status=$?
+	for i in "${agents[@]}" $hub; do
+		kill -TERM "$i" 2>/dev/null || true
+	done
+	for i in "${agents[@]}" $hub; do
+		wait "$i" 2>/dev/null || true
+	done
+	mv "$job/qemu-1.log" "$job/qemu.log"
 	if [[ -n $injector ]]; then
 		kill "$injector" 2>/dev/null || true
 		wait "$injector" 2>/dev/null || true
@@ -495,12 +596,18 @@ cmd_run() {
 
 	if [[ $verbose -eq 1 ]]; then
 		sed 's/^/  console: /' "$job/console.log" >&2
+		for i in $(seq 2 "$vms"); do
+			sed "s/^/  console gdrb-vm$i: /" "$job/console-$i.log" >&2
+		done
 		log "kernel $kver, boot + command + power-off: $elapsed s"
 	fi
 	[[ $keep -eq 1 ]] && log "run directory kept: $job"
 	if [[ ! -f $job/share/rc ]]; then
 		if [[ $verbose -eq 0 ]]; then
 			tail -n 30 "$job/console.log" 2>/dev/null | sed 's/^/  console: /' >&2
+			for i in $(seq 2 "$vms"); do
+				tail -n 5 "$job/console-$i.log" 2>/dev/null | sed "s/^/  console gdrb-vm$i: /" >&2
+			done
 		fi
 		sed 's/^/  qemu: /' "$job/qemu.log" >&2
 		if [[ $status -eq 124 || $status -eq 137 ]]; then
