@@ -70,6 +70,7 @@ struct gdrb_verbs_params {
 enum {
 	GDRB_VERBS_OPTS = 1u << 0,              /* every benchmark on verbs */
 	GDRB_VERBS_OPT_COMPLETION = 1u << 1,    /* --completion (RDMA write latency) */
+	GDRB_VERBS_OPT_P2P = 1u << 2,           /* --qps, --wait, --event: the point-to-point benchmarks */
 };
 
 extern const struct gdrb_opt_group gdrb_verbs_opts;
