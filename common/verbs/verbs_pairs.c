@@ -277,6 +277,7 @@ int gdrb_verbs_pairs_exchange(void *priv, const struct gdrb_pairs_window *w, str
 	uint64_t last;
 	unsigned k;
 
+	gdrb_watchdog_context(w->to, host_of(x, w->to), "sending a window", w->size);
 	for (k = 0; k < w->count; k++)
 		if (write_msg(x, w->to, w->send + k * w->stride, w->size, k + 1 == w->count ? MSG_WINDOW : -1,
 			      k + 1 == w->count))
@@ -458,7 +459,7 @@ static int create_qps(struct vpairs *x)
 
 /*
  * Every rank's record (its receive buffers, its QP for each rank) reaches
- * every rank: gathered to rank 0, broadcast. n x (n x 8 + 56) bytes: 34 MB
+ * every rank: gathered to rank 0, broadcast. n x (n x 8 + 48) bytes: 34 MB
  * at 2048 ranks, once.
  */
 static int connect_peers(struct vpairs *x)
