@@ -15,7 +15,7 @@ static const struct gdrb_bench write_lat = {
 	.traffic = GDRB_TRAFFIC_PINGPONG,
 	.opt_core = GDRB_OPTG_MEM,
 	.opt_groups = (const struct gdrb_opt_use[]){
-		{ &gdrb_verbs_opts, GDRB_VERBS_OPTS | GDRB_VERBS_OPT_COMPLETION }, { NULL, 0 } },
+		{ &gdrb_verbs_opts, GDRB_VERBS_OPTS | GDRB_VERBS_OPT_P2P | GDRB_VERBS_OPT_COMPLETION }, { NULL, 0 } },
 	.opt_known = gdrb_opt_catalog,
 	.setup = gdrb_verbs_setup_write,
 	.describe = gdrb_verbs_describe,

@@ -24,18 +24,17 @@ struct mpi_pairs {
 
 #define PAIRS_TAG_READY 3       /* beside gdrb_mpi_p2p.h's GDRB_TAG_DATA and GDRB_TAG_ACK */
 
-static int pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, const struct gdrb_pairs_bufs *bufs,
-		       size_t max_msgs, void **priv, bool *direct_device, char *why, size_t len)
+static int pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, struct gdrb_pairs_setup *s, void **priv)
 {
 	const struct gdrb_mpi_params *mp = gdrb_group_params(p, &gdrb_mpi_opts);
 	const struct gdrb_mpi_lib *lib;
 	struct mpi_pairs *m = calloc(1, sizeof(*m));
 
-	(void)bufs;     /* MPI registers what it sends by itself */
+	/* MPI registers what it sends by itself: s->bufs are not needed. */
 	if (!m)
 		return GDRB_ERR;
 	m->boot = b;
-	m->cap = (int)(2 * max_msgs * gdrb_mpi_chunks(gdrb_sizes_max(&p->sizes)) + 2);
+	m->cap = (int)(2 * s->max_msgs * gdrb_mpi_chunks(gdrb_sizes_max(&p->sizes)) + 2);
 	m->reqs = calloc((size_t)m->cap, sizeof(*m->reqs));
 	m->idx = calloc((size_t)m->cap, sizeof(*m->idx));
 	*priv = m;
@@ -43,9 +42,10 @@ static int pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, const s
 		return GDRB_ERR;
 	gdrb_mpi_cuda_want((enum gdrb_mpi_cuda)mp->cuda);
 	lib = gdrb_mpi_lib();
-	*direct_device = lib->cuda_aware;
+	s->direct_device = lib->cuda_aware;
+	s->direct_reg = "mpi-cuda";
 	if (!lib->cuda_aware)
-		snprintf(why, len, "%.127s is not CUDA-aware (%.160s): device pointers are never handed to it; --mpi-cuda yes if it is",
+		snprintf(s->why, sizeof(s->why), "%.127s is not CUDA-aware (%.160s): device pointers are never handed to it; --mpi-cuda yes if it is",
 			 lib->name, lib->cuda_aware_why);
 	return 0;
 }

@@ -74,7 +74,7 @@ static struct gdrb_opt_set opt_set(unsigned groups)
 		(groups & T_ROOT ? GDRB_COLL_OPT_ROOT : 0u) };
 	uses[1] = (struct gdrb_opt_use){ &gdrb_mpi_opts, groups & T_MPI ? GDRB_MPI_OPT_CUDA : 0u };
 	uses[2] = (struct gdrb_opt_use){ &gdrb_verbs_opts,
-		(groups & T_VERBS ? GDRB_VERBS_OPTS : 0u) | (groups & T_COMPLETION ? GDRB_VERBS_OPT_COMPLETION : 0u) };
+		(groups & T_VERBS ? GDRB_VERBS_OPTS | GDRB_VERBS_OPT_P2P : 0u) | (groups & T_COMPLETION ? GDRB_VERBS_OPT_COMPLETION : 0u) };
 	uses[3] = (struct gdrb_opt_use){ NULL, 0 };
 	return (struct gdrb_opt_set){ groups & 0xffffu, uses, gdrb_opt_catalog, NULL };
 }

@@ -6,7 +6,7 @@
  * on every node). The core here owns options, layout, the rounds, staging,
  * validation, timing and the output (pairs CSV, rank table, matrix files,
  * table); a transport gives the transfers as a struct gdrb_pairs_ops
- * (mpi/gdrb_mpi_pairs.c; a verbs write_pairs would give its own).
+ * (mpi/gdrb_mpi_pairs.c over MPI, common/verbs/verbs_pairs.c over RDMA writes).
  */
 #ifndef GDRB_PAIRS_H
 #define GDRB_PAIRS_H
@@ -51,6 +51,21 @@ struct gdrb_pairs_bufs {
 	struct gdrb_buf *send_bounce, *recv_bounce;     /* pinned, device memory only (else ptr NULL) */
 };
 
+/* What a transport's setup is told, and what it answers. */
+struct gdrb_pairs_setup {
+	const struct gdrb_pairs_bufs *bufs;
+	size_t max_msgs;                /* the largest window, in messages */
+	const int *peers;               /* the ranks this rank sends to or receives from in the rounds run */
+	unsigned npeers;
+	const struct gdrb_gpu_info *gpu;        /* this rank's GPU; NULL without one */
+	/* Answers: whether the direct path takes device memory (false: why says why; the path is skipped). */
+	bool direct_device;
+	char why[768];
+	const char *direct_reg;         /* the direct device path's reg column ("peermem"); NULL: the core's */
+	const char *direct_how;         /* its header line; NULL: the core's */
+	char nic[64];                   /* the NIC this rank uses ("mlx5_0:1"); "": the one nearest its GPU */
+};
+
 /*
  * One bandwidth iteration of one rank: its window out and the window in, at once.
  * received (may be NULL) runs once the window in has arrived, before it is
@@ -84,12 +99,17 @@ struct gdrb_pairs_ops {
 	const char *summary;
 	const struct gdrb_opt_use *opt_groups;          /* besides gdrb_pairs_opts; ended by { NULL } */
 	const struct gdrb_opt_group *const *opt_known;
+	/* After the boot and the buffers: the transport's state on *priv; the answers in *s. */
+	int (*setup)(const struct gdrb_params *p, struct gdrb_boot *b, struct gdrb_pairs_setup *s, void **priv);
+	/* Optional: header lines on its settings (rank 0's, "# " added to each line). */
+	void (*describe)(void *priv, char *buf, size_t len);
 	/*
-	 * After the boot: the transport's state on *priv; whether the direct path
-	 * takes device memory (false: *why says why; the path is skipped).
+	 * Optional: a measurement (a size and path of a round, or a latency phase)
+	 * begins, this rank's receive buffers just filled for validation. A
+	 * transport that writes into its peers' buffers unasked waits here for its
+	 * destination to be as far (to), and tells its source (from).
 	 */
-	int (*setup)(const struct gdrb_params *p, struct gdrb_boot *b, const struct gdrb_pairs_bufs *bufs,
-		     size_t max_msgs, void **priv, bool *direct_device, char *why, size_t len);
+	int (*begin)(void *priv, int to, int from, size_t size);
 	/*
 	 * A bandwidth iteration in two calls, a barrier of all ranks between them
 	 * (so a pair's time holds that pair only, as mpiGraph's): post makes ready

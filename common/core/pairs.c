@@ -324,6 +324,12 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 	return 0;
 }
 
+/* The transport's begin, where it has one: after prepare, before the first message. */
+static int begin(struct pairs_run *r, int to, int from, size_t size)
+{
+	return r->ops->begin ? r->ops->begin(r->priv, to, from, size) : 0;
+}
+
 static uint64_t seed_of(size_t size, unsigned k, unsigned slot, int sender)
 {
 	return gdrb_pattern_seed(size, k, slot, (unsigned)sender);
@@ -369,7 +375,7 @@ static int measure_bw(struct pairs_run *r, unsigned k, size_t size, const struct
 	double secs;
 
 	x.count = gdrb_window_at(size, r->p.window, r->p.window_bytes, true);
-	if (prepare(r, size, k, x.count) || run_timed(&x, true, &iters, &secs))
+	if (prepare(r, size, k, x.count) || begin(r, x.to, x.from, size) || run_timed(&x, true, &iters, &secs))
 		return GDRB_ERR;
 	s->iters = iters;
 	s->value = secs > 0 ? (double)size * x.count * (double)iters / secs / 1e9 : 0;
@@ -394,7 +400,8 @@ static int measure_lat(struct pairs_run *r, unsigned k, size_t size, const struc
 		double secs;
 
 		x.initiator = phase[me->pos] == ph;
-		if (prepare(r, size, k, 1) || run_timed(&x, x.initiator || responder, &iters, &secs))
+		if (prepare(r, size, k, 1) || begin(r, x.to, x.from, size) ||
+		    run_timed(&x, x.initiator || responder, &iters, &secs))
 			return GDRB_ERR;
 		if (x.initiator) {
 			s->iters = iters;
@@ -494,7 +501,7 @@ static int alloc_buffers(struct pairs_run *r, struct gdrb_gpu_info *gpu, bool *h
 	return 0;
 }
 
-static void set_paths(struct pairs_run *r, bool direct_device, const char *why)
+static void set_paths(struct pairs_run *r, const struct gdrb_pairs_setup *s)
 {
 	struct pairs_path *v = r->paths.v;
 
@@ -503,10 +510,10 @@ static void set_paths(struct pairs_run *r, bool direct_device, const char *why)
 	r->paths.n = 1;
 	if (r->p.mem != GDRB_MEM_DEVICE)
 		return;
-	v[0].reg = r->ops->layer && !strcmp(r->ops->layer, "mpi") ? "mpi-cuda" : "device";
-	v[0].how = "device pointers handed to the transport";
-	v[0].supported = direct_device;
-	snprintf(v[0].why, sizeof(v[0].why), "%s", why);
+	v[0].reg = s->direct_reg ? s->direct_reg : "device";
+	v[0].how = s->direct_how ? s->direct_how : "device pointers handed to the transport";
+	v[0].supported = s->direct_device;
+	snprintf(v[0].why, sizeof(v[0].why), "%s", s->why);
 	v[1] = (struct pairs_path){ .name = "staged", .reg = "staged", .staged = true, .supported = true,
 				    .how = "cudaMemcpy of each whole message device->pinned before the window, pinned->device after it, copies timed (serial staging; --staging and --stage-chunk do not apply)" };
 	r->paths.n = 2;
@@ -522,13 +529,35 @@ static int agree(struct gdrb_boot *b, int rc)
 	return (int)v;
 }
 
+/* The ranks this rank sends to or receives from in the rounds chosen, each once (calloc'd; NULL: out of memory). */
+static int *peers_met(const struct pairs_run *r, unsigned *n)
+{
+	int *peers = calloc(2 * (size_t)r->nshifts + 1, sizeof(*peers));
+	unsigned i, j;
+
+	*n = 0;
+	if (!peers) {
+		gdrb_err("out of memory");
+		return NULL;
+	}
+	for (i = 0; i < 2 * r->nshifts; i++) {
+		int p = pairs_peer(r, r->boot->rank, r->shifts[i / 2], i % 2 == 0);
+
+		for (j = 0; j < *n && peers[j] != p; j++)
+			;
+		if (j == *n)
+			peers[(*n)++] = p;
+	}
+	return peers;
+}
+
 static int setup(struct pairs_run *r)
 {
 	struct pairs_member me;
 	struct gdrb_pairs_bufs bufs;
+	struct gdrb_pairs_setup ts = { .direct_device = true };
 	struct gdrb_gpu_info gpu;
-	bool have_gpu = false, direct_device = true;
-	char why[320] = "";
+	bool have_gpu = false;
 	int rc, code, i;
 	uint64_t seed;
 
@@ -562,14 +591,17 @@ static int setup(struct pairs_run *r)
 	if (code)
 		return code;
 	bufs = (struct gdrb_pairs_bufs){ &r->send, &r->recv, &r->send_bounce, &r->recv_bounce };
-	if (r->ops->setup)
-		rc = r->ops->setup(&r->p, r->boot, &bufs, gdrb_window_at(gdrb_sizes_max(&r->p.sizes), r->p.window,
-								   r->p.window_bytes, true),
-				   &r->priv, &direct_device, why, sizeof(why));
+	ts.bufs = &bufs;
+	ts.max_msgs = gdrb_window_at(gdrb_sizes_max(&r->p.sizes), r->p.window, r->p.window_bytes, true);
+	ts.gpu = have_gpu ? &gpu : NULL;
+	ts.peers = r->peers = peers_met(r, &ts.npeers);
+	rc = ts.peers ? 0 : GDRB_ERR;
+	if (!rc && r->ops->setup)
+		rc = r->ops->setup(&r->p, r->boot, &ts, &r->priv);
 	code = agree(r->boot, rc);
 	if (code)
 		return code;
-	set_paths(r, direct_device, why);
+	set_paths(r, &ts);
 	{       /* A simulated GPU on any rank: every figure of the run proves behaviour, never speed. */
 		uint64_t sim = have_gpu && gpu.simulated;
 
@@ -581,6 +613,8 @@ static int setup(struct pairs_run *r)
 	}
 	me = r->members[r->boot->rank];
 	describe_member(r, &me, have_gpu && r->p.mem == GDRB_MEM_DEVICE ? &gpu : NULL);
+	if (ts.nic[0])     /* the transport knows the NIC it uses: no guess */
+		snprintf(me.nic, sizeof(me.nic), "%s", ts.nic);
 	if (r->boot->gather(r->boot, &me, sizeof(me), r->members))
 		return GDRB_EXIT_FAIL;
 	if (r->boot->rank == 0)
@@ -614,6 +648,7 @@ static void teardown(struct pairs_run *r)
 	free(r->members);
 	free(r->at);
 	free(r->shifts);
+	free(r->peers);
 	free(r->mine);
 	free(r->all);
 	free(r->cells);

@@ -39,7 +39,7 @@ struct pairs_cell {
 struct pairs_path {
 	const char *name, *reg, *how;
 	bool staged, supported;
-	char why[320];
+	char why[768];
 };
 
 struct pairs_run {
@@ -54,6 +54,7 @@ struct pairs_run {
 	struct pairs_member *members;   /* every rank's, in rank order */
 	int *at;                /* at[group * m + pos]: the rank */
 	unsigned *shifts, nshifts;
+	int *peers;             /* the ranks this rank meets (the transport's setup) */
 	uint64_t seed;
 	bool sampled;           /* --rounds */
 	char simulated[128];    /* the test suite's simulated GPU on some rank: its name; else "" */

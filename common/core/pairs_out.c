@@ -123,6 +123,19 @@ void pairs_out_header(const struct pairs_run *r)
 		r->boot->describe(r->boot, line, sizeof(line));
 		printf("# %s\n", line);
 	}
+	if (r->ops->describe && r->priv) {
+		char desc[2048];
+		const char *at = desc;
+
+		desc[0] = '\0';
+		r->ops->describe(r->priv, desc, sizeof(desc));
+		while (*at) {
+			size_t n = strcspn(at, "\n");
+
+			printf("# %.*s\n", (int)n, at);
+			at += n + (at[n] == '\n');
+		}
+	}
 	if (r->pp->granularity == GDRB_PAIRS_GRAN_RANK)
 		printf("# ranks: %d; granularity rank: one shift group of %u ranks\n", r->n, r->m);
 	else
@@ -195,7 +208,7 @@ void pairs_out_round(struct pairs_run *r, unsigned k)
 {
 	size_t mi, si, pi, n = (size_t)r->n;
 	double *v = malloc(n * sizeof(*v));
-	char note[400], sz[32];
+	char note[1000], sz[32];
 
 	if (!v)
 		return;

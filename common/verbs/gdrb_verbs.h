@@ -70,6 +70,7 @@ struct gdrb_verbs_params {
 enum {
 	GDRB_VERBS_OPTS = 1u << 0,              /* every benchmark on verbs */
 	GDRB_VERBS_OPT_COMPLETION = 1u << 1,    /* --completion (RDMA write latency) */
+	GDRB_VERBS_OPT_P2P = 1u << 2,           /* --qps, --wait, --event: the point-to-point benchmarks */
 };
 
 extern const struct gdrb_opt_group gdrb_verbs_opts;
@@ -214,5 +215,23 @@ int gdrb_verbs_stream(struct gdrb_ctx *c, size_t size);
 /* Validation of reads: the data flows from the responder to the initiator. */
 int gdrb_verbs_read_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter);
 uint64_t gdrb_verbs_read_check(struct gdrb_ctx *c, size_t size, uint64_t iter);
+
+/*
+ * All pairs over RDMA writes (verbs_pairs.c): the callbacks of a struct
+ * gdrb_pairs_ops (bench/gdrb_write_pairs.c), one RC QP per peer met.
+ */
+struct gdrb_pairs_setup;
+struct gdrb_pairs_window;
+struct gdrb_pairs_done;
+
+int gdrb_verbs_pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, struct gdrb_pairs_setup *s,
+			   void **priv);
+void gdrb_verbs_pairs_describe(void *priv, char *buf, size_t len);
+int gdrb_verbs_pairs_begin(void *priv, int to, int from, size_t size);
+int gdrb_verbs_pairs_post(void *priv, const struct gdrb_pairs_window *w);
+int gdrb_verbs_pairs_exchange(void *priv, const struct gdrb_pairs_window *w, struct gdrb_pairs_done *done);
+int gdrb_verbs_pairs_send(void *priv, int peer, const void *buf, size_t len);
+int gdrb_verbs_pairs_recv(void *priv, int peer, void *buf, size_t len);
+void gdrb_verbs_pairs_teardown(void *priv);
 
 #endif

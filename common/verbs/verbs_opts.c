@@ -88,7 +88,7 @@ static const struct gdrb_opt verbs_table[] = {
 	  .max = 1u << 15 },
 	{ .name = "qps", .arg = "N",
 	  .help = "data QPs per pair; a window's messages go round-robin over them, latency uses the first (default " GDRB_STR(GDRB_DEF_QPS) ")",
-	  .when = GDRB_VERBS_OPTS, .parse = gdrb_opt_uint, .off = VERBS(qps), .min = 1,
+	  .when = GDRB_VERBS_OPT_P2P, .parse = gdrb_opt_uint, .off = VERBS(qps), .min = 1,
 	  .max = GDRB_MAX_QPS },
 	{ .name = "sl", .arg = "N",
 	  .help = "service level 0-15 (default 0)",
@@ -111,11 +111,11 @@ static const struct gdrb_opt verbs_table[] = {
 	  .names = gdrb_completion_names, .nnames = GDRB_COMPLETION_COUNT, .what = "mode" },
 	{ .name = "wait", .arg = "MODE",
 	  .help = "how a rank waits for completions: spin (poll the completion queues), event (sleep on a completion channel until one is reported) or auto (event for the target of one-way write and read bandwidth, which only waits for the end; spin elsewhere) (default auto)",
-	  .when = GDRB_VERBS_OPTS, .parse = gdrb_opt_enum, .off = VERBS(wait),
+	  .when = GDRB_VERBS_OPT_P2P, .parse = gdrb_opt_enum, .off = VERBS(wait),
 	  .names = gdrb_wait_names, .nnames = GDRB_WAIT_COUNT, .what = "mode" },
 	{ .name = "event",
 	  .help = "the same as --wait event (perftest's --use_event)",
-	  .when = GDRB_VERBS_OPTS, .parse = gdrb_opt_set_int, .off = VERBS(wait),
+	  .when = GDRB_VERBS_OPT_P2P, .parse = gdrb_opt_set_int, .off = VERBS(wait),
 	  .value = GDRB_WAIT_EVENT },
 };
 

@@ -40,26 +40,25 @@ static int agree(struct gdrb_ctx *c, int rc)
 	return code == 0 ? 0 : code == 77 ? GDRB_ERR_UNSUPP : code == 2 ? GDRB_ERR_USAGE : GDRB_ERR;
 }
 
-/* This rank's GPU in the sysfs topology: the one CUDA opened, else local rank modulo GPUs. */
-static int topo_gpu(const struct gdrb_ctx *c, const struct gdrb_topo *t)
+/* This rank's GPU in the sysfs topology: the one CUDA opened (bus_id), else local rank modulo GPUs. */
+static int topo_gpu(const char *bus_id, int local_rank, const struct gdrb_topo *t)
 {
 	size_t i, n;
 
 	if (!t->ngpus)
 		return -1;
-	if (c->have_gpu) {
-		n = strlen(c->gpu.pci_bus_id);
+	if (bus_id) {
+		n = strlen(bus_id);
 		for (i = 0; i < t->ngpus; i++)
-			if (n >= 12 && !strcasecmp(t->gpus[i].pci.bdf, c->gpu.pci_bus_id + n - 12))
+			if (n >= 12 && !strcasecmp(t->gpus[i].pci.bdf, bus_id + n - 12))
 				return (int)i;
 	}
-	return c->boot->local_rank % (int)t->ngpus;
+	return local_rank % (int)t->ngpus;
 }
 
-/* Which device, port and GID; the choices are made on sysfs, then checked with libibverbs. */
-static int choose(struct gdrb_ctx *c, struct gdrb_verbs *v)
+int gdrb_verbs_choose(const struct gdrb_verbs_params *vp, const char *gpu_bus_id, int local_rank,
+		      struct gdrb_verbs *v)
 {
-	const struct gdrb_verbs_params *vp = gdrb_verbs_params(c);
 	struct gdrb_gid_entry gids[GDRB_GID_MAX];
 	struct gdrb_port_choice pc;
 	struct gdrb_topo topo;
@@ -70,7 +69,7 @@ static int choose(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	if (gdrb_topo_load("/sys", &topo))
 		memset(&topo, 0, sizeof(topo));
 	rc = gdrb_verbs_choose_port(&topo, vp->ib_dev[0] ? vp->ib_dev : NULL, vp->ib_port,
-				    topo_gpu(c, &topo), &pc, why, sizeof(why));
+				    topo_gpu(gpu_bus_id, local_rank, &topo), &pc, why, sizeof(why));
 	if (rc) {
 		gdrb_usage_err("%s", why);
 		gdrb_topo_free(&topo);
@@ -131,7 +130,7 @@ static struct ibv_context *open_named(const char *name)
  * "; need ...; RLIMIT_MEMLOCK ..." when the locked-memory limit may explain a
  * registration that failed with errno err (see gdrb_memlock_note); else "".
  */
-static void memlock_note(const struct gdrb_ctx *c, int err, char *buf, size_t len)
+static void memlock_note(const struct gdrb_params *p, bool windowed, int err, char *buf, size_t len)
 {
 	struct gdrb_memlock_need need;
 	struct gdrb_node node;
@@ -141,14 +140,13 @@ static void memlock_note(const struct gdrb_ctx *c, int err, char *buf, size_t le
 	if (!node.memlock_known)
 		return;
 	/* The driver sized the buffers from the same figures (gdrb_buf_bytes). */
-	gdrb_memlock_need(&c->p->sizes, c->p->window, c->p->window_bytes,
-			  gdrb_windowed(c->bench, c->p), c->p->mem, &need);
+	gdrb_memlock_need(&p->sizes, p->window, p->window_bytes, windowed, p->mem, &need);
 	gdrb_memlock_note(&need, err, node.memlock_unlimited, node.memlock_bytes,
 			  node.cap_ipc_lock, buf, len);
 }
 
-static int reg_host(const struct gdrb_ctx *c, struct gdrb_verbs *v, int which,
-		    struct gdrb_buf *buf, int access)
+int gdrb_verbs_reg_host(const struct gdrb_params *p, bool windowed, struct gdrb_verbs *v, int which,
+			const struct gdrb_buf *buf, int access)
 {
 	char note[640];
 	int err;
@@ -158,7 +156,7 @@ static int reg_host(const struct gdrb_ctx *c, struct gdrb_verbs *v, int which,
 	v->mr[which] = ibv_reg_mr(v->pd, buf->ptr, buf->len, access);
 	if (!v->mr[which]) {
 		err = errno;
-		memlock_note(c, err, note, sizeof(note));
+		memlock_note(p, windowed, err, note, sizeof(note));
 		gdrb_err("ibv_reg_mr of %zu bytes: %s%s", buf->len, strerror(err), note);
 		return GDRB_ERR;
 	}
@@ -168,25 +166,22 @@ static int reg_host(const struct gdrb_ctx *c, struct gdrb_verbs *v, int which,
 	return 0;
 }
 
-/* Device memory: GPUDirect registration; when it fails the direct path is n/a, staged runs. */
-static int reg_device(struct gdrb_ctx *c, struct gdrb_verbs *v)
+int gdrb_verbs_reg_device(const struct gdrb_params *p, bool windowed, int reg_mode, struct gdrb_verbs *v,
+			  const struct gdrb_buf *send, const struct gdrb_buf *recv, char *why, size_t len)
 {
-	struct gdrb_variant *direct = &c->variants[0];
-	struct gdrb_buf *bufs[2] = { &c->send, &c->recv };
+	const struct gdrb_buf *bufs[2] = { send, recv };
 	char tried[800], note[640];
 	int i, k, err;
 
 	for (i = 0; i < 2; i++) {
-		if (gdrb_reg_gpu(v->pd, bufs[i]->ptr, bufs[i]->len, v->access,
-				 (enum gdrb_reg_mode)gdrb_verbs_params(c)->reg_mode, &v->gpu_mr[i]) == 0) {
+		if (gdrb_reg_gpu(v->pd, bufs[i]->ptr, bufs[i]->len, v->access, (enum gdrb_reg_mode)reg_mode,
+				 &v->gpu_mr[i]) == 0) {
 			v->lkey[i] = v->gpu_mr[i].mr->lkey;
 			v->me.addr[i] = (uintptr_t)bufs[i]->ptr;
 			v->me.rkey[i] = v->gpu_mr[i].mr->rkey;
 			continue;
 		}
 		gdrb_reg_summary(&v->gpu_mr[i], tried, sizeof(tried));
-		direct->supported = false;
-		direct->reg = "none";
 		/* An attempt that ran out of memory, else the first errno: the limit may be why. */
 		for (err = 0, k = 0; k < v->gpu_mr[i].ntried; k++) {
 			int e = v->gpu_mr[i].tried[k].err;
@@ -198,24 +193,42 @@ static int reg_device(struct gdrb_ctx *c, struct gdrb_verbs *v)
 			if (!err)
 				err = e;
 		}
-		memlock_note(c, err, note, sizeof(note));
+		memlock_note(p, windowed, err, note, sizeof(note));
 		if (note[0])
-			snprintf(direct->why, sizeof(direct->why),
-				 "GPU memory registration failed (%.200s)%.400s", tried, note);
+			snprintf(why, len, "GPU memory registration failed (%.200s)%.400s", tried, note);
 		else
-			snprintf(direct->why, sizeof(direct->why),
+			snprintf(why, len,
 				 "GPU memory registration failed (%.380s); fix: load nvidia_peermem, or use a driver and kernel with dma-buf (open kernel modules, Linux >= 5.12), check 'ulimit -l'; gdrb_doctor checks each precondition",
 				 tried);
-		return 0;
+		return GDRB_ERR_UNSUPP;
 	}
-	direct->reg = gdrb_reg_mode_name(v->gpu_mr[0].used);
-	direct->how = v->gpu_mr[0].used == GDRB_REG_DMABUF ?
-		      "GPUDirect RDMA: the NIC reads and writes GPU memory registered through dma-buf" :
-		      "GPUDirect RDMA: the NIC reads and writes GPU memory registered through peer memory (nvidia_peermem)";
 	return 0;
 }
 
-static struct ibv_qp *create_qp(struct gdrb_verbs *v, struct ibv_cq *rcq, unsigned rx)
+const char *gdrb_verbs_gdr_how(enum gdrb_reg_mode used)
+{
+	return used == GDRB_REG_DMABUF ?
+	       "GPUDirect RDMA: the NIC reads and writes GPU memory registered through dma-buf" :
+	       "GPUDirect RDMA: the NIC reads and writes GPU memory registered through peer memory (nvidia_peermem)";
+}
+
+/* Device memory: GPUDirect registration; when it fails the direct path is n/a, staged runs. */
+static int reg_device(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	struct gdrb_variant *direct = &c->variants[0];
+
+	if (gdrb_verbs_reg_device(c->p, gdrb_windowed(c->bench, c->p), gdrb_verbs_params(c)->reg_mode, v,
+				  &c->send, &c->recv, direct->why, sizeof(direct->why))) {
+		direct->supported = false;
+		direct->reg = "none";
+		return 0;
+	}
+	direct->reg = gdrb_reg_mode_name(v->gpu_mr[0].used);
+	direct->how = gdrb_verbs_gdr_how(v->gpu_mr[0].used);
+	return 0;
+}
+
+struct ibv_qp *gdrb_verbs_create_qp(struct gdrb_verbs *v, struct ibv_cq *rcq, unsigned rx)
 {
 	struct ibv_qp_init_attr a = {
 		.send_cq = v->send_cq, .recv_cq = rcq, .qp_type = IBV_QPT_RC,
@@ -359,12 +372,7 @@ static int open_channel(struct gdrb_verbs *v)
 	return 0;
 }
 
-/*
- * Open the device and read what the run is planned from: the port's state and
- * attributes, the device's limits, the queue plan, the GID. Nothing is created
- * but the device context, closed again on failure.
- */
-static int query_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
+int gdrb_verbs_query(const struct gdrb_verbs_params *vp, bool device_mem, struct gdrb_verbs *v)
 {
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
@@ -373,8 +381,7 @@ static int query_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	int rc;
 
 	/* Before the device is opened: libmlx5 reads it as each QP of the context is created. */
-	if (gdrb_scatter_cqe_apply(c->p->mem == GDRB_MEM_DEVICE, NULL, v->scatter_cqe,
-				   sizeof(v->scatter_cqe)))
+	if (gdrb_scatter_cqe_apply(device_mem, NULL, v->scatter_cqe, sizeof(v->scatter_cqe)))
 		return GDRB_ERR;
 	v->ctx = open_named(v->dev);
 	if (!v->ctx)
@@ -392,8 +399,7 @@ static int query_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	v->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
 	v->active_mtu = pa.active_mtu;
 	v->me.lid = pa.lid;
-	v->me.mtu = (uint32_t)(gdrb_verbs_params(c)->mtu ? mtu_enum(gdrb_verbs_params(c)->mtu) < pa.active_mtu ?
-			       mtu_enum(gdrb_verbs_params(c)->mtu) : pa.active_mtu : pa.active_mtu);
+	v->me.mtu = (uint32_t)(vp->mtu && mtu_enum(vp->mtu) < pa.active_mtu ? mtu_enum(vp->mtu) : pa.active_mtu);
 	v->max_chunk = pa.max_msg_sz < GDRB_VERBS_MAX_CHUNK ? pa.max_msg_sz : GDRB_VERBS_MAX_CHUNK;
 	/* A test knob: a smaller largest work request, to split small messages. */
 	if (env && *env && gdrb_size_parse(env, &knob, &err) == 0 && knob && knob < v->max_chunk)
@@ -401,8 +407,6 @@ static int query_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	v->rd_atom = da.max_qp_rd_atom < 16 ? (da.max_qp_rd_atom ? da.max_qp_rd_atom : 1) : 16;
 	v->max_qp_wr = da.max_qp_wr;
 	v->max_cqe = da.max_cqe;
-	if ((rc = plan_queues(c, v)))
-		goto err_ctx_rc;
 	if (v->gid_index >= 0) {
 		union ibv_gid gid;
 
@@ -419,6 +423,24 @@ err_ctx:
 err_ctx_rc:
 	ibv_close_device(v->ctx);
 	v->ctx = NULL;
+	return rc;
+}
+
+/*
+ * Open the device and read what the run is planned from: the port's state and
+ * attributes, the device's limits, the GID, then the queue plan. Nothing is
+ * created but the device context, closed again on failure.
+ */
+static int query_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
+{
+	int rc = gdrb_verbs_query(gdrb_verbs_params(c), c->p->mem == GDRB_MEM_DEVICE, v);
+
+	if (rc)
+		return rc;
+	if ((rc = plan_queues(c, v))) {
+		ibv_close_device(v->ctx);
+		v->ctx = NULL;
+	}
 	return rc;
 }
 
@@ -443,8 +465,8 @@ static int create_verbs(struct gdrb_verbs *v)
 		goto err_cq;
 	}
 	for (i = 0; i <= v->nqps; i++) {
-		v->qp[i].qp = i < v->nqps ? create_qp(v, v->recv_cq, v->rx_depth) :
-					    create_qp(v, v->ctrl_cq, CTRL_CREDITS);
+		v->qp[i].qp = i < v->nqps ? gdrb_verbs_create_qp(v, v->recv_cq, v->rx_depth) :
+					    gdrb_verbs_create_qp(v, v->ctrl_cq, CTRL_CREDITS);
 		if (!v->qp[i].qp)
 			goto err_qp;
 		v->me.qpn[i] = v->qp[i].qp->qp_num;
@@ -479,18 +501,31 @@ static int open_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	return 0;
 }
 
+void gdrb_verbs_set_access(const struct gdrb_verbs_params *vp, struct gdrb_verbs *v)
+{
+	v->access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+#if HAVE_DECL_IBV_ACCESS_RELAXED_ORDERING
+	/* An optional flag: providers that cannot honour it ignore it. */
+	if (vp->relaxed_ordering) {
+		v->access |= IBV_ACCESS_RELAXED_ORDERING;
+		v->relaxed = true;
+	}
+#else
+	(void)vp;
+#endif
+}
+
+static int reg_host(const struct gdrb_ctx *c, struct gdrb_verbs *v, int which, const struct gdrb_buf *buf,
+		    int access)
+{
+	return gdrb_verbs_reg_host(c->p, gdrb_windowed(c->bench, c->p), v, which, buf, access);
+}
+
 static int register_buffers(struct gdrb_ctx *c, struct gdrb_verbs *v)
 {
 	const int plain = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 
-	v->access = plain;
-#if HAVE_DECL_IBV_ACCESS_RELAXED_ORDERING
-	/* An optional flag: providers that cannot honour it ignore it. */
-	if (gdrb_verbs_params(c)->relaxed_ordering) {
-		v->access |= IBV_ACCESS_RELAXED_ORDERING;
-		v->relaxed = true;
-	}
-#endif
+	gdrb_verbs_set_access(gdrb_verbs_params(c), v);
 	if (c->p->mem == GDRB_MEM_DEVICE) {
 		if (reg_device(c, v))
 			return GDRB_ERR;
@@ -541,10 +576,10 @@ static int exchange(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	return rc;
 }
 
-/* RC: RESET -> INIT -> RTR (knows the peer) -> RTS. */
-static int connect_qp(struct gdrb_ctx *c, struct gdrb_verbs *v, unsigned i)
+int gdrb_verbs_connect_qp(const struct gdrb_verbs *v, const struct gdrb_verbs_params *vp, struct ibv_qp *qp,
+			  uint32_t psn, const struct gdrb_verbs_remote *peer, int peer_rank, const char *peer_host)
 {
-	enum ibv_mtu mtu = v->me.mtu < v->peer.mtu ? (enum ibv_mtu)v->me.mtu : (enum ibv_mtu)v->peer.mtu;
+	enum ibv_mtu mtu = v->me.mtu < peer->mtu ? (enum ibv_mtu)v->me.mtu : (enum ibv_mtu)peer->mtu;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = (uint8_t)v->port,
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -553,30 +588,28 @@ static int connect_qp(struct gdrb_ctx *c, struct gdrb_verbs *v, unsigned i)
 	const char *step = "INIT";
 	int rc;
 
-	rc = ibv_modify_qp(v->qp[i].qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			   IBV_QP_ACCESS_FLAGS);
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (!rc) {
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IBV_QPS_RTR;
 		a.path_mtu = mtu;
-		a.dest_qp_num = v->peer.qpn[i];
-		a.rq_psn = v->peer.psn[i];
+		a.dest_qp_num = peer->qpn;
+		a.rq_psn = peer->psn;
 		a.max_dest_rd_atomic = (uint8_t)v->rd_atom;
 		a.min_rnr_timer = 1;    /* 0.01 ms */
-		a.ah_attr.dlid = (uint16_t)v->peer.lid;
-		a.ah_attr.sl = (uint8_t)gdrb_verbs_params(c)->sl;
+		a.ah_attr.dlid = (uint16_t)peer->lid;
+		a.ah_attr.sl = (uint8_t)vp->sl;
 		a.ah_attr.port_num = (uint8_t)v->port;
 		if (v->gid_index >= 0) {
 			a.ah_attr.is_global = 1;
-			memcpy(a.ah_attr.grh.dgid.raw, v->peer.gid, sizeof(v->peer.gid));
+			memcpy(a.ah_attr.grh.dgid.raw, peer->gid, sizeof(a.ah_attr.grh.dgid.raw));
 			a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
 			a.ah_attr.grh.hop_limit = 64;
-			a.ah_attr.grh.traffic_class = (uint8_t)gdrb_verbs_params(c)->tclass;
+			a.ah_attr.grh.traffic_class = (uint8_t)vp->tclass;
 		}
 		step = "RTR";
-		rc = ibv_modify_qp(v->qp[i].qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				   IBV_QP_MIN_RNR_TIMER);
+		rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	}
 	if (!rc) {
 		memset(&a, 0, sizeof(a));
@@ -584,19 +617,29 @@ static int connect_qp(struct gdrb_ctx *c, struct gdrb_verbs *v, unsigned i)
 		a.timeout = 14;         /* 4.096 us << 14 = 67 ms per try */
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
-		a.sq_psn = v->me.psn[i];
+		a.sq_psn = psn;
 		a.max_rd_atomic = (uint8_t)v->rd_atom;
 		step = "RTS";
-		rc = ibv_modify_qp(v->qp[i].qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 	}
 	if (rc) {
-		gdrb_err("ibv_modify_qp to %s (QP %u with rank %d, %s): %s%s", step, i, c->peer,
-			 c->boot->hosts[c->peer], strerror(rc),
+		gdrb_err("ibv_modify_qp to %s (QP 0x%x with rank %d, %s): %s%s", step, qp->qp_num, peer_rank,
+			 peer_host, strerror(rc),
 			 v->ethernet ? "; check the GID (--gid-index) and that both ports reach each other" : "");
 		return GDRB_ERR;
 	}
 	return 0;
+}
+
+/* RC: RESET -> INIT -> RTR (knows the peer) -> RTS. */
+static int connect_qp(struct gdrb_ctx *c, struct gdrb_verbs *v, unsigned i)
+{
+	struct gdrb_verbs_remote peer = { .lid = v->peer.lid, .mtu = v->peer.mtu, .qpn = v->peer.qpn[i],
+					  .psn = v->peer.psn[i], .gid = v->peer.gid };
+
+	return gdrb_verbs_connect_qp(v, gdrb_verbs_params(c), v->qp[i].qp, v->me.psn[i], &peer, c->peer,
+				     c->boot->hosts[c->peer]);
 }
 
 static int post_initial_recvs(struct gdrb_ctx *c, struct gdrb_verbs *v)
@@ -639,6 +682,8 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 		return GDRB_ERR;
 	}
 	c->priv = v;
+	/* No dma-buf fd yet: release must not close fd 0. */
+	v->gpu_mr[0].dmabuf_fd = v->gpu_mr[1].dmabuf_fd = -1;
 	v->op = op;
 	v->nqps = vp->qps;
 	/* The target of a one-way write or read bandwidth test only waits for the window's end. */
@@ -650,7 +695,7 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 		   (vp->completion == GDRB_COMPLETION_AUTO && c->p->mem != GDRB_MEM_DEVICE &&
 		    vp->wait != GDRB_WAIT_EVENT));
 	srand48((long)getpid() ^ (long)time(NULL));
-	rc = choose(c, v);
+	rc = gdrb_verbs_choose(vp, c->have_gpu ? c->gpu.pci_bus_id : NULL, c->boot->local_rank, v);
 	if (!rc)
 		rc = open_verbs(c, v);
 	if (!rc)
@@ -694,13 +739,10 @@ int gdrb_verbs_setup_send(struct gdrb_ctx *c)
 	return setup(c, GDRB_VERBS_SEND);
 }
 
-void gdrb_verbs_teardown(struct gdrb_ctx *c)
+void gdrb_verbs_release(struct gdrb_verbs *v)
 {
-	struct gdrb_verbs *v = c->priv;
 	int i;
 
-	if (!v)
-		return;
 	for (i = 0; i <= (int)v->nqps; i++)
 		if (v->qp[i].qp)
 			ibv_destroy_qp(v->qp[i].qp);
@@ -714,6 +756,17 @@ void gdrb_verbs_teardown(struct gdrb_ctx *c)
 		ibv_dealloc_pd(v->pd);
 	if (v->ctx)
 		ibv_close_device(v->ctx);
+	v->pd = NULL;
+	v->ctx = NULL;
+}
+
+void gdrb_verbs_teardown(struct gdrb_ctx *c)
+{
+	struct gdrb_verbs *v = c->priv;
+
+	if (!v)
+		return;
+	gdrb_verbs_release(v);
 	free(v);
 	c->priv = NULL;
 }
