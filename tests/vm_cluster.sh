@@ -5,7 +5,7 @@
 # remote shell: ranks on three hosts; gdrb_mpi_latency and gdrb_mpi_bw over TCP and the verbs
 # benchmarks over rxe between two VMs, validated, every row counting 2 hosts and the NIC's
 # RoCE v2 GID being the VM's own address; gdrb_doctor_mpi, one line per VM; gdrb-sweep --hosts
-# across two VMs; gdrb_mpi_pairs (and the verbs gdrb_write_pairs where built) across all three,
+# across two VMs; gdrb_mpi_pairs (TCP) and gdrb_write_pairs (rxe) across all three,
 # healthy PASS, then gdrb-vm3's link degraded with tc netem inside that VM: the verdict names
 # node gdrb-vm3 and no other. Skips (77) only where the VMs cannot be had.
 # shellcheck source=lib.sh
@@ -50,10 +50,8 @@ rec sweep "$src/scripts/gdrb-sweep" --hosts "$two" --bench gdrb_mpi_bw,gdrb_writ
 # 15 packets (60 ms, under rxe's 67 ms ack timeout), its receives by a police that drops the excess.
 pairs() { # NAME
 	rec "$1-mpi" mpi 3 "$GDRB_VM_HOSTS" "$build/mpi/gdrb_mpi_pairs" -m 256K -W 4 -t 0.3 -T 120 --csv "$out/$1-mpi/pairs.csv"
-	if [ -x "$build/bench/gdrb_write_pairs" ]; then
-		rec "$1-verbs" mpi 3 "$GDRB_VM_HOSTS" "$build/bench/gdrb_write_pairs" -m 256K -W 4 -t 0.3 -T 120 \
-			--csv "$out/$1-verbs/pairs.csv"
-	fi
+	rec "$1-verbs" mpi 3 "$GDRB_VM_HOSTS" "$build/bench/gdrb_write_pairs" -m 256K -W 4 -t 0.3 -T 120 \
+		--csv "$out/$1-verbs/pairs.csv"
 }
 mkdir -p "$out/healthy-mpi" "$out/healthy-verbs" "$out/slow-mpi" "$out/slow-verbs"
 pairs healthy
@@ -134,10 +132,7 @@ PY
 }
 for t in mpi verbs; do
 	b=mpi_pairs
-	if [ "$t" = verbs ]; then
-		[ -x "$top_builddir/bench/gdrb_write_pairs" ] || continue
-		b=write_pairs
-	fi
+	[ "$t" = verbs ] && b=write_pairs
 	ok "healthy-$t"
 	ok "slow-$t"
 	rc=0
@@ -150,4 +145,3 @@ for t in mpi verbs; do
 		fail "$t pairs, gdrb-vm3 limited: the verdict does not name node gdrb-vm3 alone"; }
 	pass "$t all pairs across 3 VMs: healthy PASS; gdrb-vm3's link limited to 2 Mbit/s both ways (tc netem and police in that VM): FAIL, $(paste -sd';' "$WORK/slow-$t.suspects")"
 done
-[ -x "$top_builddir/bench/gdrb_write_pairs" ] || echo "skipped case: gdrb_write_pairs is not built; the verbs all-pairs runs did not run"

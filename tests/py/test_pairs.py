@@ -207,6 +207,21 @@ class Simulated(PairsCase):
         self.assertEqual((status, v["verdict"]), (0, "PASS"), out + err)
 
 
+class PairsRuleBench(PairsCase):
+    def test_a_pairs_rule_judges_the_profiles_all_pairs_benchmark(self):
+        for run, bench in (("run gdrb_write_pairs mem=host", "write_pairs"), ("", "mpi_pairs")):
+            with self.subTest(run=run):
+                path = os.path.join(self.work, "%s.profile" % bench)
+                with open(path, "w") as f:
+                    f.write(run + "\npairs bw below=80%median\n")
+                if run:
+                    self.assertEqual([r.bench for r in profile.load(path).rules], [bench])
+                else:   # no run line: the rule names the benchmark it wanted
+                    with self.assertRaises(common.Stop) as cm:
+                        profile.load(path)
+                    self.assertIn("benchmark 'mpi_pairs' is not run by this profile", cm.exception.message)
+
+
 class BadInput(PairsCase):
     def refused(self, lines, message):
         path = self.profile(*lines)
@@ -237,6 +252,9 @@ class BadInput(PairsCase):
         for line, message in cases:
             with self.subTest(line=line):
                 self.refused([line], message)
+        self.refused(["run gdrb_write_pairs mem=host", "pairs bw below=80%median"],
+                     " runs gdrb_mpi_pairs and gdrb_write_pairs: a profile runs one all-pairs benchmark "
+                     "(their matrices share file names); put each in a profile of its own")
         path = self.profile("pairs bw below=80%median", "pairs bw below=90%median")
         with self.assertRaises(common.Stop) as cm:
             profile.load(path)

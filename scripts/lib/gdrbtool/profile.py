@@ -407,7 +407,7 @@ class _Parser:
         if len(t) < 2 or t[1] not in ("bw", "lat"):
             raise self.err(where, "pairs needs a metric first, bw or lat, e.g. 'pairs bw below=80%median size=8M'")
         metric = t[1]
-        kv = {"name": "", "bench": "mpi_pairs", "size": "", "mem": "", "path": "", "node": "75%",
+        kv = {"name": "", "bench": "", "size": "", "mem": "", "path": "", "node": "75%",
               "below": "", "above": ""}
         for word in t[2:]:
             m = re.match(r"^([a-z]+)=(.+)$", word, re.S)
@@ -451,7 +451,7 @@ class _Parser:
             if not re.match(r"^[a-z0-9_]+(,[a-z0-9_]+)*$", kv["path"]):
                 raise self.err(where, "pairs: path= expects a comma list of paths, e.g. direct,staged")
             filters["path"] = kv["path"]
-        if not re.match(r"^[a-z0-9_]+$", kv["bench"]):
+        if kv["bench"] and not re.match(r"^[a-z0-9_]+$", kv["bench"]):
             raise self.err(where, "pairs: bench=%s: expected lower-case letters, digits and '_'" % kv["bench"])
         name = kv["name"] or "-".join(["pairs", metric] + [size_fmt(int(x)) for x in filters.get("sizes", "").split(",")
                                                           if x] + [kv["mem"], kv["path"]]).rstrip("-").replace(",", "+")
@@ -479,6 +479,14 @@ def load(file: str) -> Profile:
     except OSError:
         raise _Parser.err(file, "cannot read this profile")
     p.parse_file(file, 0)
+    # One all-pairs benchmark a profile: the matrices of two would share their file names.
+    pairs = sorted(b for b in p.benches if b.endswith("_pairs"))
+    if len(pairs) > 1:
+        raise _Parser.err(file, "runs %s: a profile runs one all-pairs benchmark (their matrices share file "
+                                "names); put each in a profile of its own" % " and ".join("gdrb_" + b for b in pairs))
+    for rule in p.profile.rules:
+        if rule.kind == "pairs" and not rule.bench:
+            rule.bench = pairs[0] if pairs else "mpi_pairs"     # a pairs rule without bench=
     # A rule may only check what the profile runs: a misspelt benchmark is an error, not a silent pass.
     for rule in sorted(p.profile.rules, key=lambda r: r.name):
         if rule.bench not in p.benches:
