@@ -6,7 +6,9 @@
 # where gdrb_mpi_pairs is built (issue 12), across 6 nodes with gdrbn4 slow: its row and
 # column of the matrix must read low; and where the pairs tools are there too
 # (scripts/profiles/pairs.profile), the sweep with a `pairs` rule must fail naming node
-# gdrbn4 and no other node, and pass the same nodes without a slow one.
+# gdrbn4 and no other node, and pass the same nodes without a slow one; gdrbn4's NIC shaped
+# (tc tbf) is named the same way; and one slow link (only gdrbn2 -> gdrbn5 shaped, tc htb) is
+# named as that link alone.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=netns/bed.sh
@@ -52,8 +54,10 @@ if [ ! -x "$top_builddir/mpi/gdrb_mpi_pairs" ]; then
 fi
 # gdrb_mpi_pairs across 6 nodes, gdrbn4 (rank 3) slow. Healthy pairs here spread down to half
 # their median (6 ranks on 2 loaded cores): the slow node is made about 10x slower than that.
+# Each pair is timed for 0.2 s: a healthy rank descheduled for 20 ms (6 ranks on 2 busy cores)
+# then costs its pair a tenth, where with 0.05 s one innocent link read 9% of the median.
 pairs_slow=(-x GDRB_SLOW_GBPS=0.01)
-pairs_args=(-m 64K -t 0.05 -T 30)
+pairs_args=(-m 64K -t 0.2 -T 30)
 
 # matrix_check DIR MATRIX: in DIR/MATRIX (the 64 KiB bandwidth matrix: pairs-65536-direct.csv
 # as the binary names it, pairs-host-65536-direct.csv in a sweep's results) every cell of row 3
@@ -112,7 +116,7 @@ PY
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (gdrb-sweep); the gdrb_mpi_bw case passed"
 cat >"$WORK/slow.profile" <<PROFILE
 description all pairs across the test bed's nodes, one slow
-run gdrb_mpi_pairs mem=host sizes=64K time=0.05 args="-T 30"
+run gdrb_mpi_pairs mem=host sizes=64K time=0.2 args="-T 30"
 pairs bw below=25%median size=64K
 PROFILE
 # sweep NAME SLOW_HOST: the all-pairs sweep across gdrbn1..6; exit status in $rc.
@@ -169,3 +173,37 @@ rc=0
 [ "$rc" -eq 1 ] || { cat "$WORK/nic.verdict"; fail "gdrbn4's NIC shaped: gdrb accept exited $rc, expected 1"; }
 only_gdrbn4 nic "$WORK/nic/verdict.json" "$WORK/nic/pairs-65536-direct.csv"
 pass "gdrbn4's NIC shaped to 40 Mbit/s both ways (tc tbf): its row and column below half; $(cat "$WORK/nic.check"); suspects: $(paste -sd';' "$WORK/nic.suspects")"
+
+# A slow link, not a node: gdrbn4's NIC back to full speed, then only what gdrbn2 sends to
+# gdrbn5 shaped (htb, a u32 filter on the destination's address, on gdrbn2's eth0). With 6
+# nodes, gdrbn5 -> gdrbn2 runs in the same round, and gdrbn2's TCP acknowledgements of it wait
+# in the shaped queue behind its data: that direction may read low too (seen: 3% of the
+# median both ways), as on a real congested link. The verdict must name that link, one way
+# or both, and nothing else: no node, no other link.
+tc -n "$ns" qdisc del dev eth0 root && tc -n "$sw" qdisc del dev p4 root || fail "cannot remove gdrbn4's shaping"
+ns2=$(bed_ns gdrbn2)
+if ! { tc -n "$ns2" qdisc add dev eth0 root handle 1: htb default 10 &&
+	tc -n "$ns2" class add dev eth0 parent 1: classid 1:20 htb rate 40mbit &&
+	tc -n "$ns2" filter add dev eth0 parent 1: protocol ip u32 match ip dst "$BED_NET.5/32" flowid 1:20; } 2>"$WORK/tc.err"; then
+	echo "skipped case: tc htb with a u32 filter on gdrbn2's veth: $(head -1 "$WORK/tc.err"); the slow link did not run"
+	exit 0
+fi
+mkdir "$WORK/link"
+rc=0
+on_node gdrbn1 "$MPIRUN" -np 6 --host "$(bed_hosts 6)" "$top_builddir/mpi/gdrb_mpi_pairs" "${pairs_args[@]}" \
+	--csv "$WORK/link/pairs.csv" >"$WORK/link.out" 2>"$WORK/link.err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/link.out" "$WORK/link.err"; fail "gdrb_mpi_pairs, gdrbn2 -> gdrbn5 shaped: exit $rc"; }
+rc=0
+"$top_srcdir/scripts/gdrb" accept "$WORK/link" "$WORK/slow.profile" >"$WORK/link.verdict" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/link.verdict" "$WORK/link/pairs-65536-direct.csv"; fail "gdrbn2 -> gdrbn5 shaped: gdrb accept exited $rc, expected 1"; }
+python3 - "$WORK/link/verdict.json" >"$WORK/link.suspects" <<'PY' ||
+import json, sys
+found = [(s["kind"], s["text"]) for r in json.load(open(sys.argv[1]))["rules"] for s in r.get("suspects", [])]
+for kind, text in found:
+    print("%s: %s" % (kind, text))
+ok = ("link gdrbn2 -> gdrbn5 only", "link gdrbn2 <-> gdrbn5 ")
+sys.exit(0 if len(found) == 1 and found[0][0] == "link" and found[0][1].startswith(ok) else 1)
+PY
+	{ cat "$WORK/link.verdict" "$WORK/link/pairs-65536-direct.csv"; echo "suspects:"; cat "$WORK/link.suspects"
+	  fail "gdrbn2 -> gdrbn5 shaped: the verdict does not name the link gdrbn2 - gdrbn5 alone"; }
+pass "gdrbn2 -> gdrbn5 shaped to 40 Mbit/s (tc htb, one destination): FAIL, suspects: $(paste -sd';' "$WORK/link.suspects")"
