@@ -218,21 +218,25 @@ static int agree_max(struct gdrb_ctx *c, double *v)
 /*
  * Warm-up in batches of 1, 2, 4, ... iterations, up to --warmup of them or a
  * tenth of the time budget (the slowest rank's time decides), the first,
- * cold iteration not counted. A batch is never planned past the tenth at the
- * rate so far (the cold one's, before there is another): an iteration longer
- * than the tenth is followed by one more, not two. *est: the slowest rank's
- * median warm-up iteration in seconds, the first one left out when there are
- * more; 0 without warm-up. One slow iteration moves a median by one rank,
- * where it could make a mean or a single probe anything. *took: the
- * warm-up's seconds, the cold one included.
+ * cold iteration not counted. *est: the slowest rank's median warm-up
+ * iteration in seconds, the first one left out when there are more; 0
+ * without warm-up. One slow iteration moves a median by one rank, where it
+ * could make a mean or a single probe anything; so the tenth ends the warm-up
+ * only once GDRB_WARMUP_MEDIAN_MIN iterations past the cold one are in, or a
+ * whole budget is spent (under load, one descheduled iteration of two had
+ * made the median, and waived --min-iters for a size that had room for it).
+ * A batch is never planned past the tenth at the rate so far (the cold one's,
+ * before there is another), nor, while the median lacks iterations, past the
+ * budget: an iteration longer than the budget is followed by one more, not
+ * two. *took: the warm-up's seconds, the cold one included.
  */
 static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors, double *est,
 		   double *took)
 {
 	const struct gdrb_params *p = &r->p;
 	const double share = WARMUP_SHARE * p->time_per_size;
-	uint64_t done = 0, kept = 0, batch = 1, most;
-	double spent = 0, t, cold = 0;
+	uint64_t done = 0, kept = 0, batch = 1, most, need;
+	double spent = 0, t, cold = 0, rate;
 	struct gdrb_stats st;
 
 	while (done < p->warmup) {
@@ -248,10 +252,15 @@ static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors,
 		spent += done ? t : 0;
 		done += batch;
 		kept += keep ? batch : 0;
-		if (spent >= share)
+		if (spent >= share && (done > GDRB_WARMUP_MEDIAN_MIN || spent >= p->time_per_size))
 			break;
-		most = iters_for(share - spent, done > 1 ? spent / (double)(done - 1) : cold,
-				 p->warmup - done);
+		rate = done > 1 ? spent / (double)(done - 1) : cold;
+		most = iters_for(share - spent, rate, p->warmup - done);
+		if (done <= GDRB_WARMUP_MEDIAN_MIN) {
+			/* Those the median still needs, as far as the budget holds them at this rate. */
+			need = iters_for(p->time_per_size - spent, rate, GDRB_WARMUP_MEDIAN_MIN + 1 - done);
+			most = most > need ? most : need;
+		}
 		batch = 2 * batch < most ? 2 * batch : most;
 	}
 	*took = cold + spent;

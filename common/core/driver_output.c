@@ -248,8 +248,8 @@ void gdrb_drv_print_header(struct run *r)
 	       gdrb_size_format(p->sizes.v[p->sizes.n - 1], hi, sizeof(hi)), p->sizes.n,
 	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
 	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
-	printf("# iterations: warm-up in growing batches (at most %llu, a tenth of the budget), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); a size, warm-up included, never past %dx the budget by more than an iteration; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
-	       (unsigned long long)p->warmup,
+	printf("# iterations: warm-up in growing batches (at most %llu, a tenth of the budget once %d are in), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); a size, warm-up included, never past %dx the budget by more than an iteration; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
+	       (unsigned long long)p->warmup, GDRB_WARMUP_MEDIAN_MIN,
 	       (unsigned long long)(p->min_iters < p->iters ? p->min_iters : p->iters), GDRB_MIN_STRETCH,
 	       GDRB_FLOOR_ITERS, GDRB_MAX_STRETCH, GDRB_NOISY_RATIO);
 	if (gdrb_has_window(b) && p->buffers == GDRB_BUFFERS_SINGLE)

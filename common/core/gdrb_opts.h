@@ -42,6 +42,7 @@ extern const char *const gdrb_buffers_names[GDRB_BUFFERS_COUNT];
 #define GDRB_FLOOR_ITERS 3          /* timed iterations of a size too long for --min-iters */
 #define GDRB_MIN_STRETCH 4          /* --min-iters holds where it takes at most this x the budget */
 #define GDRB_MAX_STRETCH 10         /* no size runs past this x the budget (then: few-samples) */
+#define GDRB_WARMUP_MEDIAN_MIN 5    /* warm-up iterations the median needs before a tenth of the budget ends it */
 #define GDRB_DEF_TIME_PER_SIZE 0.3
 #define GDRB_DEF_TIMEOUT 60.0
 #define GDRB_DEF_WINDOW 64
