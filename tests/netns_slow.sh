@@ -112,12 +112,14 @@ PY
 		  fail "$1: the verdict names more than node gdrbn4 (an innocent link or node) or nothing"; }
 }
 
-# The sweep with a rule relative to the fabric: gdrb accept names the node.
+# The sweep with a rule relative to the fabric: gdrb accept names the node. The slow node, NIC
+# and link read 2-5% of the median; healthy pairs, 6 ranks polling on 2 cores, dip to 22% of it
+# under load: the rule sits between, at 12%.
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (gdrb-sweep); the gdrb_mpi_bw case passed"
 cat >"$WORK/slow.profile" <<PROFILE
 description all pairs across the test bed's nodes, one slow
 run gdrb_mpi_pairs mem=host sizes=64K time=0.2 args="-T 30"
-pairs bw below=25%median size=64K
+pairs bw below=12%median size=64K
 PROFILE
 # sweep NAME SLOW_HOST: the all-pairs sweep across gdrbn1..6; exit status in $rc.
 sweep() {
