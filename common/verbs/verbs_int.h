@@ -174,6 +174,10 @@ int gdrb_verbs_connect_qp(const struct gdrb_verbs *v, const struct gdrb_verbs_pa
 /* Destroy what v holds (its QPs, MRs, CQs, PD, device context); v itself stays. */
 void gdrb_verbs_release(struct gdrb_verbs *v);
 
+/* The header's NIC line pieces: "GID index N ADDR (TYPE)" (or "no GRH (LID routing)"), and why this port. */
+void gdrb_verbs_gid_line(const struct gdrb_verbs *v, char *buf, size_t len);
+const char *gdrb_verbs_port_why(const struct gdrb_verbs *v, const struct gdrb_verbs_params *vp);
+
 /* Keep one receive posted on a QP (0-byte: immediates and control messages). */
 int gdrb_verbs_post_empty_recv(struct ibv_qp *qp);
 

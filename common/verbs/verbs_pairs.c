@@ -355,18 +355,12 @@ void gdrb_verbs_pairs_describe(void *priv, char *buf, size_t len)
 	char chunk[32], gid[96];
 	size_t used;
 
-	if (v->gid_index >= 0)
-		snprintf(gid, sizeof(gid), "GID index %d %s (%s)", v->gid_index, v->gid_text,
-			 v->gid_type[0] ? v->gid_type : "type unknown");
-	else
-		snprintf(gid, sizeof(gid), "no GRH (LID routing)");
+	gdrb_verbs_gid_line(v, gid, sizeof(gid));
 	snprintf(buf, len,
 		 "NIC %s (rank 0): %s, %s, MTU %d, %s; GPU-NIC distance %s (%s); %u RC QP(s), one per peer met, on one completion queue of %u entries; tx depth %u; at most %s per work request; relaxed ordering %s\n"
 		 "completion: a window is RDMA writes, the last with immediate (RC keeps a QP's writes in order: one receive completion says all of it landed); ready and acknowledgement are zero-byte sends with immediate; a ping-pong message is an RDMA write with immediate; every rank polls its completion queue",
 		 v->nic, v->ethernet ? "Ethernet (RoCE)" : "InfiniBand", v->rate[0] ? v->rate : "rate unknown",
-		 mtu_bytes((enum ibv_mtu)v->me.mtu), gid, gdrb_topo_dist_name(v->dist),
-		 v->nearest ? "nearest active port to this rank's GPU" :
-		 x->vp->ib_dev[0] ? "chosen with --ib-dev" : "first active port; no GPU-NIC PCI path",
+		 mtu_bytes((enum ibv_mtu)v->me.mtu), gid, gdrb_topo_dist_name(v->dist), gdrb_verbs_port_why(v, x->vp),
 		 x->npeers, x->cqe, v->tx_depth, gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)),
 		 v->relaxed ? "requested" : "off");
 	used = strlen(buf);

@@ -783,6 +783,21 @@ static void describe_registration(const struct gdrb_gpu_mr *m, char *buf, size_t
 				      gdrb_reg_mode_name(m->tried[i].mode), m->tried[i].why);
 }
 
+void gdrb_verbs_gid_line(const struct gdrb_verbs *v, char *buf, size_t len)
+{
+	if (v->gid_index >= 0)
+		snprintf(buf, len, "GID index %d %s (%s)", v->gid_index, v->gid_text,
+			 v->gid_type[0] ? v->gid_type : "type unknown");
+	else
+		snprintf(buf, len, "no GRH (LID routing)");
+}
+
+const char *gdrb_verbs_port_why(const struct gdrb_verbs *v, const struct gdrb_verbs_params *vp)
+{
+	return v->nearest ? "nearest active port to this rank's GPU" :
+	       vp->ib_dev[0] ? "chosen with --ib-dev" : "first active port; no GPU-NIC PCI path";
+}
+
 void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
 	const struct gdrb_verbs *v = c->priv;
@@ -791,18 +806,13 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 	char chunk[32], gid[96];
 	size_t used;
 
-	if (v->gid_index >= 0)
-		snprintf(gid, sizeof(gid), "GID index %d %s (%s)", v->gid_index, v->gid_text,
-			 v->gid_type[0] ? v->gid_type : "type unknown");
-	else
-		snprintf(gid, sizeof(gid), "no GRH (LID routing)");
+	gdrb_verbs_gid_line(v, gid, sizeof(gid));
 	snprintf(buf, len,
 		 "NIC %s (rank 0): %s, %s, path MTU %d, %s; GPU-NIC distance %s (%s); %u QP(s), tx depth %u; at most %s per work request; relaxed ordering %s\n"
 		 "# completion: %s",
 		 v->nic, v->ethernet ? "Ethernet (RoCE)" : "InfiniBand", v->rate[0] ? v->rate : "rate unknown",
 		 mtu_bytes(mtu), gid,
-		 gdrb_topo_dist_name(v->dist), v->nearest ? "nearest active port to this rank's GPU" :
-		 gdrb_verbs_params(c)->ib_dev[0] ? "chosen with --ib-dev" : "first active port; no GPU-NIC PCI path",
+		 gdrb_topo_dist_name(v->dist), gdrb_verbs_port_why(v, gdrb_verbs_params(c)),
 		 v->nqps, v->tx_depth, gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)),
 		 !v->relaxed ? "off" : v->poll ? "requested (off for the polled receive buffer)" : "requested",
 		 v->op == GDRB_VERBS_READ ? "the reader polls its send completion queue for its reads (the last read per QP is signaled); the owner learns the window is done from a control send" :
