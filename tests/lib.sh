@@ -144,6 +144,34 @@ csv_check() {
 		-f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/csv_check.awk" "$@"
 }
 
+# pairs_check CSV [awk -v ...]: an all-pairs CSV (gdrb_mpi_pairs, gdrb_write_pairs) against its
+# schema (common/core/pairs_schema.def) and tests/pairs_check.awk's checks.
+pairs_check() {
+	local csv=$1
+	shift
+	awk -v schema_def="$top_srcdir/common/core/pairs_schema.def" -v schema_macro=GDRB_PAIRS_COL \
+		-f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/pairs_check.awk" "$@" "$csv"
+}
+# suspects_only VERDICT_JSON MAX KIND PREFIX...: print the suspects a verdict names ("kind:
+# text", a line each); exit 0 only if there is at least one, at most MAX (0: any number), each of
+# KIND and its text starting with one of the PREFIXes.
+suspects_only() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, most, kind, prefixes = sys.argv[1], int(sys.argv[2]), sys.argv[3], tuple(sys.argv[4:])
+found = [(s["kind"], s["text"]) for r in json.load(open(path))["rules"] for s in r.get("suspects", [])]
+for k, t in found:
+    print("%s: %s" % (k, t))
+ok = found and (not most or len(found) <= most) and all(k == kind and t.startswith(prefixes) for k, t in found)
+sys.exit(0 if ok else 1)
+PY
+}
+# pairs_matrix_check FILE N CELLS: a matrix file, N x N, the cells CELLS ("i:j ..." or "all") filled
+# and no other (tests/pairs_matrix.awk).
+pairs_matrix_check() {
+	awk -v n="$2" -v cells="$3" -f "$top_srcdir/tests/pairs_matrix.awk" "$1"
+}
+
 # expect_refused PATTERN CMD...: bad input refused: CMD exits 2 with exactly one
 # line on stderr holding PATTERN, and prints nothing on stdout.
 expect_refused() {

@@ -11,15 +11,6 @@ need_mpi
 bin=$top_builddir/mpi/gdrb_mpi_pairs
 [ -x "$bin" ] || skip "gdrb_mpi_pairs not built"
 
-pairs_check() { # CSV [awk -v ...]
-	local csv=$1
-	shift
-	awk -v schema_def="$top_srcdir/common/core/pairs_schema.def" -v schema_macro=GDRB_PAIRS_COL \
-		-f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/pairs_check.awk" "$@" "$csv"
-}
-matrix_check() { # FILE N CELLS
-	awk -v n="$2" -v cells="$3" -f "$top_srcdir/tests/pairs_matrix.awk" "$1"
-}
 # run NP DIR ARGS...: gdrb_mpi_pairs with its CSV in DIR; output in DIR/out, DIR/err; the
 # variables named in $pass (GDRB_INJECT_*) go to the ranks; $sizes replaces -m 64K,8.
 pass=
@@ -41,9 +32,9 @@ pairs_check "$WORK/bad.csv" >/dev/null && fail "pairs_check passes a row with an
 printf '%s\n%s\n' "$h" "${row/,1.500,,ok/,,,ok}" >"$WORK/bad.csv"
 pairs_check "$WORK/bad.csv" >/dev/null && fail "pairs_check passes a bw row without bw_GBps"
 printf 'src\\dst,0,1\n0,,1.0\n1,,\n' >"$WORK/m.csv"
-matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "matrix_check passes a missing cell"
+pairs_matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "pairs_matrix_check passes a missing cell"
 printf 'src\\dst,0,1\n0,1.0,1.0\n1,1.0,\n' >"$WORK/m.csv"
-matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "matrix_check passes a filled diagonal"
+pairs_matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "pairs_matrix_check passes a filled diagonal"
 pass "the checkers catch a comma in a field, a bw row without its figure, a hole and a filled diagonal"
 
 # np 2, 3, 4: every off-diagonal cell of every matrix, one row per pair, size and metric.
@@ -53,7 +44,7 @@ for np in 2 3 4; do
 	pairs_check "$d/pairs.csv" -v rows=$((np * (np - 1) * 4)) -v status=ok -v shift=1 -v ranks="$np" ||
 		fail "np $np: the pairs CSV"
 	for f in pairs-65536-direct pairs-8-direct pairs-lat-65536-direct pairs-lat-8-direct; do
-		matrix_check "$d/$f.csv" "$np" all || fail "np $np: $f.csv"
+		pairs_matrix_check "$d/$f.csv" "$np" all || fail "np $np: $f.csv"
 	done
 	[ "$(grep -c '^[0-9]*,' "$d/pairs-ranks.csv")" -eq "$np" ] || fail "np $np: the rank table"
 	grep -q "^# matrix bw 64KiB direct" "$d/out" || fail "np $np: no matrix on stdout"
@@ -68,7 +59,7 @@ shifts=$(sed -n 's/^# rounds: 2 of 4, shifts \([0-9,]*\); seed 42 .*/\1/p' "$d/o
 [ -n "$shifts" ] || { cat "$d/out"; fail "the header does not give 2 of 4 shifts and seed 42"; }
 cells=
 for k in ${shifts//,/ }; do for i in 0 1 2 3 4; do cells+="$i:$(((i + k) % 5)) "; done; done
-matrix_check "$d/pairs-65536-direct.csv" 5 "$cells" || fail "--rounds 2: cells of shifts $shifts"
+pairs_matrix_check "$d/pairs-65536-direct.csv" 5 "$cells" || fail "--rounds 2: cells of shifts $shifts"
 pairs_check "$d/pairs.csv" -v rows=20 -v shift=1 -v ranks=5 || fail "--rounds 2: CSV"
 [ "$(grep -c 'rounds 2 of 4 sampled by seed 42' "$d/pairs.csv")" -eq 20 ] || fail "the seed is not in the note"
 run 5 "$WORK/rounds2" --rounds 2 --seed 42 || fail "--rounds 2 again"
@@ -79,12 +70,12 @@ pass "--rounds 2 --seed 42 measures shifts $shifts, again for the same seed, the
 d=$WORK/rail
 GDRB_INJECT_HOSTS=a,a,b,b pass=GDRB_INJECT_HOSTS run 4 "$d" --granularity rail ||
 	{ cat "$d/err"; fail "--granularity rail"; }
-matrix_check "$d/pairs-65536-direct.csv" 4 "0:2 2:0 1:3 3:1" || fail "rail: not GPU i with GPU i"
+pairs_matrix_check "$d/pairs-65536-direct.csv" 4 "0:2 2:0 1:3 3:1" || fail "rail: not GPU i with GPU i"
 grep -q "granularity rail: 2 shift group(s) of 2 ranks" "$d/out" || { cat "$d/out"; fail "rail header"; }
 pass "--granularity rail on two 2-GPU nodes: only 0<->2 and 1<->3"
 d=$WORK/node
 GDRB_INJECT_HOSTS=a,b,c pass=GDRB_INJECT_HOSTS run 3 "$d" --granularity node || { cat "$d/err"; fail "--granularity node"; }
-matrix_check "$d/pairs-65536-direct.csv" 3 all || fail "node: not every pair"
+pairs_matrix_check "$d/pairs-65536-direct.csv" 3 all || fail "node: not every pair"
 grep -q "^# ranks: 3 on 3 nodes; granularity node" "$d/out" || { cat "$d/out"; fail "node header"; }
 pass "--granularity node on three one-rank nodes: every pair"
 
@@ -116,7 +107,7 @@ GDRB_INJECT_CORRUPTION=1 pass=GDRB_INJECT_CORRUPTION sizes=4K run 3 "$d" || rc=$
 [ "$rc" -eq 1 ] || { cat "$d/err"; fail "a corrupted byte: exit $rc, expected 1"; }
 n=$(grep -c ',bw,4096,[12],[02],1,.*,error,1,' "$d/pairs.csv")
 [ "$n" -eq 2 ] || { cat "$d/pairs.csv"; fail "$n of 2 pairs into rank 1 are errors with 1 wrong byte"; }
-matrix_check "$d/pairs-4096-direct.csv" 3 "0:2 1:0 1:2 2:0" || fail "the corrupted pairs are not empty cells"
+pairs_matrix_check "$d/pairs-4096-direct.csv" 3 "0:2 1:0 1:2 2:0" || fail "the corrupted pairs are not empty cells"
 grep -q "wrong byte(s) from rank" "$d/err" || fail "no line naming the sender"
 pass "a flipped byte is caught: the 2 pairs into rank 1 are status error, their cells empty, exit 1"
 
@@ -145,7 +136,7 @@ wait "$pid" || rc=$?
 [ "$rc" -ne 0 ] || fail "a stopped rank: exit 0"
 [ "$took" -le 180 ] || fail "a stopped rank: named after $took s, --timeout was 3"
 grep -q "timeout: no answer from rank 2 (" "$d/err" || { cat "$d/err"; fail "the stopped rank 2 is not named"; }
-matrix_check "$d/pairs-65536-direct.csv" 4 "0:1 1:2 2:3 3:0" || fail "round 1 not kept in the matrix"
+pairs_matrix_check "$d/pairs-65536-direct.csv" 4 "0:1 1:2 2:3 3:0" || fail "round 1 not kept in the matrix"
 pairs_check "$d/pairs.csv" -v rows=8 -v status=ok || fail "round 1 not kept in the CSV"
 pass "rank 2 stopped in round 2: named after $took s ($(grep -m1 -o 'no answer from rank 2 ([^)]*)' "$d/err")), round 1 kept"
 
@@ -159,7 +150,7 @@ rc=0
 	run 3 "$d" --mem device --mpi-cuda yes --metric bw,lat || { cat "$d/err"; fail "--mem device"; }
 	no_simgpu_errors "$d/err"
 	for f in pairs-65536-direct pairs-65536-staged pairs-lat-8-direct pairs-lat-8-staged; do
-		matrix_check "$d/$f.csv" 3 all || fail "device: $f.csv"
+		pairs_matrix_check "$d/$f.csv" 3 all || fail "device: $f.csv"
 	done
 	pairs_check "$d/pairs.csv" -v rows=48 -v status=ok || fail "device: CSV"
 	grep -q ',device,staged,staged,bw,' "$d/pairs.csv" && grep -q ',device,direct,mpi-cuda,lat,' "$d/pairs.csv" ||
@@ -178,7 +169,7 @@ rc=0
 	run 2 "$d" --mem device || { cat "$d/err"; fail "--mem device, MPI not CUDA-aware"; }
 	[ "$(grep -c ',device,direct,mpi-cuda,bw,.*,skipped,0,.*not CUDA-aware' "$d/pairs.csv")" -eq 4 ] ||
 		{ cat "$d/pairs.csv"; fail "the direct path is not skipped with its reason"; }
-	matrix_check "$d/pairs-65536-staged.csv" 2 all || fail "device: staged without direct"
+	pairs_matrix_check "$d/pairs-65536-staged.csv" 2 all || fail "device: staged without direct"
 	[ ! -e "$d/pairs-65536-direct.csv" ] || fail "a matrix for the skipped direct path"
 	rc=0
 	GDRB_INJECT_CORRUPTION=2 pass=GDRB_INJECT_CORRUPTION sizes=4K run 3 "$WORK/dev3" --mem device || rc=$?

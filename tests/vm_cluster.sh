@@ -124,13 +124,7 @@ done
 ok netem
 # only_vm3 NAME: the verdict of NAME's results names node gdrb-vm3 and nothing else.
 only_vm3() {
-	python3 - "$WORK/$1/verdict.json" >"$WORK/$1.suspects" <<'PY'
-import json, sys
-found = [(s["kind"], s["text"]) for r in json.load(open(sys.argv[1]))["rules"] for s in r.get("suspects", [])]
-for kind, text in found:
-    print("%s: %s" % (kind, text))
-sys.exit(0 if found and all(k == "node" and t.startswith("node gdrb-vm3 ") for k, t in found) else 1)
-PY
+	suspects_only "$WORK/$1/verdict.json" 0 node "node gdrb-vm3 " >"$WORK/$1.suspects"
 }
 for t in mpi verbs; do
 	b=mpi_pairs

@@ -64,15 +64,6 @@ vm_inside
 echo "seconds per run in the VM:"
 sed 's/^/  /' "$WORK/times"
 
-pairs_check() { # CSV [awk -v ...]
-	local csv=$1
-	shift
-	awk -v schema_def="$top_srcdir/common/core/pairs_schema.def" -v schema_macro=GDRB_PAIRS_COL \
-		-f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/pairs_check.awk" "$@" "$csv"
-}
-matrix_check() { # FILE N CELLS
-	awk -v n="$2" -v cells="$3" -f "$top_srcdir/tests/pairs_matrix.awk" "$1"
-}
 ok_run() { # NAME
 	[ "$(status_of "$1")" = 0 ] || { cat "$WORK/$1/out" "$WORK/$1/err"; fail "$1 exited $(status_of "$1") in the VM"; }
 	no_simgpu_errors "$WORK/$1/err"
@@ -80,7 +71,7 @@ ok_run() { # NAME
 
 # The checkers catch their faults (as mpi_pairs.sh shows for its own rows): a hole in a matrix.
 printf 'src\\dst,0,1\n0,,1.0\n1,,\n' >"$WORK/m.csv"
-matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "matrix_check passes a missing cell"
+pairs_matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "pairs_matrix_check passes a missing cell"
 
 # Host and pinned memory, 2 and 4 ranks: every cell of every matrix, the rows, the rank table.
 for run in host2:2:host pinned4:4:pinned; do
@@ -90,7 +81,7 @@ for run in host2:2:host pinned4:4:pinned; do
 	pairs_check "$d/pairs.csv" -v rows=$((np * (np - 1) * 4)) -v status=ok -v shift=1 -v ranks="$np" ||
 		fail "$name: the pairs CSV"
 	for f in pairs-65536-direct pairs-8-direct pairs-lat-65536-direct pairs-lat-8-direct; do
-		matrix_check "$d/$f.csv" "$np" all || fail "$name: $f.csv"
+		pairs_matrix_check "$d/$f.csv" "$np" all || fail "$name: $f.csv"
 	done
 	[ "$(grep -c "^write_pairs,verbs,$mem,direct,host,.*,rxe0:1,rxe0:1," "$d/pairs.csv")" -eq $((np * (np - 1) * 4)) ] ||
 		{ head -3 "$d/pairs.csv"; fail "$name: rows are not write_pairs, verbs, $mem, direct, reg host, NIC rxe0:1"; }
@@ -118,7 +109,7 @@ shifts=$(sed -n 's/^# rounds: 2 of 4, shifts \([0-9,]*\); seed 42 .*/\1/p' "$d/o
 [ -n "$shifts" ] || { cat "$d/out"; fail "--rounds 2: the header does not give 2 of 4 shifts and seed 42"; }
 cells=
 for k in ${shifts//,/ }; do for i in 0 1 2 3 4; do cells+="$i:$(((i + k) % 5)) "; done; done
-matrix_check "$d/pairs-4096-direct.csv" 5 "$cells" || fail "--rounds 2: cells of shifts $shifts"
+pairs_matrix_check "$d/pairs-4096-direct.csv" 5 "$cells" || fail "--rounds 2: cells of shifts $shifts"
 pairs_check "$d/pairs.csv" -v rows=10 -v status=ok -v shift=1 -v ranks=5 || fail "--rounds 2: CSV"
 qps=$(sed -n 's/^# NIC .*; \([0-9]*\) RC QP(s), one per peer met.*/\1/p' "$d/out")
 # Shifts k and 5 - k meet the same two peers; any other two shifts meet four.
@@ -134,7 +125,7 @@ device_checks() {
 	ok_run dev-peermem
 	pairs_check "$d/pairs.csv" -v rows=48 -v status=ok || fail "device (peermem): CSV"
 	for f in pairs-65536-direct pairs-65536-staged pairs-lat-8-direct pairs-lat-8-staged; do
-		matrix_check "$d/$f.csv" 3 all || fail "device (peermem): $f.csv"
+		pairs_matrix_check "$d/$f.csv" 3 all || fail "device (peermem): $f.csv"
 	done
 	[ "$(grep -c ',device,direct,peermem,' "$d/pairs.csv")" -eq 24 ] &&
 		[ "$(grep -c ',device,staged,staged,' "$d/pairs.csv")" -eq 24 ] ||
@@ -154,7 +145,7 @@ device_checks() {
 	[ "$(grep -c ',device,direct,none,.*,skipped,0,.*ibv_reg_dmabuf_mr: Operation not supported.*ibv_reg_mr: Bad address' "$d/pairs.csv")" -eq 24 ] ||
 		{ cat "$d/pairs.csv"; fail "device (strict): the direct rows are not skipped with both registration errors"; }
 	[ "$(grep -c ',device,staged,staged,.*,ok,0,' "$d/pairs.csv")" -eq 24 ] || fail "device (strict): staged rows not ok"
-	matrix_check "$d/pairs-65536-staged.csv" 3 all || fail "device (strict): staged matrix"
+	pairs_matrix_check "$d/pairs-65536-staged.csv" 3 all || fail "device (strict): staged matrix"
 	[ ! -e "$d/pairs-65536-direct.csv" ] || fail "device (strict): a matrix for the skipped direct path"
 	grep -q '^# GDR: no: rank 0 (gdrb-vm): GPU memory registration failed' "$d/out" ||
 		{ cat "$d/out"; fail "device (strict): the header does not say GDR: no with the reason"; }
@@ -185,6 +176,6 @@ pass "a flipped byte is caught ($corrupt_runs): the pairs into that rank are err
 d=$WORK/stop
 [ "$(status_of stop)" != 0 ] || { cat "$d/out" "$d/err"; fail "a stopped rank: exit 0"; }
 grep -q "timeout: no answer from rank 2 (gdrb-vm)" "$d/err" || { cat "$d/err"; fail "the stopped rank 2 is not named"; }
-matrix_check "$d/pairs-65536-direct.csv" 4 "0:1 1:2 2:3 3:0" || fail "round 1 not kept in the matrix"
+pairs_matrix_check "$d/pairs-65536-direct.csv" 4 "0:1 1:2 2:3 3:0" || fail "round 1 not kept in the matrix"
 pairs_check "$d/pairs.csv" -v rows=4 -v status=ok || fail "round 1 not kept in the CSV"
 pass "rank 2 stopped in round 2: $(grep -m1 -o 'timeout: no answer from rank 2 ([^)]*)[^;]*' "$d/err"), round 1 kept ($(grep '^stop ' "$WORK/times" | cut -d' ' -f2-))"
