@@ -226,6 +226,20 @@ grep -q '^- bw within 5% .*: \*\*MISS\*\* at 2 KiB (0.833)' "$WORK/fail.md" || f
 grep -q '^bibw within 5% .*: PASS: ' "$WORK/fail.out" || fail "bibw: the fault leaked into another benchmark"
 pass "OMB 20% faster at bw 2 KiB: $(grep '^bw within' "$WORK/fail.out")"
 
+# What the rows say of themselves is every value with its sizes: every bw row ok but one
+# few-samples row at 2 KiB (round 2), which is named, not hidden behind the ok of the others.
+omb_from_gdrb 0.97 1.04 0.5
+for r in 1 2 3; do
+	awk -F, -v OFS=, -v r="$r" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+		NR > 1 { $col["quality"] = r == 2 && $col["size_bytes"] == 2048 ? "few-samples" : "ok" } 1' \
+		"$WORK/run/raw/round-$r/gdrb_mpi_bw.csv" >"$WORK/q.csv"
+	mv "$WORK/q.csv" "$WORK/run/raw/round-$r/gdrb_mpi_bw.csv"
+done
+"$script" --from-raw "$WORK/run" --report "$WORK/said.md" >/dev/null 2>&1 || true
+grep -q '; bw quality `ok`, `few-samples` at 2 KiB; ' "$WORK/said.md" ||
+	{ grep 'rows say' "$WORK/said.md"; fail "a few-samples row is not named in the report"; }
+pass "a few-samples row named: $(grep -o '; bw quality [^;]*' "$WORK/said.md" | cut -c3-)"
+
 # A size gdrbench did not write is a problem, named, and fails the run, also at a size that no
 # target judges.
 omb_from_gdrb 0.97 1.04 0.5
