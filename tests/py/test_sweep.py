@@ -1,9 +1,10 @@
 """gdrb sweep: the options and their one-line errors, the plan on a made-up host (no GPU, a GPU,
 an RDMA device; stub binaries), where ranks go, a step's rows merged into results.csv (torn
-rows dropped, 'failed' and 'unsupported' rows for sizes not measured), meta.json's layout, and
-Ctrl-C in the middle of a step."""
+rows dropped, 'failed' and 'unsupported' rows for sizes not measured), meta.json's layout,
+Ctrl-C in the middle of a step, and a whole sweep without gnuplot."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -369,6 +370,80 @@ exec sleep 60""" % (self.tmp, header, row))
         with self.assertRaises(ProcessLookupError):
             os.kill(pid, 0)
         self.assertFalse(os.path.exists(os.path.join(out, "logs", "01-fake_slow-host.csv")))
+
+
+def path_without(tmp, name):
+    """PATH with NAME hidden: each of its directories that holds NAME is replaced by one (in
+    TMP) of links to everything else in it."""
+    dirs = []
+    for i, d in enumerate(os.environ.get("PATH", "").split(os.pathsep)):
+        if d and os.path.exists(os.path.join(d, name)):
+            shadow = os.path.join(tmp, "path-%d" % i)
+            os.mkdir(shadow)
+            for entry in os.listdir(d):
+                if entry != name:
+                    os.symlink(os.path.join(d, entry), os.path.join(shadow, entry))
+            d = shadow
+        dirs.append(d)
+    return os.pathsep.join(dirs)
+
+
+def fake_bench(directory, name, rows=(), stderr=(), status=0):
+    """A benchmark NAME that writes the schema's header and ROWS to its --csv file, the lines
+    STDERR on stderr, and exits STATUS."""
+    def lines(words):
+        return " ".join("'%s'" % w for w in words)
+    body = 'while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done\n'
+    body += "printf '%%s\\n' %s >\"$csv\"\n" % lines([common.schema().header] + list(rows))
+    if stderr:
+        body += "printf '%%s\\n' %s >&2\n" % lines(stderr)
+    return stub(directory, name, body + "exit %d" % status)
+
+
+def ok_row(bench):
+    return ("%s,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,"
+            ",,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0" % bench)
+
+
+class EndToEnd(Dir):
+    """Whole sweeps of fake local benchmarks (no launcher needed), as a user runs them."""
+
+    def setUp(self):
+        super().setUp()
+        self.bin = os.path.join(self.tmp, "bin")
+        os.mkdir(self.bin)
+        self.out = os.path.join(self.tmp, "run")
+
+    def sweep(self, profile_text, *argv, path=None):
+        prof = os.path.join(self.tmp, "test.profile")
+        with open(prof, "w") as f:
+            f.write(profile_text)
+        env = dict(os.environ, PATH=path or os.environ["PATH"])
+        env.pop("SLURM_JOB_ID", None)
+        return subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir", self.bin,
+                               "--out", self.out] + list(argv), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+
+    def read(self, name):
+        with open(os.path.join(self.out, name), encoding="utf-8") as f:
+            return f.read()
+
+    def test_without_gnuplot(self):
+        """No gnuplot: said once, no plots; the results, meta.json and the report are all there, exit 0."""
+        fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")])
+        path = path_without(self.tmp, "gnuplot")
+        self.assertIsNone(shutil.which("gnuplot", path=path))
+        ran = self.sweep("sizes 8\nrun gdrb_fake_ok launch=local\n", path=path)
+        self.assertEqual(ran.returncode, 0, ran.stderr)
+        said = "gdrb-sweep: gnuplot not found: no plots (install gnuplot-nox; then scripts/gdrb-plot %s)\n" % self.out
+        self.assertEqual(ran.stderr.count(said), 1, ran.stderr)
+        self.assertEqual(self.read("results.csv").splitlines(), [common.schema().header, ok_row("fake_ok")])
+        self.assertIn("fake_ok", self.read("summary.md"))
+        self.assertTrue(self.read("report.html").startswith("<!DOCTYPE html>"))
+        self.assertTrue(ran.stderr.endswith("%s/summary.md, %s/report.html\n" % (self.out, self.out)), ran.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "plots")))
+        meta = json.loads(self.read("meta.json"))
+        self.assertEqual((meta["status"], meta["exit_status"], meta["steps"][0]["status"]), ("complete", 0, "ok"))
 
 
 if __name__ == "__main__":
