@@ -1,7 +1,8 @@
 """gdrb sweep: the options and their one-line errors, the plan on a made-up host (no GPU, a GPU,
 an RDMA device; stub binaries), where ranks go, a step's rows merged into results.csv (torn
 rows dropped, 'failed' and 'unsupported' rows for sizes not measured), meta.json's layout,
-Ctrl-C in the middle of a step, and a whole sweep without gnuplot."""
+Ctrl-C in the middle of a step, a whole sweep without gnuplot, and every program a sweep runs
+leaving its stderr and exit status in logs/."""
 import json
 import os
 import shutil
@@ -370,6 +371,8 @@ exec sleep 60""" % (self.tmp, header, row))
         with self.assertRaises(ProcessLookupError):
             os.kill(pid, 0)
         self.assertFalse(os.path.exists(os.path.join(out, "logs", "01-fake_slow-host.csv")))
+        with open(os.path.join(out, "logs", "01-fake_slow-host.log")) as f:
+            self.assertEqual(f.read().splitlines()[-1], "# exit status 143 (stopped: the sweep was interrupted)")
 
 
 def path_without(tmp, name):
@@ -442,8 +445,65 @@ class EndToEnd(Dir):
         self.assertTrue(self.read("report.html").startswith("<!DOCTYPE html>"))
         self.assertTrue(ran.stderr.endswith("%s/summary.md, %s/report.html\n" % (self.out, self.out)), ran.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.out, "plots")))
+        self.assertEqual(self.read("logs/plot.log"), "# " + said[len("gdrb-sweep: "):])
         meta = json.loads(self.read("meta.json"))
         self.assertEqual((meta["status"], meta["exit_status"], meta["steps"][0]["status"]), ("complete", 0, "ok"))
+
+    def test_every_child_leaves_its_stderr_and_exit_status_in_logs(self):
+        fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")], ["gdrb_fake_ok: a word on stderr"])
+        fake_bench(self.bin, "gdrb_fake_fail", [], ["gdrb_fake_fail: lost the peer (injected)", "and more"], 3)
+        stub(self.bin, "gdrb_fake_doctor", 'echo "{}"; echo "gdrb_fake_doctor: a check fails" >&2; exit 1')
+        # The other host cannot be reached: node-info through the launcher fails (2 lines).
+        stub(self.bin, "mpirun", 'echo "mpirun: cannot reach b (injected)" >&2; echo "its second line" >&2; exit 1')
+        # gnuplot lists its terminals, then fails to draw.
+        stub(self.bin, "gnuplot", '[ "$1" = -e ] && exit 0; echo "gnuplot: cannot draw (injected)" >&2; exit 1')
+        ran = self.sweep("sizes 8\ndoctor gdrb_fake_doctor\nrun gdrb_fake_ok launch=local\n"
+                         "run gdrb_fake_fail launch=local\nrule r fake_fail status = ok\n", "--hosts", "a,b",
+                         path=self.bin + os.pathsep + os.environ["PATH"])
+        self.assertEqual(ran.returncode, 1, ran.stderr)
+        logs = sorted(os.listdir(os.path.join(self.out, "logs")))
+        self.assertEqual(logs, ["01-fake_ok-host.log", "01-fake_ok-host.out", "02-fake_fail-host.log",
+                                "02-fake_fail-host.out", "accept.log", "doctor.log", "node-info.log", "plot.log",
+                                "report.log"])
+
+        def log(name):
+            text = self.read(os.path.join("logs", name))
+            self.assertTrue(text.startswith("# "), text)
+            return text.splitlines()
+
+        self.assertEqual(log("01-fake_ok-host.log")[1:], ["gdrb_fake_ok: a word on stderr", "# exit status 0"])
+        self.assertEqual(log("02-fake_fail-host.log")[1:], ["gdrb_fake_fail: lost the peer (injected)", "and more",
+                                                           "# exit status 3"])
+        self.assertEqual(log("doctor.log"), ["# %s/gdrb_fake_doctor --json" % self.bin,
+                                             "gdrb_fake_doctor: a check fails", "# exit status 1"])
+        info = log("node-info.log")
+        self.assertIn("# %s/lib/node-info" % gdrbtest.SCRIPTS, info)           # this host
+        self.assertIn("# mpirun --version", info)
+        at = info.index(next(x for x in info if x.startswith("# mpirun -np 2 --host a,b")))
+        self.assertEqual(info[at + 1:at + 4], ["mpirun: cannot reach b (injected)", "its second line",
+                                               "# exit status 1"])
+        plot = log("plot.log")
+        self.assertEqual(plot[0], "# %s/gdrb-plot %s" % (gdrbtest.SCRIPTS, self.out))
+        self.assertIn("gnuplot: cannot draw (injected)", plot)
+        self.assertEqual(plot[-1], "# exit status 1")
+        accept = log("accept.log")
+        self.assertEqual(accept[0], "# %s/gdrb-accept %s %s" % (gdrbtest.SCRIPTS, self.out,
+                                                                os.path.join(self.tmp, "test.profile")))
+        self.assertRegex(accept[1], r"^gdrb-accept: verdict in \S+/verdict.json and \S+/verdict.xml$")
+        self.assertEqual(accept[2:], ["# exit status 1"])
+        report = log("report.log")
+        self.assertEqual((report[0], report[-1]), ("# %s/gdrb-report %s" % (gdrbtest.SCRIPTS, self.out),
+                                                   "# exit status 0"))
+        # The terminal still gets what it got: each stage's stderr, the node-info failure.
+        for line in plot[1:-1] + accept[1:-1] + report[1:-1]:
+            self.assertIn(line + "\n", ran.stderr)
+        self.assertIn("gdrb-sweep: could not run node-info on every host through mpirun: mpirun: cannot reach b "
+                      "(injected); meta.json describes this host only (all it said: logs/node-info.log)\n", ran.stderr)
+        meta = json.loads(self.read("meta.json"))
+        self.assertEqual(meta["node_info_error"],
+                         "could not run node-info on every host through mpirun: mpirun: cannot reach b (injected)")
+        self.assertEqual([(s["exit"], s["log"]) for s in meta["steps"]],
+                         [(0, "logs/01-fake_ok-host.log"), (3, "logs/02-fake_fail-host.log")])
 
 
 if __name__ == "__main__":
