@@ -2,12 +2,17 @@
 # with InfiniBand NDR (400 Gb/s) NICs and H100 GPUs, CUDA-aware MPI.
 #
 #   gawk -v schema_def=common/core/csv_schema.def -f tests/schema.awk -f tests/gen_csv.awk \
-#        [-v fault=1] [-v rows=N] [-v pairs=P]
+#        [-v fault=1|gdr] [-v rows=N] [-v pairs=P]
 #
 # 28 sizes (8 B..1 GiB) x mpi_latency, mpi_bw, write_lat, write_bw (host and device memory,
 # direct and staged) and copy_bw: 476 aggregate rows. fault=1 plants what an acceptance run
 # must catch: write_bw direct from GPU memory dips to 41 GB/s at 4-16 MiB, the 8-byte
 # write_lat p99 on device memory is 7.9 us, and write_bw from host memory failed at 1 GiB.
+# fault=gdr is GPUDirect RDMA that does not pay: the GPU and the NIC under different sockets
+# (gpu_nic_dist SYS), the direct write latency from GPU memory 5 us more than the good run's
+# (above half the staged one at 8 B..4 KiB), the direct write bandwidth from GPU memory 30% of
+# the good run's from 1 MiB (below the staged path), and its 1 GiB buffer never registered
+# (the 'failed' row gdrb-sweep writes for it, reg none).
 # rows=N repeats the run until N rows are written (a large file for timing the scripts);
 # pairs=P adds P per-pair rows after each aggregate row.
 # Deterministic: the jitter comes from srand(1).
@@ -24,21 +29,37 @@ function bw_row(bench, layer, mem, path, reg, size, peak, half, nic,    gbps, t)
 }
 
 function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, status, line, i, link) {
-	if (fault && bench == "write_bw" && mem == "device" && path == "direct" && size >= 4194304 && size <= 16777216) {
+	if (fault == 1 && bench == "write_bw" && mem == "device" && path == "direct" && size >= 4194304 && size <= 16777216) {
 		gbps = 41 + (size / 4194304) * 0.1
 		p50 = p99 = size / (gbps * 1e3)
 	}
-	if (fault && bench == "write_lat" && mem == "device" && path == "direct" && size == 8)
+	if (fault == 1 && bench == "write_lat" && mem == "device" && path == "direct" && size == 8)
 		p99 = 7.9
+	if (fault == "gdr" && bench == "write_lat" && mem == "device" && path == "direct") {
+		p50 += 5
+		p99 += 5
+		gbps = size / (p50 * 1e3)
+	}
+	if (fault == "gdr" && bench == "write_bw" && mem == "device" && path == "direct" && size >= 1048576) {
+		gbps *= 0.3
+		p50 = size / (gbps * 1e3)
+		p99 = p50 * 1.2
+	}
 	status = "ok"
-	if (fault && bench == "write_bw" && mem == "host" && size == 1073741824)
+	if (fault == 1 && bench == "write_bw" && mem == "host" && size == 1073741824)
 		status = "failed"
+	if (fault == "gdr" && bench == "write_bw" && mem == "device" && path == "direct" && size == 1073741824) {
+		status = "failed"
+		reg = "none"
+	}
 	iters = int(0.3 / (p50 * 1e-6))
 	iters = iters > 10000 ? 10000 : (iters < 3 ? 3 : iters)
 	SECOND++
 	# Verbs rows name their link (the rate left unknown, as from a port without one) and distance;
 	# the CPU columns after it stay empty (nothing is measured here).
 	link = layer == "verbs" ? "InfiniBand,,PIX" : ",,"
+	if (layer == "verbs" && fault == "gdr")
+		link = "InfiniBand,,SYS"
 	# Pipelined staging names its fragment and slots.
 	stage = path == "staged" ? "524288,4" : ","
 	# Bandwidth rows name their window and buffer layout.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# gdrb-accept and gdrb-plot on a 100,000-row CSV each finish in under 5 s. The CSV is
+# gdrb-accept, gdrb-plot and gdrb-report on a 100,000-row CSV each finish in under 5 s. The CSV is
 # tests/gen_csv.awk's NDR run repeated until 100,000 aggregate rows (every row is read and
 # checked, none skipped as a per-pair row). Wall time depends on what else this machine runs
 # (make -j check runs MPI tests beside this one): over 5 s of wall time is accepted only when
@@ -42,3 +42,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	echo "gnuplot not installed: gdrb-plot not timed"
 fi
+# The report of the same directory: its verdict, and the figures where gdrb-plot drew them.
+timed gdrb-report "$SCRIPTS/gdrb-report" "$WORK/big"
+[ -s "$WORK/big/summary.md" ] && [ -s "$WORK/big/report.html" ] || { cat "$WORK/gdrb-report.out"; fail "gdrb-report: no summary.md or report.html from the large CSV"; }
+grep -q '^\*\*Verdict: PASS\*\*' "$WORK/big/summary.md" || { cat "$WORK/big/summary.md"; fail "gdrb-report: no verdict in the summary of the large CSV"; }

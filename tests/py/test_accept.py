@@ -1,6 +1,7 @@
-"""gdrb accept: every kind of rule (an absolute threshold, % of link, % of staged, text
-in / = / !=) passes on the good fixture and fails on a bad one; a rule without rows is NODATA,
-a value that is not a number INVALID (exit 3); the verdict files and the exit codes."""
+"""gdrb accept: every kind of rule (an absolute threshold with >=, <=, > and <, % of link, % of
+staged with <= and >=, text in / = / !=) passes on the good fixture and fails on a bad one; every
+shipped profile passes the good run and fails a bad one; a rule without rows is NODATA, a value
+that is not a number INVALID (exit 3); the verdict files and the exit codes."""
 import contextlib
 import io
 import json
@@ -120,6 +121,24 @@ class RuleKinds(AcceptCase):
         ran, _ = self.fails(self.fixture("bad-run"), rule)
         self.assertIn("4MiB: 41.10 GB/s < 45.00 GB/s (90% of 400 Gb/s)", ran.rule("r"))
 
+    def test_strict_less_and_greater(self):
+        """< and > fail on a value equal to the threshold, where <= and >= pass."""
+        rule = "write_lat lat_p99_us < 5 us mem=device path=direct sizes=8"
+        self.passes(self.fixture("good-run"), rule)
+        ran, _ = self.fails(self.fixture("bad-run"), rule)
+        self.assertIn("8B: 7.900 us >= 5.000 us", ran.rule("r"))
+        ran, _ = self.fails(self.fixture("good-run"), "write_lat lat_p50_us < 1.627 us mem=device path=direct sizes=8")
+        self.assertIn("1 of 1 check failed: 8B: 1.627 us >= 1.627 us", ran.rule("r"))
+        self.passes(self.fixture("good-run"), "write_lat lat_p50_us <= 1.627 us mem=device path=direct sizes=8")
+        rule = "write_bw bw_GBps > 45 GB/s mem=device path=direct sizes=1M:"
+        self.passes(self.fixture("good-run"), rule)
+        ran, _ = self.fails(self.fixture("bad-run"), rule)
+        self.assertIn("3 of 11 checks failed: 4MiB: 41.10 GB/s <= 45.00 GB/s; 8MiB: 41.20 GB/s <= 45.00 GB/s; "
+                      "16MiB: 41.40 GB/s <= 45.00 GB/s", ran.rule("r"))
+        ran, _ = self.fails(self.fixture("bad-run"), "write_bw bw_GBps > 41.1 GB/s mem=device path=direct sizes=4M")
+        self.assertIn("1 of 1 check failed: 4MiB: 41.10 GB/s <= 41.10 GB/s", ran.rule("r"))
+        self.passes(self.fixture("bad-run"), "write_bw bw_GBps >= 41.1 GB/s mem=device path=direct sizes=4M")
+
     def test_link_rate_sources(self):
         rule = "write_bw bw_GBps >= 95% of link mem=device path=direct sizes=1G"
         self.passes(self.fixture("good-run"), rule)                      # meta.json: 400 Gb/s
@@ -145,6 +164,21 @@ class RuleKinds(AcceptCase):
         self.assertIn("8B: direct 7.900 us > 7.011 us (50% of staged 14.02 us)", ran.rule("r"))
         ran, _ = self.fails(self.fixture("nofigure-staged"), "write_lat lat_p50_us <= 50% of staged mem=device sizes=8")
         self.assertIn("8B: direct lat_p50_us is empty (no figure)", ran.rule("r"))
+
+    def test_percent_of_staged_at_least(self):
+        """The shipped gdr-bandwidth rule: direct bandwidth at least the staged path's."""
+        rule = "write_bw bw_GBps >= 100% of staged mem=device sizes=1M:"
+        ran, _ = self.passes(self.fixture("good-run"), rule)
+        self.assertIn("11 checks at 11 sizes (1MiB..1GiB), worst 48.00 GB/s against 17.47 GB/s (100% of staged) "
+                      "at 64MiB", ran.rule("r"))
+        self.passes(self.fixture("bad-run"), rule)        # its dip to 41 GB/s stays above staging
+        ran, record = self.fails(self.fixture("slow-gdr-run"), rule)
+        self.assertIn("11 of 11 checks failed: 1MiB: direct 14.20 GB/s < 16.39 GB/s (100% of staged 16.39 GB/s); ",
+                      ran.rule("r"))
+        why = {f["size_bytes"]: f["why"] for f in record["failures"]}
+        self.assertEqual(len(why), 11)
+        self.assertEqual(why[1 << 30], "direct status failed (gdrb-sweep: gdrb_write_bw exited 1; "
+                                       "see logs/04-write_bw-device.log)")
 
     def test_staged_pairs_need_both_paths(self):
         rule = "write_lat lat_p50_us <= 50% of staged mem=device sizes=8:64"
@@ -243,6 +277,45 @@ class Profiles(AcceptCase):
         self.assertTrue(ran.out.endswith("FAIL: 8 rules, 4 passed, 4 failed, 0 without data\n"))
         junit = ran.junit()
         self.assertEqual((junit.get("tests"), junit.get("failures"), junit.get("errors")), ("8", "4", "0"))
+
+    # Each shipped profile's verdict on each fixture, rule by rule. The 200 Gb/s profiles judge
+    # the runs as if measured on a 200 Gb/s port (--link-rate 200).
+    VERDICTS = {
+        "gdr-effectiveness": {
+            "good-run": "PPP", "bad-run": "PPP", "slow-gdr-run": "FFF"},
+        "ib-ndr400": {
+            "good-run": "PPP PPPPP", "bad-run": "PPP FFFPF", "slow-gdr-run": "FFF PFFFF"},
+        "ib-hdr200": {
+            "good-run": "PPP PPPPP", "bad-run": "PPP FPPPF", "slow-gdr-run": "FFF PFFFF"},
+        "roce-400g": {
+            "good-run": "PPP PPPPP", "bad-run": "PPP FFFPP", "slow-gdr-run": "FFF PFFFP"},
+        "roce-200g": {
+            "good-run": "PPP PPPPP", "bad-run": "PPP FPPPP", "slow-gdr-run": "FFF PFFFP"},
+    }
+
+    def test_every_shipped_profile_passes_the_good_run_and_fails_the_bad_ones(self):
+        shipped = sorted(n[:-len(".profile")] for n in os.listdir(str(gdrbtest.SCRIPTS / "profiles")))
+        # quick and full have no rules; pairs judges the all-pairs matrices (test_pairs.py).
+        self.assertEqual(sorted(list(self.VERDICTS) + ["full", "pairs", "quick"]), shipped)
+        word = {"P": "PASS", "F": "FAIL"}
+        for name, runs in self.VERDICTS.items():
+            options = ["--link-rate", "200"] if "200" in name else []
+            for run, expected in runs.items():
+                with self.subTest(profile=name, run=run):
+                    ran = self.accept(*options, self.fixture(run), name)
+                    got = [r["verdict"] for r in ran.verdict()["rules"]]
+                    self.assertEqual(got, [word[c] for c in expected.replace(" ", "")], ran.out)
+                    self.assertEqual(ran.status, 1 if "F" in expected else 0, ran.out + ran.err)
+                    self.assertEqual(ran.verdict()["verdict"], "FAIL" if "F" in expected else "PASS")
+
+    def test_gdr_effectiveness_fails_a_gdr_that_does_not_pay(self):
+        ran = self.accept(self.fixture("slow-gdr-run"), "gdr-effectiveness")
+        self.assertEqual(ran.status, 1, ran.out + ran.err)
+        self.assertIn("1GiB: status failed (gdrb-sweep: gdrb_write_bw exited 1", ran.rule("gdr-registered"))
+        self.assertIn("10 of 10 checks failed: 8B: direct 6.627 us > 5.316 us (50% of staged 10.63 us); ",
+                      ran.rule("gdr-latency"))
+        self.assertIn("11 of 11 checks failed: 1MiB: direct 14.20 GB/s < 16.39 GB/s", ran.rule("gdr-bandwidth"))
+        self.assertTrue(ran.out.endswith("FAIL: 3 rules, 0 passed, 3 failed, 0 without data\n"), ran.out)
 
     def test_quiet_prints_the_overall_line(self):
         ran = self.accept("-q", self.fixture("bad-run"), "gdr-effectiveness")

@@ -379,7 +379,7 @@ class Sweep(PairsCase):
             self.assertIn(name, files)
         self.assertEqual(sorted(os.listdir(os.path.join(out, "logs"))),
                          ["01-mpi_pairs-host.log", "01-mpi_pairs-host.out", "02-mpi_pairs-pinned.log",
-                          "02-mpi_pairs-pinned.out"])
+                          "02-mpi_pairs-pinned.out", "accept.log", "node-info.log", "plot.log", "report.log"])
         with open(os.path.join(out, "pairs.csv")) as f:
             lines = f.read().splitlines()
         self.assertEqual(lines[0], pairs.pairs_header())

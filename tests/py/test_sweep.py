@@ -1,9 +1,11 @@
 """gdrb sweep: the options and their one-line errors, the plan on a made-up host (no GPU, a GPU,
 an RDMA device; stub binaries), where ranks go, a step's rows merged into results.csv (torn
-rows dropped, 'failed' and 'unsupported' rows for sizes not measured), meta.json's layout, and
-Ctrl-C in the middle of a step."""
+rows dropped, 'failed' and 'unsupported' rows for sizes not measured), meta.json's layout,
+Ctrl-C in the middle of a step, a whole sweep without gnuplot, and every program a sweep runs
+leaving its stderr and exit status in logs/."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -369,6 +371,139 @@ exec sleep 60""" % (self.tmp, header, row))
         with self.assertRaises(ProcessLookupError):
             os.kill(pid, 0)
         self.assertFalse(os.path.exists(os.path.join(out, "logs", "01-fake_slow-host.csv")))
+        with open(os.path.join(out, "logs", "01-fake_slow-host.log")) as f:
+            self.assertEqual(f.read().splitlines()[-1], "# exit status 143 (stopped: the sweep was interrupted)")
+
+
+def path_without(tmp, name):
+    """PATH with NAME hidden: each of its directories that holds NAME is replaced by one (in
+    TMP) of links to everything else in it."""
+    dirs = []
+    for i, d in enumerate(os.environ.get("PATH", "").split(os.pathsep)):
+        if d and os.path.exists(os.path.join(d, name)):
+            shadow = os.path.join(tmp, "path-%d" % i)
+            os.mkdir(shadow)
+            for entry in os.listdir(d):
+                if entry != name:
+                    os.symlink(os.path.join(d, entry), os.path.join(shadow, entry))
+            d = shadow
+        dirs.append(d)
+    return os.pathsep.join(dirs)
+
+
+def fake_bench(directory, name, rows=(), stderr=(), status=0):
+    """A benchmark NAME that writes the schema's header and ROWS to its --csv file, the lines
+    STDERR on stderr, and exits STATUS."""
+    def lines(words):
+        return " ".join("'%s'" % w for w in words)
+    body = 'while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done\n'
+    body += "printf '%%s\\n' %s >\"$csv\"\n" % lines([common.schema().header] + list(rows))
+    if stderr:
+        body += "printf '%%s\\n' %s >&2\n" % lines(stderr)
+    return stub(directory, name, body + "exit %d" % status)
+
+
+def ok_row(bench):
+    return ("%s,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,"
+            ",,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0" % bench)
+
+
+class EndToEnd(Dir):
+    """Whole sweeps of fake local benchmarks (no launcher needed), as a user runs them."""
+
+    def setUp(self):
+        super().setUp()
+        self.bin = os.path.join(self.tmp, "bin")
+        os.mkdir(self.bin)
+        self.out = os.path.join(self.tmp, "run")
+
+    def sweep(self, profile_text, *argv, path=None):
+        prof = os.path.join(self.tmp, "test.profile")
+        with open(prof, "w") as f:
+            f.write(profile_text)
+        env = dict(os.environ, PATH=path or os.environ["PATH"])
+        env.pop("SLURM_JOB_ID", None)
+        return subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir", self.bin,
+                               "--out", self.out] + list(argv), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+
+    def read(self, name):
+        with open(os.path.join(self.out, name), encoding="utf-8") as f:
+            return f.read()
+
+    def test_without_gnuplot(self):
+        """No gnuplot: said once, no plots; the results, meta.json and the report are all there, exit 0."""
+        fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")])
+        path = path_without(self.tmp, "gnuplot")
+        self.assertIsNone(shutil.which("gnuplot", path=path))
+        ran = self.sweep("sizes 8\nrun gdrb_fake_ok launch=local\n", path=path)
+        self.assertEqual(ran.returncode, 0, ran.stderr)
+        said = "gdrb-sweep: gnuplot not found: no plots (install gnuplot-nox; then scripts/gdrb-plot %s)\n" % self.out
+        self.assertEqual(ran.stderr.count(said), 1, ran.stderr)
+        self.assertEqual(self.read("results.csv").splitlines(), [common.schema().header, ok_row("fake_ok")])
+        self.assertIn("fake_ok", self.read("summary.md"))
+        self.assertTrue(self.read("report.html").startswith("<!DOCTYPE html>"))
+        self.assertTrue(ran.stderr.endswith("%s/summary.md, %s/report.html\n" % (self.out, self.out)), ran.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "plots")))
+        self.assertEqual(self.read("logs/plot.log"), "# " + said[len("gdrb-sweep: "):])
+        meta = json.loads(self.read("meta.json"))
+        self.assertEqual((meta["status"], meta["exit_status"], meta["steps"][0]["status"]), ("complete", 0, "ok"))
+
+    def test_every_child_leaves_its_stderr_and_exit_status_in_logs(self):
+        fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")], ["gdrb_fake_ok: a word on stderr"])
+        fake_bench(self.bin, "gdrb_fake_fail", [], ["gdrb_fake_fail: lost the peer (injected)", "and more"], 3)
+        stub(self.bin, "gdrb_fake_doctor", 'echo "{}"; echo "gdrb_fake_doctor: a check fails" >&2; exit 1')
+        # The other host cannot be reached: node-info through the launcher fails (2 lines).
+        stub(self.bin, "mpirun", 'echo "mpirun: cannot reach b (injected)" >&2; echo "its second line" >&2; exit 1')
+        # gnuplot lists its terminals, then fails to draw.
+        stub(self.bin, "gnuplot", '[ "$1" = -e ] && exit 0; echo "gnuplot: cannot draw (injected)" >&2; exit 1')
+        ran = self.sweep("sizes 8\ndoctor gdrb_fake_doctor\nrun gdrb_fake_ok launch=local\n"
+                         "run gdrb_fake_fail launch=local\nrule r fake_fail status = ok\n", "--hosts", "a,b",
+                         path=self.bin + os.pathsep + os.environ["PATH"])
+        self.assertEqual(ran.returncode, 1, ran.stderr)
+        logs = sorted(os.listdir(os.path.join(self.out, "logs")))
+        self.assertEqual(logs, ["01-fake_ok-host.log", "01-fake_ok-host.out", "02-fake_fail-host.log",
+                                "02-fake_fail-host.out", "accept.log", "doctor.log", "node-info.log", "plot.log",
+                                "report.log"])
+
+        def log(name):
+            text = self.read(os.path.join("logs", name))
+            self.assertTrue(text.startswith("# "), text)
+            return text.splitlines()
+
+        self.assertEqual(log("01-fake_ok-host.log")[1:], ["gdrb_fake_ok: a word on stderr", "# exit status 0"])
+        self.assertEqual(log("02-fake_fail-host.log")[1:], ["gdrb_fake_fail: lost the peer (injected)", "and more",
+                                                           "# exit status 3"])
+        self.assertEqual(log("doctor.log"), ["# %s/gdrb_fake_doctor --json" % self.bin,
+                                             "gdrb_fake_doctor: a check fails", "# exit status 1"])
+        info = log("node-info.log")
+        self.assertIn("# %s/lib/node-info" % gdrbtest.SCRIPTS, info)           # this host
+        self.assertIn("# mpirun --version", info)
+        at = info.index(next(x for x in info if x.startswith("# mpirun -np 2 --host a,b")))
+        self.assertEqual(info[at + 1:at + 4], ["mpirun: cannot reach b (injected)", "its second line",
+                                               "# exit status 1"])
+        plot = log("plot.log")
+        self.assertEqual(plot[0], "# %s/gdrb-plot %s" % (gdrbtest.SCRIPTS, self.out))
+        self.assertIn("gnuplot: cannot draw (injected)", plot)
+        self.assertEqual(plot[-1], "# exit status 1")
+        accept = log("accept.log")
+        self.assertEqual(accept[0], "# %s/gdrb-accept %s %s" % (gdrbtest.SCRIPTS, self.out,
+                                                                os.path.join(self.tmp, "test.profile")))
+        self.assertRegex(accept[1], r"^gdrb-accept: verdict in \S+/verdict.json and \S+/verdict.xml$")
+        self.assertEqual(accept[2:], ["# exit status 1"])
+        report = log("report.log")
+        self.assertEqual((report[0], report[-1]), ("# %s/gdrb-report %s" % (gdrbtest.SCRIPTS, self.out),
+                                                   "# exit status 0"))
+        # The terminal still gets what it got: each stage's stderr, the node-info failure.
+        for line in plot[1:-1] + accept[1:-1] + report[1:-1]:
+            self.assertIn(line + "\n", ran.stderr)
+        self.assertIn("gdrb-sweep: could not run node-info on every host through mpirun: mpirun: cannot reach b "
+                      "(injected); meta.json describes this host only (all it said: logs/node-info.log)\n", ran.stderr)
+        meta = json.loads(self.read("meta.json"))
+        self.assertEqual(meta["node_info_error"],
+                         "could not run node-info on every host through mpirun: mpirun: cannot reach b (injected)")
+        self.assertEqual([(s["exit"], s["log"]) for s in meta["steps"]],
+                         [(0, "logs/01-fake_ok-host.log"), (3, "logs/02-fake_fail-host.log")])
 
 
 if __name__ == "__main__":

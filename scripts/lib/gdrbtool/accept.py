@@ -74,6 +74,11 @@ def status_why(status: str, note: str) -> str:
     return "status " + status + (" (%s)" % note if note and status != "ok" else "")
 
 
+# What a failed check says of its value and threshold: the rule's operator negated (a value
+# equal to a strict threshold is ">=" or "<=" it, not beyond it).
+NOT = {">=": "<", "<=": ">", ">": "<=", "<": ">="}
+
+
 def compare(v: float, op: str, t: float) -> bool:
     if op == ">=":
         return v >= t
@@ -509,7 +514,7 @@ class Judge:
         ok = compare(value, rule.op, limit)
         u = r.unit()
         r.record(size, ok, value, limit, "" if ok else "%s%s %s %s%s%s" % (
-            num_fmt(value), u, "<" if ">" in rule.op else ">", num_fmt(limit), u, extra))
+            num_fmt(value), u, NOT[rule.op], num_fmt(limit), u, extra))
 
     def pair_staged(self, r: RuleResult) -> None:
         """"% of staged": each direct row against the staged row of the same size, memory kind,
@@ -537,7 +542,7 @@ class Judge:
                 limit = r.limit / 100 * s
                 ok = compare(d, rule.op, limit)
                 r.record(size, ok, d, limit, "" if ok else "direct %s%s %s %s%s (%s%% of staged %s%s)" % (
-                    num_fmt(d), u, "<" if ">" in rule.op else ">", num_fmt(limit), u, r.threshold, num_fmt(s), u))
+                    num_fmt(d), u, NOT[rule.op], num_fmt(limit), u, r.threshold, num_fmt(s), u))
         # A staged row without a direct one: the direct path did not even write a row.
         for key in r.staged:
             if key not in r.direct_any and key not in r.direct:

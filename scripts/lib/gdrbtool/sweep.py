@@ -11,7 +11,9 @@ Writes results/<UTC date>-<label>/:
                 failing benchmark did not measure; complete after Ctrl-C too
   meta.json     hosts, kernel, GPU driver, CUDA, MPI, rdma-core and gdrbench versions, GPUs
                 and NICs with PCI ids, port rates, every command line and each step's outcome
-  logs/         per step: NN-<bench>-<mem>.log (command line and stderr), .out (the table)
+  logs/         per step: NN-<bench>-<mem>.log (command line, stderr, exit status), .out (the
+                table); the same for the doctor, the environment probes and the stages after
+                the steps: doctor.log, node-info.log, plot.log, accept.log, report.log
   plots/        gdrb-plot's figures (PNG and SVG)
   summary.md, report.html   gdrb-report: environment, a table per benchmark with both paths
                 side by side, the figures embedded in the HTML, the verdict on top
@@ -63,7 +65,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import common, pairs as pairs_mod, profile as profile_mod
 from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Stop, awk_value, csv_quote, csv_split,
@@ -174,18 +176,21 @@ class Host:
     rdma: bool
     sysfs: str = "/sys"
     launchers: Tuple[str, ...] = ()    # the launchers found on PATH
+    log: List[str] = field(default_factory=list)   # what probe() ran, for logs/node-info.log
 
 
 def probe(sysfs: str) -> Host:
     gpu = False
+    log: List[str] = []
     if shutil.which("nvidia-smi"):
-        rc, out, _ = capture(["nvidia-smi", "-L"], timeout=60)
+        rc, out, err = capture(["nvidia-smi", "-L"], timeout=60)
+        log.append(log_entry(["nvidia-smi", "-L"], rc, err, 60))
         gpu = any(line.startswith("GPU ") for line in out.splitlines())
     try:
         rdma = any(not n.startswith(".") for n in os.listdir(os.path.join(sysfs, "class", "infiniband")))
     except OSError:
         rdma = False
-    return Host(gpu, rdma, sysfs, tuple(n for n in ("mpirun", "srun") if shutil.which(n)))
+    return Host(gpu, rdma, sysfs, tuple(n for n in ("mpirun", "srun") if shutil.which(n)), log)
 
 
 def find_bin(name: str, bin_dirs: Sequence[str], root: str = str(TREE)) -> str:
@@ -220,6 +225,30 @@ def first_line(text: str) -> str:
     return next((line for line in text.splitlines() if line), "")
 
 
+def exit_line(rc: int, why: str = "") -> str:
+    """The last line of a child's log in logs/: its exit status, as a shell says it."""
+    return "# exit status %d%s\n" % (rc, " (%s)" % why if why else "")
+
+
+def log_entry(cmd: Sequence[str], rc: int, err: str, timeout: float = 0) -> str:
+    """A child run by capture() as a log says it: its command line, its stderr, its exit status."""
+    if err and not err.endswith("\n"):
+        err += "\n"
+    why = "stopped after %d s" % timeout if rc == 124 and timeout else ""
+    return "# %s\n%s%s" % (shell_join(cmd), err, exit_line(rc, why))
+
+
+def log_append(path: str, text: Union[str, bytes]) -> None:
+    """TEXT appended to the log PATH as far as it fits: a log that cannot be written costs the
+    log, never the sweep (an output that cannot be written is said by the stage that lost it)."""
+    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    try:
+        with open(path, "ab") as f:
+            f.write(data)
+    except OSError:
+        pass
+
+
 # --- where and how ranks are launched --------------------------------------------------------
 
 @dataclass
@@ -233,6 +262,7 @@ class Placement:
     extra: List[str] = field(default_factory=list)
     slurm_nodes: str = ""          # SLURM_JOB_NUM_NODES
     root_user: bool = False
+    log: List[str] = field(default_factory=list)   # what placement() ran, for logs/node-info.log
 
     def command(self, n: int) -> List[str]:
         """The launcher command for N ranks."""
@@ -284,6 +314,7 @@ def placement(o: Options, env: Dict[str, str], this_host: str) -> Placement:
         launcher = "srun" if slurm_job and shutil.which("srun") else "mpirun"
     specs: List[str] = []
     source = "local"
+    log: List[str] = []
     if o.hosts:
         specs, source = o.hosts.split(","), "hosts"
     elif o.hostfile:
@@ -296,7 +327,10 @@ def placement(o: Options, env: Dict[str, str], this_host: str) -> Placement:
         nodelist = env.get("SLURM_JOB_NODELIST") or env.get("SLURM_NODELIST") or ""
         if nodelist:
             if shutil.which("scontrol"):
-                specs = capture(["scontrol", "show", "hostnames", nodelist], timeout=60)[1].splitlines()
+                cmd = ["scontrol", "show", "hostnames", nodelist]
+                rc, out, err = capture(cmd, timeout=60)
+                log.append(log_entry(cmd, rc, err, 60))
+                specs = out.splitlines()
             elif "[" not in nodelist:
                 specs = nodelist.split(",")
         source = "slurm"
@@ -306,7 +340,7 @@ def placement(o: Options, env: Dict[str, str], this_host: str) -> Placement:
         if h and h not in names:
             names.append(h)
     return Placement(launcher, source, specs, names or [this_host], o.hosts, o.hostfile,
-                     o.launcher_args.split(), env.get("SLURM_JOB_NUM_NODES", ""), os.getuid() == 0)
+                     o.launcher_args.split(), env.get("SLURM_JOB_NUM_NODES", ""), os.getuid() == 0, log)
 
 
 # --- the plan ---------------------------------------------------------------------------------
@@ -733,6 +767,16 @@ class Sweep:
         self.meta: Dict[str, object] = {}
         self.tty = sys.stderr.isatty()
         self.out = self.csv = ""
+        self.stage_logs: List[Tuple[str, bytes]] = []   # written after the last stage
+
+    def log_path(self, name: str) -> str:
+        return os.path.join(self.out, "logs", name)
+
+    def probed(self, cmd: List[str], timeout: float) -> Tuple[int, str, str]:
+        """capture() of a probe of the environment, kept in logs/node-info.log."""
+        rc, out, err = capture(cmd, timeout)
+        log_append(self.log_path("node-info.log"), log_entry(cmd, rc, err, timeout))
+        return rc, out, err
 
     # Ctrl-C (or SIGTERM, SIGHUP) ends the sweep cleanly: the step running is stopped, its
     # complete rows are kept, and meta.json, the plots and the summary are still written.
@@ -787,12 +831,12 @@ class Sweep:
         """This node, and every other host through the launcher (one rank per host)."""
         names = self.where.names
         say("reading the environment of " + " ".join(names))
-        nodes = [obj for _, obj in _json_lines(capture([str(NODE_INFO)], timeout=120)[1])]
+        nodes = [obj for _, obj in _json_lines(self.probed([str(NODE_INFO)], timeout=120)[1])]
         this = socket.gethostname()
         others = any(h not in (this, this.split(".")[0], "localhost") for h in names)
         error = ""
         if others and self.where.launcher in self.host.launchers:
-            rc, out, err = capture(self.where.info_command(), timeout=120)
+            rc, out, err = self.probed(self.where.info_command(), timeout=120)
             found = _json_lines(out)
             if rc == 0 and found:
                 # rank 0's host first, then the others in the order given, then any the names missed
@@ -809,7 +853,7 @@ class Sweep:
             else:
                 error = "could not run node-info on every host through %s: %s" % (self.where.launcher,
                                                                                    first_line(err))
-                say(error + "; meta.json describes this host only")
+                say(error + "; meta.json describes this host only (all it said: logs/node-info.log)")
         return nodes, error
 
     def skip(self, binary: str, mem: str, reason: str) -> None:
@@ -829,11 +873,11 @@ class Sweep:
                 child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          start_new_session=True)
         except OSError as e:
-            with open(log, "a", encoding="utf-8") as err:
-                err.write("%s: cannot run %s: %s\n" % (common.prog, cmd[0], e.strerror))
+            log_append(log, "%s: cannot run %s: %s\n%s" % (common.prog, cmd[0], e.strerror, exit_line(127)))
             return 127
         start = time.monotonic()
         ticked = start
+        why = ""
         while True:
             try:
                 rc = child.wait(timeout=0.1)
@@ -842,14 +886,17 @@ class Sweep:
                 pass
             if self.interrupted or (timeout and time.monotonic() - start > timeout):
                 stop_child(child)
-                rc = 124 if not self.interrupted else child.returncode
                 if self.interrupted:
-                    break
-                return rc
+                    rc, why = child.returncode, "stopped: the sweep was interrupted"
+                else:
+                    rc, why = 124, "stopped after %d s" % timeout
+                break
             if on_tick and time.monotonic() - ticked >= 1:
                 ticked = time.monotonic()
                 on_tick()
-        return 128 - rc if rc < 0 else rc
+        rc = 128 - rc if rc < 0 else rc
+        log_append(log, exit_line(rc, why))
+        return rc
 
     def doctor(self) -> None:
         d = self.p.doctor
@@ -862,7 +909,8 @@ class Sweep:
             f.write(shell_join(cmd) + "\n")
         report = os.path.join(self.out, "doctor.json")
         log = os.path.join(self.out, "logs", "doctor.log")
-        open(log, "w").close()
+        with open(log, "w", encoding="utf-8") as f:
+            f.write("# %s\n" % shell_join(cmd))
         drc = self.run_child(cmd, report, log, timeout=300)
         if os.path.isfile(report) and os.path.getsize(report) > 0:
             self.meta["doctor"] = {"binary": dbin, "exit": drc, "file": "doctor.json"}
@@ -980,6 +1028,44 @@ class Sweep:
             i = s.n + 1
         return i, failed
 
+    def stage(self, name: str, cmd: List[str], keep_stdout: bool = False) -> Tuple[int, bytes]:
+        """A stage after the steps (gdrb-plot, gdrb-accept, gdrb-report): its stderr on the
+        terminal and, with its command line and exit status, in logs/NAME.log (written after the
+        last stage). (exit status, its stdout when KEEP_STDOUT; else that goes to the terminal,
+        or nowhere for the report)"""
+        text = [("# %s\n" % shell_join(cmd)).encode("utf-8", "surrogateescape")]
+        stdout = b""
+        sink = subprocess.PIPE if keep_stdout else (subprocess.DEVNULL if name == "report" else None)
+        sys.stderr.flush()
+        try:
+            proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.PIPE)
+        except OSError as e:
+            proc = None
+            line = "%s: cannot run %s: %s\n" % (common.prog, cmd[0], e.strerror)
+            sys.stderr.write(line)
+            text.append(line.encode("utf-8", "surrogateescape"))
+            rc = 127
+        if proc and keep_stdout:
+            # A short stderr: said whole once the stage ends, before its stdout is shown.
+            stdout, err = proc.communicate()
+            text.append(err)
+            sys.stderr.buffer.write(err)
+        elif proc:
+            for line in proc.stderr:       # as it comes
+                text.append(line)
+                sys.stderr.buffer.write(line)
+                sys.stderr.flush()
+            proc.stderr.close()
+        if proc:
+            rc = proc.wait()
+            rc = 128 - rc if rc < 0 else rc
+        sys.stderr.flush()
+        if text[-1] and not text[-1].endswith(b"\n"):
+            text.append(b"\n")
+        text.append(exit_line(rc).encode())
+        self.stage_logs.append((self.log_path(name + ".log"), b"".join(text)))
+        return rc, stdout
+
     @staticmethod
     def reason(log: str, name: str) -> str:
         """The binary's own word on why: its first "NAME: ..." line on stderr."""
@@ -1010,13 +1096,17 @@ class Sweep:
         self.results_dir()
         say("profile %s: %d steps, about %s; results in %s" % (p.profile_name, len(p.steps),
                                                               duration(p.estimate), self.out))
+        # What planning ran (nvidia-smi -L, scontrol) before the results directory existed.
+        log_append(self.log_path("node-info.log"), "".join(self.host.log + self.where.log))
         self.trap_signals()
         launcher = self.where.launcher
         git = ""
         if os.path.exists(os.path.join(str(TREE), ".git")):
-            rc, git, _ = capture(["git", "-C", str(TREE), "describe", "--always", "--dirty"], timeout=60)
+            rc, git, _ = self.probed(["git", "-C", str(TREE), "describe", "--always", "--dirty"], timeout=60)
             git = first_line(git) if rc == 0 else ""
-        lv = first_line(capture([launcher, "--version"], timeout=60)[1]) if launcher in self.host.launchers else ""
+        lv = ""
+        if launcher in self.host.launchers:
+            lv = first_line(self.probed([launcher, "--version"], timeout=60)[1])
         self.meta = {
             "schema": "gdrbench-meta-1", "gdrbench_version": _js(p.version), "gdrbench_git": _js(git),
             "label": _js(p.label), "profile": _js(p.profile_name), "profile_file": _js(p.profile_file),
@@ -1039,8 +1129,8 @@ class Sweep:
 
         gpu_name = ""
         if self.host.gpu:
-            gpu_name = first_line(capture(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                                          timeout=60)[1])
+            gpu_name = first_line(self.probed(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                                              timeout=60)[1])
         run_start = time.monotonic()
         i, failed = self.steps(gpu_name, run_start)
         return self.finish(i, failed, run_start)
@@ -1069,13 +1159,14 @@ class Sweep:
         sys.stdout.flush()
         lost = False
         if shutil.which("gnuplot"):
-            lost = subprocess.call([str(SCRIPTS / "gdrb-plot"), out]) != 0
+            lost = self.stage("plot", [str(SCRIPTS / "gdrb-plot"), out])[0] != 0
         else:
-            say("gnuplot not found: no plots (install gnuplot-nox; then scripts/gdrb-plot %s)" % out)
+            text = "gnuplot not found: no plots (install gnuplot-nox; then scripts/gdrb-plot %s)" % out
+            say(text)
+            self.stage_logs.append((self.log_path("plot.log"), ("# %s\n" % text).encode()))
         if p.has_rules:
             cmd = [str(SCRIPTS / "gdrb-accept")] + (["--link-rate", o.link_rate] if o.link_rate else [])
-            proc = subprocess.run(cmd + [out, p.profile_file], stdout=subprocess.PIPE)
-            verdict, vrc = proc.stdout, proc.returncode
+            vrc, verdict = self.stage("accept", cmd + [out, p.profile_file], keep_stdout=True)
             sys.stdout.buffer.write(verdict)
             sys.stdout.flush()
             # 1: a rule fails (or the verdict could not be written: it said so); 3: INVALID values.
@@ -1096,8 +1187,11 @@ class Sweep:
                     say("cannot write %s: %s" % (vpath, e.strerror))
                     lost = True
             self.write_meta()
-        if subprocess.call([str(SCRIPTS / "gdrb-report"), out], stdout=subprocess.DEVNULL) != 0:
+        if self.stage("report", [str(SCRIPTS / "gdrb-report"), out])[0] != 0:
             lost = True
+        # The stages' logs last: on a full disk an output gets the space before a log does.
+        for path, text in self.stage_logs:
+            log_append(path, text)
         if (lost or self.meta_failed) and exit_status == 0:
             exit_status = EXIT_FAIL
         # Name only what is there: a stage that could not write said so above.
