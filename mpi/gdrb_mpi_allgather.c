@@ -10,11 +10,8 @@ static int allgather_call(const struct gdrb_coll_call *k)
 }
 
 static const struct gdrb_coll allgather = {
-	.name = "mpi_allgather",
+	.kind = &gdrb_coll_allgather,
 	.summary = "MPI_Allgather: every rank gets every rank's block",
-	.layout = GDRB_LAYOUT_GATHER,
-	.flags = GDRB_COLL_IN_PLACE,
-	.bus_factor = gdrb_bus_spread,
 	.call = allgather_call,
 };
 

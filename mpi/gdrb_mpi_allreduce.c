@@ -10,11 +10,8 @@ static int allreduce_call(const struct gdrb_coll_call *k)
 }
 
 static const struct gdrb_coll allreduce = {
-	.name = "mpi_allreduce",
+	.kind = &gdrb_coll_allreduce,
 	.summary = "MPI_Allreduce: every rank gets the reduction of every rank's vector",
-	.layout = GDRB_LAYOUT_FULL,
-	.flags = GDRB_COLL_REDUCES | GDRB_COLL_IN_PLACE,
-	.bus_factor = gdrb_bus_allreduce,
 	.call = allreduce_call,
 };
 

@@ -10,11 +10,8 @@ static int alltoall_call(const struct gdrb_coll_call *k)
 }
 
 static const struct gdrb_coll alltoall = {
-	.name = "mpi_alltoall",
+	.kind = &gdrb_coll_alltoall,
 	.summary = "MPI_Alltoall: block j of rank i goes to rank j",
-	.layout = GDRB_LAYOUT_FULL,
-	.flags = GDRB_COLL_IN_PLACE,
-	.bus_factor = gdrb_bus_spread,
 	.call = alltoall_call,
 };
 

@@ -11,11 +11,8 @@ static int barrier_call(const struct gdrb_coll_call *k)
 }
 
 static const struct gdrb_coll barrier = {
-	.name = "mpi_barrier",
+	.kind = &gdrb_coll_barrier,
 	.summary = "MPI_Barrier latency",
-	.layout = GDRB_LAYOUT_NONE,
-	.flags = 0,
-	.bus_factor = gdrb_bus_one,
 	.call = barrier_call,
 };
 

@@ -10,11 +10,8 @@ static int bcast_call(const struct gdrb_coll_call *k)
 }
 
 static const struct gdrb_coll bcast = {
-	.name = "mpi_bcast",
+	.kind = &gdrb_coll_bcast,
 	.summary = "MPI_Bcast: every rank gets the root's vector",
-	.layout = GDRB_LAYOUT_ONE_BUF,
-	.flags = GDRB_COLL_ROOTED | GDRB_COLL_ROOT_IN,
-	.bus_factor = gdrb_bus_one,
 	.call = bcast_call,
 };
 

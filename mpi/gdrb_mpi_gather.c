@@ -10,11 +10,8 @@ static int gather_call(const struct gdrb_coll_call *k)
 }
 
 static const struct gdrb_coll gather = {
-	.name = "mpi_gather",
+	.kind = &gdrb_coll_gather,
 	.summary = "MPI_Gather: the root gets every rank's block",
-	.layout = GDRB_LAYOUT_GATHER,
-	.flags = GDRB_COLL_ROOTED | GDRB_COLL_ROOT_OUT | GDRB_COLL_IN_PLACE,
-	.bus_factor = gdrb_bus_spread,
 	.call = gather_call,
 };
 

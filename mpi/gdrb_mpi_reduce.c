@@ -10,11 +10,8 @@ static int reduce_call(const struct gdrb_coll_call *k)
 }
 
 static const struct gdrb_coll reduce = {
-	.name = "mpi_reduce",
+	.kind = &gdrb_coll_reduce,
 	.summary = "MPI_Reduce: the root gets the reduction of every rank's vector",
-	.layout = GDRB_LAYOUT_FULL,
-	.flags = GDRB_COLL_REDUCES | GDRB_COLL_ROOTED | GDRB_COLL_ROOT_OUT | GDRB_COLL_IN_PLACE,
-	.bus_factor = gdrb_bus_one,
 	.call = reduce_call,
 };
 

@@ -10,11 +10,8 @@ static int reduce_scatter_call(const struct gdrb_coll_call *k)
 }
 
 static const struct gdrb_coll reduce_scatter = {
-	.name = "mpi_reduce_scatter",
+	.kind = &gdrb_coll_reduce_scatter,
 	.summary = "MPI_Reduce_scatter_block: rank i gets block i of the reduction",
-	.layout = GDRB_LAYOUT_SCATTER,
-	.flags = GDRB_COLL_REDUCES | GDRB_COLL_IN_PLACE,
-	.bus_factor = gdrb_bus_spread,
 	.call = reduce_scatter_call,
 };
 

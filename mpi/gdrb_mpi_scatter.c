@@ -10,11 +10,8 @@ static int scatter_call(const struct gdrb_coll_call *k)
 }
 
 static const struct gdrb_coll scatter = {
-	.name = "mpi_scatter",
+	.kind = &gdrb_coll_scatter,
 	.summary = "MPI_Scatter: rank i gets block i of the root's vector",
-	.layout = GDRB_LAYOUT_SCATTER,
-	.flags = GDRB_COLL_ROOTED | GDRB_COLL_ROOT_IN | GDRB_COLL_IN_PLACE,
-	.bus_factor = gdrb_bus_spread,
 	.call = scatter_call,
 };
 

@@ -1,20 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the figure arithmetic: common/core/figures.c's pure functions, and the
- * driver's summary of one size (gdrb_drv_summarise) on synthetic samples from fake
- * benchmarks. Every expected value is worked out by hand in the comment beside it, so
- * a wrong factor (a round trip not halved, a window not divided, both directions not
- * added, pairs averaged instead of summed, a wrong bus factor) fails here.
+ * Unit tests of the figure arithmetic: common/core/figures.c's pure functions, the
+ * collectives' table (common/mpi/coll_table.c) at 1 to 8 ranks, the driver's summary
+ * of one size (gdrb_drv_summarise) on synthetic samples, and gdrb_main end to end on
+ * the single-process bootstrap with fake benchmarks on a fake clock, down to the CSV.
+ * Every expected value is worked out by hand in the comment beside it, so a wrong
+ * factor (a round trip not halved, a window not divided, both directions not added,
+ * pairs averaged instead of summed, a wrong bus factor or blocked choice) fails here;
+ * tests/figures_mutants.sh plants each one and checks that it does.
  */
 #include "config.h"
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "driver_int.h"
+#include "gdrb_clock.h"
+#include "gdrb_coll_table.h"
 #include "gdrb_figures.h"
+#include "gdrb_log.h"
+#include "gdrb_transports.h"
 
 #define TOL 1e-9
 
@@ -98,6 +109,122 @@ START_TEST(test_coll_size)
 }
 END_TEST
 
+/* ---- the collectives' table: every entry at 1 to 8 ranks ---- */
+
+enum expect_bus { BUS_ALLREDUCE, BUS_SPREAD, BUS_ONE, BUS_NONE };
+
+/* What docs/collectives.md and docs/csv-schema.md say of each, written out here. */
+static const struct coll_expect {
+	const char *name;
+	enum expect_bus bus;
+	bool blocked, reduces;
+} coll_expect[] = {
+	{ "mpi_allreduce", BUS_ALLREDUCE, false, true },
+	{ "mpi_allgather", BUS_SPREAD, true, false },
+	{ "mpi_reduce_scatter", BUS_SPREAD, true, true },
+	{ "mpi_alltoall", BUS_SPREAD, true, false },
+	{ "mpi_gather", BUS_SPREAD, true, false },
+	{ "mpi_scatter", BUS_SPREAD, true, false },
+	{ "mpi_bcast", BUS_ONE, false, false },
+	{ "mpi_reduce", BUS_ONE, false, true },
+	{ "mpi_barrier", BUS_NONE, false, false },
+};
+#define NCOLL (sizeof(coll_expect) / sizeof(coll_expect[0]))
+
+static const struct gdrb_coll_kind *coll_kind(const char *name)
+{
+	size_t i;
+
+	for (i = 0; gdrb_coll_kinds[i]; i++)
+		if (!strcmp(gdrb_coll_kinds[i]->name, name))
+			return gdrb_coll_kinds[i];
+	ck_abort_msg("%s: not in the collectives' table", name);
+	return NULL;
+}
+
+/* busbw / algbw at n ranks: 2(n-1)/n, (n-1)/n or 1. */
+static double expected_factor(enum expect_bus bus, int n)
+{
+	return bus == BUS_ALLREDUCE ? 2.0 * (n - 1) / n : bus == BUS_SPREAD ? (n - 1.0) / n : 1.0;
+}
+
+START_TEST(test_coll_table)
+{
+	size_t i, count;
+
+	for (count = 0; gdrb_coll_kinds[count]; count++)
+		;
+	ck_assert_uint_eq(count, NCOLL);
+	for (i = 0; i < NCOLL; i++) {
+		const struct coll_expect *e = &coll_expect[i];
+		const struct gdrb_coll_kind *k = coll_kind(e->name);
+		double totals[8];
+		int n, r;
+
+		ck_assert_msg(gdrb_coll_blocked(k) == e->blocked, "%s: blocked is %s", e->name,
+			      e->blocked ? "false" : "true");
+		ck_assert_uint_eq(gdrb_coll_elem(k, 8), e->reduces ? 8 : 1);
+		for (n = 1; n <= 8; n++) {
+			/* n ranks, 10 calls in 80 us each: avg 8 us. */
+			size_t size = gdrb_coll_size(k, 1 << 20, 4, n);
+			struct gdrb_fig_coll f;
+
+			for (r = 0; r < n; r++)
+				totals[r] = 80;
+			gdrb_fig_collective(totals, sizeof(double), n, 10, size, k->bus_factor(n), &f);
+			if (e->bus == BUS_NONE) {
+				/* The barrier moves nothing: size 0, and no figures, not 0. */
+				ck_assert_uint_eq(size, 0);
+				ck_assert_msg(isnan(f.algbw_GBps) && isnan(f.busbw_GBps), "%s: busbw at %d ranks",
+					      e->name, n);
+				continue;
+			}
+			ck_assert_double_eq_tol(f.algbw_GBps, (double)size / 8 * 1e-3, TOL);
+			ck_assert_msg(fabs(f.busbw_GBps - f.algbw_GBps * expected_factor(e->bus, n)) < TOL,
+				      "%s at %d ranks: busbw %.9f, expected algbw %.9f x %.6f", e->name, n,
+				      f.busbw_GBps, f.algbw_GBps, expected_factor(e->bus, n));
+		}
+	}
+}
+END_TEST
+
+/* Each collective's size: down to a multiple of its unit (ranks x element if blocked), at least one unit. */
+START_TEST(test_coll_table_sizes)
+{
+	static const size_t asked[] = { 1, 7, 1000, 1024, 4099, (size_t)5 << 30 };
+	size_t i, j;
+	int n;
+
+	for (i = 0; i < NCOLL; i++) {
+		const struct coll_expect *e = &coll_expect[i];
+		const struct gdrb_coll_kind *k = coll_kind(e->name);
+
+		for (n = 1; n <= 8; n++) {
+			size_t unit = (e->reduces ? 4 : 1) * (e->blocked ? (size_t)n : 1);
+
+			for (j = 0; j < sizeof(asked) / sizeof(asked[0]); j++) {
+				size_t got = gdrb_coll_size(k, asked[j], 4, n);
+
+				if (e->bus == BUS_NONE) {
+					ck_assert_uint_eq(got, 0);
+					continue;
+				}
+				ck_assert_msg(got % unit == 0 && got >= unit &&
+					      (asked[j] < unit ? got == unit : got <= asked[j] && asked[j] - got < unit),
+					      "%s at %d ranks: %zu B measured as %zu B, unit %zu B", e->name, n,
+					      asked[j], got, unit);
+			}
+		}
+	}
+	/* docs/collectives.md's example: 1 KiB over 3 ranks is 1023 B. */
+	ck_assert_uint_eq(gdrb_coll_size(&gdrb_coll_allgather, 1024, 4, 3), 1023);
+	/* A reduction's blocks hold whole elements: 3 ranks x 4 B. */
+	ck_assert_uint_eq(gdrb_coll_size(&gdrb_coll_reduce_scatter, 1024, 4, 3), 1020);
+	ck_assert_uint_eq(gdrb_coll_size(&gdrb_coll_allreduce, 1026, 4, 3), 1024);
+	ck_assert_uint_eq(gdrb_coll_size(&gdrb_coll_bcast, 1027, 4, 3), 1027);
+}
+END_TEST
+
 START_TEST(test_quality)
 {
 	ck_assert_str_eq(gdrb_fig_quality(1000, 1000, 1.0, 5.0), "ok");        /* 5x is not above 5x */
@@ -172,6 +299,8 @@ START_TEST(test_summary_pingpong)
 	ck_assert_double_eq_tol(f.agg.lat.min, 5.0, TOL);       /* half the shortest round trip */
 	ck_assert_double_eq_tol(f.agg.lat.avg, 12.5, TOL);
 	ck_assert_double_eq_tol(f.agg.lat.p50, 12.5, TOL);      /* between 10 and 15 */
+	ck_assert_double_eq_tol(f.agg.lat.p99, 19.85, TOL);     /* rank 0.99 x 3 = 2.97: 15 + 0.97 x 5 */
+	ck_assert_double_eq_tol(f.agg.lat.p999, 19.985, TOL);   /* rank 2.997: 15 + 0.997 x 5 */
 	ck_assert_double_eq_tol(f.agg.lat.max, 20.0, TOL);
 	/* 8 B each way per 25 us round trip on average: 8 B / 12.5 us = 0.00064 GB/s. The
 	 * responder's own samples (1 us) count nowhere. */
@@ -202,8 +331,14 @@ START_TEST(test_summary_pairs_add_up)
 	/* Per message, a window's share: pair 0 took 1 and 2 us, pair 1 2 and 2 us. */
 	ck_assert_double_eq_tol(f.pairs[0].lat.avg, 1.5, TOL);
 	ck_assert_double_eq_tol(f.pairs[1].lat.avg, 2.0, TOL);
+	ck_assert_double_eq_tol(f.pairs[0].lat.p99, 1.99, TOL);  /* 1 and 2: rank 0.99 */
+	ck_assert_double_eq_tol(f.pairs[0].lat.p999, 1.999, TOL);
+	ck_assert_double_eq_tol(f.pairs[1].lat.p99, 2.0, TOL);
 	ck_assert_double_eq_tol(f.agg.lat.avg, 1.75, TOL);      /* the initiators' samples pooled */
 	ck_assert_double_eq_tol(f.agg.lat.min, 1.0, TOL);
+	ck_assert_double_eq_tol(f.agg.lat.p50, 2.0, TOL);       /* pooled: 1 2 2 2 */
+	ck_assert_double_eq_tol(f.agg.lat.p99, 2.0, TOL);
+	ck_assert_double_eq_tol(f.agg.lat.p999, 2.0, TOL);
 }
 END_TEST
 
@@ -221,6 +356,8 @@ START_TEST(test_summary_bidir_doubles)
 	/* 2 x 8 x 1048576 B per 1000 us: 16.777216 GB/s, both directions added. */
 	ck_assert_double_eq_tol(f.agg.bw_GBps, 16.777216, TOL);
 	ck_assert_double_eq_tol(f.agg.lat.p50, 125.0, TOL);     /* 1000 us / 8 messages */
+	ck_assert_double_eq_tol(f.agg.lat.p99, 125.0, TOL);
+	ck_assert_double_eq_tol(f.agg.lat.p999, 125.0, TOL);
 }
 END_TEST
 
@@ -240,6 +377,8 @@ START_TEST(test_summary_collective)
 	ck_assert_double_eq_tol(f.agg.lat.min, 10.0, TOL);
 	ck_assert_double_eq_tol(f.agg.lat.max, 40.0, TOL);
 	ck_assert_double_eq_tol(f.agg.lat.p50, 17.5, TOL);      /* pooled: 5 10 10 15 20 20 30 50 */
+	ck_assert_double_eq_tol(f.agg.lat.p99, 48.6, TOL);      /* rank 0.99 x 7 = 6.93: 30 + 0.93 x 20 */
+	ck_assert_double_eq_tol(f.agg.lat.p999, 49.86, TOL);    /* rank 6.993: 30 + 0.993 x 20 */
 	ck_assert_double_eq_tol(f.agg.algbw_GBps, 0.2048, TOL); /* 4096 B / 20 us */
 	ck_assert_double_eq_tol(f.agg.busbw_GBps, 0.3072, TOL); /* x 2(4-1)/4 */
 	ck_assert_double_eq_tol(f.agg.bw_GBps, 0.2048, TOL);    /* bw_GBps is algbw for collectives */
@@ -259,6 +398,255 @@ START_TEST(test_summary_flags_few_samples)
 }
 END_TEST
 
+/*
+ * ---- end to end: gdrb_main on the single-process bootstrap, a fake benchmark, a fake clock ----
+ *
+ * Under --clock monotonic the driver's samples are clock_gettime(CLOCK_MONOTONIC_RAW)
+ * differences. This program defines clock_gettime, which the driver's calls reach
+ * before the C library's (a definition in the executable comes first): while
+ * fake_clock is on, that clock reads fake_ns, which only the fake benchmark's
+ * iterations advance, so each sample is exactly its iteration's step, and the CSV
+ * figures are known to the last digit. Every other clock goes to the kernel.
+ */
+static bool fake_clock;
+static uint64_t fake_ns = 1000000000000ull;
+static const uint64_t *fake_steps_ns;   /* iteration i takes step i % fake_nsteps */
+static size_t fake_nsteps, fake_iters;
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	uint64_t ns;
+
+	if (!__atomic_load_n(&fake_clock, __ATOMIC_RELAXED) || id != CLOCK_MONOTONIC_RAW)
+		return (int)syscall(SYS_clock_gettime, id, ts);
+	ns = __atomic_load_n(&fake_ns, __ATOMIC_RELAXED);
+	ts->tv_sec = (time_t)(ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
+	return 0;
+}
+
+static int fake_iteration(struct gdrb_ctx *c, size_t size)
+{
+	(void)c;
+	(void)size;
+	__atomic_add_fetch(&fake_ns, fake_steps_ns[fake_iters++ % fake_nsteps], __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* A made-up bus factor: the collective row's busbw must be algbw times this. */
+static double fake_bus(const struct gdrb_ctx *c) { (void)c; return 1.5; }
+
+/*
+ * The single-process bootstrap as rank 0 of two, for the point-to-point shapes: rank 1,
+ * the responder, is not there, and what it would gather is zeros (a responder's
+ * samples and bytes count in no figure).
+ */
+static char pair_hosts[2][GDRB_HOST_MAX];
+
+static int pair_init(struct gdrb_boot *b, int *argc, char ***argv)
+{
+	if (gdrb_boot_self.init(b, argc, argv))
+		return GDRB_ERR;
+	b->size = 2;
+	memcpy(pair_hosts[0], b->hosts[0], GDRB_HOST_MAX);
+	memcpy(pair_hosts[1], b->hosts[0], GDRB_HOST_MAX);
+	b->hosts = pair_hosts;
+	gdrb_boot_derive_hosts(b);
+	return 0;
+}
+
+static int pair_gather(struct gdrb_boot *b, const void *send, size_t len, void *recv)
+{
+	(void)b;
+	memmove(recv, send, len);
+	memset((char *)recv + len, 0, len);
+	return 0;
+}
+
+#define CSV_MAX 40
+
+/* One CSV row: its cells by the header's column names. */
+struct csv_row {
+	char header[2048], line[2048];
+	char *name[CSV_MAX], *cell[CSV_MAX];
+	int n;
+};
+
+static int csv_split(char *line, char **cells)
+{
+	int n = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	while (line && n < CSV_MAX)
+		cells[n++] = strsep(&line, ",");
+	return n;
+}
+
+static const char *csv_get(const struct csv_row *row, const char *name)
+{
+	int i;
+
+	for (i = 0; i < row->n; i++)
+		if (!strcmp(row->name[i], name))
+			return row->cell[i];
+	ck_abort_msg("no column %s in the CSV", name);
+	return NULL;
+}
+
+#define ck_assert_cell(row, col, want) ck_assert_str_eq(csv_get(row, col), want)
+
+/*
+ * gdrb_main on bench and boot with 4 timed iterations of the steps (us), no warm-up,
+ * at size (and window); the first row of its CSV into *row.
+ */
+static void run_fake(const struct gdrb_bench *bench, struct gdrb_boot *boot, const char *size,
+		     const char *window, const uint64_t *steps_us, struct csv_row *row)
+{
+	const char *base = getenv("TMPDIR");
+	char path[4096];
+	const char *argv[] = { "test_figures", "-m", size, "-n", "4", "-w", "0", "-t", "10",
+			       "-T", "0", "--clock", "monotonic", "--csv", path,
+			       window ? "-W" : NULL, window, NULL };
+	uint64_t steps_ns[4];
+	int argc = 0, i, fd;
+	FILE *f;
+
+	for (i = 0; i < 4; i++)
+		steps_ns[i] = steps_us[i] * 1000;
+	fake_steps_ns = steps_ns;
+	fake_nsteps = 4;
+	fake_iters = 0;
+	snprintf(path, sizeof(path), "%s/test_figures.XXXXXX", base && *base ? base : "/tmp");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	while (argv[argc])
+		argc++;
+
+	/* The CSV is what is checked: the table on stdout would only fill the log. */
+	ck_assert_ptr_nonnull(freopen("/dev/null", "w", stdout));
+	__atomic_store_n(&fake_clock, true, __ATOMIC_RELAXED);
+	ck_assert_msg(gdrb_mono_ns() == fake_ns,
+		      "this program's clock_gettime does not stand in for the C library's");
+	ck_assert_int_eq(gdrb_main(bench, boot, argc, (char **)argv), GDRB_EXIT_OK);
+	__atomic_store_n(&fake_clock, false, __ATOMIC_RELAXED);
+	ck_assert_uint_eq(fake_iters, 4);
+
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(row->header, sizeof(row->header), f));
+	ck_assert_ptr_nonnull(fgets(row->line, sizeof(row->line), f));
+	fclose(f);
+	unlink(path);
+	row->n = csv_split(row->header, row->name);
+	ck_assert_int_eq(csv_split(row->line, row->cell), row->n);
+	ck_assert_cell(row, "status", "ok");
+	ck_assert_cell(row, "pair", "all");
+	ck_assert_cell(row, "iterations", "4");
+	ck_assert_cell(row, "size_bytes", size);
+}
+
+static struct gdrb_bench fake_bench(const char *name, enum gdrb_traffic traffic, enum gdrb_metric metric)
+{
+	return (struct gdrb_bench){
+		.name = name, .layer = "fake", .summary = "figures end to end",
+		.metric = metric, .traffic = traffic,
+		.opt_core = GDRB_OPTG_MEM | (metric == GDRB_METRIC_BW ? GDRB_OPTG_WINDOW : 0),
+		.opt_known = gdrb_opt_catalog,
+		.bus_factor = fake_bus,
+		.iteration = fake_iteration,
+	};
+}
+
+static struct gdrb_boot pair_boot(void)
+{
+	struct gdrb_boot b = gdrb_boot_self;
+
+	b.init = pair_init;
+	b.gather = pair_gather;
+	return b;
+}
+
+/* Round trips of 10, 20, 30, 40 us: one way 5, 10, 15, 20; 8 B both ways per round trip. */
+START_TEST(test_e2e_pingpong)
+{
+	static const uint64_t rtt[] = { 10, 20, 30, 40 };
+	struct gdrb_bench b = fake_bench("fake_latency", GDRB_TRAFFIC_PINGPONG, GDRB_METRIC_LAT);
+	struct gdrb_boot boot = pair_boot();
+	struct csv_row row;
+
+	run_fake(&b, &boot, "8", NULL, rtt, &row);
+	ck_assert_cell(&row, "ranks", "2");
+	ck_assert_cell(&row, "lat_min_us", "5.000");
+	ck_assert_cell(&row, "lat_p50_us", "12.500");
+	ck_assert_cell(&row, "lat_avg_us", "12.500");
+	ck_assert_cell(&row, "lat_p99_us", "19.850");   /* 15 + 0.97 x 5 */
+	ck_assert_cell(&row, "lat_p999_us", "19.985");  /* 15 + 0.997 x 5 */
+	ck_assert_cell(&row, "lat_max_us", "20.000");
+	ck_assert_cell(&row, "lat_stdev_us", "6.455");  /* sqrt(125 / 3) */
+	ck_assert_cell(&row, "bw_GBps", "0.000640000"); /* 4 x 16 B in 100 us */
+	ck_assert_cell(&row, "algbw_GBps", "");
+	ck_assert_cell(&row, "busbw_GBps", "");
+}
+END_TEST
+
+/* Windows of 4 x 1 KiB in 32, 64, 32, 128 us: 8, 16, 8, 32 us per message. */
+static const uint64_t window_us[] = { 32, 64, 32, 128 };
+
+static void check_window_lat(const struct csv_row *row)
+{
+	ck_assert_cell(row, "window", "4");
+	ck_assert_cell(row, "lat_min_us", "8.000");
+	ck_assert_cell(row, "lat_p50_us", "12.000");
+	ck_assert_cell(row, "lat_avg_us", "16.000");
+	ck_assert_cell(row, "lat_p99_us", "31.520");    /* 16 + 0.97 x 16 */
+	ck_assert_cell(row, "lat_p999_us", "31.952");
+	ck_assert_cell(row, "lat_max_us", "32.000");
+}
+
+START_TEST(test_e2e_bw)
+{
+	struct gdrb_bench b = fake_bench("fake_bw", GDRB_TRAFFIC_UNIDIR, GDRB_METRIC_BW);
+	struct gdrb_boot boot = pair_boot();
+	struct csv_row row;
+
+	run_fake(&b, &boot, "1024", "4", window_us, &row);
+	check_window_lat(&row);
+	ck_assert_cell(&row, "bw_GBps", "0.064000000"); /* 4 x 4 x 1024 B in 256 us */
+}
+END_TEST
+
+START_TEST(test_e2e_bidir)
+{
+	struct gdrb_bench b = fake_bench("fake_bibw", GDRB_TRAFFIC_BIDIR, GDRB_METRIC_BW);
+	struct gdrb_boot boot = pair_boot();
+	struct csv_row row;
+
+	run_fake(&b, &boot, "1024", "4", window_us, &row);
+	check_window_lat(&row);
+	ck_assert_cell(&row, "bw_GBps", "0.128000000"); /* both ways: twice 0.064 */
+}
+END_TEST
+
+/* The plain single-process bootstrap: a collective of one rank, calls of 10 to 40 us. */
+START_TEST(test_e2e_collective)
+{
+	static const uint64_t call_us[] = { 10, 20, 30, 40 };
+	struct gdrb_bench b = fake_bench("fake_coll", GDRB_TRAFFIC_COLLECTIVE, GDRB_METRIC_LAT);
+	struct csv_row row;
+
+	run_fake(&b, &gdrb_boot_self, "4096", NULL, call_us, &row);
+	ck_assert_cell(&row, "ranks", "1");
+	ck_assert_cell(&row, "lat_avg_us", "25.000");
+	ck_assert_cell(&row, "lat_p50_us", "25.000");
+	ck_assert_cell(&row, "lat_p99_us", "39.700");
+	ck_assert_cell(&row, "lat_p999_us", "39.970");
+	ck_assert_cell(&row, "algbw_GBps", "0.163840000");      /* 4096 B / 25 us */
+	ck_assert_cell(&row, "busbw_GBps", "0.245760000");      /* x 1.5 */
+	ck_assert_cell(&row, "bw_GBps", "0.163840000");
+}
+END_TEST
+
 static Suite *figures_suite(void)
 {
 	Suite *s = suite_create("figures");
@@ -270,6 +658,8 @@ static Suite *figures_suite(void)
 	tcase_add_test(tc, test_bus_factors);
 	tcase_add_test(tc, test_collective_geometry);
 	tcase_add_test(tc, test_coll_size);
+	tcase_add_test(tc, test_coll_table);
+	tcase_add_test(tc, test_coll_table_sizes);
 	tcase_add_test(tc, test_quality);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("summary");
@@ -279,6 +669,12 @@ static Suite *figures_suite(void)
 	tcase_add_test(tc, test_summary_collective);
 	tcase_add_test(tc, test_summary_flags_few_samples);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("end_to_end");
+	tcase_add_test(tc, test_e2e_pingpong);
+	tcase_add_test(tc, test_e2e_bw);
+	tcase_add_test(tc, test_e2e_bidir);
+	tcase_add_test(tc, test_e2e_collective);
+	suite_add_tcase(s, tc);
 	return s;
 }
 
@@ -287,6 +683,8 @@ int main(void)
 	SRunner *sr = srunner_create(figures_suite());
 	int failed;
 
+	/* Each end-to-end test runs gdrb_main, which closes stdout: one process per test. */
+	srunner_set_fork_status(sr, CK_FORK);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

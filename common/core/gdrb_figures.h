@@ -36,7 +36,8 @@ struct gdrb_fig_coll {
 void gdrb_fig_collective(const double *total_us, size_t stride, int nranks, uint64_t n,
 			 size_t size, double bus_factor, struct gdrb_fig_coll *out);
 
-/* The bus factors (nccl-tests' convention): 2(n-1)/n, (n-1)/n, 1. */
+/* The bus factors (nccl-tests' convention): 2(n-1)/n, (n-1)/n, 1; which collective takes
+ * which: the collectives' table, common/mpi/coll_table.c. */
 double gdrb_bus_allreduce(int n);
 double gdrb_bus_spread(int n);
 double gdrb_bus_one(int n);

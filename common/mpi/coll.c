@@ -33,17 +33,18 @@ struct coll_state {
 };
 
 static const struct gdrb_coll *coll;
+static const struct gdrb_coll_kind *kind;      /* coll->kind */
 static struct coll_state state;
 /* What the user-defined reduction of grouped elements applies. */
 static enum gdrb_dtype group_dtype;
 static enum gdrb_redop group_redop;
 static MPI_Op group_op = MPI_OP_NULL;
 
-static bool reduces(void) { return coll->flags & GDRB_COLL_REDUCES; }
+static bool reduces(void) { return kind->flags & GDRB_COLL_REDUCES; }
 
 static size_t elem_size(const struct gdrb_ctx *c)
 {
-	return reduces() ? gdrb_dtype_sizes[gdrb_coll_params(c->p)->dtype] : 1;
+	return gdrb_coll_elem(kind, gdrb_dtype_sizes[gdrb_coll_params(c->p)->dtype]);
 }
 
 static MPI_Datatype mpi_type(enum gdrb_dtype t)
@@ -59,19 +60,16 @@ static MPI_Op mpi_op(enum gdrb_redop op)
 	return ops[op];
 }
 
-/* Blocked layouts split the vector in one block per rank. */
+/* Blocked layouts split the vector in one block per rank (the table says which). */
 static bool blocked(void)
 {
-	return coll->layout == GDRB_LAYOUT_GATHER || coll->layout == GDRB_LAYOUT_SCATTER ||
-	       (coll->layout == GDRB_LAYOUT_FULL && !reduces());
+	return gdrb_coll_blocked(kind);
 }
 
 /* Blocked sizes round down to a multiple of ranks x element size, at least one each. */
 static size_t coll_adjust_size(const struct gdrb_ctx *c, size_t size)
 {
-	if (coll->layout == GDRB_LAYOUT_NONE)
-		return 0;
-	return gdrb_fig_coll_size(size, elem_size(c), c->boot->size, blocked());
+	return gdrb_coll_size(kind, size, gdrb_dtype_sizes[gdrb_coll_params(c->p)->dtype], c->boot->size);
 }
 
 /*
@@ -295,7 +293,7 @@ static int geometry(const struct gdrb_ctx *c, size_t size)
 {
 	struct coll_state *s = &state;
 	int me = c->boot->rank, n = c->boot->size;
-	bool root = !(coll->flags & GDRB_COLL_ROOTED) || me == gdrb_coll_params(c->p)->root;
+	bool root = !(kind->flags & GDRB_COLL_ROOTED) || me == gdrb_coll_params(c->p)->root;
 	bool here;
 	MPI_Datatype base;
 
@@ -309,11 +307,11 @@ static int geometry(const struct gdrb_ctx *c, size_t size)
 	s->elem = elem_size(c);
 	s->total = size / s->elem;
 	s->block = blocked() ? s->total / (size_t)n : s->total;
-	here = gdrb_coll_params(c->p)->in_place && (root || !(coll->flags & (GDRB_COLL_ROOT_IN | GDRB_COLL_ROOT_OUT)));
-	s->send_in_place = here && !(coll->flags & GDRB_COLL_ROOT_IN);
-	s->recv_in_place = here && (coll->flags & GDRB_COLL_ROOT_IN);
+	here = gdrb_coll_params(c->p)->in_place && (root || !(kind->flags & (GDRB_COLL_ROOT_IN | GDRB_COLL_ROOT_OUT)));
+	s->send_in_place = here && !(kind->flags & GDRB_COLL_ROOT_IN);
+	s->recv_in_place = here && (kind->flags & GDRB_COLL_ROOT_IN);
 
-	switch (coll->layout) {
+	switch (kind->layout) {
 	case GDRB_LAYOUT_NONE:
 		break;
 	case GDRB_LAYOUT_ONE_BUF:
@@ -333,13 +331,13 @@ static int geometry(const struct gdrb_ctx *c, size_t size)
 		s->out_len = root ? size : 0;
 		break;
 	case GDRB_LAYOUT_SCATTER:
-		s->in_recv = here && !(coll->flags & GDRB_COLL_ROOT_IN);
+		s->in_recv = here && !(kind->flags & GDRB_COLL_ROOT_IN);
 		s->in_len = root ? size : 0;
 		s->out_len = s->recv_in_place ? 0 : s->block * s->elem;
 		break;
 	}
-	s->per_call = coll->layout == GDRB_LAYOUT_FULL && reduces() ? s->total :
-		      coll->layout == GDRB_LAYOUT_ONE_BUF ? s->total : s->block;
+	s->per_call = kind->layout == GDRB_LAYOUT_FULL && reduces() ? s->total :
+		      kind->layout == GDRB_LAYOUT_ONE_BUF ? s->total : s->block;
 	base = reduces() ? mpi_type(gdrb_coll_params(c->p)->dtype) : MPI_BYTE;
 	s->op = reduces() ? mpi_op(gdrb_coll_params(c->p)->op) : MPI_OP_NULL;
 	s->type = base;
@@ -361,8 +359,8 @@ static void coll_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 	const struct gdrb_coll_params *cp = gdrb_coll_params(c->p);
 	int n;
 
-	if (coll->layout == GDRB_LAYOUT_NONE) {
-		snprintf(buf, len, "%s: no payload, one row of size 0", coll->name);
+	if (kind->layout == GDRB_LAYOUT_NONE) {
+		snprintf(buf, len, "%s: no payload, one row of size 0", kind->name);
 		return;
 	}
 	/* --sync's line first: how calls are timed, then what each call is. */
@@ -370,13 +368,13 @@ static void coll_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 		     cp->sync == GDRB_SYNC_BARRIER ?
 		     "an untimed barrier before every call; a sample is one call on one rank, from leaving the barrier to the call's return" :
 		     "calls back to back; a sample is the time between one call's return and the next's on one rank (a root may return before the data arrived)",
-		     coll->name);
+		     kind->name);
 	if (reduces())
 		n += snprintf(buf + n, len - (size_t)n, " --op %s --dtype %s;",
 			      gdrb_redop_names[gdrb_coll_params(c->p)->op], gdrb_dtype_names[gdrb_coll_params(c->p)->dtype]);
-	if (coll->flags & GDRB_COLL_ROOTED)
+	if (kind->flags & GDRB_COLL_ROOTED)
 		n += snprintf(buf + n, len - (size_t)n, " root %d;", gdrb_coll_params(c->p)->root);
-	if (coll->flags & GDRB_COLL_IN_PLACE)
+	if (kind->flags & GDRB_COLL_IN_PLACE)
 		n += snprintf(buf + n, len - (size_t)n, " in-place %s;", gdrb_coll_params(c->p)->in_place ? "yes" : "no");
 	if (blocked())
 		n += snprintf(buf + n, len - (size_t)n,
@@ -394,16 +392,16 @@ static void coll_describe(const struct gdrb_ctx *c, char *buf, size_t len)
  */
 static bool coll_uses_send(const struct gdrb_ctx *c)
 {
-	if (coll->layout == GDRB_LAYOUT_ONE_BUF || coll->layout == GDRB_LAYOUT_NONE)
+	if (kind->layout == GDRB_LAYOUT_ONE_BUF || kind->layout == GDRB_LAYOUT_NONE)
 		return false;
-	if (!gdrb_coll_params(c->p)->in_place || (coll->flags & GDRB_COLL_ROOT_IN))
+	if (!gdrb_coll_params(c->p)->in_place || (kind->flags & GDRB_COLL_ROOT_IN))
 		return true;
-	return (coll->flags & GDRB_COLL_ROOTED) && c->boot->rank != gdrb_coll_params(c->p)->root;
+	return (kind->flags & GDRB_COLL_ROOTED) && c->boot->rank != gdrb_coll_params(c->p)->root;
 }
 
 static double coll_bus_factor(const struct gdrb_ctx *c)
 {
-	return coll->bus_factor(c->boot->size);
+	return kind->bus_factor(c->boot->size);
 }
 
 static int coll_setup(struct gdrb_ctx *c)
@@ -412,7 +410,7 @@ static int coll_setup(struct gdrb_ctx *c)
 	int rc;
 
 	state.type = MPI_DATATYPE_NULL;
-	if (coll->flags & GDRB_COLL_ROOTED && gdrb_coll_params(c->p)->root >= c->boot->size) {
+	if (kind->flags & GDRB_COLL_ROOTED && gdrb_coll_params(c->p)->root >= c->boot->size) {
 		gdrb_usage_err("--root: rank %d does not exist; accepted: 0 to %d", gdrb_coll_params(c->p)->root,
 			       c->boot->size - 1);
 		return GDRB_ERR_USAGE;
@@ -425,7 +423,7 @@ static int coll_setup(struct gdrb_ctx *c)
 			       gdrb_dtype_names[gdrb_coll_params(c->p)->dtype]);
 		return GDRB_ERR_USAGE;
 	}
-	for (i = 0; i < c->p->sizes.n && coll->layout != GDRB_LAYOUT_NONE; i++) {
+	for (i = 0; i < c->p->sizes.n && kind->layout != GDRB_LAYOUT_NONE; i++) {
 		size_t size = coll_adjust_size(c, c->p->sizes.v[i]);
 		size_t per_call = size / elem_size(c) / (blocked() ? (size_t)c->boot->size : 1);
 
@@ -442,7 +440,7 @@ static int coll_setup(struct gdrb_ctx *c)
 			return GDRB_ERR;
 	}
 	rc = gdrb_mpi_check_direct(c);
-	if (coll->layout == GDRB_LAYOUT_NONE)
+	if (kind->layout == GDRB_LAYOUT_NONE)
 		c->variants[0].how = "MPI_Barrier";
 	return rc;
 }
@@ -537,7 +535,7 @@ static uint64_t check_reduced(struct gdrb_ctx *c, size_t first, uint64_t iter)
 				continue;
 			if (!bad++)
 				gdrb_mismatch(c, "%s --op %s --dtype %s: element %zu of the result is %g, expected %g",
-					      coll->name, gdrb_redop_names[gdrb_coll_params(c->p)->op], gdrb_dtype_names[t],
+					      kind->name, gdrb_redop_names[gdrb_coll_params(c->p)->op], gdrb_dtype_names[t],
 					      done / s->elem + i, load(chunk, t, i), (double)want);
 		}
 	}
@@ -555,7 +553,7 @@ static uint64_t check_block(struct gdrb_ctx *c, size_t off, size_t len, int src,
 
 	if (bad && bad != (uint64_t)-1)
 		gdrb_mismatch(c, "%s: %llu wrong byte(s) in the block from rank %d, first at byte %zu of the result",
-			      coll->name, (unsigned long long)bad, src, off + first - base);
+			      kind->name, (unsigned long long)bad, src, off + first - base);
 	return bad;
 }
 
@@ -569,8 +567,8 @@ static uint64_t coll_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	if (!s->out_len)
 		return 0;
 	if (reduces())
-		return check_reduced(c, coll->layout == GDRB_LAYOUT_SCATTER ? me * s->block : 0, iter);
-	switch (coll->layout) {
+		return check_reduced(c, kind->layout == GDRB_LAYOUT_SCATTER ? me * s->block : 0, iter);
+	switch (kind->layout) {
 	case GDRB_LAYOUT_ONE_BUF:
 		return check_block(c, 0, s->out_len, root, 0, size, iter);
 	case GDRB_LAYOUT_SCATTER:
@@ -579,7 +577,7 @@ static uint64_t coll_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 		for (q = 0; q < n; q++) {
 			/* alltoall: block q is rank q's block for me; gathers: rank q's input. */
 			b = check_block(c, (size_t)q * blk, blk, q,
-					coll->layout == GDRB_LAYOUT_FULL ? me * blk : 0, size, iter);
+					kind->layout == GDRB_LAYOUT_FULL ? me * blk : 0, size, iter);
 			if (b == (uint64_t)-1)
 				return b;
 			bad += b;
@@ -605,7 +603,7 @@ static void coll_teardown(struct gdrb_ctx *c)
 /* Collectives under --sync barrier: an untimed barrier before every call. */
 static bool coll_barrier_each(const struct gdrb_ctx *c)
 {
-	return coll->layout != GDRB_LAYOUT_NONE && gdrb_coll_params(c->p)->sync == GDRB_SYNC_BARRIER;
+	return kind->layout != GDRB_LAYOUT_NONE && gdrb_coll_params(c->p)->sync == GDRB_SYNC_BARRIER;
 }
 
 int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
@@ -619,19 +617,20 @@ int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 	struct gdrb_bench bench;
 
 	coll = desc;
-	if (desc->flags & GDRB_COLL_REDUCES)
+	kind = desc->kind;
+	if (kind->flags & GDRB_COLL_REDUCES)
 		groups[0].select |= GDRB_COLL_OPT_REDUCE;
-	if (desc->flags & GDRB_COLL_ROOTED)
+	if (kind->flags & GDRB_COLL_ROOTED)
 		groups[0].select |= GDRB_COLL_OPT_ROOT;
-	if (desc->flags & GDRB_COLL_IN_PLACE)
+	if (kind->flags & GDRB_COLL_IN_PLACE)
 		groups[0].select |= GDRB_COLL_OPT_IN_PLACE;
-	if (desc->layout == GDRB_LAYOUT_NONE) {
+	if (kind->layout == GDRB_LAYOUT_NONE) {
 		core = GDRB_OPTG_NO_SIZES;
 		groups[0].select = 0;
 		groups[1].select = 0;
 	}
 	bench = (struct gdrb_bench){
-		.name = desc->name,
+		.name = kind->name,
 		.layer = "mpi",
 		.summary = desc->summary,
 		.metric = GDRB_METRIC_LAT,
