@@ -124,6 +124,7 @@ static const struct gdrb_bench copy_bw = {
 	.opt_core = 0,
 	.opt_known = gdrb_opt_catalog,
 	.own_buffers = true,
+	.needs_gpu = true,
 	.setup = copy_setup,
 	.iteration = copy_iteration,
 	.prepare = copy_prepare,

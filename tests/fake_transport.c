@@ -96,13 +96,6 @@ static void fake_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 	snprintf(buf, len, "fake transport: %u us per message (--fake-delay)", fp->delay_us);
 }
 
-/* Every rank takes part (here: the one); nothing to convert to bus bandwidth. */
-static double fake_bus_factor(const struct gdrb_ctx *c)
-{
-	(void)c;
-	return 1.0;
-}
-
 static void fake_teardown(struct gdrb_ctx *c)
 {
 	free(c->priv);
@@ -117,11 +110,10 @@ static const struct gdrb_bench fake_latency = {
 	.layer = "fake",
 	.summary = "Latency of the test-only fake transport (one process, a spin per message)",
 	.metric = GDRB_METRIC_LAT,
-	.traffic = GDRB_TRAFFIC_COLLECTIVE,     /* LOCAL would mean a GPU copy benchmark */
+	.traffic = GDRB_TRAFFIC_LOCAL,          /* one process, no peer; no GPU unless --mem asks */
 	.opt_core = GDRB_OPTG_MEM,
 	.opt_groups = fake_groups,
 	.opt_known = gdrb_opt_catalog,
-	.bus_factor = fake_bus_factor,
 	.setup = fake_setup,
 	.describe = fake_describe,
 	.iteration = fake_iteration,

@@ -4,6 +4,8 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -680,6 +682,95 @@ START_TEST(test_reparse_after_error)
 }
 END_TEST
 
+/* A tool's own table (gdrb_opts_parse_tool): a string, a core option, a long-only flag. */
+struct tool_params {
+	const char *dir;
+	bool quiet;
+	struct gdrb_params run;
+};
+
+static void tool_usage(FILE *out, const char *summary)
+{
+	fprintf(out, "tool usage: %s\n", summary);
+}
+
+static const struct gdrb_opt tool_table[] = {
+	{ .name = "dir", .arg = "DIR", .help = "a directory", .parse = gdrb_opt_string,
+	  .off = offsetof(struct tool_params, dir) },
+	{ .name = "window", .short_opt = 'W', .arg = "N", .help = "a core option",
+	  .parse = gdrb_opt_core, .off = offsetof(struct tool_params, run) },
+	{ .name = "quiet", .help = "a long-only flag", .parse = gdrb_opt_set_bool,
+	  .off = offsetof(struct tool_params, quiet), .value = 1 },
+	{ .name = "help", .short_opt = 'h', .help = "help" },
+	{ .name = "version", .short_opt = 'V', .help = "version" },
+};
+
+static int parse_tool(struct parse_run *run, bool as_typed, struct tool_params *tp)
+{
+	const struct gdrb_opt_tool tool = { tool_table, sizeof(tool_table) / sizeof(tool_table[0]),
+					    tool_usage, as_typed };
+	char *argv[MAX_ARGS + 2];
+	FILE *out = tmpfile(), *err = tmpfile();
+	int argc = 0, saved_out, saved_err;
+	size_t i;
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(err);
+	memset(tp, 0, sizeof(*tp));
+	gdrb_opts_defaults(&tp->run, NULL);
+	argv[argc++] = (char *)PROG;
+	for (i = 0; i < MAX_ARGS && run->args[i]; i++)
+		argv[argc++] = (char *)run->args[i];
+	argv[argc] = NULL;
+	redirect(stdout, out, &saved_out);
+	redirect(stderr, err, &saved_err);
+	run->rc = gdrb_opts_parse_tool(argc, argv, &tool, SUMMARY, tp);
+	restore(stderr, err, saved_err, run->err, sizeof(run->err));
+	restore(stdout, out, saved_out, run->out, sizeof(run->out));
+	return run->rc;
+}
+
+/* A tool's table: its fields and a core option filled, the benchmarks' one-line errors. */
+START_TEST(test_tool)
+{
+	static const struct {
+		bool as_typed;
+		const char *args[4];
+		const char *says;
+	} bad[] = {
+		{ true, { "-W" }, PROG ": -W needs a value: N\n" },
+		{ false, { "-W" }, PROG ": --window needs a value: N\n" },
+		{ true, { "-W", "0" }, PROG ": --window: expected an integer from 1 to 65536, got '0'\n" },
+		{ true, { "--quiet", "--quiet" }, PROG ": --quiet given twice; give each option once\n" },
+		{ true, { "-W", "2", "--window=3" }, PROG ": -W/--window given twice; give each option once\n" },
+		{ true, { "--quiet=1" }, PROG ": unknown option '--quiet=1'; run '" PROG " --help' for the options\n" },
+		{ true, { "--iters", "5" }, PROG ": unknown option '--iters'; run '" PROG " --help' for the options\n" },
+		{ true, { "--dir", "d", "extra" }, PROG ": unexpected argument 'extra'; run '" PROG " --help' for the options\n" },
+	};
+	struct parse_run ok = { 0, { "--dir", "d", "-W", "4", "--quiet" }, 0, "", "" };
+	struct parse_run help = { 0, { "--dir", "d", "-h" }, 0, "", "" };
+	struct tool_params tp;
+	size_t i;
+
+	ck_assert_int_eq(parse_tool(&ok, true, &tp), GDRB_PARSE_RUN);
+	ck_assert_str_eq(ok.err, "");
+	ck_assert_str_eq(tp.dir, "d");
+	ck_assert_uint_eq(tp.run.window, 4);
+	ck_assert(tp.quiet);
+	ck_assert_int_eq(parse_tool(&help, true, &tp), GDRB_PARSE_EXIT);
+	ck_assert_str_eq(help.out, "tool usage: " SUMMARY "\n");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct parse_run run;
+
+		memset(&run, 0, sizeof(run));
+		memcpy(run.args, bad[i].args, sizeof(bad[i].args));
+		ck_assert_int_eq(parse_tool(&run, bad[i].as_typed, &tp), GDRB_ERR_USAGE);
+		ck_assert_str_eq(run.out, "");
+		ck_assert_str_eq(run.err, bad[i].says);
+	}
+}
+END_TEST
+
 static void add_case(Suite *s, const char *name, const TTest *test)
 {
 	TCase *tc = tcase_create(name);
@@ -715,6 +806,7 @@ static Suite *opts_suite(void)
 	add_case(s, "help_defaults", test_help_defaults);
 	add_case(s, "version", test_version);
 	add_case(s, "reparse_after_error", test_reparse_after_error);
+	add_case(s, "tool", test_tool);
 	return s;
 }
 

@@ -33,13 +33,15 @@ cat >"$WORK/inside.sh" <<'INSIDE'
 . "$3/tests/vm/limits.sh"
 out=$1 bin=$2/bench/gdrb_write_pairs
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-run() { # NAME NP ARGS...: one run into $out/NAME/, its output and exit status kept
+# NAME NP ARGS...: one run into $out/NAME/, its output and exit status kept; -T (the benchmark's
+# watchdog) stretched as the run's limit is, unless a run sets $timeout.
+run() {
 	local name=$1 np=$2 t0=$SECONDS
 	shift 2
 	mkdir -p "$out/$name"
 	timeout "$(vm_limit 300)" mpirun -np "$np" --oversubscribe --mca pml ob1 --mca btl self,vader,tcp \
 		-x SIMGPU_MODE -x LD_LIBRARY_PATH -x GDRB_INJECT_CORRUPTION -x GDRB_INJECT_PAIRS_STOP -x GDRB_VERBS_MAX_MSG \
-		"$bin" -t 0.005 -W 2 -T "${timeout:-30}" --csv "$out/$name/pairs.csv" "$@" \
+		"$bin" -t 0.005 -W 2 -T "${timeout:-$(vm_limit 30)}" --csv "$out/$name/pairs.csv" "$@" \
 		>"$out/$name/out" 2>"$out/$name/err"
 	echo "$name $?" >>"$out/rc"
 	echo "$name $((SECONDS - t0)) s" >>"$out/times"

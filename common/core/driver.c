@@ -449,7 +449,8 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	c->mismatches_shown = 0;
 	gdrb_watchdog_context(c->peer, c->peer >= 0 ? c->boot->hosts[c->peer] :
 			      c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE ?
-			      "the other ranks of the collective" : "the GPU", v->label, size);
+			      "the other ranks of the collective" :
+			      c->bench->needs_gpu ? "the GPU" : "the transport", v->label, size);
 	rc = c->bench->begin && (c->bench->begin(c, size) || c->boot->barrier(c->boot)) ? GDRB_ERR :
 	     plan_and_measure(r, size, &n, &want, &errors, &total_us, &cpu_pct);
 	if (rc) {
@@ -567,18 +568,17 @@ static int open_gpu(struct run *r)
 	struct gdrb_ctx *c = &r->c;
 	int rc;
 
-	if (r->p.mem == GDRB_MEM_HOST && c->bench->traffic != GDRB_TRAFFIC_LOCAL)
+	if (r->p.mem == GDRB_MEM_HOST && !c->bench->needs_gpu)
 		return 0;
 	rc = gdrb_gpu_open(r->p.gpu, c->boot->local_rank, &c->gpu, c->gpu_why, sizeof(c->gpu_why));
 	c->have_gpu = rc == 0;
-	if (rc == 0 || (r->p.mem == GDRB_MEM_PINNED && c->bench->traffic != GDRB_TRAFFIC_LOCAL))
+	if (rc == 0 || (r->p.mem == GDRB_MEM_PINNED && !c->bench->needs_gpu))
 		return 0;       /* pinned memory falls back to mlock */
 	if (rc == GDRB_ERR_USAGE)
 		gdrb_usage_err("%s", c->gpu_why);
 	else if (gdrb_log_is_leader())
 		gdrb_info("unsupported on this node: %s: %s",
-			  c->bench->traffic == GDRB_TRAFFIC_LOCAL ? c->bench->name : "--mem device",
-			  c->gpu_why);
+			  c->bench->needs_gpu ? c->bench->name : "--mem device", c->gpu_why);
 	return rc;
 }
 

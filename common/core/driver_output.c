@@ -207,7 +207,11 @@ void gdrb_drv_print_header(struct run *r)
 	size_t i;
 
 	printf("# gdrbench %s %s: %s\n", PACKAGE_VERSION, b->name, b->summary);
-	if (b->traffic == GDRB_TRAFFIC_LOCAL)
+	if (b->traffic == GDRB_TRAFFIC_LOCAL && (b->opt_core & GDRB_OPTG_MEM))
+		printf("# layer %s, mem %s (%s), one process on %s\n", b->layer,
+		       gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
+		       c->boot->hosts[0]);
+	else if (b->traffic == GDRB_TRAFFIC_LOCAL)
 		printf("# layer %s, one process on %s\n", b->layer, c->boot->hosts[0]);
 	else if (b->traffic == GDRB_TRAFFIC_COLLECTIVE)
 		printf("# layer %s, mem %s (%s), %d ranks on %d host(s)\n", b->layer,

@@ -27,7 +27,7 @@ enum gdrb_traffic {
 	GDRB_TRAFFIC_PINGPONG,  /* initiator sends, responder answers; sample = round trip */
 	GDRB_TRAFFIC_UNIDIR,    /* initiator sends a window, responder acknowledges */
 	GDRB_TRAFFIC_BIDIR,     /* both send a window to each other */
-	GDRB_TRAFFIC_LOCAL,     /* one process, no peer (copy benchmarks) */
+	GDRB_TRAFFIC_LOCAL,     /* one process, no peer (copy benchmarks, a local transport) */
 	GDRB_TRAFFIC_COLLECTIVE, /* every rank takes part; times across ranks */
 };
 
@@ -112,6 +112,12 @@ struct gdrb_bench {
 	const struct gdrb_opt_use *opt_groups;          /* its layers' option groups, ended by { NULL } */
 	const struct gdrb_opt_group *const *opt_known;  /* more groups refused by name, ended by NULL */
 	bool own_buffers;       /* setup allocates; the driver allocates none */
+	/*
+	 * It measures a GPU whatever --mem says (copy benchmarks): the driver opens one and
+	 * exits 77 without. Else a GPU is opened for --mem device (and pinned, which does
+	 * without).
+	 */
+	bool needs_gpu;
 
 	/* Collectives: the bus-bandwidth factor for algbw -> busbw (nccl-tests' convention). */
 	double (*bus_factor)(const struct gdrb_ctx *c);

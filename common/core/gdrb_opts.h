@@ -83,6 +83,12 @@ struct gdrb_opt {
 /* Field parsers: uint64_t, unsigned, int (all min..max), size_t (min..max), double seconds, int enum, string, flags. */
 gdrb_opt_parse_fn gdrb_opt_u64, gdrb_opt_uint, gdrb_opt_int, gdrb_opt_size, gdrb_opt_seconds,
 	gdrb_opt_enum, gdrb_opt_string, gdrb_opt_set_int, gdrb_opt_set_bool;
+/*
+ * The core's option of the entry's long name ("sizes", "window", "mem"), its parser,
+ * bounds and error line, into the struct gdrb_params at off: a tool's table taking a
+ * few of the benchmarks' options (gdrb_doctor).
+ */
+gdrb_opt_parse_fn gdrb_opt_core;
 
 struct gdrb_params;
 
@@ -163,12 +169,24 @@ int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const
 		    struct gdrb_params *p);
 /* The core's defaults and every group of set's (set NULL: the core's only). */
 int gdrb_opts_defaults(struct gdrb_params *p, const struct gdrb_opt_set *set);
-/*
- * One core option's value, by its long name ("sizes", "window", "mem"), parsed into
- * p as gdrb_opts_parse would, with the same one-line error (GDRB_ERR_USAGE):
- * for tools that take a few of the benchmarks' options (gdrb_doctor).
- */
-int gdrb_opts_value(const char *name, const char *arg, struct gdrb_params *p);
 void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summary);
+
+/*
+ * A tool outside the benchmarks' option set (gdrb_doctor): one table of its own, every
+ * entry offered and filling the tool's params at its off, parsed by the benchmarks' loop
+ * with their repeat detection and one-line errors; --help (short 'h') calls usage, the
+ * tool's own text; --version (short 'V') prints as the benchmarks do. An entry may take a
+ * core option with gdrb_opt_core.
+ */
+struct gdrb_opt_tool {
+	const struct gdrb_opt *opts;
+	size_t nopts;
+	void (*usage)(FILE *out, const char *summary);
+	bool name_as_typed;     /* a missing value names the option as typed ("-m"), not "--sizes" */
+};
+
+/* GDRB_PARSE_RUN, GDRB_PARSE_EXIT, or GDRB_ERR_USAGE after one line naming the option. */
+int gdrb_opts_parse_tool(int argc, char **argv, const struct gdrb_opt_tool *tool,
+			 const char *summary, void *params);
 
 #endif

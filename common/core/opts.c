@@ -469,14 +469,16 @@ static const struct entry *find_code(const struct table *t, int code)
 	return NULL;
 }
 
-int gdrb_opts_value(const char *name, const char *arg, struct gdrb_params *p)
+/* A tool's entry for a core option: the core's parser of that name, into a struct gdrb_params. */
+int gdrb_opt_core(const struct gdrb_opt *o, const char *arg, void *params)
 {
 	size_t i;
 
 	for (i = 0; i < N_CORE; i++)
-		if (!strcmp(core_table[i].name, name) && core_table[i].parse)
-			return core_table[i].parse(&core_table[i], arg, p);
-	gdrb_err("gdrb_opts_value: no option --%s", name);
+		if (!strcmp(core_table[i].name, o->name) && core_table[i].parse)
+			return core_table[i].parse(&core_table[i], arg,
+						   FIELD(struct gdrb_params, params, o));
+	gdrb_err("internal: gdrb_opt_core: no core option --%s", o->name);
 	return GDRB_ERR;
 }
 
@@ -527,32 +529,35 @@ static int take(const struct table *t, const struct entry *e, bool *given, const
 	return o->parse(o, arg, e->params) ? GDRB_ERR_USAGE : 0;
 }
 
-int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const char *summary,
-		    struct gdrb_params *p)
+/* What the option loop found: --help is printed by its caller (the benchmarks' or a tool's). */
+#define PARSE_HELP 2
+
+/*
+ * getopt_long over every option of t, each refused, found given twice or parsed; --version
+ * printed. GDRB_PARSE_RUN, GDRB_PARSE_EXIT, PARSE_HELP or GDRB_ERR_USAGE after one line.
+ */
+static int options_loop(int argc, char **argv, const struct table *t, bool *given,
+			bool name_as_typed)
 {
-	static struct table t;
 	struct option longopts[MAX_OPTS + 1];
 	char shortopts[3 * MAX_OPTS + 2] = ":";
-	bool given[MAX_OPTS] = { false };
 	const struct entry *e;
 	size_t i, s = 1;
 	int c;
 
-	if (gdrb_opts_defaults(p, set) || build_table(&t, set, p))
-		return GDRB_ERR;
 	/* Every option is known, so one that does not apply gets its own message. */
-	for (i = 0; i < t.n; i++) {
-		const struct gdrb_opt *o = t.e[i].o;
+	for (i = 0; i < t->n; i++) {
+		const struct gdrb_opt *o = t->e[i].o;
 
 		longopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
-					       NULL, t.e[i].code };
+					       NULL, t->e[i].code };
 		if (o->short_opt) {
 			shortopts[s++] = (char)o->short_opt;
 			if (o->arg)
 				shortopts[s++] = ':';
 		}
 	}
-	memset(&longopts[t.n], 0, sizeof(longopts[t.n]));
+	memset(&longopts[t->n], 0, sizeof(longopts[t->n]));
 	shortopts[s] = '\0';
 
 	opterr = 0;
@@ -560,18 +565,16 @@ int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const char *bad = argv[optind - 1];
 
-		if (c == 'h') {
-			if (gdrb_log_is_leader())
-				gdrb_opts_usage(stdout, set, summary);
-			return GDRB_PARSE_EXIT;
-		}
+		if (c == 'h')
+			return PARSE_HELP;
 		if (c == 'V') {
 			if (gdrb_log_is_leader())
 				printf("%s (%s) %s\n", gdrb_prog(), PACKAGE_NAME, PACKAGE_VERSION);
 			return GDRB_PARSE_EXIT;
 		}
 		if (c == '?') {
-			if (optopt)
+			/* optopt is a long-only flag's code where "--flag=x" gave it a value. */
+			if (optopt && optopt < FIRST_LONG_CODE)
 				gdrb_usage_err("unknown option '-%c'; run '%s --help' for the options",
 					       optopt, gdrb_prog());
 			else
@@ -580,16 +583,18 @@ int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const
 			return GDRB_ERR_USAGE;
 		}
 		if (c == ':') {
-			e = find_code(&t, optopt ? optopt : 0);
-			if (e)
+			e = find_code(t, optopt ? optopt : 0);
+			if (e && name_as_typed)
+				gdrb_usage_err("%s needs a value: %s", bad, e->o->arg);
+			else if (e)
 				gdrb_usage_err("--%s needs a value: %s", e->o->name, e->o->arg);
 			else
 				gdrb_usage_err("option '%s' needs a value; run '%s --help'", bad,
 					       gdrb_prog());
 			return GDRB_ERR_USAGE;
 		}
-		e = find_code(&t, c);
-		if (!e || take(&t, e, given, optarg))
+		e = find_code(t, c);
+		if (!e || take(t, e, given, optarg))
 			return GDRB_ERR_USAGE;
 	}
 	if (optind < argc) {
@@ -597,6 +602,27 @@ int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const
 			       argv[optind], gdrb_prog());
 		return GDRB_ERR_USAGE;
 	}
+	return GDRB_PARSE_RUN;
+}
+
+int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const char *summary,
+		    struct gdrb_params *p)
+{
+	static struct table t;
+	bool given[MAX_OPTS] = { false };
+	size_t i;
+	int rc;
+
+	if (gdrb_opts_defaults(p, set) || build_table(&t, set, p))
+		return GDRB_ERR;
+	rc = options_loop(argc, argv, &t, given, false);
+	if (rc == PARSE_HELP) {
+		if (gdrb_log_is_leader())
+			gdrb_opts_usage(stdout, set, summary);
+		return GDRB_PARSE_EXIT;
+	}
+	if (rc)
+		return rc;
 	if (device_only_options(&t, given, p))
 		return GDRB_ERR_USAGE;
 	for (i = 0; i < p->ngroups; i++)
@@ -604,4 +630,26 @@ int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const
 			return GDRB_ERR_USAGE;
 	gdrb_set_verbose(p->verbose);
 	return GDRB_PARSE_RUN;
+}
+
+int gdrb_opts_parse_tool(int argc, char **argv, const struct gdrb_opt_tool *tool,
+			 const char *summary, void *params)
+{
+	static struct table t;
+	bool given[MAX_OPTS] = { false };
+	size_t i;
+	int rc;
+
+	t.n = 0;
+	if (add_entries(&t, tool->opts, tool->nopts, params, 0, -1))
+		return GDRB_ERR;
+	for (i = 0; i < t.n; i++)
+		t.e[i].offered = true;
+	rc = options_loop(argc, argv, &t, given, tool->name_as_typed);
+	if (rc == PARSE_HELP) {
+		if (gdrb_log_is_leader())
+			tool->usage(stdout, summary);
+		return GDRB_PARSE_EXIT;
+	}
+	return rc;
 }

@@ -628,7 +628,7 @@ static int setup(struct pairs_run *r)
 	if (r->boot->rank == 0) {
 		r->all = calloc(r->nrec * (size_t)r->n, sizeof(*r->all));
 		r->cells = calloc(r->nrec * (size_t)r->n * (size_t)r->n, sizeof(*r->cells));
-		rc = r->mine && r->all && r->cells ? pairs_out_open(r) : GDRB_ERR;
+		rc = r->mine && r->all && r->cells ? gdrb_pairs_out_open(r) : GDRB_ERR;
 		if (!r->mine || !r->all || !r->cells)
 			gdrb_err("out of memory for the matrices of %d ranks", r->n);
 	} else {
@@ -679,7 +679,7 @@ static void rounds(struct pairs_run *r)
 		}
 		r->rounds_done = ri + 1;
 		if (r->boot->rank == 0)
-			pairs_out_round(r, k);
+			gdrb_pairs_out_round(r, k);
 	}
 }
 
@@ -745,7 +745,7 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 	if (code)
 		goto out;
 	if (boot->rank == 0)
-		pairs_out_header(r);
+		gdrb_pairs_out_header(r);
 	if (gdrb_watchdog_start(r->p.timeout)) {
 		code = GDRB_EXIT_FAIL;
 		goto out;
@@ -754,10 +754,10 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 	gdrb_watchdog_stop();
 	rc = r->failed ? GDRB_ERR : 0;
 	if (boot->rank == 0) {
-		if (pairs_out_matrices(r))
+		if (gdrb_pairs_out_matrices(r))
 			rc = GDRB_ERR;
-		pairs_out_end(r);
-		if (pairs_out_close(r) || gdrb_stdout_flush())
+		gdrb_pairs_out_end(r);
+		if (gdrb_pairs_out_close(r) || gdrb_stdout_flush())
 			rc = GDRB_ERR;
 		if (r->invalid)
 			rc = GDRB_ERR;
@@ -765,7 +765,7 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 	code = agree(boot, rc);
 out:
 	if (boot->rank == 0)
-		pairs_out_close(r);
+		gdrb_pairs_out_close(r);
 	teardown(r);
 	boot->finalize(boot);
 	free(r);

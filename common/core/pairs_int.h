@@ -93,11 +93,11 @@ static inline int pairs_peer(const struct pairs_run *r, int rank, unsigned k, bo
 }
 
 /* pairs_out.c, rank 0 */
-int pairs_out_open(struct pairs_run *r);
-void pairs_out_header(const struct pairs_run *r);
-void pairs_out_round(struct pairs_run *r, unsigned k);
-int pairs_out_matrices(const struct pairs_run *r);
-void pairs_out_end(const struct pairs_run *r);
-int pairs_out_close(struct pairs_run *r);
+int gdrb_pairs_out_open(struct pairs_run *r);
+void gdrb_pairs_out_header(const struct pairs_run *r);
+void gdrb_pairs_out_round(struct pairs_run *r, unsigned k);
+int gdrb_pairs_out_matrices(const struct pairs_run *r);
+void gdrb_pairs_out_end(const struct pairs_run *r);
+int gdrb_pairs_out_close(struct pairs_run *r);
 
 #endif

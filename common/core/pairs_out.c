@@ -52,7 +52,7 @@ static bool is_bw(const struct pairs_run *r, size_t mi)
 	return r->metrics[mi] == GDRB_PAIRS_BW;
 }
 
-int pairs_out_open(struct pairs_run *r)
+int gdrb_pairs_out_open(struct pairs_run *r)
 {
 	char *copy;
 	FILE *f;
@@ -112,7 +112,7 @@ int pairs_out_open(struct pairs_run *r)
 	return fclose(f) ? GDRB_ERR : 0;
 }
 
-void pairs_out_header(const struct pairs_run *r)
+void gdrb_pairs_out_header(const struct pairs_run *r)
 {
 	char line[512], sz[32];
 	size_t i;
@@ -204,7 +204,7 @@ static void csv_row(struct pairs_run *r, size_t mi, size_t si, size_t pi, unsign
 }
 
 /* Store round k's figures, print its line per figure, append its CSV rows. */
-void pairs_out_round(struct pairs_run *r, unsigned k)
+void gdrb_pairs_out_round(struct pairs_run *r, unsigned k)
 {
 	size_t mi, si, pi, n = (size_t)r->n;
 	double *v = malloc(n * sizeof(*v));
@@ -279,7 +279,7 @@ void pairs_out_round(struct pairs_run *r, unsigned k)
 	fflush(stdout);
 	/* The rounds so far are kept on disk should a later one never finish. */
 	if (r->n <= 256 || gdrb_now_s() - r->last_write > WRITE_EVERY_S) {
-		pairs_out_matrices(r);
+		gdrb_pairs_out_matrices(r);
 		r->last_write = gdrb_now_s();
 	}
 }
@@ -320,7 +320,7 @@ static int write_matrix(const struct pairs_run *r, size_t mi, size_t si, size_t 
 	return 0;
 }
 
-int pairs_out_matrices(const struct pairs_run *r)
+int gdrb_pairs_out_matrices(const struct pairs_run *r)
 {
 	size_t mi, si, pi;
 	int rc = 0;
@@ -336,7 +336,7 @@ int pairs_out_matrices(const struct pairs_run *r)
 }
 
 /* The matrices themselves up to 16 ranks, else what they hold. */
-void pairs_out_end(const struct pairs_run *r)
+void gdrb_pairs_out_end(const struct pairs_run *r)
 {
 	size_t mi, si, pi, n = (size_t)r->n, i, j;
 	char sz[32];
@@ -390,7 +390,7 @@ void pairs_out_end(const struct pairs_run *r)
 			}
 }
 
-int pairs_out_close(struct pairs_run *r)
+int gdrb_pairs_out_close(struct pairs_run *r)
 {
 	int rc = 0;
 

@@ -2,8 +2,8 @@
 /* gdrb_doctor options: the roots to read, the runs to check memlock for, the output form. */
 #include "config.h"
 
-#include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,33 +14,78 @@
 #include "gdrb_size.h"
 #include "gdrb_sysfs.h"
 
-enum { OPT_SYSFS = 0x100, OPT_PROCFS, OPT_MEM, OPT_WINDOW_BYTES };
+/* What the table fills: the roots, the output form, and the runs' options as the benchmarks'. */
+struct doctor_args {
+	struct gdrb_doctor_opts o;
+	struct gdrb_params run;
+};
 
+#define ARG(field) offsetof(struct doctor_args, field)
+
+/* In --help order; a '\n' in a help text starts a line under the first. */
+static const struct gdrb_opt doctor_table[] = {
+	{ .name = "sysfs-root", .arg = "DIR",
+	  .help = "read sysfs from DIR instead of /sys",
+	  .parse = gdrb_opt_string, .off = ARG(o.sysfs_root) },
+	{ .name = "procfs-root", .arg = "DIR",
+	  .help = "read procfs from DIR instead of /proc\n"
+		  "(when either is not the live one, libibverbs and CUDA are\n"
+		  "not asked and registration is not attempted)",
+	  .parse = gdrb_opt_string, .off = ARG(o.procfs_root) },
+	{ .name = "sizes", .short_opt = 'm', .arg = "SIZES",
+	  .help = "the benchmarks' message sizes, for the memlock need: the\n"
+		  "largest window of them counts (default " GDRB_DEF_SIZES ")",
+	  .parse = gdrb_opt_core, .off = ARG(run) },
+	{ .name = "window", .short_opt = 'W', .arg = "N",
+	  .help = "their window (default " GDRB_STR(GDRB_DEF_WINDOW) ")",
+	  .parse = gdrb_opt_core, .off = ARG(run) },
+	{ .name = "window-bytes", .arg = "SIZE",
+	  .help = "their cap on a window's bytes (default " GDRB_DEF_WINDOW_BYTES ")",
+	  .parse = gdrb_opt_core, .off = ARG(run) },
+	{ .name = "mem", .arg = "KIND",
+	  .help = "their memory: host, pinned or device (default device)",
+	  .parse = gdrb_opt_core, .off = ARG(run) },
+	{ .name = "json", .short_opt = 'j',
+	  .help = "print JSON instead of the table",
+	  .parse = gdrb_opt_set_bool, .off = ARG(o.json), .value = 1 },
+	{ .name = "help", .short_opt = 'h', .help = "print this help and exit" },
+	{ .name = "version", .short_opt = 'V', .help = "print the version and exit" },
+};
+
+#define N_DOCTOR_OPTS (sizeof(doctor_table) / sizeof(doctor_table[0]))
+
+/* "  -m, --sizes SIZES  help": the help from column 21, its further lines under it. */
+static void usage_line(FILE *f, const struct gdrb_opt *o)
+{
+	const char *help = o->help, *nl;
+	char lhs[64];
+
+	if (o->short_opt)
+		snprintf(lhs, sizeof(lhs), "-%c, --%s%s%s", o->short_opt, o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(lhs, sizeof(lhs), "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+	fprintf(f, "  %-17s  ", lhs);
+	while ((nl = strchr(help, '\n'))) {
+		fprintf(f, "%.*s\n%21s", (int)(nl - help), help, "");
+		help = nl + 1;
+	}
+	fprintf(f, "%s\n", help);
+}
 
 static void usage(FILE *f, const char *summary)
 {
-	fprintf(f,
-		"Usage: %s [OPTIONS]\n"
-		"%s\n"
-		"\n"
-		"  --sysfs-root DIR   read sysfs from DIR instead of /sys\n"
-		"  --procfs-root DIR  read procfs from DIR instead of /proc\n"
-		"                     (when either is not the live one, libibverbs and CUDA are\n"
-		"                     not asked and registration is not attempted)\n"
-		"  -m, --sizes SIZES  the benchmarks' message sizes, for the memlock need: the\n"
-		"                     largest window of them counts (default " GDRB_DEF_SIZES ")\n"
-		"  -W, --window N     their window (default " GDRB_STR(GDRB_DEF_WINDOW) ")\n"
-		"  --window-bytes SIZE  their cap on a window's bytes (default " GDRB_DEF_WINDOW_BYTES ")\n"
-		"  --mem KIND         their memory: host, pinned or device (default device)\n"
-		"  -j, --json         print JSON instead of the table\n"
-		"  -h, --help         print this help and exit\n"
-		"  -V, --version      print the version and exit\n"
-		"\n"
-		"Checks: 1 rdma-ports, 2 roce-gid, 3 gpus, 4 gpu-registration, 5 peermem-dmabuf,\n"
-		"6 memlock, 7 iommu, 8 acs, 9 topology, 10 pcie-links, 11 bar1; each PASS, WARN,\n"
-		"FAIL or SKIP with the evidence read and a one-line fix.\n"
-		"Exit status: 0 nothing FAILs, 1 something FAILs, 2 bad usage.\n",
-		gdrb_prog(), summary);
+	size_t i;
+
+	fprintf(f, "Usage: %s [OPTIONS]\n%s\n\n", gdrb_prog(), summary);
+	for (i = 0; i < N_DOCTOR_OPTS; i++)
+		usage_line(f, &doctor_table[i]);
+	fputs("\n"
+	      "Checks: 1 rdma-ports, 2 roce-gid, 3 gpus, 4 gpu-registration, 5 peermem-dmabuf,\n"
+	      "6 memlock, 7 iommu, 8 acs, 9 topology, 10 pcie-links, 11 bar1; each PASS, WARN,\n"
+	      "FAIL or SKIP with the evidence read and a one-line fix.\n"
+	      "Exit status: 0 nothing FAILs, 1 something FAILs, 2 bad usage.\n", f);
 }
 
 /* DIR must be a directory holding every one of the entries named (NULL-terminated). */
@@ -73,103 +118,33 @@ static bool is_live(const char *dir, const char *live)
 
 int gdrb_doctor_parse(int argc, char **argv, const char *summary, struct gdrb_doctor_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
-		{ "procfs-root", required_argument, NULL, OPT_PROCFS },
-		{ "sizes", required_argument, NULL, 'm' },
-		{ "window", required_argument, NULL, 'W' },
-		{ "window-bytes", required_argument, NULL, OPT_WINDOW_BYTES },
-		{ "mem", required_argument, NULL, OPT_MEM },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	/* As gdrb_doctor always said it: "-m needs a value", the option as typed. */
+	static const struct gdrb_opt_tool tool = {
+		.opts = doctor_table, .nopts = N_DOCTOR_OPTS, .usage = usage, .name_as_typed = true,
 	};
 	static const char *const sys_need[] = { "bus", "class", "devices", NULL };
 	static const char *const proc_need[] = { "cmdline", NULL };
-	/* -m, -W and --mem as the benchmarks parse them; the runs asked about use device memory. */
-	struct gdrb_params run;
-	bool seen[sizeof(longopts) / sizeof(longopts[0])] = { false };
-	int c;
+	struct doctor_args a;
+	int rc;
 
-	memset(o, 0, sizeof(*o));
-	o->sysfs_root = "/sys";
-	o->procfs_root = "/proc";
-	gdrb_opts_defaults(&run, NULL);
-	run.mem = GDRB_MEM_DEVICE;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":m:W:jhV", longopts, NULL)) != -1) {
-		const char *bad = argv[optind - 1];
-		const struct option *lo;
-
-		/* As the benchmarks do: the last of two values silently winning hides a typo. */
-		for (lo = longopts; lo->name; lo++) {
-			if (lo->val != c)
-				continue;
-			if (seen[lo - longopts]) {
-				if (c < 0x100)
-					gdrb_usage_err("-%c/--%s given twice; give each option once", c, lo->name);
-				else
-					gdrb_usage_err("--%s given twice; give each option once", lo->name);
-				return GDRB_ERR_USAGE;
-			}
-			seen[lo - longopts] = true;
-		}
-		switch (c) {
-		case OPT_SYSFS:
-			o->sysfs_root = optarg;
-			break;
-		case OPT_PROCFS:
-			o->procfs_root = optarg;
-			break;
-		case 'm':
-		case 'W':
-		case OPT_MEM:
-		case OPT_WINDOW_BYTES:
-			if (gdrb_opts_value(c == 'm' ? "sizes" : c == 'W' ? "window" :
-					    c == OPT_MEM ? "mem" : "window-bytes", optarg, &run))
-				return GDRB_ERR_USAGE;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			if (gdrb_log_is_leader())
-				usage(stdout, summary);
-			return 1;
-		case 'V':
-			if (gdrb_log_is_leader())
-				printf("%s (%s) %s\n", gdrb_prog(), PACKAGE_NAME, PACKAGE_VERSION);
-			return 1;
-		case ':':
-			gdrb_usage_err("%s needs a value: %s", bad,
-				       optopt == 'm' ? "SIZES" : optopt == 'W' ? "N" :
-				       optopt == OPT_MEM ? "KIND" : optopt == OPT_WINDOW_BYTES ? "SIZE" : "DIR");
-			return GDRB_ERR_USAGE;
-		default:
-			if (optopt && optopt < 0x100)
-				gdrb_usage_err("unknown option '-%c'; run '%s --help' for the options",
-					       optopt, gdrb_prog());
-			else
-				gdrb_usage_err("unknown option '%s'; run '%s --help' for the options",
-					       bad, gdrb_prog());
-			return GDRB_ERR_USAGE;
-		}
-	}
-	if (optind < argc) {
-		gdrb_usage_err("unexpected argument '%s'; run '%s --help' for the options",
-			       argv[optind], gdrb_prog());
+	memset(&a.o, 0, sizeof(a.o));
+	a.o.sysfs_root = "/sys";
+	a.o.procfs_root = "/proc";
+	/* The runs asked about use device memory unless --mem says otherwise. */
+	gdrb_opts_defaults(&a.run, NULL);
+	a.run.mem = GDRB_MEM_DEVICE;
+	rc = gdrb_opts_parse_tool(argc, argv, &tool, summary, &a);
+	if (rc)
+		return rc;
+	if (check_root("--sysfs-root", a.o.sysfs_root, sys_need, "sysfs", "/sys") ||
+	    check_root("--procfs-root", a.o.procfs_root, proc_need, "procfs", "/proc"))
 		return GDRB_ERR_USAGE;
-	}
-	if (check_root("--sysfs-root", o->sysfs_root, sys_need, "sysfs", "/sys") ||
-	    check_root("--procfs-root", o->procfs_root, proc_need, "procfs", "/proc"))
-		return GDRB_ERR_USAGE;
+	*o = a.o;
 	o->live = is_live(o->sysfs_root, "/sys") && is_live(o->procfs_root, "/proc");
-	o->sizes = run.sizes;
-	o->max_size = gdrb_sizes_max(&run.sizes);
-	o->window = run.window;
-	o->window_bytes = run.window_bytes;
-	o->mem = run.mem;
+	o->sizes = a.run.sizes;
+	o->max_size = gdrb_sizes_max(&a.run.sizes);
+	o->window = a.run.window;
+	o->window_bytes = a.run.window_bytes;
+	o->mem = a.run.mem;
 	return 0;
 }
