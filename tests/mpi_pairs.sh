@@ -23,7 +23,7 @@ run() {
 }
 
 # The checkers catch their faults: a comma in a text field, a missing cell, a filled diagonal.
-h=$(sed -n 's/^GDRB_PAIRS_COL(\([a-zA-Z_]*\),.*/\1/p' "$top_srcdir/common/core/pairs_schema.def" | paste -sd,)
+h=$(pairs_header)
 row=mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,a,b,0,0,,,,,5,1.500,,ok,0,,2026-01-01T00:00:00Z,0.1
 printf '%s\n%s\n' "$h" "$row" >"$WORK/good.csv"
 pairs_check "$WORK/good.csv" -v rows=1 >/dev/null || fail "pairs_check refuses a good row"
@@ -46,7 +46,7 @@ for np in 2 3 4; do
 	for f in pairs-65536-direct pairs-8-direct pairs-lat-65536-direct pairs-lat-8-direct; do
 		pairs_matrix_check "$d/$f.csv" "$np" all || fail "np $np: $f.csv"
 	done
-	[ "$(grep -c '^[0-9]*,' "$d/pairs-ranks.csv")" -eq "$np" ] || fail "np $np: the rank table"
+	[ "$(ranks_col "$d/pairs-ranks.csv" rank | paste -sd,)" = "$(seq -s, 0 $((np - 1)))" ] || fail "np $np: the rank table"
 	grep -q "^# matrix bw 64KiB direct" "$d/out" || fail "np $np: no matrix on stdout"
 	[ -z "$(find "$d" -name '*.tmp')" ] || fail "np $np: a .tmp file left"
 done
@@ -161,7 +161,7 @@ rc=0
 	[ "$(grep -c ',simulated GPU: gdrbench simulated GPU (simgpu),[^,]*,[^,]*$' "$d/pairs.csv")" -eq 48 ] ||
 		{ cat "$d/pairs.csv"; fail "device: not every row's note names the simulated GPU"; }
 	! grep -q 'simulated' "$WORK/np3/out" "$WORK/np3/pairs.csv" || fail "host memory: said to be simulated"
-	[ "$(grep -c '^[0-9],[^,]*,[0-9],0000:3b:00.0,$' "$d/pairs-ranks.csv")" -eq 3 ] &&
+	[ "$(ranks_count "$d/pairs-ranks.csv" 'rank~[0-9]' 'local_rank~[0-9]' gpu=0000:3b:00.0 nic=)" -eq 3 ] &&
 		grep -q ',0000:3b:00.0,0000:3b:00.0,' "$d/pairs.csv" ||
 		{ cat "$d/pairs-ranks.csv"; fail "device: the GPU bus id is not in the rank table and rows"; }
 	export SIMGPU_MODE=strict

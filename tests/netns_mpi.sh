@@ -15,10 +15,8 @@
 need_mpi
 bed_up 8
 
-# col FILE NAME: the values of column NAME of a CSV, one a line.
-col() {
-	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"
-}
+# col FILE NAME: the values of column NAME of a results CSV, one a line.
+col() { csv_col "$1" "$2"; }
 
 # hosts_of CSV WANT WHAT: every row of CSV is ok and counts WANT hosts.
 hosts_of() {
@@ -137,7 +135,7 @@ awk -F, '
 	END { if (cells != 24) { print cells " cells, expected 24"; bad = 1 } exit bad }' \
 	"$WORK/rail/pairs-ranks.csv" "$WORK/rail/pairs-8192-direct.csv" >"$WORK/rail.check" ||
 	{ cat "$WORK/rail/pairs-ranks.csv" "$WORK/rail/pairs-8192-direct.csv" "$WORK/rail.check"; fail "--granularity rail: the matrix"; }
-[ "$(cut -d, -f2 "$WORK/rail/pairs-ranks.csv" | sed 1d | sort -u | wc -l)" -eq 4 ] || fail "--granularity rail: not 4 hosts in the rank table"
+[ "$(ranks_col "$WORK/rail/pairs-ranks.csv" host | sort -u | wc -l)" -eq 4 ] || fail "--granularity rail: not 4 hosts in the rank table"
 pass "gdrb_mpi_pairs --granularity rail, 2 ranks on each of 4 nodes: the 24 same-rail pairs measured, no other cell"
 
 # node: one rank on each of 6 nodes, every pair measured.
