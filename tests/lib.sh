@@ -154,7 +154,7 @@ csv_check() {
 # results CSV that passes every FILTER: NAME=VALUE (VALUE empty: an empty field), NAME!=VALUE,
 # NAME~ERE (the whole field matches). Exits 2, saying why, on a header other than the schema's, an
 # unknown column or a row of another width (tests/csv_col.awk). csv_count CSV [FILTER...]: how
-# many rows pass. csv_has CSV FILTER...: exit 0 if at least one does. pairs_col and pairs_count:
+# many rows pass. csv_has CSV FILTER...: exit 0 if at least one does. pairs_col, pairs_count, pairs_has:
 # the same for a pairs CSV (pairs_schema.def), ranks_col and ranks_count for a rank table
 # (pairs-ranks.csv, pairs_ranks.def). pairs_header: the pairs CSV's header line.
 csv_col() { _schema_col csv_schema.def GDRB_CSV_COL cols="$2" "$1" "${@:3}"; }
@@ -171,6 +171,11 @@ csv_set() { _schema_col csv_schema.def GDRB_CSV_COL set="$2" -v value="$3" "$1" 
 pairs_header() { _schema_col pairs_schema.def GDRB_PAIRS_COL header=1; }
 pairs_col() { _schema_col pairs_schema.def GDRB_PAIRS_COL cols="$2" "$1" "${@:3}"; }
 pairs_count() { _schema_col pairs_schema.def GDRB_PAIRS_COL count=1 "$@"; }
+pairs_has() {
+	local n
+	n=$(pairs_count "$@") || return 2
+	[ "$n" -gt 0 ]
+}
 ranks_col() { _schema_col pairs_ranks.def GDRB_RANKS_COL cols="$2" "$1" "${@:3}"; }
 ranks_count() { _schema_col pairs_ranks.def GDRB_RANKS_COL count=1 "$@"; }
 # _schema_col DEF MACRO VAR=VALUE FILE [FILTER...]
