@@ -125,15 +125,15 @@ mkdir "$WORK/rail"
 step rail "$MPIRUN" -np 8 --host gdrbn1:2,gdrbn2:2,gdrbn3:2,gdrbn4:2 "$pairs" --granularity rail -m 8K -t 0.05 \
 	-T 20 --validate --csv "$WORK/rail/pairs.csv"
 awk -F, '
+	NR == FNR { split($0, r, "\t"); host[r[1]] = r[2]; lr[r[1]] = r[3]; next }
 	FNR == 1 { next }
-	FILENAME ~ /ranks/ { host[$1] = $2; lr[$1] = $3; next }
 	{ for (j = 2; j <= NF; j++) {
 		i = $1; d = j - 2; want = i != d && lr[i] == lr[d] && host[i] != host[d]
 		if (want != ($j != "")) { print "cell " i "->" d " (" host[i] "/" lr[i] " -> " host[d] "/" lr[d] "): \"" $j "\""; bad = 1 }
 		cells += $j != ""
 	} }
 	END { if (cells != 24) { print cells " cells, expected 24"; bad = 1 } exit bad }' \
-	"$WORK/rail/pairs-ranks.csv" "$WORK/rail/pairs-8192-direct.csv" >"$WORK/rail.check" ||
+	<(ranks_col "$WORK/rail/pairs-ranks.csv" rank,host,local_rank) "$WORK/rail/pairs-8192-direct.csv" >"$WORK/rail.check" ||
 	{ cat "$WORK/rail/pairs-ranks.csv" "$WORK/rail/pairs-8192-direct.csv" "$WORK/rail.check"; fail "--granularity rail: the matrix"; }
 [ "$(ranks_col "$WORK/rail/pairs-ranks.csv" host | sort -u | wc -l)" -eq 4 ] || fail "--granularity rail: not 4 hosts in the rank table"
 pass "gdrb_mpi_pairs --granularity rail, 2 ranks on each of 4 nodes: the 24 same-rail pairs measured, no other cell"
