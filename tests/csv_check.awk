@@ -1,25 +1,10 @@
-# Check a gdrbench CSV against the schema (common/core/csv_schema.def, through schema.awk).
+# Check a gdrbench CSV against the schema (common/core/csv_schema.def, through schema.awk); its fields
+# from csv_split (scripts/lib/posix-fns.awk, loaded first).
 # Variables (-v): status=S every row has status S; rows=N exactly N data rows;
 # ranks=N every row has N ranks; bench=B only rows of benchmark B are counted;
 # cpu_max=N the CPU percentages' bound (default 101: one thread within its wall window).
 # Prints one line per problem and exits 1 if there is any.
-function parse(line,    n, i, c, field, inq) {
-	n = 0; field = ""; inq = 0
-	for (i = 1; i <= length(line); i++) {
-		c = substr(line, i, 1)
-		if (inq) {
-			if (c == "\"") {
-				if (substr(line, i + 1, 1) == "\"") { field = field "\""; i++ }
-				else inq = 0
-			} else field = field c
-		} else if (c == "\"") inq = 1
-		else if (c == ",") { F[++n] = field; field = "" }
-		else field = field c
-	}
-	F[++n] = field
-	return n
-}
-function num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?$/ }
+function is_num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?$/ }
 function bad(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; errors++ }
 BEGIN {
 	schema_load()
@@ -33,7 +18,7 @@ FNR == 1 {
 	next
 }
 {
-	n = parse($0)
+	n = csv_split($0, F)
 	if (n != nh) { bad("has " n " fields, the schema has " nh); next }
 	if (bench != "" && F[COL["benchmark"]] != bench) next
 	count++
@@ -54,15 +39,15 @@ FNR == 1 {
 	if (st == "ok" || st == "invalid-data") {
 		if (F[COL["iterations"]] !~ /^[1-9][0-9]*$/) bad("no iterations")
 		split("lat_min_us lat_p50_us lat_avg_us lat_p99_us lat_p999_us lat_max_us lat_stdev_us", L, " ")
-		for (i = 1; i <= 7; i++) if (!num(F[COL[L[i]]])) bad(L[i] " not a number")
+		for (i = 1; i <= 7; i++) if (!is_num(F[COL[L[i]]])) bad(L[i] " not a number")
 		mn = F[COL["lat_min_us"]] + 0; p50 = F[COL["lat_p50_us"]] + 0; avg = F[COL["lat_avg_us"]] + 0
 		p99 = F[COL["lat_p99_us"]] + 0; mx = F[COL["lat_max_us"]] + 0
 		# Collectives: min/avg/max are per-rank means, the percentiles pooled samples.
 		if (coll ? (mn > avg || avg > mx || p50 > p99) : (mn > p50 || p50 > p99 || p99 > mx))
 			bad("latency figures out of order")
 		if (payload) {
-			if (!num(F[COL["bw_GBps"]]) || F[COL["bw_GBps"]] + 0 <= 0) bad("bandwidth not positive")
-			if (coll && (!num(F[COL["algbw_GBps"]]) || !num(F[COL["busbw_GBps"]])))
+			if (!is_num(F[COL["bw_GBps"]]) || F[COL["bw_GBps"]] + 0 <= 0) bad("bandwidth not positive")
+			if (coll && (!is_num(F[COL["algbw_GBps"]]) || !is_num(F[COL["busbw_GBps"]])))
 				bad("collective without algbw/busbw")
 		}
 	}
@@ -71,7 +56,7 @@ FNR == 1 {
 	verbs = F[COL["layer"]] == "verbs"
 	if (verbs && (st == "ok" || st == "invalid-data") && F[COL["link_layer"]] !~ /^(InfiniBand|Ethernet)$/) bad("verbs row without link_layer")
 	if (verbs && (st == "ok" || st == "invalid-data") && F[COL["gpu_nic_dist"]] !~ /^(PIX|PXB|PHB|NODE|SYS|unknown)$/) bad("verbs row without gpu_nic_dist")
-	if (F[COL["link_gbps"]] != "" && (!num(F[COL["link_gbps"]]) || F[COL["link_gbps"]] + 0 <= 0)) bad("link_gbps not a positive number")
+	if (F[COL["link_gbps"]] != "" && (!is_num(F[COL["link_gbps"]]) || F[COL["link_gbps"]] + 0 <= 0)) bad("link_gbps not a positive number")
 	if (!verbs && (F[COL["link_layer"]] != "" || F[COL["link_gbps"]] != "" || F[COL["gpu_nic_dist"]] != ""))
 		bad("link columns on a row that is not verbs")
 	# Pipelined staging names its fragment and slots; every other path leaves both empty.
@@ -96,7 +81,7 @@ FNR == 1 {
 		if (i && (coll || local)) { if (v != "") bad(c " on a row without responders"); continue }
 		# One thread's CPU time over a wall window around it: 100 % at most, 1 for the two clocks'
 		# skew (cpu_max=N: where the kernel's thread clock is coarser, as in a VM with unstable TSCs).
-		if (!num(v) || v + 0 < 0 || v + 0 > (cpu_max != "" ? cpu_max : 101)) bad(c " '" v "' not a plausible percentage")
+		if (!is_num(v) || v + 0 < 0 || v + 0 > (cpu_max != "" ? cpu_max : 101)) bad(c " '" v "' not a plausible percentage")
 	}
 	# Measured rows carry a quality verdict; rows never measured none.
 	q = F[COL["quality"]]

@@ -74,8 +74,8 @@ run "$csv"
 rows=$(($(wc -l <"$csv") - 1))
 [ "$rows" -lt $((before + 10)) ] || fail "every row fit: the disk was not full"
 whole "$csv" "$rows"
-awk -F, -v from="$before" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	NR - 1 > from { if ($col["size_bytes"] != 8 * 2 ^ (NR - 2 - from)) bad = 1 } END { exit bad }' "$csv" ||
+csv_col "$csv" size_bytes | awk -v from="$before" -v rows="$rows" '
+	NR > from { if ($1 != 8 * 2 ^ (NR - 1 - from)) bad = 1 } END { exit bad || NR != rows }' ||
 	{ cat "$csv"; fail "the rows kept are not the sweep's first sizes"; }
 pass "short write: exit 1, $((rows - before)) row(s) kept, the half row cut back: $(grep "writing results" "$WORK/err")"
 before=$rows

@@ -15,6 +15,8 @@
 # (the 'failed' row gdrb-sweep writes for it, reg none).
 # rows=N repeats the run until N rows are written (a large file for timing the scripts);
 # pairs=P adds P per-pair rows after each aggregate row.
+# Rows are built by column name (set, emit) from the schema's one definition, so that a column
+# added, renamed or moved there needs no change here, and a name it lacks ends the program.
 # Deterministic: the jitter comes from srand(1).
 
 function lat_row(bench, layer, mem, path, reg, size, base, bw, nic,    p50) {
@@ -28,7 +30,7 @@ function bw_row(bench, layer, mem, path, reg, size, peak, half, nic,    gbps, t)
 	row(bench, layer, mem, path, reg, size, t, t * 1.2, gbps, nic)
 }
 
-function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, status, line, i, link) {
+function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, status, i, n) {
 	if (fault == 1 && bench == "write_bw" && mem == "device" && path == "direct" && size >= 4194304 && size <= 16777216) {
 		gbps = 41 + (size / 4194304) * 0.1
 		p50 = p99 = size / (gbps * 1e3)
@@ -55,30 +57,73 @@ function row(bench, layer, mem, path, reg, size, p50, p99, gbps, nic,    iters, 
 	iters = int(0.3 / (p50 * 1e-6))
 	iters = iters > 10000 ? 10000 : (iters < 3 ? 3 : iters)
 	SECOND++
-	# Verbs rows name their link (the rate left unknown, as from a port without one) and distance;
-	# the CPU columns after it stay empty (nothing is measured here).
-	link = layer == "verbs" ? "InfiniBand,,PIX" : ",,"
-	if (layer == "verbs" && fault == "gdr")
-		link = "InfiniBand,,SYS"
-	# Pipelined staging names its fragment and slots.
-	stage = path == "staged" ? "524288,4" : ","
-	# Bandwidth rows name their window and buffer layout.
-	stage = stage "," (bench ~ /_bw$/ && layer != "local" ? "64,slots" : ",")
 	for (i = 0; i <= pairs; i++) {
-		if (status == "ok")
-			line = sprintf("%s,%s,%s,%s,%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,,,%d,%d,%s,%s,%s,,,ok,0,ok,acceptance,%s,0.1.0",
-				bench, layer, mem, path, reg, stage, i ? (i - 1) ":" (i - 1 + pairs) : "all", size, iters,
-				p50 * 0.93, p50, p50 * 1.04, p99, p99 * 1.5, p99 * 3, p50 * 0.08, gbps / (i ? pairs : 1),
-				layer == "local" ? 1 : (i ? 2 * pairs : 2), layer == "local" ? 1 : 2,
-				mem == "host" && layer != "local" ? "" : GPU, nic, link, stamp(SECOND))
-		else
-			line = sprintf("%s,%s,%s,%s,%s,,,,,%s,%d,0,,,,,,,,,,,%d,2,%s,%s,%s,,,failed,0,,\"gdrb-sweep: %s exited 1; see logs/04-%s-%s.log\",%s,0.1.0",
-				bench, layer, mem, path, reg, i ? (i - 1) ":" (i - 1 + pairs) : "all", size,
-				i ? 2 * pairs : 2, mem == "host" ? "" : GPU, nic, link, "gdrb_" bench, bench, mem, stamp(SECOND))
-		print line
+		n = i ? 2 * pairs : 2
+		set("benchmark", bench); set("layer", layer); set("mem", mem); set("path", path); set("reg", reg)
+		set("pair", i ? (i - 1) ":" (i - 1 + pairs) : "all")
+		set("size_bytes", size)
+		set("hosts", 2)
+		set("nic", nic)
+		# Verbs rows name their link (the rate left unknown, as from a port without one) and
+		# distance; the CPU columns stay empty (nothing is measured here).
+		if (layer == "verbs") {
+			set("link_layer", "InfiniBand"); set("gpu_nic_dist", fault == "gdr" ? "SYS" : "PIX")
+		}
+		set("status", status)
+		set("errors", 0)
+		set("timestamp", stamp(SECOND))
+		set("version", "0.1.0")
+		if (status == "ok") {
+			# Pipelined staging names its fragment and slots; bandwidth rows their window and
+			# buffer layout.
+			if (path == "staged") {
+				set("stage_chunk", 524288); set("stage_slots", 4)
+			}
+			if (bench ~ /_bw$/ && layer != "local") {
+				set("window", 64); set("buffers", "slots")
+			}
+			set("iterations", iters)
+			set("lat_min_us", sprintf("%.3f", p50 * 0.93)); set("lat_p50_us", sprintf("%.3f", p50))
+			set("lat_avg_us", sprintf("%.3f", p50 * 1.04)); set("lat_p99_us", sprintf("%.3f", p99))
+			set("lat_p999_us", sprintf("%.3f", p99 * 1.5)); set("lat_max_us", sprintf("%.3f", p99 * 3))
+			set("lat_stdev_us", sprintf("%.3f", p50 * 0.08))
+			set("bw_GBps", sprintf("%.6f", gbps / (i ? pairs : 1)))
+			set("ranks", layer == "local" ? 1 : n)
+			set("hosts", layer == "local" ? 1 : 2)
+			set("gpu", mem == "host" && layer != "local" ? "" : GPU)
+			set("quality", "ok")
+			set("note", "acceptance")
+		} else {
+			set("iterations", 0)
+			set("ranks", n)
+			set("gpu", mem == "host" ? "" : GPU)
+			set("note", "\"gdrb-sweep: gdrb_" bench " exited 1; see logs/04-" bench "-" mem ".log\"")
+		}
+		print emit()
 		if (++WRITTEN == rows)
 			exit 0
 	}
+}
+
+# set NAME VALUE: field NAME of the row being built (CSV text, quoted by the caller where needed);
+# a name the schema does not have ends the program.
+function set(name, value) {
+	if (!(name in SCHEMA_COL)) {
+		print "gen_csv.awk: no column '" name "' in " schema_def > "/dev/stderr"
+		exit 2
+	}
+	ROW[name] = value
+}
+
+# emit: the row built by set, its fields in the schema's order (a column not set is empty: no
+# figure); the row is then cleared.
+function emit(    i, line) {
+	line = ""
+	for (i = 1; i <= SCHEMA_NF; i++) {
+		line = line (i > 1 ? "," : "") ROW[SCHEMA_NAME[i]]
+		ROW[SCHEMA_NAME[i]] = ""
+	}
+	return line
 }
 
 function stamp(s) {
@@ -122,6 +167,8 @@ function run(    n, k, s, nic) {
 BEGIN {
 	srand(1)
 	schema_load()
+	for (c in SCHEMA_COL)
+		SCHEMA_NAME[SCHEMA_COL[c]] = c
 	GPU = "NVIDIA H100 80GB HBM3"
 	pairs += 0
 	rows += 0

@@ -139,9 +139,49 @@ need_memory() {
 		skip "needs $1 GiB of free memory, $((avail_kib / 1024)) MiB available"
 }
 
+# The CSVs' columns come from their one definition in common/core (*.def, through tests/schema.awk),
+# their fields from the one awk CSV splitter, csv_split of scripts/lib/posix-fns.awk.
+schema_dir=$top_srcdir/common/core
+awk_csv_split=$top_srcdir/scripts/lib/posix-fns.awk
+
+# csv_check [awk -v ...] CSV...: a results CSV against its schema and tests/csv_check.awk's checks.
 csv_check() {
-	awk -v schema_def="$top_srcdir/common/core/csv_schema.def" -v cpu_max="${csv_cpu_max:-}" \
+	awk -v schema_def="$schema_dir/csv_schema.def" -v cpu_max="${csv_cpu_max:-}" -f "$awk_csv_split" \
 		-f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/csv_check.awk" "$@"
+}
+
+# csv_col CSV COLUMN[,COLUMN...] [FILTER...]: the named fields (tab-separated) of each row of a
+# results CSV that passes every FILTER: NAME=VALUE (VALUE empty: an empty field), NAME!=VALUE,
+# NAME~ERE (the whole field matches). Exits 2, saying why, on a header other than the schema's, an
+# unknown column or a row of another width (tests/csv_col.awk). csv_count CSV [FILTER...]: how
+# many rows pass. csv_has CSV FILTER...: exit 0 if at least one does. pairs_col, pairs_count, pairs_has:
+# the same for a pairs CSV (pairs_schema.def), ranks_col and ranks_count for a rank table
+# (pairs-ranks.csv, pairs_ranks.def). pairs_header: the pairs CSV's header line.
+csv_col() { _schema_col csv_schema.def GDRB_CSV_COL cols="$2" "$1" "${@:3}"; }
+csv_count() { _schema_col csv_schema.def GDRB_CSV_COL count=1 "$@"; }
+csv_has() {
+	local n
+	n=$(csv_count "$@") || return 2
+	[ "$n" -gt 0 ]
+}
+# csv_rows CSV [FILTER...]: the header and the rows that pass, as they are. csv_set CSV COLUMN VALUE
+# [FILTER...]: CSV with COLUMN set to VALUE in the rows that pass (-v: no backslashes in VALUE).
+csv_rows() { _schema_col csv_schema.def GDRB_CSV_COL rows=1 "$@"; }
+csv_set() { _schema_col csv_schema.def GDRB_CSV_COL set="$2" -v value="$3" "$1" "${@:4}"; }
+pairs_header() { _schema_col pairs_schema.def GDRB_PAIRS_COL header=1; }
+pairs_col() { _schema_col pairs_schema.def GDRB_PAIRS_COL cols="$2" "$1" "${@:3}"; }
+pairs_count() { _schema_col pairs_schema.def GDRB_PAIRS_COL count=1 "$@"; }
+pairs_has() {
+	local n
+	n=$(pairs_count "$@") || return 2
+	[ "$n" -gt 0 ]
+}
+ranks_col() { _schema_col pairs_ranks.def GDRB_RANKS_COL cols="$2" "$1" "${@:3}"; }
+ranks_count() { _schema_col pairs_ranks.def GDRB_RANKS_COL count=1 "$@"; }
+# _schema_col DEF MACRO VAR=VALUE FILE [FILTER...]
+_schema_col() {
+	awk -v schema_def="$schema_dir/$1" -v schema_macro="$2" -v "$3" -f "$awk_csv_split" \
+		-f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/csv_col.awk" "${@:4}"
 }
 
 # pairs_check CSV [awk -v ...]: an all-pairs CSV (gdrb_mpi_pairs, gdrb_write_pairs) against its
@@ -149,7 +189,7 @@ csv_check() {
 pairs_check() {
 	local csv=$1
 	shift
-	awk -v schema_def="$top_srcdir/common/core/pairs_schema.def" -v schema_macro=GDRB_PAIRS_COL \
+	awk -v schema_def="$schema_dir/pairs_schema.def" -v schema_macro=GDRB_PAIRS_COL \
 		-f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/pairs_check.awk" "$@" "$csv"
 }
 # suspects_only VERDICT_JSON MAX KIND PREFIX...: print the suspects a verdict names ("kind:

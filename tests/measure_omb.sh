@@ -184,19 +184,18 @@ omb_from_gdrb() {
 	for r in 1 2 3; do
 		f=${!r}
 		for b in latency bw bibw allreduce; do
-			awk -F, -v bench="$b" -v f="$f" -v hit="${4:-}" -v hit_size="${5:-}" -v hit_f="${6:-}" '
-				NR == 1 {
-					for (i = 1; i <= NF; i++) col[$i] = i
+			csv_col "$WORK/run/raw/round-$r/gdrb_mpi_$b.csv" size_bytes,bw_GBps,lat_avg_us path=direct pair=all |
+				awk -F'\t' -v bench="$b" -v f="$f" -v hit="${4:-}" -v hit_size="${5:-}" -v hit_f="${6:-}" '
+				BEGIN {
 					bw = bench ~ /bw$/
 					print "# OSU MPI Fake Test v9.9-fake"
 					print "# Size          " (bw ? "Bandwidth (MB/s)" : "Latency (us)")
-					next
 				}
-				$col["path"] == "direct" && $col["pair"] == "all" {
-					v = bw ? $col["bw_GBps"] * 1000 : $col["lat_avg_us"]
-					k = bench == hit && $col["size_bytes"] == hit_size ? hit_f : f
-					printf "%-10d%24.6f\n", $col["size_bytes"], v * k
-				}' "$WORK/run/raw/round-$r/gdrb_mpi_$b.csv" >"$WORK/run/raw/round-$r/osu_$b.out"
+				{
+					v = bw ? $2 * 1000 : $3
+					k = bench == hit && $1 == hit_size ? hit_f : f
+					printf "%-10d%24.6f\n", $1, v * k
+				}' >"$WORK/run/raw/round-$r/osu_$b.out"
 		done
 	done
 }

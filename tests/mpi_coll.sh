@@ -27,15 +27,17 @@ for np in 2 3 4; do
 done
 csv_check -v status=ok -v rows=$rows "$csv" || fail "CSV rows"
 # Odd rank counts round blocked sizes down to whole blocks: 1 KiB over 3 ranks is 1023 B.
-grep -q '^mpi_allgather,mpi,host,direct,host,,,,,all,1023,' "$csv" || fail "no rounded size for 3 ranks"
-grep -q '^mpi_allreduce,mpi,host,direct,host,,,,,all,1024,' "$csv" || fail "allreduce size"
-grep -q '^mpi_barrier,mpi,host,direct,host,,,,,all,0,' "$csv" || fail "barrier row"
+agg=(layer=mpi mem=host path=direct reg=host stage_chunk= stage_slots= window= buffers= pair=all)
+csv_has "$csv" benchmark=mpi_allgather "${agg[@]}" size_bytes=1023 || fail "no rounded size for 3 ranks"
+csv_has "$csv" benchmark=mpi_allreduce "${agg[@]}" size_bytes=1024 || fail "allreduce size"
+csv_has "$csv" benchmark=mpi_barrier "${agg[@]}" size_bytes=0 || fail "barrier row"
 # busbw = algbw x 2(n-1)/n for allreduce with 4 ranks, (n-1)/n for allgather
 # (to the CSV's 9 decimals).
-awk -F, 'function off(f) { d = $22 - $21 * f; return d < -2e-9 || d > 2e-9 }
-	$1 == "mpi_allreduce" && $23 == 4 { bad += off(1.5); n++ }
-	$1 == "mpi_allgather" && $23 == 4 { bad += off(0.75); n++ }
-	END { exit (bad || n != 6) }' "$csv" || fail "bus factors"
+{
+	csv_col "$csv" algbw_GBps,busbw_GBps benchmark=mpi_allreduce ranks=4 | sed 's/^/1.5\t/'
+	csv_col "$csv" algbw_GBps,busbw_GBps benchmark=mpi_allgather ranks=4 | sed 's/^/0.75\t/'
+} | awk -F'\t' '{ d = $3 - $2 * $1; bad += d < -2e-9 || d > 2e-9; n++ } END { exit (bad || n != 6) }' ||
+	fail "bus factors"
 pass "sizes rounded, bus factors 2(n-1)/n and (n-1)/n"
 
 : >"$csv.ip"

@@ -23,7 +23,7 @@ run() {
 }
 
 # The checkers catch their faults: a comma in a text field, a missing cell, a filled diagonal.
-h=$(sed -n 's/^GDRB_PAIRS_COL(\([a-zA-Z_]*\),.*/\1/p' "$top_srcdir/common/core/pairs_schema.def" | paste -sd,)
+h=$(pairs_header)
 row=mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,a,b,0,0,,,,,5,1.500,,ok,0,,2026-01-01T00:00:00Z,0.1
 printf '%s\n%s\n' "$h" "$row" >"$WORK/good.csv"
 pairs_check "$WORK/good.csv" -v rows=1 >/dev/null || fail "pairs_check refuses a good row"
@@ -46,7 +46,7 @@ for np in 2 3 4; do
 	for f in pairs-65536-direct pairs-8-direct pairs-lat-65536-direct pairs-lat-8-direct; do
 		pairs_matrix_check "$d/$f.csv" "$np" all || fail "np $np: $f.csv"
 	done
-	[ "$(grep -c '^[0-9]*,' "$d/pairs-ranks.csv")" -eq "$np" ] || fail "np $np: the rank table"
+	[ "$(ranks_col "$d/pairs-ranks.csv" rank | paste -sd,)" = "$(seq -s, 0 $((np - 1)))" ] || fail "np $np: the rank table"
 	grep -q "^# matrix bw 64KiB direct" "$d/out" || fail "np $np: no matrix on stdout"
 	[ -z "$(find "$d" -name '*.tmp')" ] || fail "np $np: a .tmp file left"
 done
@@ -105,7 +105,7 @@ d=$WORK/corrupt
 rc=0
 GDRB_INJECT_CORRUPTION=1 pass=GDRB_INJECT_CORRUPTION sizes=4K run 3 "$d" || rc=$?
 [ "$rc" -eq 1 ] || { cat "$d/err"; fail "a corrupted byte: exit $rc, expected 1"; }
-n=$(grep -c ',bw,4096,[12],[02],1,.*,error,1,' "$d/pairs.csv")
+n=$(pairs_count "$d/pairs.csv" metric=bw size_bytes=4096 'round~[12]' 'src_rank~[02]' dst_rank=1 status=error errors=1)
 [ "$n" -eq 2 ] || { cat "$d/pairs.csv"; fail "$n of 2 pairs into rank 1 are errors with 1 wrong byte"; }
 pairs_matrix_check "$d/pairs-4096-direct.csv" 3 "0:2 1:0 1:2 2:0" || fail "the corrupted pairs are not empty cells"
 grep -q "wrong byte(s) from rank" "$d/err" || fail "no line naming the sender"
@@ -153,28 +153,31 @@ rc=0
 		pairs_matrix_check "$d/$f.csv" 3 all || fail "device: $f.csv"
 	done
 	pairs_check "$d/pairs.csv" -v rows=48 -v status=ok || fail "device: CSV"
-	grep -q ',device,staged,staged,bw,' "$d/pairs.csv" && grep -q ',device,direct,mpi-cuda,lat,' "$d/pairs.csv" ||
+	pairs_has "$d/pairs.csv" mem=device path=staged reg=staged metric=bw &&
+		pairs_has "$d/pairs.csv" mem=device path=direct reg=mpi-cuda metric=lat ||
 		fail "device: the paths' mem and reg"
 	# Said on the simulated GPU, as the driver says it: the header's NOTE and every row's note.
 	grep -qx "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed" \
 		"$d/out" || { cat "$d/out"; fail "device: no NOTE that the GPU is simulated"; }
-	[ "$(grep -c ',simulated GPU: gdrbench simulated GPU (simgpu),[^,]*,[^,]*$' "$d/pairs.csv")" -eq 48 ] ||
+	[ "$(pairs_count "$d/pairs.csv" 'note=simulated GPU: gdrbench simulated GPU (simgpu)')" -eq 48 ] ||
 		{ cat "$d/pairs.csv"; fail "device: not every row's note names the simulated GPU"; }
 	! grep -q 'simulated' "$WORK/np3/out" "$WORK/np3/pairs.csv" || fail "host memory: said to be simulated"
-	[ "$(grep -c '^[0-9],[^,]*,[0-9],0000:3b:00.0,$' "$d/pairs-ranks.csv")" -eq 3 ] &&
-		grep -q ',0000:3b:00.0,0000:3b:00.0,' "$d/pairs.csv" ||
+	[ "$(ranks_count "$d/pairs-ranks.csv" 'rank~[0-9]' 'local_rank~[0-9]' gpu=0000:3b:00.0 nic=)" -eq 3 ] &&
+		pairs_has "$d/pairs.csv" src_gpu=0000:3b:00.0 dst_gpu=0000:3b:00.0 ||
 		{ cat "$d/pairs-ranks.csv"; fail "device: the GPU bus id is not in the rank table and rows"; }
 	export SIMGPU_MODE=strict
 	d=$WORK/dev2
 	run 2 "$d" --mem device || { cat "$d/err"; fail "--mem device, MPI not CUDA-aware"; }
-	[ "$(grep -c ',device,direct,mpi-cuda,bw,.*,skipped,0,.*not CUDA-aware' "$d/pairs.csv")" -eq 4 ] ||
+	[ "$(pairs_count "$d/pairs.csv" mem=device path=direct reg=mpi-cuda metric=bw status=skipped errors=0 \
+		'note~.*not CUDA-aware.*')" -eq 4 ] ||
 		{ cat "$d/pairs.csv"; fail "the direct path is not skipped with its reason"; }
 	pairs_matrix_check "$d/pairs-65536-staged.csv" 2 all || fail "device: staged without direct"
 	[ ! -e "$d/pairs-65536-direct.csv" ] || fail "a matrix for the skipped direct path"
 	rc=0
 	GDRB_INJECT_CORRUPTION=2 pass=GDRB_INJECT_CORRUPTION sizes=4K run 3 "$WORK/dev3" --mem device || rc=$?
 	[ "$rc" -eq 1 ] || fail "a flipped byte in device memory: exit $rc, expected 1"
-	grep -q ',device,staged,staged,bw,4096,.*,2,.*,error,1,' "$WORK/dev3/pairs.csv" ||
+	pairs_has "$WORK/dev3/pairs.csv" mem=device path=staged reg=staged metric=bw size_bytes=4096 dst_rank=2 status=error \
+		errors=1 ||
 		fail "a flipped byte in device memory is not caught on the staged path"
 ) || rc=$?
 [ "$rc" -eq 0 ] || exit "$rc"

@@ -20,8 +20,7 @@ need_mpi
 csv=$WORK/plan.csv
 # row_field SIZE COLUMN: a column of the aggregate row at SIZE of the last run.
 row_field() {
-	awk -F, -v size="$1" -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) n[$i] = i; next }
-		$n["pair"] == "all" && $n["size_bytes"] == size { v = $n[col] } END { print v }' "$csv"
+	csv_col "$csv" "$2" pair=all size_bytes="$1" | tail -n 1
 }
 lat() { # STALL ARGS...: gdrb_mpi_latency at 8 B with a stall injected
 	local stall=$1
@@ -84,9 +83,10 @@ for b in bw bibw; do
 done
 csv_check -v rows=12 -v status=ok "$WORK/buf.csv" || fail "--buffers: schema, or a row not ok"
 # single: a window of 64 at every size; slots: 64 up to the 32 MiB --window-bytes, 2 at 16 MiB.
-[ "$(grep -c ',,,64,single,all,' "$WORK/buf.csv")" -eq 6 ] || { cat "$WORK/buf.csv"; fail "--buffers single: not a window of 64 at every size"; }
-grep -q '^mpi_bw,mpi,host,direct,host,,,2,slots,all,16777216,' "$WORK/buf.csv" || fail "--buffers slots: 16 MiB not a window of 2"
-grep -q '^mpi_bw,mpi,host,direct,host,,,64,slots,all,8,' "$WORK/buf.csv" || fail "--buffers slots: 8 B not a window of 64"
+[ "$(csv_count "$WORK/buf.csv" stage_chunk= stage_slots= window=64 buffers=single pair=all)" -eq 6 ] || { cat "$WORK/buf.csv"; fail "--buffers single: not a window of 64 at every size"; }
+bw=(benchmark=mpi_bw layer=mpi mem=host path=direct reg=host stage_chunk= stage_slots= buffers=slots pair=all)
+csv_has "$WORK/buf.csv" "${bw[@]}" window=2 size_bytes=16777216 || fail "--buffers slots: 16 MiB not a window of 2"
+csv_has "$WORK/buf.csv" "${bw[@]}" window=64 size_bytes=8 || fail "--buffers slots: 8 B not a window of 64"
 pass "--buffers single (window 64 at 8 B..16 MiB) and slots (64, shrunk to 2 at 16 MiB), bw and bibw validated"
 
 # --sync: the header says what one sample is; both modes validated.
@@ -111,7 +111,8 @@ if [ "${HAVE_CUDA:-1}" = 1 ] && ls "$top_builddir"/tests/simgpu/lib/libcudart.so
 		--staging both --stage-chunk 4K -m 8,10000,64K --csv "$WORK/dev.csv" >"$WORK/out" 2>"$WORK/err" ||
 		{ cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_bw --mem device --buffers single"; }
 	no_simgpu_errors "$WORK/err"
-	[ "$(grep -c ',device,staged[-a-z]*,staged,[0-9]*,[0-9]*,3,single,all,.*,ok,0,' "$WORK/dev.csv")" -eq 6 ] ||
+	[ "$(csv_count "$WORK/dev.csv" mem=device 'path~staged[-a-z]*' reg=staged 'stage_chunk~[0-9]*' \
+		'stage_slots~[0-9]*' window=3 buffers=single pair=all status=ok errors=0)" -eq 6 ] ||
 		{ cat "$WORK/dev.csv"; fail "--buffers single on device memory: 6 staged rows (pipelined and serial) validated expected"; }
 	pass "--buffers single on (simulated) device memory: pipelined and serial staged rows validated"
 else

@@ -34,9 +34,10 @@ for b in latency bw bibw; do
 	rows=$((rows + 15))
 done
 csv_check -v rows=$rows "$csv" || fail "schema"
-n=$(grep -c ',device,staged,staged,4096,4,[0-9]*,[a-z]*,all,.*,ok,0,' "$csv")
+agg=('window~[0-9]*' 'buffers~[a-z]*' pair=all status=ok errors=0)
+n=$(csv_count "$csv" mem=device path=staged reg=staged stage_chunk=4096 stage_slots=4 "${agg[@]}")
 [ "$n" -eq $((rows / 3)) ] || { cat "$csv"; fail "$n of $((rows / 3)) pipelined rows validated with chunk 4096 and 4 slots"; }
-n=$(grep -c ',device,staged-serial,staged,,,[0-9]*,[a-z]*,all,.*,ok,0,' "$csv")
+n=$(csv_count "$csv" mem=device path=staged-serial reg=staged stage_chunk= stage_slots= "${agg[@]}")
 [ "$n" -eq $((rows / 3)) ] || fail "$n of $((rows / 3)) serial rows validated"
 pass "latency, bw, bibw: $((rows / 3)) pipelined and $((rows / 3)) serial staged rows validated, 1 to 256 fragments a message"
 
@@ -58,7 +59,8 @@ for side in out in; do
 		--mem device -t 0.02 -n 30 -w 2 -m 256K -W 4 --stage-chunk 16K --csv "$WORK/race-$side.csv" \
 		>"$WORK/out" 2>"$WORK/err" || rc=$?
 	[ "$rc" -ne 0 ] || { cat "$WORK/out"; fail "a pipeline without its $side waits exited 0"; }
-	grep -q ',device,staged,staged,16384,4,[0-9]*,[a-z]*,all,.*,invalid-data,[1-9]' "$WORK/race-$side.csv" ||
+	csv_has "$WORK/race-$side.csv" mem=device path=staged reg=staged stage_chunk=16384 stage_slots=4 'window~[0-9]*' \
+		'buffers~[a-z]*' pair=all status=invalid-data 'errors~[1-9][0-9]*' ||
 		{ cat "$WORK/out" "$WORK/race-$side.csv"; fail "a pipeline without its $side waits is not invalid-data"; }
 	pass "a pipeline without its $side waits is caught: exit $rc, invalid-data"
 done
@@ -68,7 +70,8 @@ mpi 2 "$top_builddir/mpi/gdrb_mpi_allreduce" -c --mem device -m 64K -t 0.01 -n 1
 	--csv "$WORK/coll.csv" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "allreduce --staging both"; }
 grep -q "^# path staged: cudaMemcpy of the whole buffer .*(not pipelined, whatever --staging says" "$WORK/out" ||
 	{ cat "$WORK/out"; fail "allreduce: the header does not say the collective stages whole buffers"; }
-grep -q ',device,staged,staged,,,,,all,.*,ok,0,' "$WORK/coll.csv" || fail "allreduce staged row"
+csv_has "$WORK/coll.csv" mem=device path=staged reg=staged stage_chunk= stage_slots= window= buffers= pair=all status=ok \
+	errors=0 || fail "allreduce staged row"
 pass "collectives stage whole buffers and say so"
 
 bw=$top_builddir/mpi/gdrb_mpi_bw

@@ -21,8 +21,7 @@ bw() {
 }
 # field SIZE COLUMN: a column of the aggregate row at SIZE.
 field() {
-	awk -F, -v size="$1" -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) n[$i] = i; next }
-		$n["pair"] == "all" && $n["size_bytes"] == size { v = $n[col] } END { print v }' "$csv"
+	csv_col "$csv" "$2" pair=all size_bytes="$1" | tail -n 1
 }
 
 mib4=4194304

@@ -15,10 +15,8 @@
 need_mpi
 bed_up 8
 
-# col FILE NAME: the values of column NAME of a CSV, one a line.
-col() {
-	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"
-}
+# col FILE NAME: the values of column NAME of a results CSV, one a line.
+col() { csv_col "$1" "$2"; }
 
 # hosts_of CSV WANT WHAT: every row of CSV is ok and counts WANT hosts.
 hosts_of() {
@@ -127,17 +125,17 @@ mkdir "$WORK/rail"
 step rail "$MPIRUN" -np 8 --host gdrbn1:2,gdrbn2:2,gdrbn3:2,gdrbn4:2 "$pairs" --granularity rail -m 8K -t 0.05 \
 	-T 20 --validate --csv "$WORK/rail/pairs.csv"
 awk -F, '
+	NR == FNR { split($0, r, "\t"); host[r[1]] = r[2]; lr[r[1]] = r[3]; next }
 	FNR == 1 { next }
-	FILENAME ~ /ranks/ { host[$1] = $2; lr[$1] = $3; next }
 	{ for (j = 2; j <= NF; j++) {
 		i = $1; d = j - 2; want = i != d && lr[i] == lr[d] && host[i] != host[d]
 		if (want != ($j != "")) { print "cell " i "->" d " (" host[i] "/" lr[i] " -> " host[d] "/" lr[d] "): \"" $j "\""; bad = 1 }
 		cells += $j != ""
 	} }
 	END { if (cells != 24) { print cells " cells, expected 24"; bad = 1 } exit bad }' \
-	"$WORK/rail/pairs-ranks.csv" "$WORK/rail/pairs-8192-direct.csv" >"$WORK/rail.check" ||
+	<(ranks_col "$WORK/rail/pairs-ranks.csv" rank,host,local_rank) "$WORK/rail/pairs-8192-direct.csv" >"$WORK/rail.check" ||
 	{ cat "$WORK/rail/pairs-ranks.csv" "$WORK/rail/pairs-8192-direct.csv" "$WORK/rail.check"; fail "--granularity rail: the matrix"; }
-[ "$(cut -d, -f2 "$WORK/rail/pairs-ranks.csv" | sed 1d | sort -u | wc -l)" -eq 4 ] || fail "--granularity rail: not 4 hosts in the rank table"
+[ "$(ranks_col "$WORK/rail/pairs-ranks.csv" host | sort -u | wc -l)" -eq 4 ] || fail "--granularity rail: not 4 hosts in the rank table"
 pass "gdrb_mpi_pairs --granularity rail, 2 ranks on each of 4 nodes: the 24 same-rail pairs measured, no other cell"
 
 # node: one rank on each of 6 nodes, every pair measured.

@@ -29,7 +29,7 @@ bw() {
 		-x GDRB_SLOW_DIR="${3:-both}" -x GDRB_SLOW_GBPS=0.02 "$top_builddir/mpi/gdrb_mpi_bw" -m 64K -t 0.2 -T 30 \
 		--csv "$WORK/$name.csv" >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
 	[ "$rc" -eq 0 ] || { cat "$WORK/$name.out" "$WORK/$name.err" >&2; fail "$name: gdrb_mpi_bw exited $rc"; }
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "bw_GBps") c = i; next } { print $c }' "$WORK/$name.csv"
+	csv_col "$WORK/$name.csv" bw_GBps
 }
 
 # below A B: A < B / 2.
@@ -66,7 +66,7 @@ pairs_args=(-m 64K -t 0.2 -T 30)
 matrix_check() {
 	local matrix=$1/$2
 	[ -s "$matrix" ] || { ls "$1"; fail "no $matrix"; }
-	grep -q '^3,gdrbn4,' "$1/pairs-ranks.csv" || { cat "$1/pairs-ranks.csv"; fail "rank 3 is not on gdrbn4"; }
+	[ "$(ranks_col "$1/pairs-ranks.csv" host rank=3)" = gdrbn4 ] || { cat "$1/pairs-ranks.csv"; fail "rank 3 is not on gdrbn4"; }
 	awk -F, -v slow=3 '
 	NR == 1 { n = NF - 1; next }
 	{ for (j = 2; j <= NF; j++) if ($j != "") { v[NR - 2, j - 2] = $j; if (NR - 2 != slow && j - 2 != slow) rest[++m] = $j } }

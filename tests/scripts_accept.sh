@@ -28,9 +28,7 @@ pass "good fixture passes ib-ndr400 (exit 0, verdict.json PASS)"
 
 # The same figures measured on the test suite's simulated GPU are never a pass.
 cp -r "$DATA/good-run" "$WORK/sim"
-awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "gpu") g = i }
-	NR > 1 && $3 == "device" { $g = "gdrbench simulated GPU (simgpu)" } { print }' \
-	"$DATA/good-run/results.csv" >"$WORK/sim/results.csv"
+csv_set "$DATA/good-run/results.csv" gpu "gdrbench simulated GPU (simgpu)" mem=device >"$WORK/sim/results.csv"
 grep -q 'simulated GPU' "$WORK/sim/results.csv" || fail "the fixture has no device rows to mark simulated"
 "$accept" "$WORK/sim" ib-ndr400 >"$WORK/sim.out" 2>&1
 rc=$?
@@ -111,8 +109,8 @@ rule lat-p50  write_lat  lat_p50_us <= 3 us           mem=device path=direct siz
 rule gdr-lat  write_lat  lat_p50_us <= 50% of staged  mem=device sizes=8
 PROFILE
 mkdir "$WORK/lat-good"
-grep -E '^(benchmark,|write_lat,verbs,device,[a-z]+,[a-z]+,[0-9]*,[0-9]*,,,all,8,)' "$DATA/good-run/results.csv" \
-	>"$WORK/lat-good/results.csv"
+csv_rows "$DATA/good-run/results.csv" benchmark=write_lat layer=verbs mem=device 'path~[a-z]+' 'reg~[a-z]+' \
+	'stage_chunk~[0-9]*' 'stage_slots~[0-9]*' window= buffers= pair=all size_bytes=8 >"$WORK/lat-good/results.csv"
 "$accept" "$WORK/lat-good" "$WORK/lat.profile" >"$WORK/lat.out" 2>&1 ||
 	{ cat "$WORK/lat.out"; fail "the unspoilt 8 B rows: not accepted"; }
 grep -q '^PASS: 2 rules, 2 passed' "$WORK/lat.out" || { cat "$WORK/lat.out"; fail "the unspoilt 8 B rows: summary line"; }

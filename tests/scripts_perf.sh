@@ -13,7 +13,8 @@ command -v gawk >/dev/null 2>&1 || skip "gawk not installed (tests/gen_csv.awk)"
 
 limit=5
 mkdir "$WORK/big"
-gawk -v schema_def="$top_srcdir/common/core/csv_schema.def" -f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/gen_csv.awk" -v rows=100000 >"$WORK/big/results.csv"
+gawk -v schema_def="$top_srcdir/common/core/csv_schema.def" -f "$top_srcdir/tests/schema.awk" -f "$top_srcdir/tests/gen_csv.awk" -v rows=100000 >"$WORK/big/results.csv" ||
+	fail "tests/gen_csv.awk exited $?"
 cp "$DATA/good-run/meta.json" "$WORK/big/"
 [ "$(wc -l <"$WORK/big/results.csv")" -eq 100001 ] || fail "the generated CSV does not have 100,000 rows"
 

@@ -14,6 +14,12 @@ export SIMGPU_DRIVER=none
 
 sweep=$SCRIPTS/gdrb-sweep
 header=$(head -n 1 "$DATA/good-run/results.csv")
+# Filters for csv_count and csv_has: an MPI row on host memory; a row without staging or window
+# (an aggregate); no latency or bandwidth figure.
+mpi_host=(layer=mpi mem=host path=direct reg=host stage_chunk= stage_slots=)
+unwindowed=(stage_chunk= stage_slots= window= buffers= pair=all)
+no_figures=(lat_min_us= lat_p50_us= lat_avg_us= lat_p99_us= lat_p999_us= lat_max_us= lat_stdev_us= bw_GBps=
+	algbw_GBps= busbw_GBps=)
 
 # --- the default profile (quick), with small sizes -----------------------------------
 "$sweep" --bin-dir "$top_builddir" --sizes 8,64K --time-per-size 0.02 --out "$WORK/quick" \
@@ -21,8 +27,8 @@ header=$(head -n 1 "$DATA/good-run/results.csv")
 csv=$WORK/quick/results.csv
 csv_check "$csv" || fail "default sweep: results.csv does not follow the schema"
 # The quick profile's MPI lines: latency, bw, bibw and allreduce, 2 sizes each.
-[ "$(grep -c '^mpi_[a-z]*,mpi,host,direct,host,,,[0-9]*,[a-z]*,all,' "$csv")" -eq 8 ] || { cat "$csv"; fail "default sweep: expected 4 benchmarks x 2 sizes with host memory"; }
-grep -q '^mpi_allreduce,mpi,host,direct,host,,,,,all,65536,' "$csv" || fail "default sweep: no allreduce row"
+[ "$(csv_count "$csv" 'benchmark~mpi_[a-z]*' "${mpi_host[@]}" 'window~[0-9]*' 'buffers~[a-z]*' pair=all)" -eq 8 ] || { cat "$csv"; fail "default sweep: expected 4 benchmarks x 2 sizes with host memory"; }
+csv_has "$csv" benchmark=mpi_allreduce "${mpi_host[@]}" "${unwindowed[@]}" size_bytes=65536 || fail "default sweep: no allreduce row"
 grep -q -E '^\[1/[0-9]+\] gdrb_mpi_latency mem=host 8B\.\.64KiB  [0-9]+ s  ETA [0-9]+ (s|min)$' "$WORK/quick.err" ||
 	{ cat "$WORK/quick.err"; fail "default sweep: no progress line"; }
 grep -q -E '^\[1/[0-9]+\] gdrb_mpi_latency mem=host: ok, 2 rows, [0-9]+ s$' "$WORK/quick.err" || fail "default sweep: no step result line"
@@ -99,13 +105,19 @@ csv=$WORK/mixed/results.csv
 csv_check "$csv" || fail "mixed sweep: results.csv does not follow the schema"
 # 2 + 2 (latency host, pinned) + 1 ok + 1 failed (fake_fail) + 2 (bw) + 2 unsupported = 10 rows
 [ "$(($(wc -l <"$csv") - 1))" -eq 10 ] || { cat "$csv"; fail "mixed sweep: expected 10 rows"; }
-grep -q '^fake_fail,local,host,direct,host,,,,,all,8,10,.*,ok,0,' "$csv" || fail "the failing benchmark's measured row is lost"
-grep -q '^fake_fail,local,host,direct,none,,,,,all,65536,0,,,,,,,,,,,1,1,,,,,,,,failed,0,,gdrb-sweep: gdrb_fake_fail exited 1 without a row for this size; lost the peer at 64KiB (injected); see logs/03-fake_fail-host.log,' "$csv" ||
+csv_has "$csv" benchmark=fake_fail layer=local mem=host path=direct reg=host "${unwindowed[@]}" size_bytes=8 \
+	iterations=10 status=ok errors=0 || fail "the failing benchmark's measured row is lost"
+csv_has "$csv" benchmark=fake_fail layer=local mem=host path=direct reg=none "${unwindowed[@]}" size_bytes=65536 \
+	iterations=0 "${no_figures[@]}" ranks=1 hosts=1 gpu= nic= link_layer= link_gbps= gpu_nic_dist= \
+	cpu_initiator_pct= cpu_responder_pct= status=failed errors=0 quality= \
+	'note=gdrb-sweep: gdrb_fake_fail exited 1 without a row for this size; lost the peer at 64KiB (injected); see logs/03-fake_fail-host.log' ||
 	{ cat "$csv"; fail "no 'failed' row for the size the failing benchmark did not measure"; }
 grep -q 'lost the peer at 64KiB (injected)' "$WORK/mixed/logs/03-fake_fail-host.log" || fail "the failing step's log does not say why"
-[ "$(grep -c '^fake_unsupp,local,host,direct,none,,,,,all,[0-9]*,0,.*,unsupported,0,,unsupported here: unsupported on this node: no widget (injected),' "$csv")" -eq 2 ] ||
+[ "$(csv_count "$csv" benchmark=fake_unsupp layer=local mem=host path=direct reg=none "${unwindowed[@]}" \
+	'size_bytes~[0-9]*' iterations=0 status=unsupported errors=0 quality= \
+	'note=unsupported here: unsupported on this node: no widget (injected)')" -eq 2 ] ||
 	{ cat "$csv"; fail "no 'unsupported' rows for the unsupported benchmark"; }
-grep -q '^mpi_bw,mpi,host,direct,host,,,64,slots,all,65536,' "$csv" || fail "the sweep stopped after the failure"
+csv_has "$csv" benchmark=mpi_bw "${mpi_host[@]}" window=64 buffers=slots pair=all size_bytes=65536 || fail "the sweep stopped after the failure"
 grep -q '^\[3/5\] gdrb_fake_fail mem=host: failed, 1 row, 1 missing rows written as failed (exit 1; logs/03-fake_fail-host.log)' "$WORK/mixed.err" ||
 	{ cat "$WORK/mixed.err"; fail "the failure is not reported on stderr"; }
 meta=$WORK/mixed/meta.json
@@ -151,7 +163,7 @@ grep -q "^srun --ntasks=2 --distribution=block --nodes=1 --nodelist=$(hostname) 
 	{ cat "$WORK/srun.log"; fail "srun not used, or not with 2 tasks on the allocation's node"; }
 [ "$(json_get "$WORK/slurmrun/meta.json" launcher)" = srun ] && [ "$(json_get "$WORK/slurmrun/meta.json" slurm_job_id)" = 4242 ] ||
 	fail "meta.json: launcher and Slurm job"
-grep -q '^mpi_latency,mpi,host,direct,host,,,,,all,8,' "$WORK/slurmrun/results.csv" || fail "no row through srun"
+csv_has "$WORK/slurmrun/results.csv" benchmark=mpi_latency "${mpi_host[@]}" "${unwindowed[@]}" size_bytes=8 || fail "no row through srun"
 pass "inside a Slurm allocation the sweep launches with srun on the allocation's nodes"
 
 # --- a node with a GPU and an RDMA port (fakes): what is planned, what meta.json records -----
@@ -186,11 +198,15 @@ rc=$?
 [ "$(json_get "$WORK/gpurun/meta.json" nodes.0.nics.0.ports.0.rate)" = "400 Gb/sec (4X NDR)" ] || fail "meta.json: NIC ports"
 [ "$rc" -eq 0 ] || { cat "$WORK/gpurun.err"; fail "device sweep exited $rc"; }
 csv_check "$WORK/gpurun/results.csv" || fail "device sweep: rows do not follow the schema"
-if grep -q '^mpi_latency,mpi,device,staged,staged,,,,,all,8,0,.*,unsupported,0,,unsupported here: .*no usable GPU' "$WORK/gpurun/results.csv" &&
-	grep -q '^mpi_latency,mpi,device,direct,mpi-cuda,,,,,all,8,0,.*,unsupported,0,' "$WORK/gpurun/results.csv"; then
+lat_dev=(benchmark=mpi_latency layer=mpi mem=device)
+if csv_has "$WORK/gpurun/results.csv" "${lat_dev[@]}" path=staged reg=staged "${unwindowed[@]}" size_bytes=8 \
+	iterations=0 status=unsupported errors=0 quality= 'note~unsupported here: .*no usable GPU.*' &&
+	csv_has "$WORK/gpurun/results.csv" "${lat_dev[@]}" path=direct reg=mpi-cuda "${unwindowed[@]}" size_bytes=8 \
+		iterations=0 status=unsupported errors=0; then
 	pass "device memory where no GPU is usable: an 'unsupported' row for each path, with the reason, exit 0"
 else
-	grep -q '^mpi_latency,mpi,device,staged,staged,[0-9]*,[0-9]*,,,all,8,[1-9][0-9]*,.*,ok,0,' "$WORK/gpurun/results.csv" ||
+	csv_has "$WORK/gpurun/results.csv" "${lat_dev[@]}" path=staged reg=staged 'stage_chunk~[0-9]*' \
+		'stage_slots~[0-9]*' window= buffers= pair=all size_bytes=8 'iterations~[1-9][0-9]*' status=ok errors=0 ||
 		{ cat "$WORK/gpurun/results.csv"; fail "device sweep: neither unsupported nor measured rows"; }
 	pass "device memory measured on a real GPU"
 fi
@@ -207,7 +223,9 @@ if [ "${HAVE_CUDA:-1}" = 1 ] && ! have_gpu; then
 	rc=$?
 	[ "$rc" -eq 1 ] || { cat "$WORK/simrun.out" "$WORK/simrun.err"; fail "sweep on the simulated GPU exited $rc, expected 1"; }
 	csv=$WORK/simrun/results.csv
-	[ "$(grep -c '^mpi_latency,mpi,device,staged,staged,[0-9]*,[0-9]*,,,all,[0-9]*,[1-9][0-9]*,.*,gdrbench simulated GPU (simgpu),.*,ok,0,' "$csv")" -eq 2 ] ||
+	[ "$(csv_count "$csv" benchmark=mpi_latency layer=mpi mem=device path=staged reg=staged 'stage_chunk~[0-9]*' \
+		'stage_slots~[0-9]*' window= buffers= pair=all 'size_bytes~[0-9]*' 'iterations~[1-9][0-9]*' \
+		'gpu=gdrbench simulated GPU (simgpu)' status=ok errors=0)" -eq 2 ] ||
 		{ cat "$csv"; fail "sweep on the simulated GPU: no validated device rows"; }
 	[ "$(json_get "$WORK/simrun/verdict.json" verdict)" = SIMULATED ] ||
 		{ cat "$WORK/simrun.out"; fail "sweep on the simulated GPU: the verdict is not SIMULATED"; }

@@ -65,9 +65,6 @@ INSIDE
 vm_opts=(--vms 3 --smp 1)
 vm_inside
 
-col() {
-	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"
-}
 ok() { [ "$(status_of "$1")" = 0 ] || { show "$1"; fail "$1 exited $(status_of "$1") in the VMs"; }; }
 
 ok names
@@ -78,14 +75,13 @@ pass "3 VMs: mpirun in gdrb-vm1 starts a rank on each, through the VMs' remote s
 ok mpi_latency
 ok mpi_bw
 csv_check -v status=ok -v rows=4 -v ranks=2 "$WORK/mpi.csv" || fail "mpi.csv does not pass csv_check"
-[ "$(col "$WORK/mpi.csv" hosts | sort -u)" = 2 ] || { cat "$WORK/mpi.csv"; fail "MPI rows do not count 2 hosts"; }
+[ "$(csv_col "$WORK/mpi.csv" hosts | sort -u)" = 2 ] || { cat "$WORK/mpi.csv"; fail "MPI rows do not count 2 hosts"; }
 pass "gdrb_mpi_latency and gdrb_mpi_bw, gdrb-vm1 to gdrb-vm2 over TCP: validated, 2 hosts"
 
 for b in write_bw write_lat read_bw send_bw; do ok "$b"; done
 csv_check -v status=ok -v rows=8 -v ranks=2 "$WORK/verbs.csv" || fail "verbs.csv does not pass csv_check"
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	$c["layer"] != "verbs" || $c["nic"] != "rxe0:1" || $c["hosts"] != 2 { print; bad = 1 } END { exit bad }' \
-	"$WORK/verbs.csv" || fail "verbs rows: not layer verbs, rxe0:1, 2 hosts"
+[ "$(csv_count "$WORK/verbs.csv" layer=verbs nic=rxe0:1 hosts=2)" -eq 8 ] ||
+	{ cat "$WORK/verbs.csv"; fail "verbs rows: not layer verbs, rxe0:1, 2 hosts"; }
 # Each VM's rxe0 has its own address: rank 0 in gdrb-vm1 uses 10.0.3.1's RoCE v2 GID.
 grep -q '^# NIC rxe0:1 (rank 0): .*GID index 1 0000:0000:0000:0000:0000:ffff:0a00:0301 (RoCE v2)' \
 	"$WORK/write_bw.out" || { show write_bw; fail "write_bw: rank 0's GID is not gdrb-vm1's RoCE v2 address"; }
@@ -103,8 +99,8 @@ pass "gdrb_doctor_mpi across 3 VMs: one line per node, each failing 3:gpus (no G
 
 ok sweep
 csv_check -v status=ok "$WORK/sweep/results.csv" || fail "the sweep's results.csv does not pass csv_check"
-[ "$(col "$WORK/sweep/results.csv" hosts | sort -u)" = 2 ] || { cat "$WORK/sweep/results.csv"; fail "sweep rows do not count 2 hosts"; }
-[ "$(col "$WORK/sweep/results.csv" benchmark | sort -u | tr '\n' ' ')" = "mpi_bw write_bw " ] ||
+[ "$(csv_col "$WORK/sweep/results.csv" hosts | sort -u)" = 2 ] || { cat "$WORK/sweep/results.csv"; fail "sweep rows do not count 2 hosts"; }
+[ "$(csv_col "$WORK/sweep/results.csv" benchmark | sort -u | tr '\n' ' ')" = "mpi_bw write_bw " ] ||
 	{ cat "$WORK/sweep/results.csv"; fail "the sweep lacks mpi_bw or write_bw rows"; }
 for h in gdrb-vm1 gdrb-vm2; do
 	grep -q "\"hostname\": *\"$h\"" "$WORK/sweep/meta.json" || { cat "$WORK/sweep/meta.json"; fail "meta.json lacks $h"; }
@@ -134,7 +130,7 @@ for t in mpi verbs; do
 	"$top_srcdir/scripts/gdrb" accept "$WORK/healthy-$t" "$WORK/$b.profile" >"$WORK/healthy-$t.verdict" 2>&1 || rc=$?
 	[ "$rc" -eq 0 ] || { cat "$WORK/healthy-$t.verdict" "$WORK/healthy-$t/pairs-262144-direct.csv"; fail "$t pairs, healthy VMs: accept exited $rc, expected 0"; }
 	if [ "$t" = verbs ]; then
-		grep -q '^2,gdrb-vm3,0,,rxe0:1$' "$WORK/healthy-$t/pairs-ranks.csv" ||
+		[ "$(ranks_count "$WORK/healthy-$t/pairs-ranks.csv" rank=2 host=gdrb-vm3 local_rank=0 gpu= nic=rxe0:1)" -eq 1 ] ||
 			{ cat "$WORK/healthy-$t/pairs-ranks.csv"; fail "verbs pairs: rank 2 is not on gdrb-vm3 with rxe0:1"; }
 		pass "verbs all pairs (gdrb_write_pairs) across 3 VMs over rxe: healthy PASS ($(sed -n 2p "$WORK/healthy-$t.verdict" | sed 's/^ *//'))"
 		continue

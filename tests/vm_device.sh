@@ -75,9 +75,9 @@ for mode in strict peermem; do
 			{ show "$b-$mode"; fail "gdrb_$b ($mode): no simulated GPU in the header"; }
 	done
 	csv_check -v rows=72 -v ranks=2 "$WORK/$mode.csv" || fail "$mode.csv: schema or row count"
-	staged=$(grep -c ',device,staged,staged,4096,4,.*,ok,0,' "$WORK/$mode.csv")
+	staged=$(csv_count "$WORK/$mode.csv" mem=device path=staged reg=staged stage_chunk=4096 stage_slots=4 status=ok errors=0)
 	[ "$staged" -eq 24 ] || { cat "$WORK/$mode.csv"; fail "$mode: $staged of 24 pipelined staged rows validated with 4096-byte fragments in 4 slots"; }
-	serial=$(grep -c ',device,staged-serial,staged,,,.*,ok,0,' "$WORK/$mode.csv")
+	serial=$(csv_count "$WORK/$mode.csv" mem=device path=staged-serial reg=staged stage_chunk= stage_slots= status=ok errors=0)
 	[ "$serial" -eq 24 ] || { cat "$WORK/$mode.csv"; fail "$mode: $serial of 24 serial staged rows validated"; }
 done
 grep -q '^# staging: 4KiB fragments, 4 pinned slots per direction' "$WORK/send_bw-strict.out" &&
@@ -92,7 +92,7 @@ for name in write_bw-bidir read_bw-bidir send_bw-bidir write_bw-split send_lat-s
 	no_simgpu_errors "$WORK/$name.err"
 done
 csv_check -v rows=24 -v ranks=2 "$WORK/pipe.csv" || fail "pipe.csv: schema or row count"
-staged=$(grep -c ',device,staged,staged,4096,4,.*,ok,0,' "$WORK/pipe.csv")
+staged=$(csv_count "$WORK/pipe.csv" mem=device path=staged reg=staged stage_chunk=4096 stage_slots=4 status=ok errors=0)
 [ "$staged" -eq 12 ] || { cat "$WORK/pipe.csv"; fail "$staged of 12 pipelined rows (-b --qps 2, split work requests) validated"; }
 pass "pipelined staging validated both ways at once over 2 QPs (write, read, send) and in 1 KiB work requests (write_bw, send_lat, read_lat)"
 
@@ -100,13 +100,15 @@ pass "pipelined staging validated both ways at once over 2 QPs (write, read, sen
 for b in write_bw read_bw send_lat; do
 	[ "$(status_of "$b-race")" = 1 ] || { show "$b-race"; fail "gdrb_$b with GDRB_INJECT_STAGE_RACE=all exited $(status_of "$b-race"), expected 1"; }
 	no_simgpu_errors "$WORK/$b-race.err"
-	grep -q "^$b,verbs,device,staged,staged,4096,4,.*,invalid-data,[1-9]" "$WORK/race.csv" ||
+	csv_has "$WORK/race.csv" benchmark="$b" layer=verbs mem=device path=staged reg=staged stage_chunk=4096 stage_slots=4 \
+		status=invalid-data 'errors~[1-9][0-9]*' ||
 		{ show "$b-race"; cat "$WORK/race.csv"; fail "gdrb_$b: GDRB_INJECT_STAGE_RACE=all not caught as invalid-data"; }
 done
 csv_check -v rows=12 -v ranks=2 "$WORK/race.csv" || fail "race.csv: schema or row count"
-multi=$(grep -c ',device,staged,staged,4096,4,[0-9]*,[a-z]*,all,20480,.*,invalid-data,' "$WORK/race.csv")
+multi=$(csv_count "$WORK/race.csv" mem=device path=staged reg=staged stage_chunk=4096 stage_slots=4 'window~[0-9]*' \
+	'buffers~[a-z]*' pair=all size_bytes=20480 status=invalid-data)
 [ "$multi" -eq 3 ] || { cat "$WORK/race.csv"; fail "GDRB_INJECT_STAGE_RACE=all: $multi of 3 five-fragment rows invalid-data"; }
-pass "GDRB_INJECT_STAGE_RACE=all: $(grep -c ',invalid-data,' "$WORK/race.csv") of 6 pipelined rows invalid-data (write_bw, read_bw, send_lat)"
+pass "GDRB_INJECT_STAGE_RACE=all: $(csv_count "$WORK/race.csv" status=invalid-data) of 6 pipelined rows invalid-data (write_bw, read_bw, send_lat)"
 
 # strict: the direct path is unsupported, and the note says why with both attempts.
 direct=$(grep -c ',device,direct,[a-z]*,.*,unsupported,0,' "$WORK/strict.csv")

@@ -85,9 +85,10 @@ for run in host2:2:host pinned4:4:pinned; do
 	for f in pairs-65536-direct pairs-8-direct pairs-lat-65536-direct pairs-lat-8-direct; do
 		pairs_matrix_check "$d/$f.csv" "$np" all || fail "$name: $f.csv"
 	done
-	[ "$(grep -c "^write_pairs,verbs,$mem,direct,host,.*,rxe0:1,rxe0:1," "$d/pairs.csv")" -eq $((np * (np - 1) * 4)) ] ||
+	[ "$(pairs_count "$d/pairs.csv" benchmark=write_pairs layer=verbs mem="$mem" path=direct reg=host src_nic=rxe0:1 \
+		dst_nic=rxe0:1)" -eq $((np * (np - 1) * 4)) ] ||
 		{ head -3 "$d/pairs.csv"; fail "$name: rows are not write_pairs, verbs, $mem, direct, reg host, NIC rxe0:1"; }
-	[ "$(grep -c '^[0-9]*,gdrb-vm,[0-9]*,,rxe0:1$' "$d/pairs-ranks.csv")" -eq "$np" ] ||
+	[ "$(ranks_count "$d/pairs-ranks.csv" 'rank~[0-9]*' host=gdrb-vm 'local_rank~[0-9]*' gpu= nic=rxe0:1)" -eq "$np" ] ||
 		{ cat "$d/pairs-ranks.csv"; fail "$name: the rank table does not name rxe0:1"; }
 	grep -q "^# NIC rxe0:1 (rank 0): Ethernet (RoCE), .*GID index 1 .*(RoCE v2).*; $((np - 1)) RC QP(s), one per peer met" "$d/out" &&
 		grep -q '^# completion: a window is RDMA writes, the last with immediate' "$d/out" &&
@@ -137,7 +138,7 @@ device_checks() {
 		{ cat "$d/out"; fail "device (peermem): the header does not say GDR: yes through peer memory"; }
 	grep -qx "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed" "$d/out" ||
 		fail "device: no NOTE that the GPU is simulated"
-	[ "$(grep -c '^[0-9],gdrb-vm,[0-9],0000:3b:00.0,rxe0:1$' "$d/pairs-ranks.csv")" -eq 3 ] ||
+	[ "$(ranks_count "$d/pairs-ranks.csv" 'rank~[0-9]' host=gdrb-vm 'local_rank~[0-9]' gpu=0000:3b:00.0 nic=rxe0:1)" -eq 3 ] ||
 		{ cat "$d/pairs-ranks.csv"; fail "device: the rank table lacks the GPU bus id and the NIC"; }
 	pass "--mem device (peermem): direct (GPUDirect through peer memory) and staged bw and lat matrices complete, 'GDR: yes'"
 

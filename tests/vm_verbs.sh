@@ -97,19 +97,16 @@ vm_inside
 # reg host, status ok, 2 ranks.
 verbs_rows() { # CSV ROWS
 	csv_check -v status=ok -v rows="$2" -v ranks=2 "$WORK/$1" || return 1
-	# Columns by name: the schema grows (stage_chunk, stage_slots).
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$col["layer"] != "verbs" || $col["nic"] != "rxe0:1" || $col["link_layer"] != "Ethernet" ||
-		$col["link_gbps"] != "2.500" || $col["gpu_nic_dist"] != "unknown" || $col["reg"] != "host" {
-			print FILENAME ": " $0; bad = 1 }
-		END { exit bad }' "$WORK/$1"
+	# Every one of the ROWS rows (csv_check counted them) has these columns.
+	[ "$(csv_count "$WORK/$1" layer=verbs nic=rxe0:1 link_layer=Ethernet link_gbps=2.500 gpu_nic_dist=unknown \
+		reg=host)" -eq "$2" ] || { cat "$WORK/$1"; return 1; }
 }
 for mem in host pinned; do
 	for b in write_lat write_bw read_lat read_bw send_lat send_bw; do
 		[ "$(status_of "$b-$mem")" = 0 ] || { show "$b-$mem"; fail "gdrb_$b --mem $mem failed in the VM"; }
 	done
 	verbs_rows "$mem.csv" 18 || fail "$mem.csv: rows do not match"
-	awk -F, -v m="$mem" 'NR > 1 && $3 != m { exit 1 }' "$WORK/$mem.csv" || fail "$mem.csv: mem column is not $mem"
+	[ "$(csv_count "$WORK/$mem.csv" "mem!=$mem")" -eq 0 ] || fail "$mem.csv: mem column is not $mem"
 	pass "6 verbs binaries, --mem $mem, 8 B/4 KiB/64 KiB, validated: 18 ok rows (layer verbs, nic rxe0:1 Ethernet 2.5 Gb/s, reg host)"
 done
 grep -q '^# completion: each message is a plain RDMA write; the receiver spins on the last byte of its host receive buffer' \
@@ -155,8 +152,7 @@ for b in write_bw write_lat send_lat; do
 	[ "$(status_of "$b-pairs")" = 0 ] || { show "$b-pairs"; fail "gdrb_$b with 4 ranks (2 pairs) failed"; }
 done
 csv_check -v status=ok -v rows=18 -v ranks=4 "$WORK/pairs.csv" || fail "pairs.csv: rows do not match"
-[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pair") p = i; next } { n[$p]++ }
-	END { print n["all"] + 0, n["0:2"] + 0, n["1:3"] + 0 }' "$WORK/pairs.csv")" = "6 6 6" ] ||
+[ "$(for p in all 0:2 1:3; do csv_count "$WORK/pairs.csv" pair="$p"; done | paste -sd' ')" = "6 6 6" ] ||
 	{ cat "$WORK/pairs.csv"; fail "pairs.csv: expected 6 rows each for all, 0:2 and 1:3"; }
 grep -q '2 pair(s): rank i with rank i+2' "$WORK/write_lat-pairs.out" || fail "the header does not name the pairs"
 pass "4 ranks = 2 concurrent pairs (0:2, 1:3): write_bw, write_lat, send_lat validated, rows per pair and all"

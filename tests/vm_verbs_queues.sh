@@ -48,8 +48,8 @@ vm_inside
 
 max_cqe=$(awk '$1 == "max_cqe:" { print $2 }' "$WORK/limits")
 [ "$max_cqe" = 32767 ] || fail "rxe0's max_cqe is '$max_cqe', not the 32767 this test is built on"
-col() { # CSV COLUMN: the column of the first data row (one before any quoted field)
-	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) n = i; next } { print $n; exit }' "$WORK/$1"
+col() { # CSV COLUMN: the column of the first data row
+	csv_col "$WORK/$1" "$2" | sed -n 1p
 }
 for name in cq cq2 spin auto event read lat; do
 	[ "$(status_of "$name")" = 0 ] || { show "$name"; fail "$name exited $(status_of "$name")"; }

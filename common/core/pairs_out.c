@@ -2,9 +2,9 @@
 /*
  * All pairs' output, rank 0 only: the header and a line per round and
  * figure on stdout, the matrices (n <= 16) or their summary at the end; the
- * pairs CSV (common/core/pairs_schema.def), the rank table and the matrix files
- * beside it, each matrix written whole (FILE.tmp, rename) after the rounds
- * that finished.
+ * pairs CSV (common/core/pairs_schema.def), the rank table (pairs_ranks.def)
+ * and the matrix files beside it, each matrix written whole (FILE.tmp, rename)
+ * after the rounds that finished.
  */
 #include "config.h"
 
@@ -27,6 +27,13 @@ static const char pairs_header[] =
 #define GDRB_PAIRS_COL(name, type) "," #name
 #include "pairs_schema.def"
 #undef GDRB_PAIRS_COL
+	;
+
+/* The rank table's header; the rows below write its columns in this order. */
+static const char ranks_header[] =
+#define GDRB_RANKS_COL(name, type) "," #name
+#include "pairs_ranks.def"
+#undef GDRB_RANKS_COL
 	;
 
 static const char *status_name[] = { "", "ok", "skipped", "error" };
@@ -97,7 +104,7 @@ int gdrb_pairs_out_open(struct pairs_run *r)
 			return GDRB_ERR;
 		}
 	}
-	fprintf(f, "rank,host,local_rank,gpu,nic\n");
+	fprintf(f, "%s\n", ranks_header + 1);
 	for (i = 0; i < r->n; i++) {
 		const struct pairs_member *mb = &r->members[i];
 

@@ -1,5 +1,6 @@
 """Made-up all-pairs results directories (the agreed formats of issue 12): matrix files, the
-rank table and a few pairs.csv rows. Values are generated, never measured.
+rank table and a few pairs.csv rows, their columns by name from their one definitions
+(common/core/pairs_ranks.def, pairs_schema.def). Values are generated, never measured.
 
   write(DIR, n=8, scenario="healthy", ...)   one matrix (and pairs-ranks.csv) into DIR
 
@@ -11,6 +12,9 @@ one round of shifts); missing (healthy, some cells empty).
 """
 import os
 import random
+
+import gdrbtest  # noqa: F401  (sys.path)
+from gdrbtool import pairs
 
 BASE_BW, BASE_LAT = 12.0, 2.0
 
@@ -64,11 +68,20 @@ def write_matrix(path, cells):
             f.write("%d,%s\n" % (s, ",".join(fmt(v) for v in row)))
 
 
+def row(schema, **fields):
+    """One CSV row of SCHEMA (common.Schema) from its fields by name: each column named once."""
+    if set(fields) != set(schema.columns):
+        raise ValueError("fields %s: not the schema's columns" % sorted(set(fields) ^ set(schema.columns)))
+    return ",".join(str(fields[c]) for c in schema.columns)
+
+
 def write_ranks(directory, n, gpus=1):
-    with open(os.path.join(directory, "pairs-ranks.csv"), "w") as f:
-        f.write("rank,host,local_rank,gpu,nic\n")
+    s = pairs.ranks_schema()
+    with open(os.path.join(directory, pairs.RANKS_FILE), "w") as f:
+        f.write(s.header + "\n")
         for r in range(n):
-            f.write("%d,n%02d,%d,0000:%02x:00.0,mlx5_%d\n" % (r, r // gpus, r % gpus, 0x17 + r % gpus, r % gpus))
+            f.write(row(s, rank=r, host="n%02d" % (r // gpus), local_rank=r % gpus,
+                        gpu="0000:%02x:00.0" % (0x17 + r % gpus), nic="mlx5_%d" % (r % gpus)) + "\n")
 
 
 def write(directory, n=8, scenario="healthy", metric="bw", size=8388608, path="direct", mem="host",
@@ -96,26 +109,28 @@ def fake_binary(argv, scenario="healthy"):
             mem = argv[i + 1]
     directory = os.path.dirname(csv_path) or "."
     rows = []
-    header = ("benchmark,layer,mem,path,reg,metric,size_bytes,round,src_rank,dst_rank,src_host,dst_host,"
-              "src_local_rank,dst_local_rank,src_gpu,dst_gpu,src_nic,dst_nic,iterations,bw_GBps,lat_us,"
-              "status,errors,note,timestamp,version")
+    s = pairs.pairs_schema()
     kind, _, slow = scenario.partition(":")
     for metric, size in (("bw", 8388608), ("lat", 8)):
         for path in (("direct", "staged") if mem == "device" else ("direct",)):
             cells = matrix(8, kind, metric, slow=int(slow or 5))
             write_matrix(os.path.join(directory, "pairs-%s%d-%s.csv" % ("lat-" if metric == "lat" else "", size,
                                                                        path)), cells)
-            for s in range(8):
-                for d in range(8):
-                    if s != d:
-                        rows.append("mpi_pairs,mpi,%s,%s,host,%s,%d,%d,%d,%d,n%02d,n%02d,0,0,,,mlx5_0,mlx5_0,10,%s,%s,"
-                                    "ok,0,seed 1,2026-11-25T00:00:00Z,0.1.0" % (
-                                        mem, path, metric, size, (d - s) % 8, s, d, s, d,
-                                        fmt(cells[s][d]) if metric == "bw" else "",
-                                        fmt(cells[s][d]) if metric == "lat" else ""))
+            for src in range(8):
+                for dst in range(8):
+                    if src != dst:
+                        rows.append(row(s, benchmark="mpi_pairs", layer="mpi", mem=mem, path=path, reg="host",
+                                        metric=metric, size_bytes=size, round=(dst - src) % 8, src_rank=src,
+                                        dst_rank=dst, src_host="n%02d" % src, dst_host="n%02d" % dst,
+                                        src_local_rank=0, dst_local_rank=0, src_gpu="", dst_gpu="",
+                                        src_nic="mlx5_0", dst_nic="mlx5_0", iterations=10,
+                                        bw_GBps=fmt(cells[src][dst]) if metric == "bw" else "",
+                                        lat_us=fmt(cells[src][dst]) if metric == "lat" else "", status="ok",
+                                        errors=0, note="seed 1", timestamp="2026-11-25T00:00:00Z",
+                                        version="0.1.0"))
     write_ranks(directory, 8)
     with open(csv_path, "w") as f:
-        f.write(header + "\n" + "".join(r + "\n" for r in rows))
+        f.write(s.header + "\n" + "".join(r + "\n" for r in rows))
     return 0
 
 

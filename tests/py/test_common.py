@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -61,6 +62,16 @@ class SchemaTest(unittest.TestCase):
         self.assertEqual(len(cols), 26)
         self.assertEqual(names, cols)
 
+    def test_rank_table_from_its_definition(self):
+        from gdrbtool import pairs
+        ranks = pairs.ranks_schema()
+        self.assertEqual((ranks.columns[0], len(ranks.columns), ranks.types["local_rank"]), ("rank", 5, "integer"))
+        for doc in ("csv-schema.md", "pairs.md"):
+            self.assertIn("`%s`" % ranks.header, (gdrbtest.SRC / "docs" / doc).read_text(), doc)
+        # Another definition's lines are not read as this one's.
+        with self.assertRaises(common.Stop):
+            common.Schema(pairs.RANKS_SCHEMA_DEF)
+
     def test_value_fault(self):
         s = common.schema()
         self.assertEqual(s.value_fault("size_bytes", "4096"), "")
@@ -69,6 +80,34 @@ class SchemaTest(unittest.TestCase):
         self.assertNotEqual(s.value_fault("lat_p50_us", "-5"), "")
         self.assertEqual(s.value_fault("lat_p50_us", ""), "")
         self.assertEqual(s.value_fault("note", "anything"), "")
+
+
+class GenCsvTest(unittest.TestCase):
+    """tests/gen_csv.awk (the fixtures' generator) builds its rows by column name from the schema."""
+
+    def gen(self, schema_def):
+        tests = gdrbtest.SRC / "tests"
+        return subprocess.run(["gawk", "-v", "schema_def=" + str(schema_def), "-f", str(tests / "schema.awk"),
+                               "-f", str(tests / "gen_csv.awk"), "-v", "rows=60", "-v", "fault=1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+
+    @unittest.skipUnless(shutil.which("gawk"), "gawk not installed")
+    def test_rows_follow_the_schema_and_a_column_it_lacks_ends_it(self):
+        s = common.schema()
+        proc = self.gen(common.SCHEMA_DEF)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = proc.stdout.splitlines()
+        self.assertEqual((lines[0], len(lines)), (s.header, 61))
+        for line in lines[1:]:
+            f = dict(zip(s.columns, common.csv_split(line)))
+            self.assertEqual(len(common.csv_split(line)), len(s.columns))
+            self.assertEqual((f["status"], f["quality"], f["version"]), ("ok", "ok", "0.1.0"))
+        # quality renamed in the definition: gen_csv.awk names it, and stops, exit 2.
+        text = common.SCHEMA_DEF.read_text().replace("GDRB_CSV_COL(quality,", "GDRB_CSV_COL(verdict,")
+        renamed = temp_file(self, text, ".def")
+        proc = self.gen(renamed)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("no column 'quality'", proc.stderr)
 
 
 class ReadCsvTest(unittest.TestCase):
@@ -127,10 +166,22 @@ class AwkTest(unittest.TestCase):
         self.assertEqual([common.awk_value(v) for v in ("8", " 1.5x", "-2e3", "abc", "", ".5")],
                          [8.0, 1.5, -2000.0, 0.0, 0.0, 0.5])
 
-    def test_csv_split_reads_quotes_as_gdrb_awk_did(self):
+    SPLIT_CASES = ('a,"b,""c""",d', 'a,b"c,d"e', "", ",,", '"",x,""""', 'a,"gpu ""H100"", 80GB",z')
+
+    def test_csv_split_reads_quotes_as_the_awk_splitter_does(self):
         self.assertEqual(common.csv_split('a,"b,""c""",d'), ["a", 'b,"c"', "d"])
         self.assertEqual(common.csv_split('a,b"c,d"e'), ["a", "bc,de"])
         self.assertEqual(common.csv_split(""), [""])
+        # The awk programs' one splitter (scripts/lib/posix-fns.awk): the same fields, line for line.
+        prog = '{ n = csv_split($0, f); s = n; for (i = 1; i <= n; i++) s = s "|" f[i]; print s }'
+        out = subprocess.run(["awk", "-f", str(gdrbtest.SCRIPTS / "lib" / "posix-fns.awk"), "-f",
+                              temp_file(self, prog, ".awk")],
+                             input="".join(c + "\n" for c in self.SPLIT_CASES), stdout=subprocess.PIPE,
+                             universal_newlines=True, check=True).stdout.splitlines()
+        for case, line in zip(self.SPLIT_CASES, out):
+            fields = common.csv_split(case)
+            self.assertEqual(line, "|".join([str(len(fields))] + fields), case)
+        self.assertEqual(len(out), len(self.SPLIT_CASES))
 
 
 class JsonTest(unittest.TestCase):

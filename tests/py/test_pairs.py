@@ -470,5 +470,19 @@ class Scale(PairsCase):
             self.assertLess(time.monotonic() - start, 60)
 
 
+class Fixtures(unittest.TestCase):
+    """The fixtures write rows by column name, from the definitions the binaries use."""
+
+    def test_rows_by_name_and_a_wrong_column_refused(self):
+        s = pairs.ranks_schema()
+        line = fx.row(s, rank=0, host="n00", local_rank=0, gpu="", nic="mlx5_0")
+        self.assertEqual(dict(zip(s.columns, line.split(","))),
+                         {"rank": "0", "host": "n00", "local_rank": "0", "gpu": "", "nic": "mlx5_0"})
+        with self.assertRaises(ValueError):
+            fx.row(s, rank=0, host="n00", local_rank=0, gpu="")
+        with self.assertRaises(ValueError):
+            fx.row(s, rank=0, host="n00", local_rank=0, gpu="", nic="mlx5_0", port=1)
+
+
 if __name__ == "__main__":
     unittest.main()

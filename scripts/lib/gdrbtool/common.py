@@ -53,20 +53,22 @@ def say(message: str) -> None:
 # --- the CSV schema ------------------------------------------------------------
 
 class Schema:
-    """The columns of common/core/csv_schema.def: names in order and their types."""
+    """The columns of common/core/csv_schema.def: names in order and their types. The other CSVs'
+    definitions beside it are read the same way, each with its macro (pairs_schema.def:
+    GDRB_PAIRS_COL, pairs_ranks.def: GDRB_RANKS_COL)."""
 
-    def __init__(self, path: Path = SCHEMA_DEF):
+    def __init__(self, path: Path = SCHEMA_DEF, macro: str = "GDRB_CSV_COL"):
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as e:
             raise failure("%s: cannot read the CSV schema: %s" % (path, e.strerror))
         self.columns: List[str] = []
         self.types: Dict[str, str] = {}
-        for m in re.finditer(r"^GDRB_CSV_COL\(([A-Za-z0-9_]+), (text|integer|decimal)\)$", text, re.M):
+        for m in re.finditer(r"^%s\(([A-Za-z0-9_]+), (text|integer|decimal)\)$" % macro, text, re.M):
             self.columns.append(m.group(1))
             self.types[m.group(1)] = m.group(2)
         if not self.columns:
-            raise failure("%s: no GDRB_CSV_COL lines: not the CSV schema" % path)
+            raise failure("%s: no %s lines: not the CSV schema" % (path, macro))
         self.header = ",".join(self.columns)
         self.index = {name: i for i, name in enumerate(self.columns)}
         self.numeric = {n for n, t in self.types.items() if t != "text"}
@@ -96,7 +98,8 @@ def schema() -> Schema:
 
 def csv_split(line: str) -> List[str]:
     """The fields of one CSV line: a quote opens or closes a quoted part anywhere in a field,
-    "" inside one is a quote (as gdrb.awk's csv_split read them)."""
+    "" inside one is a quote (as csv_split of scripts/lib/posix-fns.awk, the awk programs' one
+    splitter, reads them)."""
     if '"' not in line:
         return line.split(",")
     fields, cur, inq, i = [], [], False, 0

@@ -5,7 +5,7 @@ Files (docs/pairs.md, docs/csv-schema.md "Pairs CSV"):
   pairs-<size>-<path>.csv, pairs-lat-<size>-<path>.csv   bandwidth (GB/s) / latency (us), n x n,
       rows = sources, columns = destinations, first row and column the rank numbers; an
       empty cell is not measured. gdrb-sweep adds the memory kind: pairs-[lat-]<mem>-<size>-<path>.csv
-  pairs-ranks.csv    rank,host,local_rank,gpu,nic
+  pairs-ranks.csv    the rank table: a row per rank (common/core/pairs_ranks.def)
   pairs.csv          one row per pair (the memory kind of a matrix without one in its name)
 
 The analysis: a pair is low when its bandwidth is below FACTOR x the reference (the median
@@ -26,31 +26,39 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from .common import SCHEMA_DEF, TREE, csv_split, num_fmt, size_fmt, usage_error
+from .common import SCHEMA_DEF, Schema, csv_split, num_fmt, size_fmt, usage_error
 
 MATRIX_NAME = re.compile(r"^pairs-(lat-)?(?:(host|pinned|device)-)?([0-9]+)-([a-z0-9_]+)\.csv$")
 RANKS_FILE = "pairs-ranks.csv"
-RANKS_HEADER = "rank,host,local_rank,gpu,nic"
 PAIRS_CSV = "pairs.csv"
-# Beside csv_schema.def (common/ or, with the layers as folders, common/core/).
-PAIRS_SCHEMA_DEFS = (SCHEMA_DEF.parent / "pairs_schema.def", TREE / "common" / "pairs_schema.def")
-# The agreed columns (BRIEF of issue 12), used only until common/pairs_schema.def is in the tree.
-_PAIRS_COLUMNS = ("benchmark,layer,mem,path,reg,metric,size_bytes,round,src_rank,dst_rank,src_host,dst_host,"
-                  "src_local_rank,dst_local_rank,src_gpu,dst_gpu,src_nic,dst_nic,iterations,bw_GBps,lat_us,"
-                  "status,errors,note,timestamp,version")
+# Beside csv_schema.def: the pairs CSV's and the rank table's one definitions.
+PAIRS_SCHEMA_DEF = SCHEMA_DEF.parent / "pairs_schema.def"
+RANKS_SCHEMA_DEF = SCHEMA_DEF.parent / "pairs_ranks.def"
+_schemas: Dict[str, Schema] = {}
+
+
+def pairs_schema() -> Schema:
+    """The pairs CSV's columns, from their one definition (common/core/pairs_schema.def)."""
+    if "pairs" not in _schemas:
+        _schemas["pairs"] = Schema(PAIRS_SCHEMA_DEF, "GDRB_PAIRS_COL")
+    return _schemas["pairs"]
+
+
+def ranks_schema() -> Schema:
+    """The rank table's columns, from their one definition (common/core/pairs_ranks.def)."""
+    if "ranks" not in _schemas:
+        _schemas["ranks"] = Schema(RANKS_SCHEMA_DEF, "GDRB_RANKS_COL")
+    return _schemas["ranks"]
 
 
 def pairs_header() -> str:
-    """The pairs CSV's header, from its one definition (common/pairs_schema.def)."""
-    text = ""
-    for path in PAIRS_SCHEMA_DEFS:
-        try:
-            text = path.read_text(encoding="utf-8")
-            break
-        except OSError:
-            continue
-    cols = re.findall(r"^GDRB_PAIRS_COL\(([A-Za-z0-9_]+), *[a-z]+\)", text, re.M)
-    return ",".join(cols) if cols else _PAIRS_COLUMNS
+    """The pairs CSV's header."""
+    return pairs_schema().header
+
+
+def ranks_header() -> str:
+    """The rank table's header (pairs-ranks.csv)."""
+    return ranks_schema().header
 
 
 # --- the files ---------------------------------------------------------------------------
@@ -196,14 +204,18 @@ def load_ranks(results: str, n: int) -> Optional[List[Rank]]:
         return None
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()
-    if not lines or lines[0] != RANKS_HEADER:
-        raise usage_error("%s:1: not a rank table: the first line must be '%s'" % (path, RANKS_HEADER))
+    s = ranks_schema()
+    if not lines or lines[0] != s.header:
+        raise usage_error("%s:1: not a rank table: the first line must be '%s'" % (path, s.header))
+    col = s.index
     ranks: List[Rank] = []
     for lineno, line in enumerate(lines[1:], start=2):
         f = line.split(",")
-        if len(f) != 5 or f[0] != str(len(ranks)) or not f[2].isdigit():
-            raise usage_error("%s:%d: expected rank %d,HOST,LOCAL_RANK,GPU,NIC" % (path, lineno, len(ranks)))
-        ranks.append(Rank(int(f[0]), f[1], int(f[2]), f[3], f[4]))
+        if len(f) != len(s.columns) or f[col["rank"]] != str(len(ranks)) or not f[col["local_rank"]].isdigit():
+            raise usage_error("%s:%d: expected rank %d,%s" % (path, lineno, len(ranks),
+                                                              ",".join(c.upper() for c in s.columns[1:])))
+        ranks.append(Rank(int(f[col["rank"]]), f[col["host"]], int(f[col["local_rank"]]), f[col["gpu"]],
+                          f[col["nic"]]))
     if len(ranks) != n:
         raise usage_error("%s: %d ranks, the matrices %d" % (path, len(ranks), n))
     return ranks
