@@ -30,8 +30,14 @@ time 0.3
 run gdrb_mpi_latency mem=host
 run gdrb_mpi_bw      mem=host
 PROFILE
-set -m # the sweep gets a process group of its own, and SIGINT is not ignored in it
-"$sweep" --profile "$WORK/slow.profile" --bin-dir "$top_builddir" --out "$WORK/run" >"$WORK/run.out" 2>"$WORK/run.err" &
+# sigint_default CMD...: CMD with SIGINT at its default, even where this test was started with it
+# ignored (nohup, a background job), which a shell cannot undo and the sweep rightly keeps. For
+# "sigint_default CMD... &" only: it execs, so that $! is the sweep itself.
+sigint_default() {
+	exec python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+set -m # the sweep gets a process group of its own
+sigint_default "$sweep" --profile "$WORK/slow.profile" --bin-dir "$top_builddir" --out "$WORK/run" >"$WORK/run.out" 2>"$WORK/run.err" &
 pid=$!
 set +m
 part=$WORK/run/logs/01-mpi_latency-host.csv
@@ -78,7 +84,7 @@ printf '%s\n%s\n%s' "$header" \
 ! csv_check "$WORK/cut.csv" >/dev/null || fail "csv_check accepts a half-written row"
 
 set -m
-"$sweep" --profile "$WORK/half.profile" --bin-dir "$WORK/bin" --bin-dir "$top_builddir" --out "$WORK/half" \
+sigint_default "$sweep" --profile "$WORK/half.profile" --bin-dir "$WORK/bin" --bin-dir "$top_builddir" --out "$WORK/half" \
 	>"$WORK/half.out" 2>"$WORK/half.err" &
 pid=$!
 set +m

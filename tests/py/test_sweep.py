@@ -345,8 +345,11 @@ exec sleep 60""" % (self.tmp, header, row))
         out = os.path.join(self.tmp, "run")
         env = dict(os.environ)
         env.pop("SLURM_JOB_ID", None)
+        # SIGINT at its default in the sweep, even where the tests were started with it ignored
+        # (nohup, a background job): the sweep rightly leaves an ignored SIGINT ignored.
         proc = subprocess.Popen([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir",
-                                 bin_dir, "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                                 bin_dir, "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         pidfile = os.path.join(self.tmp, "pid")
         deadline = time.monotonic() + 30
         while not (os.path.exists(pidfile) and os.path.getsize(pidfile)) and time.monotonic() < deadline:
