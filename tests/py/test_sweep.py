@@ -1,10 +1,13 @@
 """gdrb sweep: the options and their one-line errors, the plan on a made-up host (no GPU, a GPU,
 an RDMA device; stub binaries), where ranks go, a step's rows merged into results.csv (torn
 rows dropped, 'failed' and 'unsupported' rows for sizes not measured), meta.json's layout,
-Ctrl-C in the middle of a step, a whole sweep without gnuplot, and every program a sweep runs
+Ctrl-C in the middle of a step, a whole sweep without gnuplot, the progress line redrawn on a
+terminal (plain lines otherwise), and every program a sweep runs
 leaving its stderr and exit status in logs/."""
 import json
 import os
+import pty
+import re
 import shutil
 import signal
 import subprocess
@@ -448,9 +451,42 @@ class EndToEnd(Dir):
         self.assertTrue(self.read("report.html").startswith("<!DOCTYPE html>"))
         self.assertTrue(ran.stderr.endswith("%s/summary.md, %s/report.html\n" % (self.out, self.out)), ran.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.out, "plots")))
+        self.assertNotIn("\x1b", ran.stderr)  # not a terminal: plain lines, no redrawing
         self.assertEqual(self.read("logs/plot.log"), "# " + said[len("gdrb-sweep: "):])
         meta = json.loads(self.read("meta.json"))
         self.assertEqual((meta["status"], meta["exit_status"], meta["steps"][0]["status"]), ("complete", 0, "ok"))
+
+    def test_progress_redrawn_on_a_terminal(self):
+        """stderr a terminal: the step's line is redrawn in place (carriage return, erase to the
+        end of the line) with the time so far and the ETA while it runs, then its outcome."""
+        stub(self.bin, "gdrb_fake_slow", 'while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done\n'
+             "sleep 2.5\nprintf '%%s\\n' '%s' '%s' >\"$csv\"" % (common.schema().header, ok_row("fake_slow")))
+        prof = os.path.join(self.tmp, "test.profile")
+        with open(prof, "w") as f:
+            f.write("sizes 8\nrun gdrb_fake_slow launch=local\n")
+        env = dict(os.environ)
+        env.pop("SLURM_JOB_ID", None)
+        master, slave = pty.openpty()
+        try:
+            proc = subprocess.Popen([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir",
+                                     self.bin, "--out", self.out], stdout=subprocess.DEVNULL, stderr=slave, env=env)
+        finally:
+            os.close(slave)
+        said = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the sweep (the terminal's last writer) is gone
+                break
+            if not chunk:
+                break
+            said += chunk
+        os.close(master)
+        self.assertEqual(proc.wait(timeout=60), 0)
+        text = said.decode("utf-8", "replace")
+        redraws = re.findall(r"\r\x1b\[K\[1/1\] gdrb_fake_slow mem=host 8B  \d+ s  ETA \d+ s", text)
+        self.assertGreaterEqual(len(redraws), 2, repr(text))  # the first draw, then at least one tick
+        self.assertRegex(text, r"\r\x1b\[K\[1/1\] gdrb_fake_slow mem=host: ok, 1 rows?, \d+ s\r?\n")
 
     def test_every_child_leaves_its_stderr_and_exit_status_in_logs(self):
         fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")], ["gdrb_fake_ok: a word on stderr"])
