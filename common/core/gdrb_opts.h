@@ -170,6 +170,8 @@ int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const
 /* The core's defaults and every group of set's (set NULL: the core's only). */
 int gdrb_opts_defaults(struct gdrb_params *p, const struct gdrb_opt_set *set);
 void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summary);
+/* An option's left side in --help: "-m, --sizes SIZES", or long_pad then "--name ARG". */
+void gdrb_opt_usage_lhs(const struct gdrb_opt *o, const char *long_pad, char *buf, size_t size);
 
 /*
  * A tool outside the benchmarks' option set (gdrb_doctor): one table of its own, every

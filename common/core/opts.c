@@ -428,6 +428,16 @@ static int build_table(struct table *t, const struct gdrb_opt_set *set, struct g
 	return add_entries(t, core_table, N_CORE, p, core, 1);
 }
 
+void gdrb_opt_usage_lhs(const struct gdrb_opt *o, const char *long_pad, char *buf, size_t size)
+{
+	if (o->short_opt)
+		snprintf(buf, size, "-%c, --%s%s%s", o->short_opt, o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+	else
+		snprintf(buf, size, "%s--%s%s%s", long_pad, o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+}
+
 void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summary)
 {
 	static struct gdrb_params p;    /* only for the table's layout */
@@ -443,12 +453,7 @@ void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summ
 
 		if (!t.e[i].offered)
 			continue;
-		if (o->short_opt)
-			snprintf(lhs, sizeof(lhs), "-%c, --%s%s%s", o->short_opt, o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
-		else
-			snprintf(lhs, sizeof(lhs), "    --%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+		gdrb_opt_usage_lhs(o, "    ", lhs, sizeof(lhs));
 		/* A binary with its own default sizes says so where the core's help names its default. */
 		if (o->parse == parse_sizes && set && set->sizes && strstr(o->help, "(default "))
 			fprintf(out, "  %-26s %.*s(default %s)\n", lhs,

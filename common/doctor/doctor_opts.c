@@ -60,12 +60,7 @@ static void usage_line(FILE *f, const struct gdrb_opt *o)
 	const char *help = o->help, *nl;
 	char lhs[64];
 
-	if (o->short_opt)
-		snprintf(lhs, sizeof(lhs), "-%c, --%s%s%s", o->short_opt, o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-	else
-		snprintf(lhs, sizeof(lhs), "--%s%s%s", o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
+	gdrb_opt_usage_lhs(o, "", lhs, sizeof(lhs));
 	fprintf(f, "  %-17s  ", lhs);
 	while ((nl = strchr(help, '\n'))) {
 		fprintf(f, "%.*s\n%21s", (int)(nl - help), help, "");
