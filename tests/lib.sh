@@ -159,11 +159,13 @@ csv_check() {
 # (pairs-ranks.csv, pairs_ranks.def). pairs_header: the pairs CSV's header line.
 csv_col() { _schema_col csv_schema.def GDRB_CSV_COL cols="$2" "$1" "${@:3}"; }
 csv_count() { _schema_col csv_schema.def GDRB_CSV_COL count=1 "$@"; }
-csv_has() {
+# _at_least_one COUNTER ARGS...: exit 0 if COUNTER counts a row, 1 if none, 2 if it failed.
+_at_least_one() {
 	local n
-	n=$(csv_count "$@") || return 2
+	n=$("$@") || return 2
 	[ "$n" -gt 0 ]
 }
+csv_has() { _at_least_one csv_count "$@"; }
 # csv_rows CSV [FILTER...]: the header and the rows that pass, as they are. csv_set CSV COLUMN VALUE
 # [FILTER...]: CSV with COLUMN set to VALUE in the rows that pass (-v: no backslashes in VALUE).
 csv_rows() { _schema_col csv_schema.def GDRB_CSV_COL rows=1 "$@"; }
@@ -171,11 +173,7 @@ csv_set() { _schema_col csv_schema.def GDRB_CSV_COL set="$2" -v value="$3" "$1" 
 pairs_header() { _schema_col pairs_schema.def GDRB_PAIRS_COL header=1; }
 pairs_col() { _schema_col pairs_schema.def GDRB_PAIRS_COL cols="$2" "$1" "${@:3}"; }
 pairs_count() { _schema_col pairs_schema.def GDRB_PAIRS_COL count=1 "$@"; }
-pairs_has() {
-	local n
-	n=$(pairs_count "$@") || return 2
-	[ "$n" -gt 0 ]
-}
+pairs_has() { _at_least_one pairs_count "$@"; }
 ranks_col() { _schema_col pairs_ranks.def GDRB_RANKS_COL cols="$2" "$1" "${@:3}"; }
 ranks_count() { _schema_col pairs_ranks.def GDRB_RANKS_COL count=1 "$@"; }
 # _schema_col DEF MACRO VAR=VALUE FILE [FILTER...]
