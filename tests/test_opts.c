@@ -96,9 +96,17 @@ static const struct gdrb_mpi_params *mpi_of(const struct gdrb_params *p)
 	return gdrb_group_params(p, &gdrb_mpi_opts);
 }
 
-static int parse(struct parse_run *run, struct gdrb_params *p)
+/* What a parse runs: a benchmark's option set into p, or a tool's table into tool_params. */
+struct parse_call {
+	const struct gdrb_opt_set *set;
+	struct gdrb_params *p;
+	const struct gdrb_opt_tool *tool;
+	void *tool_params;
+};
+
+/* PROG and run->args parsed as call says, with stdout and stderr captured into run->out and run->err. */
+static int captured(struct parse_run *run, const struct parse_call *call)
 {
-	struct gdrb_opt_set set = opt_set(run->groups);
 	char *argv[MAX_ARGS + 2];
 	FILE *out = tmpfile(), *err = tmpfile();
 	int argc = 0, saved_out, saved_err;
@@ -113,10 +121,18 @@ static int parse(struct parse_run *run, struct gdrb_params *p)
 
 	redirect(stdout, out, &saved_out);
 	redirect(stderr, err, &saved_err);
-	run->rc = gdrb_opts_parse(argc, argv, &set, SUMMARY, p);
+	run->rc = call->tool ? gdrb_opts_parse_tool(argc, argv, call->tool, SUMMARY, call->tool_params) :
+			       gdrb_opts_parse(argc, argv, call->set, SUMMARY, call->p);
 	restore(stderr, err, saved_err, run->err, sizeof(run->err));
 	restore(stdout, out, saved_out, run->out, sizeof(run->out));
 	return run->rc;
+}
+
+static int parse(struct parse_run *run, struct gdrb_params *p)
+{
+	struct gdrb_opt_set set = opt_set(run->groups);
+
+	return captured(run, &(struct parse_call){ .set = &set, .p = p });
 }
 
 /* Parse args that must be accepted, printing nothing. */
@@ -709,25 +725,10 @@ static int parse_tool(struct parse_run *run, bool as_typed, struct tool_params *
 {
 	const struct gdrb_opt_tool tool = { tool_table, sizeof(tool_table) / sizeof(tool_table[0]),
 					    tool_usage, as_typed };
-	char *argv[MAX_ARGS + 2];
-	FILE *out = tmpfile(), *err = tmpfile();
-	int argc = 0, saved_out, saved_err;
-	size_t i;
 
-	ck_assert_ptr_nonnull(out);
-	ck_assert_ptr_nonnull(err);
 	memset(tp, 0, sizeof(*tp));
 	gdrb_opts_defaults(&tp->run, NULL);
-	argv[argc++] = (char *)PROG;
-	for (i = 0; i < MAX_ARGS && run->args[i]; i++)
-		argv[argc++] = (char *)run->args[i];
-	argv[argc] = NULL;
-	redirect(stdout, out, &saved_out);
-	redirect(stderr, err, &saved_err);
-	run->rc = gdrb_opts_parse_tool(argc, argv, &tool, SUMMARY, tp);
-	restore(stderr, err, saved_err, run->err, sizeof(run->err));
-	restore(stdout, out, saved_out, run->out, sizeof(run->out));
-	return run->rc;
+	return captured(run, &(struct parse_call){ .tool = &tool, .tool_params = tp });
 }
 
 /* A tool's table: its fields and a core option filled, the benchmarks' one-line errors. */
