@@ -177,8 +177,9 @@ ip -n "$(bed_ns gdrbn4)" link set eth0 up
 rc=0
 wait "$launcher" || rc=$?
 [ "$rc" -ne 0 ] || fail "gdrb_mpi_pairs exited 0 with gdrbn4 cut off"
-# Named by the rank waiting on it: its sender or receiver in the round (rank 0 where it meets
-# rank 3 then), or its peers' greeting before a step of all ranks.
+# Named by a rank waiting on it: its sender or receiver in the round (rank 0 where it meets
+# rank 3 then), or a rank waiting on it in a step of all ranks (every wait there is on one
+# named rank: common/boot/boot_steps.c); the ranks stuck behind it name theirs too.
 grep -q '^gdrb_mpi_pairs: rank [0-9] (gdrbn[0-9]): error: timeout: no answer from rank 3 (gdrbn4)' "$WORK/pcut.err" ||
 	{ cat "$WORK/pcut.err"; fail "gdrb_mpi_pairs, gdrbn4 cut off: no rank names rank 3 on gdrbn4"; }
 [ "$took" -le 15 ] || fail "gdrb_mpi_pairs, gdrbn4 cut off: named after $took s, --timeout was 3 s"

@@ -30,6 +30,13 @@ struct gdrb_boot {
 	/* Rank 0 receives every rank's `len` bytes, in rank order. */
 	int (*gather)(struct gdrb_boot *b, const void *send, size_t len, void *recv);
 	int (*bcast)(struct gdrb_boot *b, void *buf, size_t len, int root);
+	/*
+	 * Point to point, for the named steps below: send `slen` bytes to rank
+	 * `to` and receive `rlen` from rank `from`; a negative rank skips that
+	 * half. NULL where the bootstrap has none (one process needs none).
+	 */
+	int (*sendrecv)(struct gdrb_boot *b, int to, const void *send, size_t slen, int from,
+			void *recv, size_t rlen);
 	void (*finalize)(struct gdrb_boot *b);
 	/* Take every rank down with `code` (after a fatal error on one rank). */
 	void (*abort)(struct gdrb_boot *b, int code);
@@ -39,6 +46,24 @@ struct gdrb_boot {
 };
 
 extern struct gdrb_boot gdrb_boot_self;
+
+/*
+ * Steps of every rank that name a rank that stops answering. A barrier or
+ * reduction of the MPI library can only say "the other ranks" when one rank
+ * is lost inside it; these are built on sendrecv so that every wait is on one
+ * named rank. The barrier and the maximum disseminate: in round k (k = 0, 1,
+ * ...; ceil(log2 size) rounds) each rank sends to rank + 2^k and waits for
+ * rank - 2^k, at most --timeout. The gather: rank 0 waits on each rank in
+ * turn, at most --timeout each; the others wait on rank 0 four times as long.
+ * A rank stuck behind the lost one names the rank it waits on too (see
+ * gdrb_watchdog_linger()). `what` and `size` say what was going on in the
+ * timeout message. Without sendrecv: the bootstrap's own collective, "the
+ * other ranks" named.
+ */
+int gdrb_boot_step_barrier(struct gdrb_boot *b, const char *what, size_t size);
+int gdrb_boot_step_max(struct gdrb_boot *b, double *v, const char *what, size_t size);
+int gdrb_boot_step_gather(struct gdrb_boot *b, const void *send, size_t len, void *recv,
+			  const char *what, size_t size);
 
 /* Fill hosts-derived fields (nhosts, local_rank, local_size) from hosts[]. */
 void gdrb_boot_derive_hosts(struct gdrb_boot *b);

@@ -24,6 +24,7 @@
 
 #define EST_BATCH 10            /* iterations that estimate one where one is under 1% of --time */
 #define USAGE_LINGER_S 10       /* as the driver: the leader's line gets out first */
+#define PAIRS_LINGER_S 10.0     /* most seconds a rank that gave up waits for the ranks stuck with it */
 
 /* Test hook: GDRB_INJECT_HOSTS=h0,h1,... names the ranks' hosts for the layout (one host, many "nodes"). */
 static void inject_hosts(struct pairs_run *r)
@@ -165,27 +166,6 @@ static int received(void *arg)
 	return 0;
 }
 
-/* Before a step with every rank: a rank its peers wait on is named by them, first. */
-static void collective_wait(const char *what, size_t size)
-{
-	gdrb_watchdog_collective("the other ranks", what, size);
-}
-
-/*
- * Before a step with every rank: a zero-byte message to this round's
- * destination and one from its source, so that a rank lost just before the
- * step is named by its peers after --timeout, rather than by nobody (every
- * rank waiting in the step can only say "the other ranks"). A rank lost
- * inside the step itself is still only seen as that.
- */
-static int greet(struct pairs_run *r, int to, int from)
-{
-	char none = 0;
-
-	return r->ops->send(r->priv, to, &none, 0) || r->ops->recv(r->priv, from, &none, 0) ?
-	       GDRB_ERR : 0;
-}
-
 /*
  * One bandwidth iteration, as mpiGraph times it: the receives posted, a
  * barrier of all ranks, then *secs is this rank's time from its first send
@@ -193,9 +173,9 @@ static int greet(struct pairs_run *r, int to, int from)
  * destination, which the destination sends as its receives are done (and
  * copied). Without the barrier a rank whose source is slow would post its
  * next receives late and pace its own sender: the ring would run at its
- * slowest link. The barrier is not timed. Without barrier (the first,
- * untimed iteration of a measurement) a rank that stopped is named by the
- * peers that wait on it, where a barrier could only say "the other ranks".
+ * slowest link. The barrier is not timed; it is a named step
+ * (gdrb_boot_step_barrier), so a rank lost in it is named by the rank that
+ * waits on it. The first, untimed iteration of a measurement has none.
  */
 static int bw_iteration(const struct xfer *x, bool barrier, double *secs)
 {
@@ -211,11 +191,8 @@ static int bw_iteration(const struct xfer *x, bool barrier, double *secs)
 
 	if (r->ops->post(r->priv, &w))
 		return GDRB_ERR;
-	if (barrier) {
-		collective_wait("the barrier of an iteration", x->size);
-		if (r->boot->barrier(r->boot))
-			return GDRB_ERR;
-	}
+	if (barrier && gdrb_boot_step_barrier(r->boot, "the barrier of an iteration", x->size))
+		return GDRB_ERR;
 	t0 = gdrb_ticks();
 	for (j = 0; st && j < x->count; j++)
 		if (copy(&r->send_bounce, &r->send, j * x->size, x->size))
@@ -286,10 +263,7 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 			if (iteration(x, active, &s))
 				return GDRB_ERR;
 		est = active ? gdrb_ticks_to_us(gdrb_ticks() - t0) * 1e-6 / (double)batch : 0;
-		if (greet(r, x->to, x->from))
-			return GDRB_ERR;
-		collective_wait("agreeing on iteration counts", x->size);
-		if (r->boot->allreduce_double(r->boot, &est, 1, GDRB_OP_MAX))
+		if (gdrb_boot_step_max(r->boot, &est, "agreeing on iteration counts", x->size))
 			return GDRB_ERR;
 		if (est <= 0)
 			est = 1e-9;
@@ -311,10 +285,7 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 		}
 		return 0;
 	}
-	if (greet(r, x->to, x->from))
-		return GDRB_ERR;
-	collective_wait("the barrier before timing", x->size);
-	if (r->boot->barrier(r->boot))
+	if (gdrb_boot_step_barrier(r->boot, "the barrier before timing", x->size))
 		return GDRB_ERR;
 	t0 = gdrb_ticks();
 	for (i = 0; active && i < n; i++)
@@ -668,12 +639,8 @@ static void rounds(struct pairs_run *r)
 			r->boot->abort(r->boot, GDRB_EXIT_FAIL);
 			return;
 		}
-		if (greet(r, pairs_peer(r, r->boot->rank, k, true), pairs_peer(r, r->boot->rank, k, false))) {
-			r->failed = true;
-			return;
-		}
-		collective_wait("gathering the round's figures", 0);
-		if (r->boot->gather(r->boot, r->mine, r->nrec * sizeof(*r->mine), r->all)) {
+		if (gdrb_boot_step_gather(r->boot, r->mine, r->nrec * sizeof(*r->mine), r->all,
+					  "gathering the round's figures", 0)) {
 			r->failed = true;
 			return;
 		}
@@ -746,6 +713,8 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 		goto out;
 	if (boot->rank == 0)
 		gdrb_pairs_out_header(r);
+	/* Ranks wait on each other in chains: the ranks stuck behind a lost one name theirs too. */
+	gdrb_watchdog_linger(r->p.timeout < PAIRS_LINGER_S ? r->p.timeout : PAIRS_LINGER_S);
 	if (gdrb_watchdog_start(r->p.timeout)) {
 		code = GDRB_EXIT_FAIL;
 		goto out;

@@ -2,6 +2,7 @@
 /* The MPI bootstrap: ranks, hosts, the collectives the driver needs; the library and its CUDA-awareness. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,9 @@
 
 /* The library this process runs on; one per process, as MPI_Init is. */
 static struct gdrb_mpi_lib lib;
+
+/* The named steps' messages, apart from every benchmark's own (its tags cannot match them). */
+static MPI_Comm steps_comm = MPI_COMM_NULL;
 
 const struct gdrb_mpi_lib *gdrb_mpi_lib(void)
 {
@@ -89,6 +93,7 @@ static int mpi_init(struct gdrb_boot *b, int *argc, char ***argv)
 	MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b->hosts, GDRB_HOST_MAX,
 				MPI_CHAR, MPI_COMM_WORLD));
 	gdrb_boot_derive_hosts(b);
+	MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &steps_comm));
 	detect_cuda_aware();
 	return 0;
 }
@@ -136,10 +141,27 @@ static int mpi_bcast(struct gdrb_boot *b, void *buf, size_t len, int root)
 	return 0;
 }
 
+static int mpi_sendrecv(struct gdrb_boot *b, int to, const void *send, size_t slen, int from,
+			void *recv, size_t rlen)
+{
+	(void)b;
+	if (slen > INT_MAX || rlen > INT_MAX) {
+		gdrb_err("a bootstrap step of %zu bytes: more than MPI counts in one message",
+			 slen > rlen ? slen : rlen);
+		return GDRB_ERR;
+	}
+	MPI_CHECK(MPI_Sendrecv(send, (int)slen, MPI_BYTE, to < 0 ? MPI_PROC_NULL : to, 0, recv,
+			       (int)rlen, MPI_BYTE, from < 0 ? MPI_PROC_NULL : from, 0, steps_comm,
+			       MPI_STATUS_IGNORE));
+	return 0;
+}
+
 static void mpi_finalize(struct gdrb_boot *b)
 {
 	free(b->hosts);
 	b->hosts = NULL;
+	if (steps_comm != MPI_COMM_NULL)
+		MPI_Comm_free(&steps_comm);
 	MPI_Finalize();
 }
 
@@ -157,6 +179,7 @@ struct gdrb_boot gdrb_boot_mpi = {
 	.allreduce_double = mpi_allreduce_double,
 	.gather = mpi_gather,
 	.bcast = mpi_bcast,
+	.sendrecv = mpi_sendrecv,
 	.finalize = mpi_finalize,
 	.abort = mpi_abort,
 	.describe = mpi_describe,

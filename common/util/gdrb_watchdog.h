@@ -33,6 +33,19 @@ void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *wha
 #define GDRB_WATCHDOG_COLLECTIVE 4u
 void gdrb_watchdog_collective(const char *who, const char *what, size_t size);
 
+/*
+ * Where ranks wait on each other in chains (all pairs), the rank that gives up
+ * first may wait on a live rank that is itself stuck behind the lost one. With
+ * a linger, a rank that gave up waits that many seconds more (its benchmark
+ * stopped at its next wait) before it ends the process, so that the ranks
+ * stuck with it name what they wait on too, the lost rank among them, before
+ * the launcher takes the job down. 0 (the default): end at once.
+ */
+void gdrb_watchdog_linger(double seconds);
+
+/* The current wait may last `times` times --timeout (a context sets 1). */
+void gdrb_watchdog_patience(unsigned times);
+
 /* Progress: cheap enough for every iteration (one store). */
 static inline void gdrb_watchdog_kick_at(uint64_t ticks)
 {

@@ -26,6 +26,8 @@ static struct {
 	char what[96];
 	size_t size;
 	unsigned patience;      /* times --timeout the current wait may last (atomic) */
+	double linger_s;        /* after giving up, before ending the process */
+	int given_up;           /* (atomic) the measuring thread must not go on */
 	char main_stat[64];     /* the measuring thread's /proc/self/task/TID/schedstat */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -80,8 +82,16 @@ static double counted(double span_s, struct sched_figs me0, struct sched_figs me
 	return c > 0 ? c : 0;
 }
 
+void gdrb_watchdog_linger(double seconds)
+{
+	wd.linger_s = seconds > 0 ? seconds : 0;
+}
+
 void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *what, size_t size)
 {
+	/* Given up and lingering: no new wait, no new row; the watchdog ends the process. */
+	while (__atomic_load_n(&wd.given_up, __ATOMIC_RELAXED))
+		pause();
 	pthread_mutex_lock(&wd.lock);
 	if (peer_rank >= 0)
 		snprintf(wd.waiting_for, sizeof(wd.waiting_for), "rank %d (%s)", peer_rank,
@@ -96,10 +106,15 @@ void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *wha
 	gdrb_watchdog_kick();
 }
 
+void gdrb_watchdog_patience(unsigned times)
+{
+	__atomic_store_n(&wd.patience, times ? times : 1u, __ATOMIC_RELAXED);
+}
+
 void gdrb_watchdog_collective(const char *who, const char *what, size_t size)
 {
 	gdrb_watchdog_context(-1, who, what, size);
-	__atomic_store_n(&wd.patience, GDRB_WATCHDOG_COLLECTIVE, __ATOMIC_RELAXED);
+	gdrb_watchdog_patience(GDRB_WATCHDOG_COLLECTIVE);
 }
 
 /*
@@ -144,6 +159,14 @@ static void *watchdog_main(void *arg)
 			gdrb_err("timeout: no answer from %s for %.0f s (--timeout %g) during %s at size %s; giving up, rows measured so far are kept",
 				 wd.waiting_for, idle, wd.limit_s, wd.what, size);
 			fflush(stdout);
+			if (wd.linger_s > 0) {
+				struct timespec linger = { (time_t)wd.linger_s,
+							   (long)((wd.linger_s - (double)(time_t)wd.linger_s) * 1e9) };
+
+				__atomic_store_n(&wd.given_up, 1, __ATOMIC_RELAXED);
+				pthread_mutex_unlock(&wd.lock);
+				nanosleep(&linger, NULL);
+			}
 			/* Not exit(): the main thread may be inside MPI; nothing may run atexit. */
 			_exit(GDRB_EXIT_FAIL);
 		}

@@ -11,7 +11,7 @@
  * Only the last piece of a window carries an immediate: RC keeps a QP's
  * writes in order, so that one receive completion says the whole window
  * landed, as in gdrb_write_bw, and a window costs the receiver one completion
- * whatever its length. Ready, acknowledgement and the zero-byte greetings are
+ * whatever its length. Ready and acknowledgement are
  * zero-byte sends with immediate. Every QP keeps its receives (zero bytes:
  * immediates carry no data) posted, each put back as it is used.
  */
