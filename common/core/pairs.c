@@ -232,6 +232,18 @@ static int iteration(const struct xfer *x, bool active, double *secs)
 }
 
 /*
+ * How long a peer may be busy without a word to this rank: the pairs of a
+ * latency phase time their ping-pongs without barriers, for about the time
+ * budget, the slowest a few times that on a loaded machine, while the ranks
+ * outside them go on to the next measurement (or the round's gather) and wait
+ * there. Bandwidth iterations end together (each has a barrier).
+ */
+static double busy_s(const struct pairs_run *r)
+{
+	return 4 * r->p.time_per_size;
+}
+
+/*
  * Warm-up and timed iterations; every rank runs the same counts (a
  * bandwidth iteration has a barrier of all ranks; latency phases end
  * together), agreed from the slowest rank's second iteration: the first
@@ -247,6 +259,8 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 	double est, budget = r->p.time_per_size, s;
 	uint64_t t0, warm, n, i, batch;
 
+	/* Until all agree, a peer may still be timing the last latency phase's pairs. */
+	gdrb_watchdog_allow(busy_s(r));
 	if (x->count) {         /* the connection needs one message, not the window */
 		struct xfer first = *x;
 
@@ -265,6 +279,7 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 		est = active ? gdrb_ticks_to_us(gdrb_ticks() - t0) * 1e-6 / (double)batch : 0;
 		if (gdrb_boot_step_max(r->boot, &est, "agreeing on iteration counts", x->size))
 			return GDRB_ERR;
+		gdrb_watchdog_allow(0);
 		if (est <= 0)
 			est = 1e-9;
 	}
@@ -639,6 +654,7 @@ static void rounds(struct pairs_run *r)
 			r->boot->abort(r->boot, GDRB_EXIT_FAIL);
 			return;
 		}
+		gdrb_watchdog_allow(busy_s(r));
 		if (gdrb_boot_step_gather(r->boot, r->mine, r->nrec * sizeof(*r->mine), r->all,
 					  "gathering the round's figures", 0)) {
 			r->failed = true;

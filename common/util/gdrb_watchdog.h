@@ -43,6 +43,13 @@ void gdrb_watchdog_collective(const char *who, const char *what, size_t size);
  */
 void gdrb_watchdog_linger(double seconds);
 
+/*
+ * Seconds every wait may last beyond its --timeout (times its patience) until
+ * set back to 0: for the waits on peers that may still be busy timing
+ * something else, as long as that can take.
+ */
+void gdrb_watchdog_allow(double seconds);
+
 /* The current wait may last `times` times --timeout (a context sets 1). */
 void gdrb_watchdog_patience(unsigned times);
 

@@ -27,6 +27,7 @@ static struct {
 	size_t size;
 	unsigned patience;      /* times --timeout the current wait may last (atomic) */
 	double linger_s;        /* after giving up, before ending the process */
+	double allow_s;         /* every wait's allowance beyond the limit (gdrb_watchdog_allow) */
 	int given_up;           /* (atomic) the measuring thread must not go on */
 	char main_stat[64];     /* the measuring thread's /proc/self/task/TID/schedstat */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -82,6 +83,14 @@ static double counted(double span_s, struct sched_figs me0, struct sched_figs me
 	return c > 0 ? c : 0;
 }
 
+void gdrb_watchdog_allow(double seconds)
+{
+	pthread_mutex_lock(&wd.lock);
+	wd.allow_s = seconds > 0 ? seconds : 0;
+	pthread_mutex_unlock(&wd.lock);
+	gdrb_watchdog_kick();
+}
+
 void gdrb_watchdog_linger(double seconds)
 {
 	wd.linger_s = seconds > 0 ? seconds : 0;
@@ -115,6 +124,16 @@ void gdrb_watchdog_collective(const char *who, const char *what, size_t size)
 {
 	gdrb_watchdog_context(-1, who, what, size);
 	gdrb_watchdog_patience(GDRB_WATCHDOG_COLLECTIVE);
+}
+
+static double allowance(void)
+{
+	double a;
+
+	pthread_mutex_lock(&wd.lock);
+	a = wd.allow_s;
+	pthread_mutex_unlock(&wd.lock);
+	return a;
 }
 
 /*
@@ -151,7 +170,7 @@ static void *watchdog_main(void *arg)
 		last_mark = mark;
 		me = me1;
 		main = main1;
-		if (idle > wd.limit_s * __atomic_load_n(&wd.patience, __ATOMIC_RELAXED)) {
+		if (idle > wd.limit_s * __atomic_load_n(&wd.patience, __ATOMIC_RELAXED) + allowance()) {
 			char size[32];
 
 			pthread_mutex_lock(&wd.lock);
