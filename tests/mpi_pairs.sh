@@ -121,6 +121,28 @@ pairs_matrix_check "$d/pairs-4096-direct.csv" 3 "0:2 1:0 1:2 2:0" || fail "the c
 grep -q "wrong byte(s) from rank" "$d/err" || fail "no line naming the sender"
 pass "a flipped byte is caught: the 2 pairs into rank 1 are status error, their cells empty, exit 1"
 
+# run_stopped VAR=RANK:N WHAT: run 4 ranks into $d with --timeout 3 and the stop hook VAR set,
+# in the background under a 240 s hang guard; rc: its exit status, took: seconds from the start
+# until a line named rank 2 (or until the end).
+run_stopped() {
+	local hook=$1 what=$2 start pid
+	start=$(date +%s)
+	(export "${hook?}"; pass=${hook%%=*} run 4 "$d" --timeout 3) &
+	pid=$!
+	took=
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ -z "$took" ] && grep -q "timeout: no answer from rank 2 (" "$d/err" 2>/dev/null; then
+			took=$(($(date +%s) - start))
+		fi
+		[ "$(($(date +%s) - start))" -le 240 ] ||
+			{ kill "$pid"; cat "$d/out" "$d/err"; fail "$what: still running after 240 s"; }
+		sleep 0.2
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	[ -n "$took" ] || took=$(($(date +%s) - start))
+}
+
 # A rank that stops (SIGSTOP) as round 2 begins: named within --timeout, round 1 kept. The
 # time asked is until the line naming it: the ranks' exit after it can take longer than the
 # run (a sanitizer build scans each of the 4 processes for leaks as it exits). The watchdog
@@ -128,21 +150,7 @@ pass "a flipped byte is caught: the 2 pairs into rank 1 are status error, their 
 # ranks on a loaded 2-core machine get a fraction of a CPU each (4 to 86 s seen at load 7 to 11
 # for -T 3), so the bound is a hang guard, not -T: tests/timeout.sh holds the watchdog to -T.
 d=$WORK/stop
-start=$(date +%s)
-rc=0
-(GDRB_INJECT_PAIRS_STOP=2:2 pass=GDRB_INJECT_PAIRS_STOP run 4 "$d" --timeout 3) &
-pid=$!
-took=
-while kill -0 "$pid" 2>/dev/null; do
-	if [ -z "$took" ] && grep -q "timeout: no answer from rank 2 (" "$d/err" 2>/dev/null; then
-		took=$(($(date +%s) - start))
-	fi
-	[ "$(($(date +%s) - start))" -le 240 ] ||
-		{ kill "$pid"; cat "$d/out" "$d/err"; fail "a stopped rank: still running after 240 s"; }
-	sleep 0.2
-done
-wait "$pid" || rc=$?
-[ -n "$took" ] || took=$(($(date +%s) - start))
+run_stopped GDRB_INJECT_PAIRS_STOP=2:2 "a stopped rank"
 [ "$rc" -ne 0 ] || fail "a stopped rank: exit 0"
 [ "$took" -le 180 ] || fail "a stopped rank: named after $took s, --timeout was 3"
 grep -q "timeout: no answer from rank 2 (" "$d/err" || { cat "$d/err"; fail "the stopped rank 2 is not named"; }
@@ -157,16 +165,7 @@ pass "rank 2 stopped in round 2: named after $took s ($(grep -m1 -o 'no answer f
 # so do ranks 1 and 3, which finished the step and wait on it for a window (which of them
 # speaks first depends on load; the linger lets the others speak too). The same bounds as above.
 d=$WORK/stepstop
-rc=0
-(GDRB_INJECT_STEP_STOP=2:2 pass=GDRB_INJECT_STEP_STOP run 4 "$d" --timeout 3) &
-pid=$!
-start=$(date +%s)
-while kill -0 "$pid" 2>/dev/null; do
-	[ "$(($(date +%s) - start))" -le 240 ] ||
-		{ kill "$pid"; cat "$d/out" "$d/err"; fail "rank 2 stopped inside a step: still running after 240 s"; }
-	sleep 0.2
-done
-wait "$pid" || rc=$?
+run_stopped GDRB_INJECT_STEP_STOP=2:2 "rank 2 stopped inside a step"
 [ "$rc" -ne 0 ] || { cat "$d/out" "$d/err"; fail "rank 2 stopped inside a step: exit 0"; }
 grep -q "timeout: no answer from rank 2 (" "$d/err" || { cat "$d/err"; fail "rank 2 stopped inside a step: no rank names it"; }
 grep -q "the other ranks" "$d/err" && { cat "$d/err"; fail "rank 2 stopped inside a step: a rank could only say 'the other ranks'"; }
