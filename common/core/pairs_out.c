@@ -40,10 +40,18 @@ static const char ranks_header[] =
 static const char *status_name[] = { "", "ok", "skipped", "error" };
 
 /* Text fields never hold a comma (the agreed format): each becomes '_'. */
+/* Text as one cell, never quoted: what would end the cell or the line is '_'; inert for spreadsheets. */
+static void cell(FILE *f, const char *s)
+{
+	if (gdrb_csv_formula(s))
+		fputc('\'', f);
+	for (; s && *s; s++)
+		fputc(strchr(",\"\r\n", *s) ? '_' : *s, f);
+}
+
 static void field(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
-		fputc(*s == ',' || *s == '\n' ? '_' : *s, f);
+	cell(f, s);
 	fputc(',', f);
 }
 
@@ -113,8 +121,7 @@ int gdrb_pairs_out_open(struct pairs_run *r)
 		field(f, mb->host);
 		fprintf(f, "%d,", mb->local_rank);
 		field(f, mb->gpu);
-		for (const char *s = mb->nic; *s; s++)
-			fputc(*s == ',' ? '_' : *s, f);
+		cell(f, mb->nic);
 		fputc('\n', f);
 	}
 	return fclose(f) ? GDRB_ERR : 0;

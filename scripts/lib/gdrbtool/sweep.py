@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import common, pairs as pairs_mod, profile as profile_mod
-from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Stop, awk_value, csv_quote, csv_split,
+from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Stop, awk_value, csv_split, csv_text,
                      duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
 
 NODE_INFO = LIB / "node-info"   # the probe of one host (bash: it runs on every host through the launcher)
@@ -598,8 +598,8 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
             row = dict.fromkeys(sch.columns, "")
             row.update(benchmark=s.bench, layer=s.layer, mem=mem, path=path, reg=_reg_of(mem, path, s.layer),
                        pair="all", size_bytes=str(size), iterations="0", ranks=str(ranks), hosts=str(hosts),
-                       gpu=csv_quote(gpu if mem == "device" else ""), status=fill, errors="0",
-                       note=csv_quote(note), timestamp=stamp, version=csv_quote(version))
+                       gpu=csv_text(gpu if mem == "device" else ""), status=fill, errors="0",
+                       note=csv_text(note), timestamp=stamp, version=csv_text(version))
             res.filled.append(",".join(row[c] for c in sch.columns))
     return res
 
