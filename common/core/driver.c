@@ -785,7 +785,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	int rc, code;
 
 	gdrb_log_init(argv[0]);
-	gdrb_log_set_leader(gdrb_boot_rank_hint() == 0);
+	gdrb_log_set_leader(gdrb_boot_rank_hint(boot) == 0);
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		gdrb_err("out of memory");

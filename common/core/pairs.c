@@ -686,7 +686,7 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 	int rc, code;
 
 	gdrb_log_init(argv[0]);
-	gdrb_log_set_leader(gdrb_boot_rank_hint() == 0);
+	gdrb_log_set_leader(gdrb_boot_rank_hint(boot) == 0);
 	for (; ops->opt_groups && ops->opt_groups[g - 1].group && g < GDRB_MAX_OPT_GROUPS - 1; g++)
 		groups[g] = ops->opt_groups[g - 1];
 	r = calloc(1, sizeof(*r));
