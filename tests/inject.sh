@@ -80,6 +80,10 @@ GDRB_VERBS_MAX_MSG=1.5K
 GDRB_VERBS_MAX_MSG=lots
 BAD
 pass "$n malformed hook values with the switch: exit 2, one line naming the variable and the form"
+# The refusal shows a bad value without its control bytes.
+refused "expected out, in or all, got '?\\[2J?'" GDRB_TEST_HOOKS=1 "GDRB_INJECT_STAGE_RACE=$(printf '\033[2J\a')"
+! grep -q $'[\x01-\x1f]' "$WORK/err" || fail "a control byte of a hook's value reached stderr"
+pass "a hook value with control bytes shown without them"
 
 # A check that no source but inject.c reads a GDRB_ variable: prints each that does.
 stray_getenv() {

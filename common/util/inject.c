@@ -16,13 +16,22 @@
 #define HOST_MAX_LEN 63                 /* GDRB_HOST_MAX less the terminating byte */
 #define NOTE_VALUE_MAX 48               /* a hook's value in the note, at most */
 
-static const struct gdrb_inject off = {
-	.corrupt_rank = -1, .pairs_stop_rank = -1, .step_stop_rank = -1,
-};
-static struct gdrb_inject hooks = {
-	.corrupt_rank = -1, .pairs_stop_rank = -1, .step_stop_rank = -1,
-};
+#define HOOKS_OFF { .corrupt_rank = -1, .pairs_stop_rank = -1, .step_stop_rank = -1 }
+
+static const struct gdrb_inject off = HOOKS_OFF;
+static struct gdrb_inject hooks = HOOKS_OFF;
 static char note[512];
+
+/* A value for the refusal's line: at most 40 bytes, any but printable ASCII as '?'. */
+static const char *shown(const char *v, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; v[i] && i < 40 && i + 1 < len; i++)
+		buf[i] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
 
 /* One hook: its variable and the form it accepts, for the one line of a refusal. */
 struct hook {
@@ -163,14 +172,14 @@ int gdrb_inject_load(void)
 {
 	const char *sw = getenv(GDRB_TEST_HOOKS_ENV), *v;
 	struct gdrb_inject h = off;
-	char text[sizeof(note)] = "";
+	char text[sizeof(note)] = "", value[48];
 	size_t i, len = 0;
 
 	hooks = off;
 	note[0] = '\0';
 	if (sw && *sw && strcmp(sw, "1")) {
-		gdrb_usage_err("%s: expected 1 (allow the test hooks GDRB_INJECT_*) or nothing, got '%.40s'",
-			       GDRB_TEST_HOOKS_ENV, sw);
+		gdrb_usage_err("%s: expected 1 (allow the test hooks GDRB_INJECT_*) or nothing, got '%s'",
+			       GDRB_TEST_HOOKS_ENV, shown(sw, value, sizeof(value)));
 		return GDRB_ERR_USAGE;
 	}
 	for (i = 0; i < NHOOKS; i++) {
@@ -183,7 +192,8 @@ int gdrb_inject_load(void)
 			return GDRB_ERR_USAGE;
 		}
 		if (table[i].parse(v, &h)) {
-			gdrb_usage_err("%s: expected %s, got '%.40s'", table[i].env, table[i].form, v);
+			gdrb_usage_err("%s: expected %s, got '%s'", table[i].env, table[i].form,
+				       shown(v, value, sizeof(value)));
 			return GDRB_ERR_USAGE;
 		}
 		if (len < sizeof(text))
