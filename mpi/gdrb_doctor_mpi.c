@@ -82,12 +82,14 @@ static enum gdrb_doc_verdict print_nodes(const struct node_result *all, int n, b
 			worst = node;
 		if (json)
 			continue;
-		if (all[r].load_err)
-			printf("%s: FAIL (cannot read sysfs or procfs: %s)\n", all[r].host,
-			       strerror(-all[r].load_err));
-		else {
+		/* Host names are text from each node: for the terminal, as the doctor's table. */
+		if (all[r].load_err) {
+			gdrb_text_put(stdout, all[r].host);
+			printf(": FAIL (cannot read sysfs or procfs: %s)\n", strerror(-all[r].load_err));
+		} else {
 			gdrb_doctor_summary_of(all[r].host, v, line, sizeof(line));
-			printf("%s\n", line);
+			gdrb_text_put(stdout, line);
+			putchar('\n');
 		}
 	}
 	if (json)

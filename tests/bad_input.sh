@@ -22,6 +22,9 @@ expect_usage "--iters: expected an integer" --iters -1
 expect_usage "--iters: expected an integer" --iters 1x
 expect_usage "--time-per-size: expected seconds" -t -3
 expect_usage "--timeout: expected seconds" --timeout soon
+# A timeout shorter than the ranks can answer in would name healthy ranks as lost.
+expect_usage "--timeout: expected 0 (never) or at least 1 second" -T 1e-9
+expect_usage "--timeout: expected 0 (never) or at least 1 second" --timeout 0.5
 expect_usage "--sizes needs a value" -m
 expect_usage "unexpected argument 'extra'" extra
 expect_usage "--mpi-cuda: unknown value 'maybe'; accepted: auto, yes, no" --mpi-cuda maybe
@@ -62,3 +65,13 @@ pass "--help and --version"
 "$bin" --window 8 >/dev/null 2>"$WORK/err"
 [ $? -eq 2 ] && grep -q -- "--window does not apply to gdrb_mpi_latency" "$WORK/err" || fail "latency takes no --window"
 pass "--window only where it applies"
+
+# A one-process binary in a shell that a launcher left its rank variables in (a job's shell):
+# it is rank 0 all the same, says why at once, and does not wait for a leader that is not there.
+start=$SECONDS
+OMPI_COMM_WORLD_RANK=1 PMIX_RANK=1 PMI_RANK=3 SLURM_PROCID=2 \
+	expect_refused "unknown option '--bogus'" "$top_builddir/bench/gdrb_copy_bw" --bogus
+OMPI_COMM_WORLD_RANK=1 PMI_RANK=3 \
+	expect_refused "unknown option '--bogus'" "$top_builddir/bench/gdrb_doctor" --bogus
+[ $((SECONDS - start)) -le 5 ] || fail "stale launcher variables: $((SECONDS - start)) s to refuse"
+pass "gdrb_copy_bw and gdrb_doctor with stale launcher rank variables: the line at once"

@@ -3,6 +3,8 @@
 # one byte of the result that rank checks), and bad input is refused with 2.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
 need_mpi
 
 for b in allreduce allgather reduce_scatter alltoall bcast reduce gather scatter; do

@@ -7,6 +7,8 @@
 # simulated. Then a node without a driver: exit 77 with the reason.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
 need_mpi
 use_simgpu strict
 

@@ -6,6 +6,8 @@
 # GPU it exits 77 with one line; bad usage exits 2 with one line.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
 script=$top_srcdir/scripts/measure-gpu
 [ -x "$top_builddir/bench/gdrb_copy_bw" ] || fail "gdrb_copy_bw not built"
 # The tests never build: the build tree is make check's own.

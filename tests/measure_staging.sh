@@ -5,6 +5,8 @@
 # 2 with one line; without a GPU it exits 77; a run that fails validation fails the script (1).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
 script=$top_srcdir/scripts/measure-staging
 lib=$top_srcdir/scripts/lib
 

@@ -12,6 +12,8 @@
 #  - two busy loops beside, 14 sizes at -t 0.05 (the baseline: one size).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
 need_mpi
 
 busy=()

@@ -7,6 +7,8 @@
 # one line. Each checker is shown to catch the fault it is for.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
 need_mpi
 bin=$top_builddir/mpi/gdrb_mpi_pairs
 [ -x "$bin" ] || skip "gdrb_mpi_pairs not built"

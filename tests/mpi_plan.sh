@@ -15,6 +15,8 @@
 # both staged paths on the simulated GPU) and --sync barrier|none.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
 need_mpi
 
 csv=$WORK/plan.csv

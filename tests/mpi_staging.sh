@@ -9,6 +9,8 @@
 # they stage whole buffers, and bad --staging/--stage-chunk values exit 2.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
 need_mpi
 use_simgpu strict
 

@@ -54,12 +54,12 @@ csv_check -v status=ok "$csv" || fail "after Ctrl-C, results.csv is not complete
 rows=$(($(wc -l <"$csv") - 1))
 [ "$rows" -ge "$measured" ] && [ "$rows" -lt 20 ] || { cat "$csv"; fail "expected the $measured+ rows measured before Ctrl-C, got $rows"; }
 [ ! -e "$part" ] && [ ! -e "$csv.tmp" ] || fail "partial files left behind"
-grep -q 'interrupted: .*results.csv keeps every row measured so far' "$WORK/run.err" || fail "no word about the interruption"
+grep -q 'interrupted by SIGINT: .*results.csv keeps every row measured so far' "$WORK/run.err" || fail "no word about the interruption"
 [ "$(json_get "$WORK/run/meta.json" status)" = interrupted ] && [ "$(json_get "$WORK/run/meta.json" exit_status)" = 130 ] ||
 	fail "meta.json does not say interrupted"
 [ "$(json_get "$WORK/run/meta.json" steps.0.status)" = interrupted ] || fail "meta.json: the running step is not 'interrupted'"
 json_get "$WORK/run/meta.json" skipped.0.reason | grep -q 'not run: the sweep was interrupted' || fail "meta.json: the step not run"
-grep -q 'This run was interrupted' "$WORK/run/summary.md" || fail "summary.md does not say interrupted"
+grep -q 'This run was interrupted by SIGINT' "$WORK/run/summary.md" || fail "summary.md does not say interrupted"
 sleep 1
 ! pgrep -f -- "$WORK/run/" >/dev/null || { pgrep -af -- "$WORK/run/"; fail "benchmark processes survive the interruption"; }
 pass "Ctrl-C (SIGINT to the process group): exit 130 within 15 s, $rows complete rows, no process left"

@@ -286,6 +286,16 @@ START_TEST(test_field_quoting)
 		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
 		{ "two\nlines", "\"two lines\"" },
 		{ "cr\r\n", "\"cr  \"" },
+		/* What a spreadsheet would run as a formula opens as text. */
+		{ "=1+1", "'=1+1" },
+		{ "-2", "'-2" },
+		{ "+x", "'+x" },
+		{ "@SUM(A1)", "'@SUM(A1)" },
+		{ "\tx", "'\tx" },
+		{ "\rx,y", "\"' x,y\"" },
+		{ "=HYPERLINK(\"u\",\"v\")", "\"'=HYPERLINK(\"\"u\"\",\"\"v\"\")\"" },
+		{ "a=b-c", "a=b-c" },
+		{ "'=already", "'=already" },
 	};
 	size_t i;
 

@@ -803,6 +803,43 @@ START_TEST(test_json_utf8)
 }
 END_TEST
 
+/*
+ * The same strings for a terminal (gdrb_text_put): valid UTF-8 kept; every
+ * control and every byte of no valid sequence as \xHH, so none reaches it raw.
+ */
+START_TEST(test_text_for_terminal)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },
+		{ "a\\b", "a\\b" },
+		/* OSC retitle, CSI clear, CR, BEL, tab, DEL */
+		{ "\x1b]0;x\x07\x1b[2J\r\t\x7f", "\\x1b]0;x\\x07\\x1b[2J\\x0d\\x09\\x7f" },
+		/* C1 CSI as UTF-8 (U+009B), U+00A0 (the first after C1) kept, a lone 0x9b */
+		{ "\xc2\x9b" "1m\xc2\xa0\x9b", "\\xc2\\x9b1m\xc2\xa0\\x9b" },
+		/* invalid sequences: each byte */
+		{ "\xc0\xaf\xe2\x82", "\\xc0\\xaf\\xe2\\x82" },
+		{ "\n", "\\x0a" },
+		{ "", "" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		ck_assert_ptr_nonnull(f);
+		gdrb_text_put(f, cases[i].in);
+		fclose(f);
+		ck_assert_msg(strcmp(text, cases[i].want) == 0, "case %zu: got %s, want %s", i, text,
+			      cases[i].want);
+		free(text);
+	}
+}
+END_TEST
+
 static Suite *topo_suite(void)
 {
 	Suite *s = suite_create("topo");
@@ -835,6 +872,7 @@ static Suite *topo_suite(void)
 	tcase_add_test(tc, test_sysfs_helpers);
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_json_utf8);
+	tcase_add_test(tc, test_text_for_terminal);
 	tcase_add_test(tc, test_meminfo_available);
 	tcase_add_test(tc, test_cgroup_room);
 	suite_add_tcase(s, tc);

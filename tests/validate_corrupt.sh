@@ -5,6 +5,8 @@
 # fault must pass, so it is the fault that is caught.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
 need_mpi
 
 for b in latency bw bibw; do

@@ -31,6 +31,8 @@ need_vm
 cat >"$WORK/inside.sh" <<'INSIDE'
 # Runs inside the VM: $1 the shared work directory, $2 the build tree, $3 the source tree.
 . "$3/tests/vm/limits.sh"
+# The test hooks below (GDRB_INJECT_*, GDRB_VERBS_MAX_MSG) run only with the test switch.
+export GDRB_TEST_HOOKS=1
 out=$1 bin=$2/bench/gdrb_write_pairs
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # NAME NP ARGS...: one run into $out/NAME/, its output and exit status kept; -T (the benchmark's
@@ -40,7 +42,8 @@ run() {
 	shift 2
 	mkdir -p "$out/$name"
 	timeout "$(vm_limit 300)" mpirun -np "$np" --oversubscribe --mca pml ob1 --mca btl self,vader,tcp \
-		-x SIMGPU_MODE -x LD_LIBRARY_PATH -x GDRB_INJECT_CORRUPTION -x GDRB_INJECT_PAIRS_STOP -x GDRB_VERBS_MAX_MSG \
+		-x SIMGPU_MODE -x LD_LIBRARY_PATH -x GDRB_TEST_HOOKS -x GDRB_INJECT_CORRUPTION -x GDRB_INJECT_PAIRS_STOP \
+		-x GDRB_VERBS_MAX_MSG \
 		"$bin" -t 0.005 -W 2 -T "${timeout:-$(vm_limit 30)}" --csv "$out/$name/pairs.csv" "$@" \
 		>"$out/$name/out" 2>"$out/$name/err"
 	echo "$name $?" >>"$out/rc"

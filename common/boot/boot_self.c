@@ -10,12 +10,16 @@
 #include "gdrb_boot.h"
 #include "gdrb_log.h"
 
-int gdrb_boot_rank_hint(void)
+int gdrb_boot_rank_hint(const struct gdrb_boot *b)
 {
 	static const char *const vars[] = {
 		"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID",
 	};
 	size_t i;
+
+	/* One process is rank 0 whatever a launcher left in the environment (a job's shell). */
+	if (b == &gdrb_boot_self)
+		return 0;
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *v = getenv(vars[i]);

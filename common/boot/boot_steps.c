@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gdrb_boot.h"
+#include "gdrb_inject.h"
 #include "gdrb_log.h"
 #include "gdrb_watchdog.h"
 
@@ -25,15 +26,10 @@ static void wait_on(const struct gdrb_boot *b, int from, unsigned patience, cons
 static void inject_stop(const struct gdrb_boot *b)
 {
 	static unsigned long steps;
-	const char *s = getenv("GDRB_INJECT_STEP_STOP");
-	char *end;
-	long rank;
+	const struct gdrb_inject *h = gdrb_inject();
 
 	steps++;
-	if (!s || !*s)
-		return;
-	rank = strtol(s, &end, 10);
-	if (rank == b->rank && *end == ':' && strtoul(end + 1, NULL, 10) == steps)
+	if (h->step_stop_rank == b->rank && h->step_stop_n == steps)
 		raise(SIGSTOP);
 }
 

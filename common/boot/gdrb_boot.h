@@ -68,7 +68,10 @@ int gdrb_boot_step_gather(struct gdrb_boot *b, const void *send, size_t len, voi
 /* Fill hosts-derived fields (nhosts, local_rank, local_size) from hosts[]. */
 void gdrb_boot_derive_hosts(struct gdrb_boot *b);
 
-/* The rank this process will have, read from launcher variables before init; 0 if unknown. */
-int gdrb_boot_rank_hint(void);
+/*
+ * The rank this process will have under bootstrap b, read from launcher
+ * variables before init; 0 if unknown, and always 0 for gdrb_boot_self.
+ */
+int gdrb_boot_rank_hint(const struct gdrb_boot *b);
 
 #endif

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +15,7 @@
 #include "gdrb_clock.h"
 #include "gdrb_driver.h"
 #include "gdrb_figures.h"
+#include "gdrb_inject.h"
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
 #include "gdrb_report.h"
@@ -151,6 +152,15 @@ static uint64_t run_check(struct run *r, size_t size, uint64_t iter)
 	return c->bench->check ? c->bench->check(c, size, iter) : p2p_check(c, size, iter);
 }
 
+/* The stall of the load-injection test hook (up to 10 s: usleep() may refuse a second or more). */
+static void stall_for(unsigned long us)
+{
+	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 /* An untimed barrier before every call (collectives under --sync barrier). */
 static bool synced(const struct gdrb_ctx *c)
 {
@@ -168,6 +178,8 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 	const struct gdrb_bench *b = c->bench;
 	uint64_t i, t_prev, t, start;
 	bool validate = r->p.validate, sync = synced(c);
+	/* The load-injection test hook, decided once: a register test per iteration when off. */
+	const bool stall = r->stall_us && c->boot->rank == 0;
 
 	start = t_prev = gdrb_ticks();
 	for (i = 0; i < n; i++, (*iter)++) {
@@ -179,8 +191,8 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 				return GDRB_ERR;
 			t_prev = gdrb_ticks();
 		}
-		if (r->stall_us && c->boot->rank == 0 && *iter % r->stall_every == 0)
-			usleep((useconds_t)r->stall_us);
+		if (__builtin_expect(stall, 0) && *iter % r->stall_every == 0)
+			stall_for(r->stall_us);
 		if (b->iteration(c, size))
 			return GDRB_ERR;
 		t = gdrb_ticks();
@@ -770,11 +782,10 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	struct gdrb_opt_set set;
 	struct run *r;
 	struct gdrb_ctx *c;
-	const char *inject;
 	int rc, code;
 
 	gdrb_log_init(argv[0]);
-	gdrb_log_set_leader(gdrb_boot_rank_hint() == 0);
+	gdrb_log_set_leader(gdrb_boot_rank_hint(boot) == 0);
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		gdrb_err("out of memory");
@@ -782,6 +793,8 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	}
 	set = (struct gdrb_opt_set){ bench->opt_core, bench->opt_groups, bench->opt_known, NULL };
 	rc = gdrb_opts_parse(argc, argv, &set, bench->summary, &r->p);
+	if (!rc && gdrb_inject_load())
+		rc = GDRB_ERR_USAGE;
 	if (rc) {
 		free(r);
 		if (rc == GDRB_PARSE_EXIT)     /* --help, --version */
@@ -810,20 +823,9 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	c->p = &r->p;
 	c->bench = bench;
 	c->boot = boot;
-	r->corrupt_rank = -1;
-	inject = getenv("GDRB_INJECT_CORRUPTION");
-	if (inject && *inject)
-		r->corrupt_rank = atoi(inject);
-	/* "US" (the first iteration of each size) or "US/EVERY". */
-	inject = getenv("GDRB_INJECT_STALL");
-	if (inject && *inject) {
-		char *end;
-
-		r->stall_us = strtoul(inject, &end, 10);
-		r->stall_every = *end == '/' ? strtoul(end + 1, NULL, 10) : ULONG_MAX;
-		if (!r->stall_every)
-			r->stall_every = ULONG_MAX;
-	}
+	r->corrupt_rank = gdrb_inject()->corrupt_rank;
+	r->stall_us = gdrb_inject()->stall_us;
+	r->stall_every = gdrb_inject()->stall_every;
 
 	if (gdrb_drv_start(boot, &argc, &argv, r->p.monotonic_clock)) {
 		free(r);

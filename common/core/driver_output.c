@@ -9,9 +9,29 @@
 
 #include "driver_int.h"
 #include "gdrb_clock.h"
+#include "gdrb_inject.h"
 #include "gdrb_log.h"
 #include "gdrb_report.h"
 #include "gdrb_size.h"
+
+/* The parts that are not empty, "; " between them: the one part itself, or joined in buf. */
+static const char *note_of(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+	const char *part[] = { a, b, c }, *only = "";
+	size_t i, at = 0, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		if (!part[i] || !*part[i])
+			continue;
+		only = part[i];
+		n++;
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%.*s", at ? "; " : "",
+					       (int)(len / 2), part[i]);
+	}
+	return n > 1 ? buf : only;
+}
 
 void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		    const char *pair, const struct outcome *o)
@@ -19,7 +39,7 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 	struct gdrb_ctx *c = &r->c;
 	bool windowed = gdrb_has_window(c->bench);
 	const char *label = r->p.label ? r->p.label : "";
-	char note[512];
+	char note[1024];
 	struct gdrb_row row = {
 		.benchmark = c->bench->name,
 		.layer = c->bench->layer,
@@ -49,15 +69,11 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.status = o->status,
 		.errors = o->errors,
 		.quality = o->quality,
-		.note = note,
 	};
 
-	if (!v->supported)
-		row.note = v->why;
-	else if (!c->window_note[0])
-		row.note = label;
-	else
-		snprintf(note, sizeof(note), "%.300s%s%s", label, *label ? "; " : "", c->window_note);
+	/* An active test hook first, where no cut can drop it; then the label and why. */
+	row.note = note_of(note, sizeof(note), gdrb_inject_note(), v->supported ? label : v->why,
+			   v->supported ? c->window_note : "");
 
 	if (r->csv && gdrb_csv_append(r->csv, &row))
 		r->exit_code = GDRB_EXIT_FAIL;
@@ -207,6 +223,9 @@ void gdrb_drv_print_header(struct run *r)
 	size_t i;
 
 	printf("# gdrbench %s %s: %s\n", PACKAGE_VERSION, b->name, b->summary);
+	if (gdrb_inject_active())
+		printf("# NOTE: %s (" GDRB_TEST_HOOKS_ENV "=1): these rows are a test's, never a measurement\n",
+		       gdrb_inject_note());
 	if (b->traffic == GDRB_TRAFFIC_LOCAL && (b->opt_core & GDRB_OPTG_MEM))
 		printf("# layer %s, mem %s (%s), one process on %s\n", b->layer,
 		       gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",

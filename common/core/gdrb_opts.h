@@ -45,6 +45,12 @@ extern const char *const gdrb_buffers_names[GDRB_BUFFERS_COUNT];
 #define GDRB_WARMUP_MEDIAN_MIN 5    /* warm-up iterations the median needs before a tenth of the budget ends it */
 #define GDRB_DEF_TIME_PER_SIZE 0.3
 #define GDRB_DEF_TIMEOUT 60.0
+/*
+ * The shortest --timeout but 0 (never): a healthy rank descheduled on a loaded
+ * node, or a bootstrap step over TCP, can be silent for hundreds of ms; below
+ * a second a watchdog names healthy ranks as lost.
+ */
+#define GDRB_MIN_TIMEOUT 1.0
 #define GDRB_DEF_WINDOW 64
 
 /*

@@ -86,7 +86,16 @@ int gdrb_csv_close(struct gdrb_csv *csv);
 /* Format one row, newline-terminated, onto f (gdrb_csv_append puts it in the file). */
 int gdrb_csv_write(FILE *f, const struct gdrb_row *row);
 
-/* Write s as one CSV field (quoted only when it needs to be). */
+/*
+ * A cell a spreadsheet would take for a formula starts with one of these
+ * (OWASP's list); every text cell the binaries write that does (a --label, a
+ * host, GPU or NIC name) gets a leading apostrophe, as gdrbtool's csv_text()
+ * does, so that it opens as the text it is.
+ */
+#define GDRB_CSV_FORMULA_LEAD "=+-@\t\r"
+bool gdrb_csv_formula(const char *s);
+
+/* Write s as one CSV field (quoted only when it needs to be, inert for spreadsheets). */
 void gdrb_csv_field(FILE *f, const char *s);
 
 /* UTC ISO 8601 timestamp "2026-11-21T04:41:00Z". */

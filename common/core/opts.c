@@ -21,7 +21,7 @@
 
 const char *const gdrb_buffers_names[GDRB_BUFFERS_COUNT] = { "slots", "single" };
 
-static gdrb_opt_parse_fn parse_sizes, parse_csv, parse_mem, parse_clock, parse_verbose;
+static gdrb_opt_parse_fn parse_sizes, parse_csv, parse_mem, parse_clock, parse_verbose, parse_timeout;
 
 #define CORE(field) offsetof(struct gdrb_params, field)
 
@@ -46,8 +46,8 @@ static const struct gdrb_opt core_table[] = {
 	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_seconds, .off = CORE(time_per_size),
 	  .min = 1 },
 	{ .name = "timeout", .short_opt = 'T', .arg = "SEC",
-	  .help = "give up when a peer makes no progress for SEC seconds at any size; 0: never (default " GDRB_STR(GDRB_DEF_TIMEOUT) ")",
-	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_seconds, .off = CORE(timeout), .min = 0 },
+	  .help = "give up when a peer makes no progress for SEC seconds at any size, at least " GDRB_STR(GDRB_MIN_TIMEOUT) "; 0: never (default " GDRB_STR(GDRB_DEF_TIMEOUT) ")",
+	  .when = GDRB_OPTG_COMMON, .parse = parse_timeout, .off = CORE(timeout), .min = 0 },
 	{ .name = "validate", .short_opt = 'c',
 	  .help = "check every received byte against a pattern that changes with size and iteration (outside the timed region)",
 	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_set_bool, .off = CORE(validate), .value = 1 },
@@ -237,6 +237,20 @@ int gdrb_opt_set_bool(const struct gdrb_opt *o, const char *arg, void *params)
 	(void)arg;
 	*FIELD(bool, params, o) = o->value != 0;
 	return 0;
+}
+
+/* Seconds, 0 (never) or at least GDRB_MIN_TIMEOUT. */
+static int parse_timeout(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	int rc = gdrb_opt_seconds(o, arg, params);
+	double v = *FIELD(double, params, o);
+
+	if (rc == 0 && v > 0 && v < GDRB_MIN_TIMEOUT) {
+		gdrb_usage_err("--%s: expected 0 (never) or at least %.0f second (the ranks' answers can take that long on a loaded node), got '%s'",
+			       o->name, GDRB_MIN_TIMEOUT, arg);
+		return GDRB_ERR_USAGE;
+	}
+	return rc;
 }
 
 static int parse_sizes(const struct gdrb_opt *o, const char *arg, void *params)

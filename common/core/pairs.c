@@ -14,6 +14,7 @@
 
 #include "gdrb_clock.h"
 #include "gdrb_driver.h"
+#include "gdrb_inject.h"
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
 #include "gdrb_report.h"
@@ -29,7 +30,7 @@
 /* Test hook: GDRB_INJECT_HOSTS=h0,h1,... names the ranks' hosts for the layout (one host, many "nodes"). */
 static void inject_hosts(struct pairs_run *r)
 {
-	const char *s = getenv("GDRB_INJECT_HOSTS");
+	const char *s = gdrb_inject()->hosts;
 	int i;
 
 	for (i = 0; s && *s && i < r->n; i++) {
@@ -433,14 +434,9 @@ static int measure_round(struct pairs_run *r, unsigned k)
 /* Test hook: GDRB_INJECT_PAIRS_STOP=RANK:SHIFT stops that rank (SIGSTOP) as the round of that shift begins. */
 static void inject_stop(const struct pairs_run *r, unsigned k)
 {
-	const char *s = getenv("GDRB_INJECT_PAIRS_STOP");
-	char *end;
-	long rank;
+	const struct gdrb_inject *h = gdrb_inject();
 
-	if (!s || !*s)
-		return;
-	rank = strtol(s, &end, 10);
-	if (rank == r->boot->rank && *end == ':' && strtoul(end + 1, NULL, 10) == k)
+	if (h->pairs_stop_rank == r->boot->rank && h->pairs_stop_shift == k)
 		raise(SIGSTOP);
 }
 
@@ -686,12 +682,11 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 	struct gdrb_opt_set set = { GDRB_OPTG_MEM | GDRB_OPTG_WINDOW, groups, ops->opt_known,
 				    GDRB_PAIRS_DEF_SIZES };
 	struct pairs_run *r;
-	const char *inject;
 	size_t g = 1;
 	int rc, code;
 
 	gdrb_log_init(argv[0]);
-	gdrb_log_set_leader(gdrb_boot_rank_hint() == 0);
+	gdrb_log_set_leader(gdrb_boot_rank_hint(boot) == 0);
 	for (; ops->opt_groups && ops->opt_groups[g - 1].group && g < GDRB_MAX_OPT_GROUPS - 1; g++)
 		groups[g] = ops->opt_groups[g - 1];
 	r = calloc(1, sizeof(*r));
@@ -700,6 +695,8 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 	r->ops = ops;
 	r->boot = boot;
 	rc = gdrb_opts_parse(argc, argv, &set, ops->summary, &r->p);
+	if (!rc && gdrb_inject_load())
+		rc = GDRB_ERR_USAGE;
 	if (rc) {
 		free(r);
 		if (rc == GDRB_PARSE_EXIT)
@@ -715,10 +712,7 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 			sleep(USAGE_LINGER_S);
 		return GDRB_EXIT_USAGE;
 	}
-	r->corrupt_rank = -1;
-	inject = getenv("GDRB_INJECT_CORRUPTION");
-	if (inject && *inject)
-		r->corrupt_rank = atoi(inject);
+	r->corrupt_rank = gdrb_inject()->corrupt_rank;
 	if (gdrb_drv_start(boot, &argc, &argv, r->p.monotonic_clock)) {
 		free(r);
 		return GDRB_EXIT_FAIL;

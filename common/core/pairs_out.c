@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gdrb_clock.h"
+#include "gdrb_inject.h"
 #include "gdrb_log.h"
 #include "gdrb_report.h"
 #include "gdrb_size.h"
@@ -39,10 +40,18 @@ static const char ranks_header[] =
 static const char *status_name[] = { "", "ok", "skipped", "error" };
 
 /* Text fields never hold a comma (the agreed format): each becomes '_'. */
+/* Text as one cell, never quoted: what would end the cell or the line is '_'; inert for spreadsheets. */
+static void cell(FILE *f, const char *s)
+{
+	if (gdrb_csv_formula(s))
+		fputc('\'', f);
+	for (; s && *s; s++)
+		fputc(strchr(",\"\r\n", *s) ? '_' : *s, f);
+}
+
 static void field(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
-		fputc(*s == ',' || *s == '\n' ? '_' : *s, f);
+	cell(f, s);
 	fputc(',', f);
 }
 
@@ -112,8 +121,7 @@ int gdrb_pairs_out_open(struct pairs_run *r)
 		field(f, mb->host);
 		fprintf(f, "%d,", mb->local_rank);
 		field(f, mb->gpu);
-		for (const char *s = mb->nic; *s; s++)
-			fputc(*s == ',' ? '_' : *s, f);
+		cell(f, mb->nic);
 		fputc('\n', f);
 	}
 	return fclose(f) ? GDRB_ERR : 0;
@@ -126,6 +134,9 @@ void gdrb_pairs_out_header(const struct pairs_run *r)
 	int len = 0;
 
 	printf("# gdrbench %s %s: %s\n", PACKAGE_VERSION, r->ops->name, r->ops->summary);
+	if (gdrb_inject_active())
+		printf("# NOTE: %s (" GDRB_TEST_HOOKS_ENV "=1): these rows are a test's, never a measurement\n",
+		       gdrb_inject_note());
 	if (r->boot->describe) {
 		r->boot->describe(r->boot, line, sizeof(line));
 		printf("# %s\n", line);
@@ -224,9 +235,13 @@ void gdrb_pairs_out_round(struct pairs_run *r, unsigned k)
 			for (pi = 0; pi < r->paths.n; pi++) {
 				size_t rec = pairs_rec(r, mi, si, pi), nv = 0, src, lo = 0, hi = 0;
 
-				snprintf(note, sizeof(note), "%s%s%s", r->p.label ? r->p.label : "",
-					 r->p.label && !r->paths.v[pi].supported ? "; " : "",
-					 r->paths.v[pi].supported ? "" : r->paths.v[pi].why);
+				/* An active test hook first, where no cut can drop it. */
+				snprintf(note, sizeof(note), "%s%s%s", gdrb_inject_note(),
+					 gdrb_inject_active() && r->p.label ? "; " : "",
+					 r->p.label ? r->p.label : "");
+				if (!r->paths.v[pi].supported)
+					snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
+						 *note ? "; " : "", r->paths.v[pi].why);
 				if (r->sampled)
 					snprintf(note + strlen(note), sizeof(note) - strlen(note),
 						 "%srounds %u of %u sampled by seed %llu", *note ? "; " : "",

@@ -198,6 +198,11 @@ int gdrb_csv_close(struct gdrb_csv *csv)
 	return rc;
 }
 
+bool gdrb_csv_formula(const char *s)
+{
+	return s && *s && strchr(GDRB_CSV_FORMULA_LEAD, *s);
+}
+
 void gdrb_csv_field(FILE *f, const char *s)
 {
 	const char *p;
@@ -205,10 +210,14 @@ void gdrb_csv_field(FILE *f, const char *s)
 	if (!s)
 		return;
 	if (!strpbrk(s, ",\"\r\n")) {
+		if (gdrb_csv_formula(s))
+			fputc('\'', f);
 		fputs(s, f);
 		return;
 	}
 	fputc('"', f);
+	if (gdrb_csv_formula(s))
+		fputc('\'', f);
 	for (p = s; *p; p++) {
 		if (*p == '"')
 			fputc('"', f);

@@ -58,30 +58,45 @@ void gdrb_doctor_summary(const struct gdrb_doctor *d, const char *host, char *bu
 	gdrb_doctor_summary_of(host, v, buf, len);
 }
 
+/* s for the terminal (gdrb_text_put()), then the end of the line. */
+static void text_line(FILE *f, const char *s)
+{
+	gdrb_text_put(f, s);
+	fputc('\n', f);
+}
+
 void gdrb_doctor_print_table(const struct gdrb_doctor *d, FILE *f)
 {
 	char line[1024];
 	size_t k;
 	int i;
 
-	fprintf(f, "# gdrb_doctor (%s %s): GPUDirect RDMA preconditions on %s\n", PACKAGE_NAME,
-		PACKAGE_VERSION, gdrb_host());
-	fprintf(f, "# sysfs %s, procfs %s (%s)\n", d->sysfs_root, d->procfs_root,
-		d->live ? "this node" : "fixture tree: libibverbs and CUDA not asked");
+	/* Every text read from sysfs, procfs or the environment goes through gdrb_text_put(). */
+	fprintf(f, "# gdrb_doctor (%s %s): GPUDirect RDMA preconditions on ", PACKAGE_NAME, PACKAGE_VERSION);
+	gdrb_text_put(f, gdrb_host());
+	fputs("\n# sysfs ", f);
+	gdrb_text_put(f, d->sysfs_root);
+	fputs(", procfs ", f);
+	gdrb_text_put(f, d->procfs_root);
+	fprintf(f, " (%s)\n", d->live ? "this node" : "fixture tree: libibverbs and CUDA not asked");
 	fprintf(f, "#%2s %-17s %-8s %s\n", "", "check", "verdict", "evidence");
 	for (i = 0; i < GDRB_DOC_NCHECKS; i++) {
 		const struct gdrb_doc_check *c = &d->checks[i];
 
-		fprintf(f, "%3d %-17s %-8s %s\n", c->id, c->name, gdrb_doc_verdict_name(c->v),
-			c->evidence);
-		for (k = 0; k < c->nitems; k++)
-			fprintf(f, "%*s%-4s %s\n", EVIDENCE_COL, "", gdrb_doc_verdict_name(c->items[k].v),
-				c->items[k].text);
-		if (c->fix[0])
-			fprintf(f, "%*sfix: %s\n", EVIDENCE_COL, "", c->fix);
+		fprintf(f, "%3d %-17s %-8s ", c->id, c->name, gdrb_doc_verdict_name(c->v));
+		text_line(f, c->evidence);
+		for (k = 0; k < c->nitems; k++) {
+			fprintf(f, "%*s%-4s ", EVIDENCE_COL, "", gdrb_doc_verdict_name(c->items[k].v));
+			text_line(f, c->items[k].text);
+		}
+		if (c->fix[0]) {
+			fprintf(f, "%*sfix: ", EVIDENCE_COL, "");
+			text_line(f, c->fix);
+		}
 	}
 	gdrb_doctor_summary(d, gdrb_host(), line, sizeof(line));
-	fprintf(f, "# %s\n", line);
+	fputs("# ", f);
+	text_line(f, line);
 	fflush(f);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdrb_inject.h"
 #include "gdrb_log.h"
 #include "gdrb_size.h"
 #include "gdrb_stage.h"
@@ -13,7 +14,7 @@ const char *const gdrb_staging_names[GDRB_STAGING_COUNT] = { "pipelined", "seria
 int gdrb_ring_open(struct gdrb_ring *r, const char *name, size_t chunk, unsigned slots)
 {
 	const struct gdrb_mem_ops *pinned;
-	const char *why, *inject = getenv("GDRB_INJECT_STAGE_RACE");
+	const char *why, *inject = gdrb_inject()->stage_race;
 	size_t bytes;
 	unsigned i;
 

@@ -36,4 +36,13 @@ void gdrb_json_bool(struct gdrb_json *j, const char *key, bool value);
  */
 void gdrb_json_quote(FILE *f, const char *s);
 
+/*
+ * Write s for a terminal (a text table): valid UTF-8 kept, every control
+ * (C0 with tab and newline, DEL, C1 U+0080..U+009F) and every byte of an invalid
+ * sequence (a lone 0x9b is CSI to an 8-bit terminal) written as \xHH, so that
+ * text read from sysfs or the environment cannot move the cursor, retitle the
+ * window or rewrite a line. A backslash stays itself.
+ */
+void gdrb_text_put(FILE *f, const char *s);
+
 #endif

@@ -39,6 +39,27 @@ static size_t utf8_len(const unsigned char *p)
 	return n;
 }
 
+void gdrb_text_put(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; p && *p; p++) {
+		size_t n = utf8_len(p), i;
+
+		if (n == 1 && *p >= 0x20 && *p != 0x7f) {
+			fputc(*p, f);
+		} else if (n > 1 && !(p[0] == 0xc2 && p[1] < 0xa0)) {
+			fwrite(p, 1, n, f);
+			p += n - 1;
+		} else {
+			/* A control (C0, DEL, C1 as UTF-8) or a byte of no valid sequence: its bytes as \xHH. */
+			for (i = 0; i < (n ? n : 1); i++)
+				fprintf(f, "\\x%02x", p[i]);
+			p += (n ? n : 1) - 1;
+		}
+	}
+}
+
 void gdrb_json_quote(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

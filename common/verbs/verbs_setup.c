@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 
+#include "gdrb_inject.h"
 #include "gdrb_log.h"
 #include "gdrb_node.h"
 #include "gdrb_reg.h"
@@ -376,8 +377,6 @@ int gdrb_verbs_query(const struct gdrb_verbs_params *vp, bool device_mem, struct
 {
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
-	const char *env = getenv("GDRB_VERBS_MAX_MSG"), *err;
-	size_t knob = 0;
 	int rc;
 
 	/* Before the device is opened: libmlx5 reads it as each QP of the context is created. */
@@ -401,9 +400,9 @@ int gdrb_verbs_query(const struct gdrb_verbs_params *vp, bool device_mem, struct
 	v->me.lid = pa.lid;
 	v->me.mtu = (uint32_t)(vp->mtu && mtu_enum(vp->mtu) < pa.active_mtu ? mtu_enum(vp->mtu) : pa.active_mtu);
 	v->max_chunk = pa.max_msg_sz < GDRB_VERBS_MAX_CHUNK ? pa.max_msg_sz : GDRB_VERBS_MAX_CHUNK;
-	/* A test knob: a smaller largest work request, to split small messages. */
-	if (env && *env && gdrb_size_parse(env, &knob, &err) == 0 && knob && knob < v->max_chunk)
-		v->max_chunk = knob;
+	/* A test hook: a smaller largest work request, to split small messages. */
+	if (gdrb_inject()->verbs_max_msg && gdrb_inject()->verbs_max_msg < v->max_chunk)
+		v->max_chunk = gdrb_inject()->verbs_max_msg;
 	v->rd_atom = da.max_qp_rd_atom < 16 ? (da.max_qp_rd_atom ? da.max_qp_rd_atom : 1) : 16;
 	v->max_qp_wr = da.max_qp_wr;
 	v->max_cqe = da.max_cqe;

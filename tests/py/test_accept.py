@@ -265,6 +265,27 @@ class RuleKinds(AcceptCase):
         self.assertEqual(ran.verdict()["verdict"], "SIMULATED")
         self.assertEqual(ran.junit().get("failures"), "8")
 
+    def test_a_row_measured_with_a_test_hook_is_never_judged(self):
+        note = common.schema().index["note"]
+
+        def hooked(row):
+            f = row.split(",")
+            if f[0] == "copy_bw":       # a row no rule of the profile reads
+                f[note] = "test hook GDRB_INJECT_STALL=300000/1; nightly"
+            return ",".join(f)
+        run = self.fixture("good-run", edit=hooked)
+        ran = self.accept(run, "ib-ndr400")
+        self.assertEqual(ran.status, 3, ran.out + ran.err)
+        self.assertRegex(ran.out, r"\nINVALID: 8 rules, 8 passed, .*measured with the test hook "
+                                  r"GDRB_INJECT_STALL=300000/1 active \(GDRB_TEST_HOOKS=1\)")
+        v = ran.verdict()
+        self.assertEqual((v["verdict"], v["test_hook"]), ("INVALID", "test hook GDRB_INJECT_STALL=300000/1"))
+        junit = ran.junit()
+        self.assertEqual((junit.get("failures"), junit.get("errors")), ("0", "8"))
+        self.assertEqual(len(junit.findall(".//error[@type='test-hook']")), 8)
+        # The same rows without the hook pass.
+        self.assertEqual(self.accept(self.fixture("good-run"), "ib-ndr400").status, 0)
+
 
 class Profiles(AcceptCase):
     def test_good_and_bad_runs_against_ndr(self):

@@ -134,6 +134,17 @@ class ReadCsvTest(unittest.TestCase):
         self.assertRegex(cm.exception.message, r":2: has 2 fields, the schema has \d+")
 
 
+class CsvTextTest(unittest.TestCase):
+    def test_a_formula_opens_as_text_as_the_binaries_write_it(self):
+        # The same cases as tests/test_report.c's field_quoting: both write one form.
+        for text, field in (("=1+1", "'=1+1"), ("-2", "'-2"), ("+x", "'+x"), ("@SUM(A1)", "'@SUM(A1)"),
+                            ("\tx", "'\tx"), ("\rx,y", '"\' x,y"'),
+                            ('=HYPERLINK("u","v")', '"\'=HYPERLINK(""u"",""v"")"'),
+                            ("a=b-c", "a=b-c"), ("'=already", "'=already"), ("", "")):
+            with self.subTest(text=text):
+                self.assertEqual(common.csv_text(text), field)
+
+
 class SizesTest(unittest.TestCase):
     def test_parse(self):
         self.assertEqual(common.size_parse("8"), 8)

@@ -206,6 +206,17 @@ class Simulated(PairsCase):
         status, out, err, v = self.accept(d, "pairs bw below=80%median size=8M")
         self.assertEqual((status, v["verdict"]), (0, "PASS"), out + err)
 
+    def test_matrices_measured_with_a_test_hook_are_never_judged(self):
+        # The binary's note where GDRB_INJECT_HOSTS named the hosts (its commas made '_').
+        d = self.simulated("test hook GDRB_INJECT_HOSTS=a_a_b_b; a label")
+        self.assertEqual(pairs.test_hook(d), "test hook GDRB_INJECT_HOSTS=a_a_b_b")
+        status, out, err, v = self.accept(d, "pairs bw below=80%median size=8M")
+        self.assertEqual((status, v["verdict"], v["test_hook"]),
+                         (3, "INVALID", "test hook GDRB_INJECT_HOSTS=a_a_b_b"), out + err)
+        self.assertIn("measured with the test hook GDRB_INJECT_HOSTS=a_a_b_b active", out)
+        # A label that only mentions the words is a label.
+        self.assertEqual(pairs.test_hook(self.simulated("about the test hook GDRB_X")), "")
+
 
 class PairsRuleBench(PairsCase):
     def test_a_pairs_rule_judges_the_profiles_all_pairs_benchmark(self):

@@ -141,12 +141,22 @@ class ReportTest(unittest.TestCase):
         d = self.fixture("good-run")
         with open(os.path.join(d, "meta.json")) as f:
             meta = json.load(f)
-        meta.update(status="interrupted", exit_status=130, finished=None)
+        meta.update(status="interrupted", exit_status=130, finished=None, interrupted_by="SIGTERM")
         with open(os.path.join(d, "meta.json"), "w") as f:
             json.dump(meta, f)
         md, _ = self.report(d)
-        self.assertIn("This run was interrupted (Ctrl-C)", md.split("## Run")[0])
+        self.assertIn("This run was interrupted by SIGTERM:", md.split("## Run")[0])
         self.assertIn("to (not finished) (interrupted, exit 130)", md)
+        # An older sweep's meta.json names no signal; one that names something else is not repeated.
+        for by in (None, "`rm -rf`"):
+            if by is None:
+                del meta["interrupted_by"]
+            else:
+                meta["interrupted_by"] = by
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump(meta, f)
+            md, _ = self.report(d)
+            self.assertIn("This run was interrupted: the tables", md.split("## Run")[0])
 
     def test_without_meta_unknown(self):
         d = self.fixture("invalid-nan")

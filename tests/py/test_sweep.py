@@ -330,9 +330,16 @@ class DryRunTest(Dir):
 
 class InterruptTest(Dir):
     """Ctrl-C in the middle of a (fake, long) step: its complete row kept, the half row dropped,
-    the step stopped, meta.json says interrupted, exit 130."""
+    the step stopped, meta.json says interrupted, exit 130; a scheduler's SIGTERM alike, each
+    named as the signal it was."""
 
     def test_sigint(self):
+        self.interrupt(signal.SIGINT)
+
+    def test_sigterm_is_named_not_called_ctrl_c(self):
+        self.interrupt(signal.SIGTERM)
+
+    def interrupt(self, sig):
         bin_dir = os.path.join(self.tmp, "bin")
         os.mkdir(bin_dir)
         header = common.schema().header
@@ -358,27 +365,30 @@ exec sleep 60""" % (self.tmp, header, row))
         while not (os.path.exists(pidfile) and os.path.getsize(pidfile)) and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.2)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=60)
         self.assertEqual(proc.returncode, 130, stderr.decode())
         with open(os.path.join(out, "results.csv")) as f:
             self.assertEqual(f.read().splitlines(), [header, row])
         with open(os.path.join(out, "meta.json")) as f:
             meta = json.load(f)
-        self.assertEqual((meta["status"], meta["exit_status"]), ("interrupted", 130))
+        self.assertEqual((meta["status"], meta["exit_status"], meta["interrupted_by"]),
+                         ("interrupted", 130, sig.name))
         self.assertEqual([(s["status"], s["rows"], s["dropped"], s["filled"]) for s in meta["steps"]],
                          [("interrupted", 1, 1, 0)])
-        self.assertEqual(meta["skipped"][-1]["reason"], "not run: the sweep was interrupted")
+        self.assertEqual(meta["skipped"][-1]["reason"], "not run: the sweep was interrupted by " + sig.name)
         self.assertIn(b"gdrb_fake_slow mem=host: interrupted, 1 row, 1 incomplete rows dropped", stderr)
-        self.assertIn(b"interrupted: %s keeps every row measured so far" % os.path.join(out, "results.csv").encode(),
-                      stderr)
+        self.assertIn(b"interrupted by %s: %s keeps every row measured so far" % (
+            sig.name.encode(), os.path.join(out, "results.csv").encode()), stderr)
+        with open(os.path.join(out, "summary.md")) as f:
+            self.assertIn("This run was interrupted by %s:" % sig.name, f.read())
         with open(pidfile) as f:
             pid = int(f.read())
         with self.assertRaises(ProcessLookupError):
             os.kill(pid, 0)
         self.assertFalse(os.path.exists(os.path.join(out, "logs", "01-fake_slow-host.csv")))
         with open(os.path.join(out, "logs", "01-fake_slow-host.log")) as f:
-            self.assertEqual(f.read().splitlines()[-1], "# exit status 143 (stopped: the sweep was interrupted)")
+            self.assertEqual(f.read().splitlines()[-1], "# exit status 143 (stopped: the sweep was interrupted by %s)" % sig.name)
 
 
 def path_without(tmp, name):

@@ -369,6 +369,7 @@ class Judge:
         self.invalid_values: List[InvalidValue] = []
         self._invalid_seen: Set[str] = set()
         self.simulated = ""
+        self.test_hook = ""
         self.default_rate = 0.0
         self.port_rate: Dict[str, float] = {}
         if meta is not None:
@@ -418,11 +419,14 @@ class Judge:
 
     def read(self, rows: Iterable[Tuple[int, List[str]]]) -> None:
         ix = self.index
-        i_bench, i_size, i_gpu = ix["benchmark"], ix["size_bytes"], ix["gpu"]
+        i_bench, i_size, i_gpu, i_note = ix["benchmark"], ix["size_bytes"], ix["gpu"], ix["note"]
         for lineno, f in rows:
             # A GPU that is the test suite's simulator proves behaviour, never speed.
             if "simulated" in f[i_gpu]:
                 self.simulated = f[i_gpu]
+            # A row measured with a test hook active (its note names it) is a test's, never judged.
+            if not self.test_hook and pairs.TEST_HOOK_MARK in f[i_note]:
+                self.test_hook = next((p for p in f[i_note].split("; ") if p.startswith(pairs.TEST_HOOK_MARK)), "")
             rules = self.by_bench.get(f[i_bench])
             if not rules:
                 continue
@@ -556,11 +560,12 @@ class Judge:
                 r.judge(mats, ranks)
             # The pairs CSV's note says where the matrices came from a simulated GPU.
             self.simulated = self.simulated or pairs.simulated_gpu(self.results_dir)
+            self.test_hook = self.test_hook or pairs.test_hook(self.results_dir)
         for r in self.results:
             if r.rule.kind == "staged":
                 self.pair_staged(r)
             r.conclude()
-        return Verdict(self.results, self.invalid_values, self.simulated)
+        return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook)
 
 
 @dataclass
@@ -568,6 +573,7 @@ class Verdict:
     rules: List[RuleResult]
     invalid_values: List[InvalidValue]
     simulated: str
+    test_hook: str = ""         # a note's "test hook NAME=VALUE": the run was a test's
 
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rules if r.verdict == verdict)
@@ -575,7 +581,7 @@ class Verdict:
     @property
     def overall(self) -> str:
         # Values that are not numbers cannot be judged at all: that comes before any other outcome.
-        if self.count("INVALID"):
+        if self.count("INVALID") or self.test_hook:
             return "INVALID"
         if self.simulated:
             return "SIMULATED"
@@ -587,12 +593,14 @@ class Verdict:
 
     def summary(self) -> str:
         ninvalid = self.count("INVALID")
-        return "%s: %d rules, %d passed, %d failed, %d without data%s%s" % (
+        return "%s: %d rules, %d passed, %d failed, %d without data%s%s%s" % (
             self.overall, len(self.rules), self.count("PASS"), self.count("FAIL"), self.count("NODATA"),
             ", %d invalid (%s not a number of its column: the results cannot be judged)" % (
                 ninvalid, plural(len(self.invalid_values), "value")) if ninvalid else "",
             "; measured on %s, which proves behaviour, never speed: never a pass; run on real GPUs"
-            % self.simulated if self.simulated else "")
+            % self.simulated if self.simulated else "",
+            "; measured with the %s active (GDRB_TEST_HOOKS=1): a test's rows, never judged; "
+            "measure again without it" % self.test_hook if self.test_hook else "")
 
     def text(self) -> str:
         """What gdrb-accept prints: two lines per rule, each invalid value, the overall line."""
@@ -613,6 +621,7 @@ class Verdict:
 
         out = ["{\n  \"schema\": \"gdrbench-verdict-1\",\n  \"verdict\": %s,\n  \"profile\": %s,\n  \"results\": %s,\n"
                % (json_str(self.overall), json_str(profile_name), json_str(results)),
+               "  \"test_hook\": %s,\n" % (json_str(self.test_hook) if self.test_hook else "null"),
                "  \"generated\": %s,\n  \"rules_total\": %d,\n  \"passed\": %d,\n  \"failed\": %d,\n  \"nodata\": %d,\n"
                % (json_str(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))), len(self.rules),
                   self.count("PASS"), self.count("FAIL"), self.count("NODATA")),
@@ -649,7 +658,9 @@ class Verdict:
     def junit(self, profile_name: str, now: float) -> str:
         nnodata, ninvalid = self.count("NODATA"), self.count("INVALID")
         nfail = self.count("FAIL")
-        if self.simulated:
+        if self.test_hook:
+            nfail, nnodata, ninvalid = 0, 0, len(self.rules)  # a test's rows: nothing could be judged
+        elif self.simulated:
             nfail = len(self.rules) - nnodata - ninvalid      # nothing measured on a simulator passes
         out = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
                "<testsuites name=\"gdrbench\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n" % (
@@ -662,7 +673,11 @@ class Verdict:
             out.append("    <testcase classname=\"gdrbench.%s\" name=\"%s\" time=\"0\">\n" % (
                 xml_str(r.rule.bench), xml_str(r.rule.name + ": " + r.rule_text())))
             # Data that are not numbers: a JUnit error (the test could not run), not a failure.
-            if r.verdict == "INVALID":
+            if self.test_hook:
+                hook = xml_str(self.test_hook)
+                out.append("      <error type=\"test-hook\" message=\"measured with the %s active\">%s (%s)</error>\n"
+                           % (hook, msg, where))
+            elif r.verdict == "INVALID":
                 out.append("      <error type=\"invalid\" message=\"%s\">%s (%s)</error>\n" % (msg, msg, where))
             elif self.simulated and r.verdict != "NODATA":
                 out.append("      <failure type=\"simulated\" message=\"measured on a simulated GPU\">%s (%s)</failure>\n"

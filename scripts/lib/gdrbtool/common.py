@@ -159,6 +159,16 @@ def csv_quote(s: str) -> str:
     return '"' + re.sub(r"[\r\n]", " ", s.replace('"', '""')) + '"'
 
 
+# What a spreadsheet takes for the start of a formula (OWASP's list): a text cell that starts with
+# one gets a leading apostrophe, as the binaries write theirs (GDRB_CSV_FORMULA_LEAD, gdrb_report.h).
+CSV_FORMULA_LEAD = "=+-@\t\r"
+
+
+def csv_text(s: str) -> str:
+    """Text S (a note, a GPU name: never a number) as one CSV field, inert for spreadsheets."""
+    return csv_quote("'" + s if s and s[0] in CSV_FORMULA_LEAD else s)
+
+
 def results_csv(arg: str) -> str:
     """The results.csv of a results directory (or ARG itself when it is a file)."""
     if not arg:

@@ -119,27 +119,42 @@ def _mem_of_pairs_csv(results: str) -> str:
 
 
 SIMULATED_MARK = "simulated GPU: "     # the binary's note on a row measured on tests/simgpu
+TEST_HOOK_MARK = "test hook GDRB_"      # the binary's note on a row with a test hook (GDRB_INJECT_*) active
+
+
+def _note_part(results: str, mark: str) -> Optional[str]:
+    """The first part ("; " between parts) of a note of RESULTS/pairs.csv that starts with
+    MARK, less MARK; None if no note has one."""
+    try:
+        with open(os.path.join(results, PAIRS_CSV), encoding="utf-8", errors="replace") as f:
+            header = f.readline().rstrip("\r\n").split(",")
+            if "note" not in header:
+                return None
+            i = header.index("note")
+            for line in f:
+                if mark not in line:
+                    continue
+                fields = csv_split(line.rstrip("\r\n"))
+                for part in (fields[i] if i < len(fields) else "").split("; "):
+                    if part.startswith(mark):
+                        return part[len(mark):]
+    except OSError:
+        return None
+    return None
 
 
 def simulated_gpu(results: str) -> str:
     """The simulated GPU (the test suite's, tests/simgpu) that rows of RESULTS/pairs.csv were
     measured on, as their note names it ("simulated GPU: NAME"); "" if none was."""
-    try:
-        with open(os.path.join(results, PAIRS_CSV), encoding="utf-8", errors="replace") as f:
-            header = f.readline().rstrip("\r\n").split(",")
-            if "note" not in header:
-                return ""
-            i = header.index("note")
-            for line in f:
-                if SIMULATED_MARK not in line:
-                    continue
-                fields = csv_split(line.rstrip("\r\n"))
-                for part in (fields[i] if i < len(fields) else "").split("; "):
-                    if part.startswith(SIMULATED_MARK):
-                        return part[len(SIMULATED_MARK):] or "a simulated GPU"
-    except OSError:
-        return ""
-    return ""
+    name = _note_part(results, SIMULATED_MARK)
+    return "" if name is None else name or "a simulated GPU"
+
+
+def test_hook(results: str) -> str:
+    """The test hook active in a run of RESULTS/pairs.csv, as the binary's note names it
+    ("test hook GDRB_INJECT_HOSTS=a_b"); "" if none was."""
+    hook = _note_part(results, TEST_HOOK_MARK)
+    return "" if hook is None else TEST_HOOK_MARK + hook
 
 
 _NOT_DECIMAL = re.compile(r"[^0-9.,]")

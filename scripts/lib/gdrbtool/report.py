@@ -173,7 +173,9 @@ class Report:
                  '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>gdrbench %s</title><style>\n'
                  '%s</style></head><body>\n<h1>gdrbench results: %s</h1>' % (esc(name), STYLE, esc(name)))
         if self.meta.j("status") == "interrupted":
-            self.para("This run was interrupted (Ctrl-C): the tables hold what was measured before.")
+            by = self.meta.j("interrupted_by")      # a signal's name, or nothing (an older sweep)
+            self.para("This run was interrupted%s: the tables hold what was measured before."
+                      % (" by " + by if re.fullmatch(r"SIG[A-Z0-9]{1,12}", by) else ""))
         self.verdict_section()
         self.run_section()
         self.env_section()

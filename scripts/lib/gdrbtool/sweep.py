@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import common, pairs as pairs_mod, profile as profile_mod
-from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Stop, awk_value, csv_quote, csv_split,
+from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Stop, awk_value, csv_split, csv_text,
                      duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
 
 NODE_INFO = LIB / "node-info"   # the probe of one host (bash: it runs on every host through the launcher)
@@ -598,8 +598,8 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
             row = dict.fromkeys(sch.columns, "")
             row.update(benchmark=s.bench, layer=s.layer, mem=mem, path=path, reg=_reg_of(mem, path, s.layer),
                        pair="all", size_bytes=str(size), iterations="0", ranks=str(ranks), hosts=str(hosts),
-                       gpu=csv_quote(gpu if mem == "device" else ""), status=fill, errors="0",
-                       note=csv_quote(note), timestamp=stamp, version=csv_quote(version))
+                       gpu=csv_text(gpu if mem == "device" else ""), status=fill, errors="0",
+                       note=csv_text(note), timestamp=stamp, version=csv_text(version))
             res.filled.append(",".join(row[c] for c in sch.columns))
     return res
 
@@ -763,6 +763,7 @@ class Sweep:
     def __init__(self, o: Options, p: Plan, host: Host, where: Placement, command: str):
         self.o, self.p, self.host, self.where, self.command = o, p, host, where, command
         self.interrupted = False
+        self.stop_signal = ""       # the signal that interrupted the sweep: SIGINT, SIGTERM or SIGHUP
         self.meta_failed = False
         self.meta: Dict[str, object] = {}
         self.tty = sys.stderr.isatty()
@@ -782,6 +783,8 @@ class Sweep:
     # complete rows are kept, and meta.json, the plots and the summary are still written.
     def _on_signal(self, signum, frame) -> None:
         self.interrupted = True
+        # The first one names the interruption: a scheduler's SIGTERM is not a Ctrl-C.
+        self.stop_signal = self.stop_signal or signal.Signals(signum).name
 
     def trap_signals(self) -> None:
         for sig in STOP_SIGNALS:
@@ -887,7 +890,7 @@ class Sweep:
             if self.interrupted or (timeout and time.monotonic() - start > timeout):
                 stop_child(child)
                 if self.interrupted:
-                    rc, why = child.returncode, "stopped: the sweep was interrupted"
+                    rc, why = child.returncode, "stopped: the sweep was interrupted by " + self.stop_signal
                 else:
                     rc, why = 124, "stopped after %d s" % timeout
                 break
@@ -1140,9 +1143,10 @@ class Sweep:
         self.meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         if self.interrupted:
             self.meta["status"] = "interrupted"
+            self.meta["interrupted_by"] = self.stop_signal
             for s in p.steps[max(i, 1) - 1:]:
-                self.skip(s.name, s.mem, "not run: the sweep was interrupted")
-            say("interrupted: %s keeps every row measured so far" % self.csv)
+                self.skip(s.name, s.mem, "not run: the sweep was interrupted by " + self.stop_signal)
+            say("interrupted by %s: %s keeps every row measured so far" % (self.stop_signal, self.csv))
         else:
             self.meta["status"] = "complete"
         exit_status = EXIT_FAIL if failed else 0
