@@ -79,13 +79,37 @@ class Schema:
         An empty field is the binaries' "no figure": valid here, the reader decides."""
         if v == "" or name not in self.numeric:
             return ""
+        long = _LONG.fullmatch(v) is not None
         if name in self.integer:
-            return "" if _DIGITS.match(v) else "not a non-negative integer"
-        return "" if _DECIMAL.match(v) else "not a finite non-negative decimal number"
+            if _DIGITS.fullmatch(v):
+                return ""
+            return "more than %d digits: not a 64-bit count" % MAX_INT_DIGITS if long else "not a non-negative integer"
+        if decimal(v) is not None:
+            return ""
+        return ("more than %d digits each side of the point: not a finite number" % MAX_DIGITS if long
+                else "not a finite non-negative decimal number")
 
 
-_DIGITS = re.compile(r"^[0-9]+$")
-_DECIMAL = re.compile(r"^[0-9]+(\.[0-9]+)?$")
+# Numbers as the binaries write them: ASCII digits only (float() and int() also take '１２',
+# '1_000', 'inf', 'nan' and '1e999'), and no more digits than a double or a uint64_t holds,
+# so that every number read is finite and int() never meets its 4300-digit limit.
+MAX_INT_DIGITS = 20          # 2^64 - 1 has 20
+MAX_DIGITS = 30              # each side of the point: 1e30 is far inside a double
+MAX_SIZE = (1 << 64) - 1     # a size_t
+_DIGITS = re.compile(r"[0-9]{1,%d}" % MAX_INT_DIGITS)
+_DECIMAL = re.compile(r"[0-9]{1,%d}(\.[0-9]{1,%d})?" % (MAX_DIGITS, MAX_DIGITS))
+_LONG = re.compile(r"[0-9]+(\.[0-9]+)?")     # digits, of any length
+
+
+def decimal(text: str) -> Optional[float]:
+    """TEXT as a float when it is a plain non-negative decimal (digits, optionally a point and
+    digits) of at most MAX_DIGITS digits each side of the point; None otherwise."""
+    return float(text) if _DECIMAL.fullmatch(text) else None
+
+
+def integer(text: str, limit: int = MAX_SIZE) -> Optional[int]:
+    """TEXT as an int when it is ASCII digits worth at most LIMIT; None otherwise."""
+    return int(text) if _DIGITS.fullmatch(text) and int(text) <= limit else None
 _schema: Optional[Schema] = None
 
 
@@ -183,12 +207,13 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 <<
 
 
 def size_parse(text: str) -> int:
-    """Bytes for "8", "64K", "1MiB", "2g" (binary suffixes, any case); -1 if not a size."""
-    m = re.match(r"^([0-9]+)([A-Za-z]*)$", text)
+    """Bytes for "8", "64K", "1MiB", "2g" (binary suffixes, any case); -1 if not a size (or
+    more than a size_t holds)."""
+    m = re.fullmatch(r"([0-9]{1,%d})([A-Za-z]*)" % MAX_INT_DIGITS, text)
     if not m or m.group(2).lower() not in _UNITS:
         return -1
     v = int(m.group(1)) * _UNITS[m.group(2).lower()]
-    return v if v > 0 else -1
+    return v if 0 < v <= MAX_SIZE else -1
 
 
 def sizes_expand(spec: str) -> Optional[List[int]]:
@@ -318,6 +343,8 @@ class Json:
                                    parse_constant=_not_json))
         except json.JSONDecodeError as e:
             raise ValueError("%s at character %d" % (e.msg, e.pos + 1))
+        except RecursionError:
+            raise ValueError("arrays or objects nested too deeply")
 
     def get(self, *path: Any) -> Any:
         v = self.value
