@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -285,6 +286,34 @@ class BadInput(PairsCase):
                         ":1: not a pairs matrix: the first line must be 'src\\dst,0,1,...,N-1' with N >= 2 ranks")
         self.bad_matrix(lambda ls: [], ":1: not a pairs matrix: the first line must be 'src\\dst,0,1,...,N-1' with "
                                       "N >= 2 ranks")
+
+    def test_numbers_past_a_double_or_in_other_digits_refused(self):
+        """A cell of 400 digits is inf to float() (a low pair would hide behind an infinite
+        median); a rank table's '\u00b2' passes str.isdigit() and fails int(); a file name's
+        size past 20 digits is no size_t: each one line, exit 2, or not a matrix at all."""
+        huge = "9" * 400
+        self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + [huge] + ls[3].split(",")[3:])]
+                        + ls[4:], ":4: column 1: '%s...' is not a finite decimal number (at most 30 digits each "
+                                  "side of the point)" % huge[:40])
+        self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + ["\uff11"] + ls[3].split(",")[3:])]
+                        + ls[4:], ":4: column 1: '\uff11' is not a non-negative decimal number")
+        d = self.results()
+        path = os.path.join(d, pairs.RANKS_FILE)
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        lines[1] = lines[1].replace(",0,", ",\u00b2,", 1)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        status, out, err, _ = self.accept(d, "pairs bw below=80%median")
+        self.assertEqual(status, 2, out + err)
+        self.assertRegex(err, r"^gdrb-accept: %s:2: expected rank 0," % re.escape(path))
+        d = self.results()
+        os.rename(os.path.join(d, "pairs-host-8388608-direct.csv"), os.path.join(d, "pairs-host-%s-direct.csv"
+                                                                                  % ("8" * 230)))
+        with open(os.path.join(d, "results.csv"), "w") as f:
+            f.write(common.schema().header + "\n")
+        status, out, err, v = self.accept(d, "pairs bw below=80%median")
+        self.assertEqual((status, v["rules"][0]["verdict"]), (1, "NODATA"), out + err)
 
     def test_no_matrix_is_nodata_not_a_pass(self):
         d = self.results()
