@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -46,8 +47,30 @@ def failure(message: str) -> Stop:
 
 
 def say(message: str) -> None:
-    sys.stderr.write("%s: %s\n" % (prog, message))
+    # A value of thousands of digits is quoted by its first 40: the line stays a line.
+    sys.stderr.write("%s: %s\n" % (prog, _LONG_DIGITS.sub(r"\1...", message)))
     sys.stderr.flush()
+
+
+_LONG_DIGITS = re.compile(r"([0-9]{40})[0-9]+")
+
+
+def read_regular(path: str, limit: int) -> str:
+    """The text of PATH, a regular file of at most LIMIT bytes (UTF-8, undecodable bytes as
+    U+FFFD); raises OSError with its reason otherwise. Opened without blocking and checked
+    with fstat after the open: a FIFO is refused, never waited on; a device or a directory is
+    never read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise OSError(0, "larger than %d bytes" % limit)
+    return data.decode("utf-8", "replace")
 
 
 # --- the CSV schema ------------------------------------------------------------
@@ -250,15 +273,24 @@ def size_fmt(v: int) -> str:
 
 # --- output helpers ------------------------------------------------------------
 
+def utf8_text(s: str) -> str:
+    """S with the lone surrogates that hold a file name's non-UTF-8 bytes as U+FFFD: JSON and
+    XML files are UTF-8."""
+    return _SURROGATE.sub("\ufffd", s)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def json_str(s: str) -> str:
     """S as a JSON string literal (control characters other than tab, LF and CR as spaces)."""
-    s = s.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    s = utf8_text(s).replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
     return '"' + re.sub(r"[\x01-\x1f]", " ", s) + '"'
 
 
 def xml_str(s: str) -> str:
     """S escaped for XML text and attributes."""
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    s = utf8_text(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     return re.sub(r"[\x01-\x08\x0b\x0c\x0e-\x1f]", " ", s)
 
 

@@ -36,13 +36,11 @@ point; sizes at most a size_t. Errors: one line "FILE:LINE: ...", exit 2.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from .common import PROFILES, decimal, integer, schema, size_fmt, size_parse, sizes_expand, usage_error
+from .common import PROFILES, decimal, integer, read_regular, schema, size_fmt, size_parse, sizes_expand, usage_error
 
 MAX_DEPTH = 8
 MAX_INCLUDES = 64           # in all: a fan-out of includes is bounded, not only their depth
@@ -149,21 +147,9 @@ def _shown(s: str) -> str:
 
 
 def read_lines(path: str) -> List[str]:
-    """The lines of the profile PATH; raises OSError (a FIFO, a device or a directory: EINVAL
-    with its own words; a file past MAX_BYTES: EFBIG). Opened without blocking, so a FIFO
-    planted where a profile was expected is refused, never waited on."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(0, "not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(data) > MAX_BYTES:
-        raise OSError(0, "larger than %d bytes: not a profile" % MAX_BYTES)
-    return data.decode("utf-8", "replace").split("\n")
+    """The lines of the profile PATH: a regular file of at most MAX_BYTES, never a FIFO waited
+    on or a device read (common.read_regular); raises OSError."""
+    return read_regular(path, MAX_BYTES).split("\n")
 
 
 def _unit_scale(column: str, unit: str) -> float:
