@@ -11,6 +11,7 @@ import signal
 import subprocess
 import tempfile
 import unittest
+from unittest import mock
 
 import gdrbtest  # noqa: F401  (sys.path)
 from gdrbtool import common, profile
@@ -438,6 +439,57 @@ class DispatchTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stdout, "")
         self.assertRegex(r.stderr, r"^gdrb: expected a subcommand: sweep, plot, accept, report; see --help\n$")
+
+    def test_an_unforeseen_error_is_one_line_and_exit_1(self):
+        """The last resort of scripts/gdrb: whatever a subcommand raises is one line, never a
+        traceback."""
+        from gdrbtool import accept, cli
+        for exc in (RuntimeError("boom\nsecond line"), RecursionError("maximum recursion depth exceeded"),
+                    ValueError("x" * 1000), KeyError()):
+            with self.subTest(exc=type(exc).__name__):
+                err = io.StringIO()
+                with mock.patch.object(accept, "main", side_effect=exc), contextlib.redirect_stderr(err):
+                    status = cli.main(["accept", "x", "y"], "")
+                self.assertEqual(status, 1)
+                self.assertEqual(err.getvalue().count("\n"), 1, err.getvalue())
+                self.assertRegex(err.getvalue(), r"^gdrb-accept: internal error: %s" % type(exc).__name__)
+                self.assertLess(len(err.getvalue()), 400)
+
+    def test_a_reader_gone_from_stdout_is_exit_1_in_silence(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        shutil.copytree(str(gdrbtest.DATA / "good-run"), os.path.join(d, "r"))
+        for args in (["accept", os.path.join(d, "r"), "gdr-effectiveness"], ["--help"], ["accept", "--help"]):
+            with self.subTest(args=args[:2]):
+                proc = subprocess.Popen([str(gdrbtest.GDRB)] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                proc.stdout.close()
+                err = proc.stderr.read().decode()
+                proc.stderr.close()
+                self.assertEqual(proc.wait(), 1, err)
+                self.assertNotIn("Traceback", err)
+                self.assertNotIn("Exception ignored", err)
+
+    def test_non_utf8_names_in_any_locale(self):
+        """A results directory whose name is not UTF-8, in the C locale without UTF-8 mode and
+        with a terminal in EUC-JP: the verdict, summary and report are written (valid UTF-8
+        JSON), and nothing raises."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        run = os.path.join(d.encode(), b"run-\xff\xa4\xa2")
+        shutil.copytree(str(gdrbtest.DATA / "good-run").encode(), run)
+        for env in ({"LC_ALL": "C", "PYTHONUTF8": "0"}, {"PYTHONIOENCODING": "euc_jp"},
+                    {"LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "ascii"}):
+            for args in ([b"accept", run, b"gdr-effectiveness"], [b"report", run], [b"plot", run]):
+                with self.subTest(env=env, sub=args[0]):
+                    ran = subprocess.run([os.fsencode(str(gdrbtest.GDRB))] + args, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, env=dict(os.environ, **env))
+                    self.assertNotIn(b"Traceback", ran.stderr)
+                    self.assertNotIn(b"internal error", ran.stderr)
+                    self.assertIn(ran.returncode, (0, 1) if args[0] == b"plot" else (0,), ran.stderr)
+                    self.assertIn(run, ran.stderr)       # the name as its bytes
+        with open(os.path.join(run, b"verdict.json"), "rb") as f:
+            verdict = json.loads(f.read().decode("utf-8"), parse_constant=lambda w: 1 / 0)
+        self.assertIn("\ufffd", verdict["results"])
 
     def test_unknown_subcommand(self):
         r = self.run_gdrb("bogus")
