@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -314,6 +315,30 @@ class BadInput(PairsCase):
             f.write(common.schema().header + "\n")
         status, out, err, v = self.accept(d, "pairs bw below=80%median")
         self.assertEqual((status, v["rules"][0]["verdict"]), (1, "NODATA"), out + err)
+
+    def test_a_fifo_in_place_of_a_file_is_refused_never_waited_on(self):
+        def timed_out(signum, frame):
+            raise AssertionError("blocked opening a FIFO")
+        old = signal.signal(signal.SIGALRM, timed_out)
+        self.addCleanup(signal.signal, signal.SIGALRM, old)
+        self.addCleanup(signal.alarm, 0)
+        d = self.results()
+        os.mkfifo(os.path.join(d, pairs.PAIRS_CSV))      # read for its memory kind and note: none
+        signal.alarm(10)
+        self.verdict(d, "PASS")
+        matrix = os.path.join(d, "pairs-host-8388608-direct.csv")
+        for name in (matrix, os.path.join(d, pairs.RANKS_FILE)):
+            os.unlink(name)
+            os.mkfifo(name)
+            signal.alarm(10)
+            status, out, err, _ = self.accept(d, "pairs bw below=80%median")
+            signal.alarm(0)
+            if name == matrix:
+                self.assertEqual((status, err), (2, "gdrb-accept: %s: cannot read: not a regular file\n" % name))
+                os.unlink(name)
+                fx.write_matrix(name, [[1.0] * 8 for _ in range(8)])
+            else:     # a rank table that is not a file is none: ranks are numbered
+                self.assertEqual(status, 0, out + err)
 
     def test_no_matrix_is_nodata_not_a_pass(self):
         d = self.results()

@@ -13,7 +13,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 SCRIPTS = Path(__file__).resolve().parent.parent.parent
 TREE = SCRIPTS.parent
@@ -55,19 +55,25 @@ def say(message: str) -> None:
 _LONG_DIGITS = re.compile(r"([0-9]{40})[0-9]+")
 
 
-def read_regular(path: str, limit: int) -> str:
-    """The text of PATH, a regular file of at most LIMIT bytes (UTF-8, undecodable bytes as
-    U+FFFD); raises OSError with its reason otherwise. Opened without blocking and checked
-    with fstat after the open: a FIFO is refused, never waited on; a device or a directory is
-    never read."""
+def open_regular(path: str, **kw: Any) -> IO[Any]:
+    """PATH opened for reading (open()'s keywords KW) when it is a regular file; raises OSError
+    with its reason otherwise. Opened without blocking and checked with fstat after the open:
+    a FIFO is refused, never waited on; a device or a directory is never read."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(0, "not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(limit + 1)
-    finally:
+        return open(fd, **kw)
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def read_regular(path: str, limit: int) -> str:
+    """The text of PATH, a regular file (open_regular) of at most LIMIT bytes (UTF-8,
+    undecodable bytes as U+FFFD); raises OSError with its reason otherwise."""
+    with open_regular(path, mode="rb") as f:
+        data = f.read(limit + 1)
     if len(data) > limit:
         raise OSError(0, "larger than %d bytes" % limit)
     return data.decode("utf-8", "replace")
@@ -179,7 +185,7 @@ def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
     row with another number of fields."""
     s = schema()
     try:
-        f = open(path, newline="", encoding="utf-8", errors="replace")
+        f = open_regular(path, mode="r", newline="", encoding="utf-8", errors="replace")
     except OSError as e:
         raise usage_error("%s: cannot read: %s" % (path, e.strerror))
     with f:
@@ -367,7 +373,7 @@ class Json:
     def load(path: str) -> "Json":
         """The JSON of PATH; raises OSError, or ValueError (the reason and where) when it is
         not JSON."""
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open_regular(path, mode="r", encoding="utf-8", errors="replace") as f:
             text = f.read()
         try:
             # Numbers stay as written; NaN and Infinity are not JSON.

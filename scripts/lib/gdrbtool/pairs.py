@@ -26,7 +26,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from .common import SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, size_fmt, usage_error
+from .common import SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, open_regular, size_fmt, usage_error
 
 # The size: a size_t's 20 digits at most (a longer one is not a matrix this tool wrote).
 MATRIX_NAME = re.compile(r"pairs-(lat-)?(?:(host|pinned|device)-)?([0-9]{1,20})-([a-z0-9_]+)\.csv")
@@ -108,7 +108,7 @@ def matrix_files(results: str) -> List[str]:
 def _mem_of_pairs_csv(results: str) -> str:
     """The memory kind of the first row of RESULTS/pairs.csv ("" if none)."""
     try:
-        with open(os.path.join(results, PAIRS_CSV), encoding="utf-8", errors="replace") as f:
+        with open_regular(os.path.join(results, PAIRS_CSV), mode="r", encoding="utf-8", errors="replace") as f:
             header, first = f.readline().rstrip("\r\n").split(","), f.readline().rstrip("\r\n")
     except OSError:
         return ""
@@ -126,7 +126,7 @@ def simulated_gpu(results: str) -> str:
     """The simulated GPU (the test suite's, tests/simgpu) that rows of RESULTS/pairs.csv were
     measured on, as their note names it ("simulated GPU: NAME"); "" if none was."""
     try:
-        with open(os.path.join(results, PAIRS_CSV), encoding="utf-8", errors="replace") as f:
+        with open_regular(os.path.join(results, PAIRS_CSV), mode="r", encoding="utf-8", errors="replace") as f:
             header = f.readline().rstrip("\r\n").split(",")
             if "note" not in header:
                 return ""
@@ -163,7 +163,7 @@ def load_matrix(path: str, mem_default: str = "") -> Matrix:
         raise usage_error("%s: not a matrix file name; expected pairs-[lat-][MEM-]SIZE-PATH.csv" % path)
     mat = Matrix(path, "lat" if m.group(1) else "bw", m.group(2) or mem_default, int(m.group(3)), m.group(4))
     try:
-        f = open(path, encoding="utf-8", errors="replace", newline="")
+        f = open_regular(path, mode="r", encoding="utf-8", errors="replace", newline="")
     except OSError as e:
         raise usage_error("%s: cannot read: %s" % (path, e.strerror))
     with f:
@@ -213,7 +213,7 @@ def load_ranks(results: str, n: int) -> Optional[List[Rank]]:
     if not os.path.isfile(path):
         return None
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open_regular(path, mode="r", encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
     except OSError as e:
         raise usage_error("%s: cannot read: %s" % (path, e.strerror))
