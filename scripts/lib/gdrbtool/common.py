@@ -290,7 +290,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def json_str(s: str) -> str:
     """S as a JSON string literal (control characters other than tab, LF and CR as spaces)."""
-    s = utf8_text(s).replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    s = utf8_text(s).replace("\\", "\\\\").replace('"', '\\"')
+    s = s.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
     return '"' + re.sub(r"[\x01-\x1f]", " ", s) + '"'
 
 
