@@ -277,6 +277,11 @@ class RuleKinds(AcceptCase):
                                      (3, "INVALID", "INVALID"), ran.out + ran.err)
                     self.assertRegex(ran.out, r"INVALID %s/results.csv:\d+: %s '" % (re.escape(run), column))
 
+    def test_json_numbers_are_finite(self):
+        """JSON has no NaN or Infinity: a number that is not finite is null in verdict.json."""
+        self.assertEqual([accept.json_num(v) for v in (1.5, 45.0, float("inf"), float("nan"))],
+                         ["1.5", "45", "null", "null"])
+
     def test_rates_past_a_double_are_no_rate(self):
         """A port rate of 400 digits (meta.json, the nic column) would make '% of link' inf: it is
         no rate, and the rule fails (never passes) until --link-rate gives one."""

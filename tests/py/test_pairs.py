@@ -292,10 +292,10 @@ class BadInput(PairsCase):
         """A cell of 400 digits is inf to float() (a low pair would hide behind an infinite
         median); a rank table's '\u00b2' passes str.isdigit() and fails int(); a file name's
         size past 20 digits is no size_t: each one line, exit 2, or not a matrix at all."""
-        huge = "9" * 400
-        self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + [huge] + ls[3].split(",")[3:])]
-                        + ls[4:], ":4: column 1: '%s...' is not a finite decimal number (at most 30 digits each "
-                                  "side of the point)" % huge[:40])
+        for huge in ("9" * 400, "9" * 300, "1" + "0" * 30 + ".5"):   # inf; a limit that overflows; past 30
+            self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + [huge] + ls[3].split(",")[3:])]
+                            + ls[4:], ":4: column 1: '%s' is not a finite decimal number (at most 30 digits "
+                                      "each side of the point)" % (huge if len(huge) <= 40 else huge[:40] + "..."))
         self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + ["\uff11"] + ls[3].split(",")[3:])]
                         + ls[4:], ":4: column 1: '\uff11' is not a non-negative decimal number")
         d = self.results()

@@ -43,6 +43,7 @@ file and line), 3 INVALID: a value a rule reads is not a number.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -63,6 +64,11 @@ FILTER_KEYS = ("mem", "path", "reg", "pair", "layer", "ranks")
 _NIC_RATE = re.compile(r"([0-9]+(\.[0-9]+)?) ?Gb/s")
 _NO_RATE = "no link rate recorded (nic column and meta.json name none; give --link-rate)"
 _HUGE = 1e300
+
+
+def json_num(v: float) -> str:
+    """V as a JSON number (awk's form); null where it is not finite: JSON has no NaN or Infinity."""
+    return awk_num(v) if math.isfinite(v) else "null"
 
 
 def plural(n: int, word: str) -> str:
@@ -346,7 +352,8 @@ class PairsResult(RuleResult):
             for a in self.analyses for x in a.suspects][:KEPT]
         mats = ["{\"matrix\": %s, \"n\": %d, \"measured\": %d, \"not_measured\": %d, \"reference\": %s, "
                 "\"limit\": %s, \"low\": %d}" % (json_str(a.matrix.name), a.matrix.n, a.measured, a.empty,
-                                                  awk_num(a.ref), awk_num(a.limit), len(a.low)) for a in self.analyses]
+                                                  json_num(a.ref), json_num(a.limit), len(a.low))
+                for a in self.analyses]
         return "     \"matrices\": [%s],\n     \"suspects\": [%s],\n" % (", ".join(mats), ", ".join(items))
 
 
@@ -604,7 +611,7 @@ class Verdict:
 
     def json(self, profile_name: str, results: str, now: float) -> str:
         def num(v: Value) -> str:
-            return "null" if v is None else awk_num(v) if isinstance(v, float) else json_str(v)
+            return json_num(v) if isinstance(v, float) else "null" if v is None else json_str(v)
 
         def val(r: RuleResult, v: Value) -> str:
             if r.rule.kind == "text":

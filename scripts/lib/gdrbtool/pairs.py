@@ -26,7 +26,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from .common import SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, open_regular, size_fmt, usage_error
+from .common import MAX_DIGITS, SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, open_regular, size_fmt, usage_error
 
 # The size: a size_t's 20 digits at most (a longer one is not a matrix this tool wrote).
 MATRIX_NAME = re.compile(r"pairs-(lat-)?(?:(host|pinned|device)-)?([0-9]{1,20})-([a-z0-9_]+)\.csv")
@@ -144,7 +144,7 @@ def simulated_gpu(results: str) -> str:
 
 
 _NOT_DECIMAL = re.compile(r"[^0-9.,]")
-_INF = float("inf")
+_LONG_RUN = re.compile(r"[0-9]{%d}" % (MAX_DIGITS + 1))
 
 
 def _shown(s: str) -> str:
@@ -194,7 +194,9 @@ def load_matrix(path: str, mem_default: str = "") -> Matrix:
                 bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x))
                 raise usage_error("%s:%d: column %d: '%s' is not a non-negative decimal number" % (
                     path, lineno, bad, fields[1 + bad]))
-            if _INF in vals:     # more digits than a double holds
+            # More digits than common.decimal takes (a C-level scan): 400 digits are inf to
+            # float(), 300 make a reference whose limit overflows.
+            if _LONG_RUN.search(line, len(fields[0])):
                 bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x))
                 raise usage_error("%s:%d: column %d: '%s' is not a finite decimal number (at most 30 digits each "
                                   "side of the point)" % (path, lineno, bad, _shown(fields[1 + bad])))
