@@ -469,6 +469,27 @@ class Sweep(PairsCase):
         self.assertEqual(sorted(f for f in os.listdir(out) if f.startswith("pairs-")),
                          ["pairs-device-8-direct.csv", "pairs-host-8-direct.csv"])
 
+    def test_step_rows_that_cannot_be_appended_stay_in_the_step(self):
+        """OUT/pairs.csv cannot be written (here: a directory in its place): the step's
+        directory, rows and matrices, is left whole and the sweep stops in one line."""
+        from gdrbtool import sweep
+        out = os.path.join(self.work, "out")
+        step = os.path.join(out, "logs", "01-mpi_pairs-host")
+        os.makedirs(step)
+        os.makedirs(os.path.join(out, "pairs.csv"))
+        row = "mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,n00,n01,0,0,,,,,10,1.000,,ok,0,,t,0.1.0"
+        with open(os.path.join(step, "pairs.csv"), "w") as f:
+            f.write(pairs.pairs_header() + "\n" + row + "\n")
+        fx.write_matrix(os.path.join(step, "pairs-8-direct.csv"), fx.matrix(4))
+        with self.assertRaises(common.Stop) as cm:
+            sweep.keep_pairs(step, "host", out)
+        self.assertEqual((cm.exception.status, cm.exception.message), (1, (
+            "cannot append the rows of %s/pairs.csv to %s/pairs.csv: Is a directory; they stay in %s, with its "
+            "matrices" % (step, out, step))))
+        self.assertEqual(sorted(os.listdir(step)), ["pairs-8-direct.csv", "pairs.csv"])
+        with open(os.path.join(step, "pairs.csv")) as f:
+            self.assertIn(row, f.read())
+
     def test_eta_counts_rounds_and_metrics(self):
         from gdrbtool import sweep
         step = sweep.Step(1, "/bin/true", "gdrb_mpi_pairs", "mpi_pairs", "mpi", "mpi", "host", "8,8M", "0.3", "",

@@ -617,25 +617,25 @@ def is_pairs(s: Step) -> bool:
 _STEP_MATRIX = re.compile(r"^pairs-(lat-)?([0-9]+)-([a-z0-9_]+)\.csv$")
 
 
-def _append_pairs_csv(src: str, target: str) -> Tuple[int, int]:
+def _append_pairs_csv(src: str, target: str) -> Tuple[int, int, str]:
     """The complete rows of the pairs CSV SRC appended to TARGET (created with the header), through
     a copy renamed over it, streamed: at 2048 ranks a matrix is 4.2 million rows. A row without
     its newline (cut short) or with another field count is dropped (text fields never hold a
-    comma). (rows appended, rows dropped)"""
+    comma). (rows appended, rows dropped, why they could not be: "" when they were)"""
     header = pairs_mod.pairs_header().encode()
     commas = header.count(b",")
     rows = dropped = 0
     tmp = target + ".tmp"
     if not os.path.exists(src):
-        return 0, 0
+        return 0, 0, ""
     try:
         with open(src, "rb") as f:
             first = f.readline()
             if not first:
-                return 0, 0
+                return 0, 0, ""
             if first.rstrip(b"\r\n") != header:
                 say("%s:1: not the pairs schema's header; its rows are not taken" % src)
-                return 0, sum(1 for _ in f)
+                return 0, sum(1 for _ in f), ""
             with open(tmp, "wb") as w:
                 if os.path.exists(target):
                     with open(target, "rb") as old:
@@ -653,21 +653,26 @@ def _append_pairs_csv(src: str, target: str) -> Tuple[int, int]:
         else:
             os.unlink(tmp)
     except OSError as e:
-        say("could not append the rows of %s to %s: %s" % (src, target, e.strerror))
         try:
             os.unlink(tmp)
         except OSError:
             pass
-    return rows, dropped
+        return rows, dropped, e.strerror or "cannot write it"
+    return rows, dropped, ""
 
 
 def keep_pairs(step_dir: str, mem: str, out: str) -> Tuple[int, int]:
     """What an all-pairs step wrote in STEP_DIR into the results directory OUT: its complete
     rows appended to OUT/pairs.csv, its rank table as OUT/pairs-ranks.csv, each matrix as
     OUT/pairs-[lat-]MEM-SIZE-PATH.csv (the memory kind added: host and device memory both have
-    a direct path). STEP_DIR is removed. (rows kept, incomplete rows dropped)"""
-    rows, dropped = _append_pairs_csv(os.path.join(step_dir, pairs_mod.PAIRS_CSV),
-                                      os.path.join(out, pairs_mod.PAIRS_CSV))
+    a direct path). STEP_DIR is removed. (rows kept, incomplete rows dropped) When the rows cannot
+    be appended, STEP_DIR is left whole (the only copy of what was measured) and the sweep stops:
+    Stop(1) with one line saying where they are."""
+    src, target = os.path.join(step_dir, pairs_mod.PAIRS_CSV), os.path.join(out, pairs_mod.PAIRS_CSV)
+    rows, dropped, why = _append_pairs_csv(src, target)
+    if why:
+        raise failure("cannot append the rows of %s to %s: %s; they stay in %s, with its matrices"
+                      % (src, target, why, step_dir))
     moves = []
     try:
         names = sorted(os.listdir(step_dir))
