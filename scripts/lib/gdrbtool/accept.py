@@ -25,9 +25,9 @@ A directory with matrices but no results.csv (gdrb_mpi_pairs run by hand) is jud
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
 row at all fails as NODATA. A value a rule reads that is not a number as the binaries write
-it (sizes: digits; latencies and bandwidths: a non-negative decimal such as 1.627; not
-"nan", "-5", "0x10" or "8x") makes the rule and the verdict INVALID, and is listed with its
-file, line and column.
+it (sizes: at most 20 ASCII digits; latencies and bandwidths: a non-negative decimal such as
+1.627, at most 30 digits each side of the point; not "nan", "-5", "0x10", "8x" or 400 nines)
+makes the rule and the verdict INVALID, and is listed with its file, line and column.
 
 Options:
   --link-rate GBITS  port rate in Gb/s for "% of link" rules, instead of the rate recorded

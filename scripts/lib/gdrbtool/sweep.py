@@ -49,8 +49,10 @@ Options:
 Exit: 0 every step ok or unsupported here (and the verdict passes), 1 a step failed, a row
 is failed or invalid-data, the verdict fails or is INVALID, or an output (meta.json, the
 plots, the verdict, summary.md, report.html) could not be written (said once; the results
-already written stay, and the last line names only the files written), 2 bad usage (one line naming the option and
-the accepted form), 130 interrupted (the CSV holds every row measured until then).
+already written stay, and the last line names only the files written), or a step's rows
+could not be appended to results.csv (the sweep stops: they stay in its logs/ file, named),
+2 bad usage (one line naming the option and the accepted form), 130 interrupted (the CSV
+holds every row measured until then).
 """
 
 from __future__ import annotations
