@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import tempfile
 import unittest
@@ -253,6 +254,64 @@ class RuleKinds(AcceptCase):
         # --link-rate: the column is not read at all.
         self.passes(run, "write_bw bw_GBps >= 90% of link mem=device path=direct sizes=1G", "--link-rate", "400")
 
+    def test_values_past_a_double_or_in_other_digits_are_invalid_never_a_pass(self):
+        """float() reads 400 nines as inf (>= any threshold), int() refuses 5000 digits with a
+        ValueError, and both take Unicode digits: each is an INVALID value with its line."""
+        size_col = common.schema().index["size_bytes"]
+        bw_col = common.schema().index["bw_GBps"]
+        for column, value in (("bw_GBps", "9" * 400), ("bw_GBps", "\uff14\uff15"), ("bw_GBps", "1e999"),
+                              ("bw_GBps", "4" + "0" * 40 + ".5"), ("size_bytes", "9" * 5000),
+                              ("size_bytes", "\uff18"), ("size_bytes", "1" * 21)):
+            with self.subTest(column=column, value=value[:12]):
+                def edit(row, first=[True]):
+                    f = row.split(",")
+                    if f[:4] == ["write_bw", "verbs", "device", "direct"] and f[size_col] == "1048576" and first[0]:
+                        first[0] = False
+                        f[size_col if column == "size_bytes" else bw_col] = value
+                    return ",".join(f)
+                run = self.fixture("good-run", edit=edit)
+                for rule in ("write_bw bw_GBps >= 45 GB/s mem=device path=direct sizes=1M:",
+                             "write_bw bw_GBps <= 1000000 GB/s mem=device path=direct"):
+                    ran, record = self.judged(run, rule)
+                    self.assertEqual((ran.status, record["verdict"], ran.verdict()["verdict"]),
+                                     (3, "INVALID", "INVALID"), ran.out + ran.err)
+                    self.assertRegex(ran.out, r"INVALID %s/results.csv:\d+: %s '" % (re.escape(run), column))
+
+    def test_json_numbers_are_finite(self):
+        """JSON has no NaN or Infinity: a number that is not finite is null in verdict.json."""
+        self.assertEqual([accept.json_num(v) for v in (1.5, 45.0, float("inf"), float("nan"))],
+                         ["1.5", "45", "null", "null"])
+
+    def test_rates_past_a_double_are_no_rate(self):
+        """A port rate of 400 digits (meta.json, the nic column) would make '% of link' inf: it is
+        no rate, and the rule fails (never passes) until --link-rate gives one."""
+        huge = "4" + "0" * 400
+        run = self.fixture("good-run")
+        meta = os.path.join(run, "meta.json")
+        with open(meta, encoding="utf-8") as f:
+            text = f.read()
+        text = re.sub(r'("rate_gbps": ?)[0-9.]+', r"\g<1>" + huge, text)
+        text = re.sub(r'("link_rate_gbps": ?)[0-9.]+', r"\g<1>" + huge, text)
+        with open(meta, "w", encoding="utf-8") as f:
+            f.write(text)
+        csv = os.path.join(run, "results.csv")
+        with open(csv, encoding="utf-8") as f:
+            rows = f.read()
+        i_gbps, i_nic = common.schema().index["link_gbps"], common.schema().index["nic"]
+
+        def no_rate(row):
+            f = row.split(",")
+            f[i_gbps] = ""
+            if f[i_nic]:
+                f[i_nic] = "mlx5_0:1 %s Gb/s" % huge
+            return ",".join(f)
+        header, *data = rows.splitlines()
+        with open(csv, "w", encoding="utf-8") as f:
+            f.write("\n".join([header] + [no_rate(r) for r in data]) + "\n")
+        ran, record = self.judged(run, "write_bw bw_GBps <= 1000% of link mem=device path=direct sizes=1G")
+        self.assertEqual((ran.status, record["verdict"]), (1, "FAIL"), ran.out + ran.err)
+        self.assertIn("no link rate recorded", ran.out)
+
     def test_simulated_gpu_is_never_a_pass(self):
         def simulated(row):
             f = row.split(",")
@@ -366,6 +425,8 @@ class Refusals(AcceptCase):
         self.refused("unknown option '--bogus'", "--bogus", bad, "quick")
         self.refused("--link-rate: expected the port rate in Gb/s, e.g. 400, got 'fast'", "--link-rate", "fast", bad, "quick")
         self.refused("--link-rate: .* got '0'", "--link-rate", "0", bad, "quick")
+        for rate in ("inf", "nan", "1e999", "9" * 400, "\uff14\uff10\uff10", "1_000", "0.0"):
+            self.refused("--link-rate: expected the port rate in Gb/s, e.g. 400, got '", "--link-rate", rate, bad, "quick")
         self.refused("--verdict: expected a file name", bad, "quick", "--verdict")
         self.refused("no-such-dir: no such results directory", os.path.join(self.work, "no-such-dir"), "quick")
         self.refused("nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400", bad, "nosuch")

@@ -7,9 +7,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import unittest
+from unittest import mock
 
 import gdrbtest  # noqa: F401  (sys.path)
 from gdrbtool import common, profile
@@ -81,6 +83,23 @@ class SchemaTest(unittest.TestCase):
         self.assertEqual(s.value_fault("lat_p50_us", ""), "")
         self.assertEqual(s.value_fault("note", "anything"), "")
 
+    def test_values_are_ascii_and_finite(self):
+        """float() takes these; the binaries write none of them: each is a fault, never a number."""
+        s = common.schema()
+        for v in ("inf", "nan", "1e999", "1E3", "\uff11\uff12", "\u0661", "1_000", " 5", "5\n", "9" * 400,
+                  "1." + "0" * 31, "9" * 5000):
+            with self.subTest(v=v[:20]):
+                self.assertNotEqual(s.value_fault("lat_p50_us", v), "")
+                self.assertIsNone(common.decimal(v))
+        for v in ("\uff11\uff12", "\u00b2", "5\n", "1_0", "9" * 21, "9" * 5000):
+            with self.subTest(v=v[:20]):
+                self.assertNotEqual(s.value_fault("size_bytes", v), "")
+                self.assertIsNone(common.integer(v))
+        self.assertIn("more than 20 digits", s.value_fault("size_bytes", "9" * 5000))
+        self.assertEqual(s.value_fault("lat_p50_us", "9" * 30 + "." + "9" * 30), "")
+        self.assertEqual(s.value_fault("size_bytes", "18446744073709551615"), "")
+        self.assertEqual(common.integer("18446744073709551616"), None)
+
 
 class GenCsvTest(unittest.TestCase):
     """tests/gen_csv.awk (the fixtures' generator) builds its rows by column name from the schema."""
@@ -151,8 +170,11 @@ class SizesTest(unittest.TestCase):
         self.assertEqual(common.size_parse("64K"), 65536)
         self.assertEqual(common.size_parse("1MiB"), 1 << 20)
         self.assertEqual(common.size_parse("2g"), 2 << 30)
-        for bad in ("0", "8x", "-1", "", "1.5K"):
-            self.assertEqual(common.size_parse(bad), -1, bad)
+        for bad in ("0", "8x", "-1", "", "1.5K", "8\n", "\uff18", "1_024", "9" * 5000, "16777216T",
+                    "18446744073709551616"):
+            self.assertEqual(common.size_parse(bad), -1, bad[:20])
+        self.assertEqual(common.size_parse("16777215T"), 16777215 << 40)
+        self.assertIsNone(common.sizes_expand("8:" + "9" * 5000))
 
     def test_expand(self):
         self.assertEqual(common.sizes_expand("8:64"), [8, 16, 32, 64])
@@ -222,6 +244,19 @@ class JsonTest(unittest.TestCase):
             common.load_json(path)
         self.assertEqual(cm.exception.status, 2)
         self.assertRegex(cm.exception.message, r"m.json: not JSON: unexpected 'N'")
+
+    def test_deep_and_huge_json_is_refused_or_kept_as_written(self):
+        path = temp_file(self, "", ".json")
+        for text in ('{"nodes": ' + "[" * 100000 + "]" * 100000 + "}", "[" * 100000):
+            with open(path, "w") as f:
+                f.write(text)
+            with self.assertRaises(common.Stop) as cm:
+                common.load_json(path)
+            self.assertEqual(cm.exception.status, 2)
+            self.assertIn("not JSON: ", cm.exception.message)
+        with open(path, "w") as f:
+            f.write('{"n": %s}' % ("9" * 5000))      # past int()'s 4300 digits: kept as written
+        self.assertEqual(common.load_json(path).text("n"), "9" * 5000)
 
 
 class WriteAllTest(unittest.TestCase):
@@ -314,6 +349,89 @@ class ProfileTest(unittest.TestCase):
             profile.load(os.path.join(d, "a.profile"))
         self.assertRegex(cm.exception.message, "nest deeper than 8")
 
+    def test_run_and_doctor_name_a_gdrbench_binary_never_a_path(self):
+        for line in ("doctor /bin/sh", "doctor sh", "doctor ../gdrb_doctor", 'doctor bash args="-c id"',
+                     "run /usr/bin/env", "run bash launch=local", "run ..", "run gdrb_mpi_bw/../../x"):
+            with self.subTest(line=line):
+                self.refused("run gdrb_mpi_bw\n" + line + "\n", r"\.profile:2: (run|doctor): '.*' is not a "
+                             r"gdrbench binary name; expected gdrb_NAME")
+        p, _ = self.load_text("doctor gdrb_doctor\nrun gdrb_mpi_bw\n")
+        self.assertEqual(p.doctors[0].binary, "gdrb_doctor")
+
+    def test_include_takes_regular_files_only_and_never_blocks(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        fifo = os.path.join(d, "fifo.profile")
+        os.mkfifo(fifo)
+
+        def timed_out(signum, frame):
+            raise AssertionError("blocked reading a FIFO")
+        old = signal.signal(signal.SIGALRM, timed_out)
+        self.addCleanup(signal.signal, signal.SIGALRM, old)
+        self.addCleanup(signal.alarm, 0)
+        for target, why in ((fifo, "not a regular file"), ("/dev/null", "not a regular file"),
+                            (d, "not a regular file"), (os.path.join(d, "none"), "No such file or directory")):
+            with self.subTest(target=target):
+                signal.alarm(5)
+                self.refused("include %s\nrun gdrb_mpi_bw\n" % target,
+                             r"\.profile:1: include: cannot read '%s': %s$" % (re.escape(target), why))
+        signal.alarm(5)
+        with self.assertRaises(common.Stop) as cm:
+            profile.load(fifo)      # the profile itself
+        signal.alarm(0)
+        self.assertEqual(cm.exception.message, "%s: cannot read this profile: not a regular file" % fifo)
+        big = os.path.join(d, "big.profile")
+        with open(big, "w") as f:
+            f.write("# x\n" * (profile.MAX_BYTES // 4 + 1))
+        self.refused("include %s\n" % big, r":1: include: cannot read .*: larger than 1048576 bytes")
+
+    def test_include_fan_out_is_bounded_in_all(self):
+        """Each level includes the next three times: 3^7 includes within the depth bound."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        for k in range(7):
+            with open(os.path.join(d, "l%d.profile" % k), "w") as f:
+                f.write("include ./l%d.profile\n" % (k + 1) * 3)
+        with open(os.path.join(d, "l7.profile"), "w") as f:
+            f.write("run gdrb_mpi_bw\n")
+        with self.assertRaises(common.Stop) as cm:
+            profile.load(os.path.join(d, "l0.profile"))
+        self.assertEqual(cm.exception.status, 2)
+        self.assertRegex(cm.exception.message, r"l\d\.profile:\d: more than 64 includes in all")
+
+    def test_numbers_are_finite_plain_decimals(self):
+        huge = "9" * 400
+        run = "run gdrb_mpi_bw\nrun gdrb_mpi_pairs\n"
+        for line, pattern in (
+                ("rule r mpi_bw bw_GBps >= %s" % huge, r"threshold '9{40}\.\.\.': expected a number"),
+                ("rule r mpi_bw lat_p50_us <= %s us" % huge, r"threshold '9{40}\.\.\.'"),
+                ("rule r mpi_bw bw_GBps >= %s%% of link" % huge, r"threshold"),
+                ("rule r mpi_bw bw_GBps >= 1.%s" % ("0" * 31), r"threshold"),
+                ("rule r mpi_bw bw_GBps >= \uff11\uff12", r"threshold"),       # fullwidth digits
+                ("rule r mpi_bw bw_GBps >= 1_000", r"threshold"),
+                ("rule r mpi_bw bw_GBps >= inf", r"threshold"),
+                ("rule r mpi_bw bw_GBps >= nan", r"threshold"),
+                ("rule r mpi_bw bw_GBps >= 1e999", r"threshold"),
+                ("rule r mpi_bw bw_GBps >= 1 sizes=%s:" % ("9" * 5000), r"sizes="),
+                ("rule r mpi_bw bw_GBps >= 1 sizes=8,%s" % ("1" * 5000), r"sizes="),
+                ("rule r mpi_bw bw_GBps >= 1 sizes=%sK" % ("9" * 18), r"sizes="),      # past a size_t
+                ("pairs lat above=%sxbest" % huge, r"above= expects"),
+                ("pairs bw below=80%%median node=%s%%" % ("5" * 5000), r"node= expects"),
+                ("pairs bw below=80%%median size=%s" % ("8" * 5000), r"size="),
+                ("sizes %s" % ("9" * 5000), r"sizes: '9{40}\.\.\.' is not a size list"),
+                ("time %s" % huge, r"time: expected seconds"),
+                ("iters %s" % ("9" * 5000), r"iters: expected"),
+                ("run gdrb_mpi_bibw np=%s" % ("2" * 5000), r"np=: expected"),
+                ("run gdrb_mpi_bibw time=%s" % huge, r"time=: expected")):
+            with self.subTest(line=line[:60]):
+                with self.assertRaises(common.Stop) as cm:
+                    self.load_text(run + line + "\n")
+                self.assertEqual(cm.exception.status, 2)
+                self.assertRegex(cm.exception.message, r"\.profile:3: .*" + pattern)
+                self.assertLess(len(cm.exception.message), 1000)
+        p, _ = self.load_text(run + "rule r mpi_bw bw_GBps >= %s\npairs lat above=2.5xbest\n" % ("9" * 30))
+        self.assertEqual((p.rules[0].value, p.rules[1].value), (1e30 - 1, 2.5))
+
 
 if __name__ == "__main__":
     unittest.main()
@@ -332,6 +450,57 @@ class DispatchTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stdout, "")
         self.assertRegex(r.stderr, r"^gdrb: expected a subcommand: sweep, plot, accept, report; see --help\n$")
+
+    def test_an_unforeseen_error_is_one_line_and_exit_1(self):
+        """The last resort of scripts/gdrb: whatever a subcommand raises is one line, never a
+        traceback."""
+        from gdrbtool import accept, cli
+        for exc in (RuntimeError("boom\nsecond line"), RecursionError("maximum recursion depth exceeded"),
+                    ValueError("x" * 1000), KeyError()):
+            with self.subTest(exc=type(exc).__name__):
+                err = io.StringIO()
+                with mock.patch.object(accept, "main", side_effect=exc), contextlib.redirect_stderr(err):
+                    status = cli.main(["accept", "x", "y"], "")
+                self.assertEqual(status, 1)
+                self.assertEqual(err.getvalue().count("\n"), 1, err.getvalue())
+                self.assertRegex(err.getvalue(), r"^gdrb-accept: internal error: %s" % type(exc).__name__)
+                self.assertLess(len(err.getvalue()), 400)
+
+    def test_a_reader_gone_from_stdout_is_exit_1_in_silence(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        shutil.copytree(str(gdrbtest.DATA / "good-run"), os.path.join(d, "r"))
+        for args in (["accept", os.path.join(d, "r"), "gdr-effectiveness"], ["--help"], ["accept", "--help"]):
+            with self.subTest(args=args[:2]):
+                proc = subprocess.Popen([str(gdrbtest.GDRB)] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                proc.stdout.close()
+                err = proc.stderr.read().decode()
+                proc.stderr.close()
+                self.assertEqual(proc.wait(), 1, err)
+                self.assertNotIn("Traceback", err)
+                self.assertNotIn("Exception ignored", err)
+
+    def test_non_utf8_names_in_any_locale(self):
+        """A results directory whose name is not UTF-8, in the C locale without UTF-8 mode and
+        with a terminal in EUC-JP: the verdict, summary and report are written (valid UTF-8
+        JSON), and nothing raises."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        run = os.path.join(d.encode(), b"run-\xff\xa4\xa2")
+        shutil.copytree(str(gdrbtest.DATA / "good-run").encode(), run)
+        for env in ({"LC_ALL": "C", "PYTHONUTF8": "0"}, {"PYTHONIOENCODING": "euc_jp"},
+                    {"LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "ascii"}):
+            for args in ([b"accept", run, b"gdr-effectiveness"], [b"report", run], [b"plot", run]):
+                with self.subTest(env=env, sub=args[0]):
+                    ran = subprocess.run([os.fsencode(str(gdrbtest.GDRB))] + args, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, env=dict(os.environ, **env))
+                    self.assertNotIn(b"Traceback", ran.stderr)
+                    self.assertNotIn(b"internal error", ran.stderr)
+                    self.assertIn(ran.returncode, (0, 1) if args[0] == b"plot" else (0,), ran.stderr)
+                    self.assertIn(run, ran.stderr)       # the name as its bytes
+        with open(os.path.join(run, b"verdict.json"), "rb") as f:
+            verdict = json.loads(f.read().decode("utf-8"), parse_constant=lambda w: 1 / 0)
+        self.assertIn("\ufffd", verdict["results"])
 
     def test_unknown_subcommand(self):
         r = self.run_gdrb("bogus")

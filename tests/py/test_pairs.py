@@ -6,7 +6,9 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -297,6 +299,58 @@ class BadInput(PairsCase):
         self.bad_matrix(lambda ls: [], ":1: not a pairs matrix: the first line must be 'src\\dst,0,1,...,N-1' with "
                                       "N >= 2 ranks")
 
+    def test_numbers_past_a_double_or_in_other_digits_refused(self):
+        """A cell of 400 digits is inf to float() (a low pair would hide behind an infinite
+        median); a rank table's '\u00b2' passes str.isdigit() and fails int(); a file name's
+        size past 20 digits is no size_t: each one line, exit 2, or not a matrix at all."""
+        for huge in ("9" * 400, "9" * 300, "1" + "0" * 30 + ".5"):   # inf; a limit that overflows; past 30
+            self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + [huge] + ls[3].split(",")[3:])]
+                            + ls[4:], ":4: column 1: '%s' is not a finite decimal number (at most 30 digits "
+                                      "each side of the point)" % (huge if len(huge) <= 40 else huge[:40] + "..."))
+        self.bad_matrix(lambda ls: ls[:3] + [",".join(ls[3].split(",")[:2] + ["\uff11"] + ls[3].split(",")[3:])]
+                        + ls[4:], ":4: column 1: '\uff11' is not a non-negative decimal number")
+        d = self.results()
+        path = os.path.join(d, pairs.RANKS_FILE)
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        lines[1] = lines[1].replace(",0,", ",\u00b2,", 1)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        status, out, err, _ = self.accept(d, "pairs bw below=80%median")
+        self.assertEqual(status, 2, out + err)
+        self.assertRegex(err, r"^gdrb-accept: %s:2: expected rank 0," % re.escape(path))
+        d = self.results()
+        os.rename(os.path.join(d, "pairs-host-8388608-direct.csv"), os.path.join(d, "pairs-host-%s-direct.csv"
+                                                                                  % ("8" * 230)))
+        with open(os.path.join(d, "results.csv"), "w") as f:
+            f.write(common.schema().header + "\n")
+        status, out, err, v = self.accept(d, "pairs bw below=80%median")
+        self.assertEqual((status, v["rules"][0]["verdict"]), (1, "NODATA"), out + err)
+
+    def test_a_fifo_in_place_of_a_file_is_refused_never_waited_on(self):
+        def timed_out(signum, frame):
+            raise AssertionError("blocked opening a FIFO")
+        old = signal.signal(signal.SIGALRM, timed_out)
+        self.addCleanup(signal.signal, signal.SIGALRM, old)
+        self.addCleanup(signal.alarm, 0)
+        d = self.results()
+        os.mkfifo(os.path.join(d, pairs.PAIRS_CSV))      # read for its memory kind and note: none
+        signal.alarm(10)
+        self.verdict(d, "PASS")
+        matrix = os.path.join(d, "pairs-host-8388608-direct.csv")
+        for name in (matrix, os.path.join(d, pairs.RANKS_FILE)):
+            os.unlink(name)
+            os.mkfifo(name)
+            signal.alarm(10)
+            status, out, err, _ = self.accept(d, "pairs bw below=80%median")
+            signal.alarm(0)
+            if name == matrix:
+                self.assertEqual((status, err), (2, "gdrb-accept: %s: cannot read: not a regular file\n" % name))
+                os.unlink(name)
+                fx.write_matrix(name, [[1.0] * 8 for _ in range(8)])
+            else:     # a rank table that is not a file is none: ranks are numbered
+                self.assertEqual(status, 0, out + err)
+
     def test_no_matrix_is_nodata_not_a_pass(self):
         d = self.results()
         os.unlink(os.path.join(d, "pairs-host-8388608-direct.csv"))
@@ -425,6 +479,27 @@ class Sweep(PairsCase):
             self.assertEqual(f.read(), header + "\n" + (row + "\n") * 4)
         self.assertEqual(sorted(f for f in os.listdir(out) if f.startswith("pairs-")),
                          ["pairs-device-8-direct.csv", "pairs-host-8-direct.csv"])
+
+    def test_step_rows_that_cannot_be_appended_stay_in_the_step(self):
+        """OUT/pairs.csv cannot be written (here: a directory in its place): the step's
+        directory, rows and matrices, is left whole and the sweep stops in one line."""
+        from gdrbtool import sweep
+        out = os.path.join(self.work, "out")
+        step = os.path.join(out, "logs", "01-mpi_pairs-host")
+        os.makedirs(step)
+        os.makedirs(os.path.join(out, "pairs.csv"))
+        row = "mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,n00,n01,0,0,,,,,10,1.000,,ok,0,,t,0.1.0"
+        with open(os.path.join(step, "pairs.csv"), "w") as f:
+            f.write(pairs.pairs_header() + "\n" + row + "\n")
+        fx.write_matrix(os.path.join(step, "pairs-8-direct.csv"), fx.matrix(4))
+        with self.assertRaises(common.Stop) as cm:
+            sweep.keep_pairs(step, "host", out)
+        self.assertEqual((cm.exception.status, cm.exception.message), (1, (
+            "cannot append the rows of %s/pairs.csv to %s/pairs.csv: Is a directory; they stay in %s, with its "
+            "matrices" % (step, out, step))))
+        self.assertEqual(sorted(os.listdir(step)), ["pairs-8-direct.csv", "pairs.csv"])
+        with open(os.path.join(step, "pairs.csv")) as f:
+            self.assertIn(row, f.read())
 
     def test_eta_counts_rounds_and_metrics(self):
         from gdrbtool import sweep

@@ -179,6 +179,60 @@ class PlanTest(Dir):
         self.assertEqual(sweep.find_bin("gdrb_nosuch", [self.bin], root=self.tmp), "")
 
 
+class NumbersTest(Dir):
+    """Numbers in options, the environment and node-info's JSON are finite ASCII decimals:
+    float() reads 400 nines as inf, int() raises ValueError past 4300 digits, and both take
+    Unicode digits."""
+
+    def test_options_refused_in_one_line(self):
+        for argv, start in ((["--np", "2" * 5000], "--np: expected an even number of ranks"),
+                            (["--np", "\uff12"], "--np: expected"),
+                            (["--np", "2" * 25], "--np: expected"),
+                            (["--time-per-size", "9" * 400], "--time-per-size: expected seconds"),
+                            (["--time-per-size", "1e999"], "--time-per-size: expected seconds"),
+                            (["--link-rate", "9" * 400], "--link-rate: expected the port rate"),
+                            (["--link-rate", "inf"], "--link-rate: expected the port rate"),
+                            (["--link-rate", "\u0664\u0660\u0660"], "--link-rate: expected the port rate"),
+                            (["--sizes", "9" * 5000], "--sizes: expected MIN:MAX"),
+                            (["--sizes", "8:" + "1" * 30], "--sizes: expected MIN:MAX")):
+            with self.subTest(argv=argv[0] + " " + argv[1][:10]):
+                with self.assertRaises(common.Stop) as cm:
+                    sweep.parse_args(argv)
+                self.assertEqual(cm.exception.status, 2)
+                self.assertTrue(cm.exception.message.startswith(start), cm.exception.message[:100])
+
+    def test_slurm_node_count_in_other_digits_is_no_count(self):
+        with mock.patch.object(sweep.shutil, "which", lambda name: "/x/" + name if name == "srun" else None):
+            for count in ("\u00b2", "\uff12", "9" * 5000):
+                w = sweep.placement(sweep.parse_args([]), {"SLURM_JOB_ID": "7", "SLURM_JOB_NUM_NODES": count}, "here")
+                self.assertEqual(w.command(2)[:4], ["srun", "--ntasks=2", "--distribution=block", "--nodes=1"])
+
+    def test_rounds_of_thousands_of_digits_do_not_break_the_estimate(self):
+        s = sweep.Step(1, "/bin/true", "gdrb_mpi_pairs", "mpi_pairs", "mpi", "mpi", "host", "8", "", "", "",
+                       "", "", "--rounds " + "9" * 5000)
+        sweep.estimate(s, 4)
+        self.assertGreater(s.estimate, 0)
+
+    def test_node_info_numbers_past_a_double_are_null_and_meta_stays_json(self):
+        line = ('{"hostname": "a", "nics": [{"ports": [{"state": "4: ACTIVE", "rate_gbps": 1%s.5}, '
+                '{"state": "4: ACTIVE", "rate_gbps": Infinity}, {"rate_gbps": NaN}]}]}' % ("0" * 400))
+        deep = '{"a": ' + "[" * 100000 + "]" * 100000 + "}"
+        huge = '{"a": %s}' % ("9" * 5000)
+        found = sweep._json_lines("\n".join([line, deep, huge, '{"b": 1}']))
+        self.assertEqual([obj for _, obj in found][1:], [{"b": 1}])
+        node = found[0][1]
+        self.assertEqual([p["rate_gbps"] for p in node["nics"][0]["ports"]], [None, None, None])
+        self.assertIsNone(sweep.link_rate_of(node))
+        text = sweep.meta_text({"nodes": [node], "link_rate_gbps": sweep.link_rate_of(node), "steps": []})
+        json.loads(text, parse_constant=strict_constant)
+        with self.assertRaises(ValueError):
+            sweep.meta_text({"x": float("inf")})      # never written as Infinity
+
+
+def strict_constant(word):
+    raise ValueError("not JSON: %s" % word)
+
+
 class PlacementTest(Dir):
     def place(self, argv, env=None):
         return sweep.placement(sweep.parse_args(argv), env or {}, "here")
@@ -208,6 +262,17 @@ class PlacementTest(Dir):
         with self.assertRaises(common.Stop) as cm:
             self.place(["--hostfile", hf])
         self.assertEqual(cm.exception.message, "--hostfile: no host names in '%s'" % hf)
+
+    def test_a_hostfile_that_is_not_a_regular_file_is_refused_never_waited_on(self):
+        fifo = os.path.join(self.tmp, "hosts.fifo")
+        os.mkfifo(fifo)
+        for path in (fifo, "/dev/null", self.tmp):
+            with self.subTest(path=path):
+                ran = subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--hostfile", path, "--dry-run"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                                     timeout=30)
+                self.assertEqual((ran.returncode, ran.stderr),
+                                 (2, "gdrb-sweep: --hostfile: cannot read '%s': not a regular file\n" % path))
 
     def test_slurm_allocation(self):
         with mock.patch.object(sweep.shutil, "which", lambda name: "/x/" + name if name == "srun" else None):
@@ -278,11 +343,12 @@ class MergeTest(Dir):
         csv = os.path.join(self.tmp, "results.csv")
         with open(csv, "w") as f:
             f.write(self.header + "\n")
-        self.assertTrue(sweep.append_atomically(csv, [self.row(8), self.row(16)]))
+        self.assertEqual(sweep.append_atomically(csv, [self.row(8), self.row(16)]), "")
         with open(csv) as f:
             self.assertEqual(f.read().splitlines(), [self.header, self.row(8), self.row(16)])
         self.assertFalse(os.path.exists(csv + ".tmp"))
-        self.assertFalse(sweep.append_atomically(os.path.join(self.tmp, "nodir", "results.csv"), ["x"]))
+        self.assertEqual(sweep.append_atomically(os.path.join(self.tmp, "nodir", "results.csv"), ["x"]),
+                         "No such file or directory")
 
 
 class MetaTest(unittest.TestCase):
@@ -433,11 +499,11 @@ class EndToEnd(Dir):
         os.mkdir(self.bin)
         self.out = os.path.join(self.tmp, "run")
 
-    def sweep(self, profile_text, *argv, path=None):
+    def sweep(self, profile_text, *argv, path=None, env=None):
         prof = os.path.join(self.tmp, "test.profile")
         with open(prof, "w") as f:
             f.write(profile_text)
-        env = dict(os.environ, PATH=path or os.environ["PATH"])
+        env = dict(os.environ, PATH=path or os.environ["PATH"], **(env or {}))
         env.pop("SLURM_JOB_ID", None)
         return subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir", self.bin,
                                "--out", self.out] + list(argv), env=env, stdout=subprocess.PIPE,
@@ -465,6 +531,97 @@ class EndToEnd(Dir):
         self.assertEqual(self.read("logs/plot.log"), "# " + said[len("gdrb-sweep: "):])
         meta = json.loads(self.read("meta.json"))
         self.assertEqual((meta["status"], meta["exit_status"], meta["steps"][0]["status"]), ("complete", 0, "ok"))
+
+    def test_every_json_file_a_sweep_writes_is_strict_json(self):
+        """A whole run (sweep, its doctor, plot, accept, report) on a host whose port rate has
+        more digits than a double holds: meta.json, verdict.json and doctor.json load with a
+        parser that refuses NaN and Infinity."""
+        sysfs = os.path.join(self.tmp, "sys")
+        port = os.path.join(sysfs, "class", "infiniband", "mlx5_0", "ports", "1")
+        os.makedirs(port)
+        with open(os.path.join(port, "rate"), "w") as f:
+            f.write("1%s.5 Gb/sec (4X NDR)\n" % ("0" * 400))
+        with open(os.path.join(port, "state"), "w") as f:
+            f.write("4: ACTIVE\n")
+        fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")])
+        stub(self.bin, "gdrb_fake_doctor", 'echo "{\\"ok\\": true}"')
+        ran = self.sweep("sizes 8\ndoctor gdrb_fake_doctor\nrun gdrb_fake_ok launch=local\n"
+                         "rule r fake_ok bw_GBps >= 1% of link\n", env={"GDRB_SYSFS": sysfs})
+        self.assertNotIn("Traceback", ran.stderr)
+        found = []
+        for top, _, files in os.walk(self.out):
+            for name in files:
+                if name.endswith(".json"):
+                    found.append(name)
+                    with open(os.path.join(top, name), encoding="utf-8") as f:
+                        json.loads(f.read(), parse_constant=strict_constant)
+        self.assertEqual(sorted(found), ["doctor.json", "meta.json", "verdict.json"], ran.stderr)
+        meta = json.loads(self.read("meta.json"))
+        self.assertIsNone(meta["link_rate_gbps"])
+        self.assertEqual(json.loads(self.read("verdict.json"))["rules"][0]["verdict"], "FAIL")   # no rate: no pass
+
+    def test_a_full_disk_keeps_the_step_rows_and_stops_in_one_line(self):
+        """Step 2 measures a row and then the disk is full: its rows cannot be appended to
+        results.csv, so they stay in its step file, and the sweep stops there (exit 1)."""
+        mnt = os.path.join(self.tmp, "mnt")
+        os.mkdir(mnt)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        if mounted.returncode != 0:
+            self.skipTest("cannot mount a tmpfs here: " + mounted.stdout.strip())
+        self.addCleanup(subprocess.run, ["umount", mnt])
+        self.out = os.path.join(mnt, "run")
+        fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")])
+        stub(self.bin, "gdrb_fake_fill", 'while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done\n'
+             "printf '%%s\\n' '%s' '%s' >\"$csv\"\n"
+             'cat /dev/zero >"${csv%%/*}/../filler" 2>/dev/null; exit 0'
+             % (common.schema().header, ok_row("fake_fill")))
+        fake_bench(self.bin, "gdrb_fake_never", [ok_row("fake_never")])
+        ran = self.sweep("sizes 8\nrun gdrb_fake_ok launch=local\nrun gdrb_fake_fill launch=local\n"
+                         "run gdrb_fake_never launch=local\n")
+        part = os.path.join(self.out, "logs", "02-fake_fill-host.csv")
+        self.assertEqual(ran.returncode, 1, ran.stderr)
+        self.assertNotIn("Traceback", ran.stderr)
+        self.assertTrue(ran.stderr.endswith(
+            "gdrb-sweep: cannot append the rows of step 2 (gdrb_fake_fill mem=host) to %s/results.csv: No space "
+            "left on device; its rows stay in %s (1 measured)\n" % (self.out, part)), ran.stderr)
+        with open(part) as f:
+            self.assertEqual(f.read().splitlines()[1:], [ok_row("fake_fill")])
+        self.assertEqual(self.read("results.csv").splitlines(), [common.schema().header, ok_row("fake_ok")])
+        self.assertNotIn("fake_never", self.read("commands.txt"))
+
+    def test_a_vanished_directory_is_one_line(self):
+        """The results directory removed under a running sweep: one line saying so, exit 1."""
+        stub(self.bin, "gdrb_fake_rm", 'while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done\n'
+             'rm -rf "${csv%%/logs/*}"; exit 0')
+        fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")])
+        ran = self.sweep("sizes 8\nrun gdrb_fake_rm launch=local\nrun gdrb_fake_ok launch=local\n")
+        self.assertEqual(ran.returncode, 1, ran.stderr)
+        self.assertNotIn("Traceback", ran.stderr)
+        self.assertRegex(ran.stderr, r"gdrb-sweep: cannot append the rows of step 1 \(gdrb_fake_rm mem=host\) to "
+                                     r".*/results.csv: No such file or directory; nothing of it is left to keep\n$")
+
+    def test_a_reader_gone_from_stdout_costs_the_copy_not_the_sweep(self):
+        """gdrb sweep | head: the tables on stdout are a copy; the sweep runs to its end."""
+        fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")])
+        stub(self.bin, "gdrb_fake_table", 'while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done\n'
+             "printf '%%s\\n' '%s' '%s' >\"$csv\"\nseq 1 20000"
+             % (common.schema().header, ok_row("fake_table")))
+        prof = os.path.join(self.tmp, "test.profile")
+        with open(prof, "w") as f:
+            f.write("sizes 8\nrun gdrb_fake_table launch=local\nrun gdrb_fake_ok launch=local\n")
+        env = dict(os.environ, PATH=path_without(self.tmp, "gnuplot"))
+        env.pop("SLURM_JOB_ID", None)
+        proc = subprocess.Popen([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir",
+                                 self.bin, "--out", self.out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env)
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        proc.stderr.close()
+        self.assertEqual(proc.wait(timeout=120), 0, err)
+        self.assertNotIn("Traceback", err)
+        self.assertEqual(self.read("results.csv").splitlines(),
+                         [common.schema().header, ok_row("fake_table"), ok_row("fake_ok")])
 
     def test_progress_redrawn_on_a_terminal(self):
         """stderr a terminal: the step's line is redrawn in place (carriage return, erase to the

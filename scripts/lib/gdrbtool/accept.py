@@ -25,9 +25,9 @@ A directory with matrices but no results.csv (gdrb_mpi_pairs run by hand) is jud
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
 row at all fails as NODATA. A value a rule reads that is not a number as the binaries write
-it (sizes: digits; latencies and bandwidths: a non-negative decimal such as 1.627; not
-"nan", "-5", "0x10" or "8x") makes the rule and the verdict INVALID, and is listed with its
-file, line and column.
+it (sizes: at most 20 ASCII digits; latencies and bandwidths: a non-negative decimal such as
+1.627, at most 30 digits each side of the point; not "nan", "-5", "0x10", "8x" or 400 nines)
+makes the rule and the verdict INVALID, and is listed with its file, line and column.
 
 Options:
   --link-rate GBITS  port rate in Gb/s for "% of link" rules, instead of the rate recorded
@@ -43,6 +43,7 @@ file and line), 3 INVALID: a value a rule reads is not a number.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -52,7 +53,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 from . import common, pairs
 from . import profile as profiles
-from .common import Json, awk_num, json_str, num_fmt, size_fmt, usage_error, write_all, xml_str
+from .common import Json, awk_num, decimal, json_str, num_fmt, size_fmt, usage_error, write_all, xml_str
 
 # A measured value or threshold: None where the row has none (no figure, no rate), a float for
 # the numeric rules, the text itself for the text rules.
@@ -60,10 +61,14 @@ Value = Union[None, float, str]
 
 KEPT = 50                    # failures and invalid values each rule keeps for its message and the JSON
 FILTER_KEYS = ("mem", "path", "reg", "pair", "layer", "ranks")
-_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
 _NIC_RATE = re.compile(r"([0-9]+(\.[0-9]+)?) ?Gb/s")
 _NO_RATE = "no link rate recorded (nic column and meta.json name none; give --link-rate)"
 _HUGE = 1e300
+
+
+def json_num(v: float) -> str:
+    """V as a JSON number (awk's form); null where it is not finite: JSON has no NaN or Infinity."""
+    return awk_num(v) if math.isfinite(v) else "null"
 
 
 def plural(n: int, word: str) -> str:
@@ -347,7 +352,8 @@ class PairsResult(RuleResult):
             for a in self.analyses for x in a.suspects][:KEPT]
         mats = ["{\"matrix\": %s, \"n\": %d, \"measured\": %d, \"not_measured\": %d, \"reference\": %s, "
                 "\"limit\": %s, \"low\": %d}" % (json_str(a.matrix.name), a.matrix.n, a.measured, a.empty,
-                                                  awk_num(a.ref), awk_num(a.limit), len(a.low)) for a in self.analyses]
+                                                  json_num(a.ref), json_num(a.limit), len(a.low))
+                for a in self.analyses]
         return "     \"matrices\": [%s],\n     \"suspects\": [%s],\n" % (", ".join(mats), ", ".join(items))
 
 
@@ -381,20 +387,20 @@ class Judge:
     def _rates(self, meta: Json) -> None:
         """meta.json (its numbers kept as written): link_rate_gbps, and the rate of each NIC
         port (NAME:PORT), and of each NIC by its first active port (NAME)."""
-        if _DECIMAL.fullmatch(meta.text("link_rate_gbps")):
-            self.default_rate = float(meta.text("link_rate_gbps"))
+        # A rate that is not a finite decimal (inf, 400 digits) is no rate: never one that passes.
+        self.default_rate = decimal(meta.text("link_rate_gbps")) or 0.0
         for n in range(meta.count("nodes")):
             for k in range(meta.count("nodes", n, "nics")):
                 nic = meta.at("nodes", n, "nics", k)
                 name = nic.text("name")
                 for p in range(nic.count("ports")):
                     port = nic.at("ports", p)
-                    rate = port.text("rate_gbps")
-                    if not _DECIMAL.fullmatch(rate):
+                    rate = decimal(port.text("rate_gbps"))
+                    if rate is None:
                         continue
-                    self.port_rate.setdefault(name + ":" + port.text("port"), float(rate))
+                    self.port_rate.setdefault(name + ":" + port.text("port"), rate)
                     if name not in self.port_rate and "ACTIVE" in port.text("state"):
-                        self.port_rate[name] = float(rate)
+                        self.port_rate[name] = rate
 
     def nic_rate(self, gbps: str, nic: str) -> float:
         """The port rate in Gb/s for a row's link_gbps and nic columns; 0 if none is known."""
@@ -404,10 +410,11 @@ class Judge:
         rate = self._rate_of.get(key)
         if rate is None:
             m = _NIC_RATE.search(nic)
-            if _DECIMAL.fullmatch(gbps) and float(gbps) > 0:
+            nic_rate = decimal(m.group(1)) if m else None
+            if (decimal(gbps) or 0) > 0:
                 rate = float(gbps)
-            elif m:
-                rate = float(m.group(1))
+            elif nic_rate is not None:
+                rate = nic_rate
             elif nic in self.port_rate:
                 rate = self.port_rate[nic]
             else:
@@ -612,7 +619,7 @@ class Verdict:
 
     def json(self, profile_name: str, results: str, now: float) -> str:
         def num(v: Value) -> str:
-            return "null" if v is None else awk_num(v) if isinstance(v, float) else json_str(v)
+            return json_num(v) if isinstance(v, float) else "null" if v is None else json_str(v)
 
         def val(r: RuleResult, v: Value) -> str:
             if r.rule.kind == "text":
@@ -711,8 +718,10 @@ def parse_args(argv: List[str]) -> Options:
         a = argv[i]
         nxt = argv[i + 1] if i + 1 < len(argv) else ""
         if a == "--link-rate":
-            if not _DECIMAL.fullmatch(nxt) or nxt == "0":
-                raise usage_error("--link-rate: expected the port rate in Gb/s, e.g. 400, got '%s'" % nxt)
+            if not decimal(nxt):
+                # A finite decimal above 0 (common.decimal: at most 30 digits each side of the point).
+                raise usage_error("--link-rate: expected the port rate in Gb/s, e.g. 400, got '%s'"
+                                  % (nxt if len(nxt) <= 40 else nxt[:40] + "..."))
             o.link_rate = nxt
             i += 1
         elif a in ("--verdict", "--junit"):

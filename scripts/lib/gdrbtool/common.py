@@ -9,10 +9,11 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 SCRIPTS = Path(__file__).resolve().parent.parent.parent
 TREE = SCRIPTS.parent
@@ -46,8 +47,36 @@ def failure(message: str) -> Stop:
 
 
 def say(message: str) -> None:
-    sys.stderr.write("%s: %s\n" % (prog, message))
+    # A value of thousands of digits is quoted by its first 40: the line stays a line.
+    sys.stderr.write("%s: %s\n" % (prog, _LONG_DIGITS.sub(r"\1...", message)))
     sys.stderr.flush()
+
+
+_LONG_DIGITS = re.compile(r"([0-9]{40})[0-9]+")
+
+
+def open_regular(path: str, **kw: Any) -> IO[Any]:
+    """PATH opened for reading (open()'s keywords KW) when it is a regular file; raises OSError
+    with its reason otherwise. Opened without blocking and checked with fstat after the open:
+    a FIFO is refused, never waited on; a device or a directory is never read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file")
+        return open(fd, **kw)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str, limit: int) -> str:
+    """The text of PATH, a regular file (open_regular) of at most LIMIT bytes (UTF-8,
+    undecodable bytes as U+FFFD); raises OSError with its reason otherwise."""
+    with open_regular(path, mode="rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(0, "larger than %d bytes" % limit)
+    return data.decode("utf-8", "replace")
 
 
 # --- the CSV schema ------------------------------------------------------------
@@ -79,13 +108,37 @@ class Schema:
         An empty field is the binaries' "no figure": valid here, the reader decides."""
         if v == "" or name not in self.numeric:
             return ""
+        long = _LONG.fullmatch(v) is not None
         if name in self.integer:
-            return "" if _DIGITS.match(v) else "not a non-negative integer"
-        return "" if _DECIMAL.match(v) else "not a finite non-negative decimal number"
+            if _DIGITS.fullmatch(v):
+                return ""
+            return "more than %d digits: not a 64-bit count" % MAX_INT_DIGITS if long else "not a non-negative integer"
+        if decimal(v) is not None:
+            return ""
+        return ("more than %d digits each side of the point: not a finite number" % MAX_DIGITS if long
+                else "not a finite non-negative decimal number")
 
 
-_DIGITS = re.compile(r"^[0-9]+$")
-_DECIMAL = re.compile(r"^[0-9]+(\.[0-9]+)?$")
+# Numbers as the binaries write them: ASCII digits only (float() and int() also take '１２',
+# '1_000', 'inf', 'nan' and '1e999'), and no more digits than a double or a uint64_t holds,
+# so that every number read is finite and int() never meets its 4300-digit limit.
+MAX_INT_DIGITS = 20          # 2^64 - 1 has 20
+MAX_DIGITS = 30              # each side of the point: 1e30 is far inside a double
+MAX_SIZE = (1 << 64) - 1     # a size_t
+_DIGITS = re.compile(r"[0-9]{1,%d}" % MAX_INT_DIGITS)
+_DECIMAL = re.compile(r"[0-9]{1,%d}(\.[0-9]{1,%d})?" % (MAX_DIGITS, MAX_DIGITS))
+_LONG = re.compile(r"[0-9]+(\.[0-9]+)?")     # digits, of any length
+
+
+def decimal(text: str) -> Optional[float]:
+    """TEXT as a float when it is a plain non-negative decimal (digits, optionally a point and
+    digits) of at most MAX_DIGITS digits each side of the point; None otherwise."""
+    return float(text) if _DECIMAL.fullmatch(text) else None
+
+
+def integer(text: str, limit: int = MAX_SIZE) -> Optional[int]:
+    """TEXT as an int when it is ASCII digits worth at most LIMIT; None otherwise."""
+    return int(text) if _DIGITS.fullmatch(text) and int(text) <= limit else None
 _schema: Optional[Schema] = None
 
 
@@ -132,7 +185,7 @@ def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
     row with another number of fields."""
     s = schema()
     try:
-        f = open(path, newline="", encoding="utf-8", errors="replace")
+        f = open_regular(path, mode="r", newline="", encoding="utf-8", errors="replace")
     except OSError as e:
         raise usage_error("%s: cannot read: %s" % (path, e.strerror))
     with f:
@@ -193,12 +246,13 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 <<
 
 
 def size_parse(text: str) -> int:
-    """Bytes for "8", "64K", "1MiB", "2g" (binary suffixes, any case); -1 if not a size."""
-    m = re.match(r"^([0-9]+)([A-Za-z]*)$", text)
+    """Bytes for "8", "64K", "1MiB", "2g" (binary suffixes, any case); -1 if not a size (or
+    more than a size_t holds)."""
+    m = re.fullmatch(r"([0-9]{1,%d})([A-Za-z]*)" % MAX_INT_DIGITS, text)
     if not m or m.group(2).lower() not in _UNITS:
         return -1
     v = int(m.group(1)) * _UNITS[m.group(2).lower()]
-    return v if v > 0 else -1
+    return v if 0 < v <= MAX_SIZE else -1
 
 
 def sizes_expand(spec: str) -> Optional[List[int]]:
@@ -235,15 +289,25 @@ def size_fmt(v: int) -> str:
 
 # --- output helpers ------------------------------------------------------------
 
+def utf8_text(s: str) -> str:
+    """S with the lone surrogates that hold a file name's non-UTF-8 bytes as U+FFFD: JSON and
+    XML files are UTF-8."""
+    return _SURROGATE.sub("\ufffd", s)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def json_str(s: str) -> str:
     """S as a JSON string literal (control characters other than tab, LF and CR as spaces)."""
-    s = s.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    s = utf8_text(s).replace("\\", "\\\\").replace('"', '\\"')
+    s = s.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
     return '"' + re.sub(r"[\x01-\x1f]", " ", s) + '"'
 
 
 def xml_str(s: str) -> str:
     """S escaped for XML text and attributes."""
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    s = utf8_text(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     return re.sub(r"[\x01-\x08\x0b\x0c\x0e-\x1f]", " ", s)
 
 
@@ -320,7 +384,7 @@ class Json:
     def load(path: str) -> "Json":
         """The JSON of PATH; raises OSError, or ValueError (the reason and where) when it is
         not JSON."""
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open_regular(path, mode="r", encoding="utf-8", errors="replace") as f:
             text = f.read()
         try:
             # Numbers stay as written; NaN and Infinity are not JSON.
@@ -328,6 +392,8 @@ class Json:
                                    parse_constant=_not_json))
         except json.JSONDecodeError as e:
             raise ValueError("%s at character %d" % (e.msg, e.pos + 1))
+        except RecursionError:
+            raise ValueError("arrays or objects nested too deeply")
 
     def get(self, *path: Any) -> Any:
         v = self.value

@@ -26,9 +26,10 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from .common import SCHEMA_DEF, Schema, csv_split, num_fmt, size_fmt, usage_error
+from .common import MAX_DIGITS, SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, open_regular, size_fmt, usage_error
 
-MATRIX_NAME = re.compile(r"^pairs-(lat-)?(?:(host|pinned|device)-)?([0-9]+)-([a-z0-9_]+)\.csv$")
+# The size: a size_t's 20 digits at most (a longer one is not a matrix this tool wrote).
+MATRIX_NAME = re.compile(r"pairs-(lat-)?(?:(host|pinned|device)-)?([0-9]{1,20})-([a-z0-9_]+)\.csv")
 RANKS_FILE = "pairs-ranks.csv"
 PAIRS_CSV = "pairs.csv"
 # Beside csv_schema.def: the pairs CSV's and the rank table's one definitions.
@@ -101,13 +102,13 @@ def matrix_files(results: str) -> List[str]:
         names = os.listdir(results)
     except OSError:
         return []
-    return sorted(os.path.join(results, f) for f in names if MATRIX_NAME.match(f))
+    return sorted(os.path.join(results, f) for f in names if MATRIX_NAME.fullmatch(f))
 
 
 def _mem_of_pairs_csv(results: str) -> str:
     """The memory kind of the first row of RESULTS/pairs.csv ("" if none)."""
     try:
-        with open(os.path.join(results, PAIRS_CSV), encoding="utf-8", errors="replace") as f:
+        with open_regular(os.path.join(results, PAIRS_CSV), mode="r", encoding="utf-8", errors="replace") as f:
             header, first = f.readline().rstrip("\r\n").split(","), f.readline().rstrip("\r\n")
     except OSError:
         return ""
@@ -126,7 +127,7 @@ def _note_part(results: str, mark: str) -> Optional[str]:
     """The first part ("; " between parts) of a note of RESULTS/pairs.csv that starts with
     MARK, less MARK; None if no note has one."""
     try:
-        with open(os.path.join(results, PAIRS_CSV), encoding="utf-8", errors="replace") as f:
+        with open_regular(os.path.join(results, PAIRS_CSV), mode="r", encoding="utf-8", errors="replace") as f:
             header = f.readline().rstrip("\r\n").split(",")
             if "note" not in header:
                 return None
@@ -158,21 +159,26 @@ def test_hook(results: str) -> str:
 
 
 _NOT_DECIMAL = re.compile(r"[^0-9.,]")
+_LONG_RUN = re.compile(r"[0-9]{%d}" % (MAX_DIGITS + 1))
+
+
+def _shown(s: str) -> str:
+    return s if len(s) <= 40 else s[:40] + "..."
 
 
 def _bad_cell(v: str) -> bool:
-    return not re.fullmatch(r"[0-9]+(\.[0-9]+)?", v)
+    return decimal(v) is None
 
 
 def load_matrix(path: str, mem_default: str = "") -> Matrix:
     """The matrix file PATH; a file that is not one (no header, not square, a ragged row, a
     value that is not a non-negative decimal) is refused with one line "FILE:LINE: ...", exit 2."""
-    m = MATRIX_NAME.match(os.path.basename(path))
+    m = MATRIX_NAME.fullmatch(os.path.basename(path))
     if not m:
         raise usage_error("%s: not a matrix file name; expected pairs-[lat-][MEM-]SIZE-PATH.csv" % path)
     mat = Matrix(path, "lat" if m.group(1) else "bw", m.group(2) or mem_default, int(m.group(3)), m.group(4))
     try:
-        f = open(path, encoding="utf-8", errors="replace", newline="")
+        f = open_regular(path, mode="r", encoding="utf-8", errors="replace", newline="")
     except OSError as e:
         raise usage_error("%s: cannot read: %s" % (path, e.strerror))
     with f:
@@ -203,6 +209,12 @@ def load_matrix(path: str, mem_default: str = "") -> Matrix:
                 bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x))
                 raise usage_error("%s:%d: column %d: '%s' is not a non-negative decimal number" % (
                     path, lineno, bad, fields[1 + bad]))
+            # More digits than common.decimal takes (a C-level scan): 400 digits are inf to
+            # float(), 300 make a reference whose limit overflows.
+            if _LONG_RUN.search(line, len(fields[0])):
+                bad = next(k for k, x in enumerate(fields[1:]) if x and _bad_cell(x))
+                raise usage_error("%s:%d: column %d: '%s' is not a finite decimal number (at most 30 digits each "
+                                  "side of the point)" % (path, lineno, bad, _shown(fields[1 + bad])))
             mat.rows.append(array("d", vals))
             if len(mat.rows) > n:
                 break
@@ -217,8 +229,11 @@ def load_ranks(results: str, n: int) -> Optional[List[Rank]]:
     path = os.path.join(results, RANKS_FILE)
     if not os.path.isfile(path):
         return None
-    with open(path, encoding="utf-8", errors="replace") as f:
-        lines = f.read().splitlines()
+    try:
+        with open_regular(path, mode="r", encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise usage_error("%s: cannot read: %s" % (path, e.strerror))
     s = ranks_schema()
     if not lines or lines[0] != s.header:
         raise usage_error("%s:1: not a rank table: the first line must be '%s'" % (path, s.header))
@@ -226,7 +241,8 @@ def load_ranks(results: str, n: int) -> Optional[List[Rank]]:
     ranks: List[Rank] = []
     for lineno, line in enumerate(lines[1:], start=2):
         f = line.split(",")
-        if len(f) != len(s.columns) or f[col["rank"]] != str(len(ranks)) or not f[col["local_rank"]].isdigit():
+        # ASCII digits: str.isdigit() takes '\u00b2', which int() then refuses.
+        if len(f) != len(s.columns) or f[col["rank"]] != str(len(ranks)) or integer(f[col["local_rank"]]) is None:
             raise usage_error("%s:%d: expected rank %d,%s" % (path, lineno, len(ranks),
                                                               ",".join(c.upper() for c in s.columns[1:])))
         ranks.append(Rank(int(f[col["rank"]]), f[col["host"]], int(f[col["local_rank"]]), f[col["gpu"]],

@@ -4,11 +4,13 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
 
   description TEXT           shown in the summary
   include NAME|FILE          read another profile here (NAME: the shipped NAME.profile; FILE:
-                             relative to this file). Defaults set inside stay inside.
+                             relative to this file; a regular file). Defaults set inside stay
+                             inside. At most 8 deep and 64 includes in all.
   sizes SPEC | time SEC | iters N | validate on|off
                              defaults for the run lines below: -m SPEC (else 8:1G),
                              -t SEC, -n N, -c (else the binaries' own defaults)
-  run BINARY [key=value ...] run BINARY once per memory kind; keys:
+  run BINARY [key=value ...] run BINARY (a gdrbench binary's name, gdrb_NAME: never a path)
+                             once per memory kind; keys:
       mem=host,pinned,device   memory kinds (default host); device only where a GPU is;
                                none: the binary takes no --mem (give paths=MEM:PATH,...)
       needs=gpu,rdma           skip the line where this host has no GPU / RDMA device
@@ -20,14 +22,16 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
       paths=LIST               the rows a complete run writes at each size, as PATH or
                                MEM:PATH (default direct, plus staged for device memory)
       args="..."               more arguments for the binary
-  doctor BINARY [args="..."]  run BINARY --json, keep its output as doctor.json
+  doctor BINARY [args="..."]  run BINARY (gdrb_NAME, as for run) --json, keep its output as
+                             doctor.json
   rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]   see `gdrb accept --help`
   pairs METRIC below|above=FACTOR [key=value ...]   a rule on the all-pairs matrices, relative
                              to the fabric (docs/pairs.md), e.g.
                              pairs bw below=80%median size=8M
                              pairs lat above=2.1xbest size=8
 
-Errors: one line "FILE:LINE: ...", exit 2.
+Numbers are plain decimals (no exponent, inf or nan) of at most 30 digits each side of the
+point; sizes at most a size_t. Errors: one line "FILE:LINE: ...", exit 2.
 """
 
 from __future__ import annotations
@@ -36,9 +40,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from .common import PROFILES, schema, size_fmt, size_parse, sizes_expand, usage_error
+from .common import PROFILES, decimal, integer, read_regular, schema, size_fmt, size_parse, sizes_expand, usage_error
 
 MAX_DEPTH = 8
+MAX_INCLUDES = 64           # in all: a fan-out of includes is bounded, not only their depth
+MAX_BYTES = 1 << 20         # a profile is a page of text, not a device's stream
+# What run and doctor lines may name: a gdrbench binary, found in the build tree or on PATH.
+BINARY_NAME = re.compile(r"gdrb_[a-z0-9_]+")
 
 
 @dataclass
@@ -129,7 +137,19 @@ def tokens(line: str) -> Optional[List[str]]:
 
 
 def _is_num(s: str) -> bool:
-    return re.match(r"^[0-9]+(\.[0-9]+)?$", s) is not None
+    """A plain decimal whose value is finite (common.decimal)."""
+    return decimal(s) is not None
+
+
+def _shown(s: str) -> str:
+    """S for a message: its first 40 characters (a value of thousands of digits is one line)."""
+    return s if len(s) <= 40 else s[:40] + "..."
+
+
+def read_lines(path: str) -> List[str]:
+    """The lines of the profile PATH: a regular file of at most MAX_BYTES, never a FIFO waited
+    on or a device read (common.read_regular); raises OSError."""
+    return read_regular(path, MAX_BYTES).split("\n")
 
 
 def _unit_scale(column: str, unit: str) -> float:
@@ -150,10 +170,12 @@ class _Parser:
         self.sizes, self.time, self.iters, self.validate = "8:1G", "", "", ""
         self.rule_where: Dict[str, str] = {}
         self.benches: Dict[str, bool] = {}
+        self.includes = 0
 
     @staticmethod
     def err(where: str, msg: str):
-        return usage_error("%s: %s" % (where, msg))
+        # A value of thousands of digits is quoted by its first 40.
+        return usage_error("%s: %s" % (where, re.sub(r"([0-9]{40})[0-9]+", r"\1...", msg)))
 
     def check_list(self, where: str, key: str, value: str, allowed: str) -> None:
         items = value.split(",") if value else []
@@ -167,7 +189,7 @@ class _Parser:
         v = sizes_expand(spec)
         if not v:
             raise self.err(where, "%s: '%s' is not a size list; expected MIN:MAX (doubling) or A,B,C, "
-                                  "e.g. 8:1G or 8,64K,1M" % (key, spec))
+                                  "e.g. 8:1G or 8,64K,1M" % (key, _shown(spec)))
 
     def resolve(self, name: str, frm: str) -> str:
         if "/" not in name:
@@ -177,16 +199,24 @@ class _Parser:
         d = frm.rsplit("/", 1)[0] if "/" in frm else "."
         return d + "/" + name
 
+    def binary(self, where: str, kw: str, name: str) -> str:
+        """NAME when it names a gdrbench binary (run and doctor lines: never a path, never
+        another program)."""
+        if not BINARY_NAME.fullmatch(name):
+            raise self.err(where, "%s: '%s' is not a gdrbench binary name; expected gdrb_NAME (no paths; binaries "
+                                  "are found in the build tree or on PATH)" % (kw, name))
+        return name
+
     def parse_file(self, file: str, depth: int, include_where: str = "") -> None:
         if depth > MAX_DEPTH:
-            raise self.err(file, "includes nest deeper than 8 (an include loop?)")
+            raise self.err(include_where or file, "includes nest deeper than 8 (an include loop?)")
         saved = (self.sizes, self.time, self.iters, self.validate)
         try:
-            with open(file, encoding="utf-8", errors="replace", newline="") as f:
-                lines = f.read().split("\n")
-        except OSError:
-            raise self.err(include_where or file, "cannot read profile '%s'" % file if include_where
-                           else "cannot read this profile")
+            lines = read_lines(file)
+        except OSError as e:
+            why = e.strerror or "cannot read"
+            raise self.err(include_where or file, "include: cannot read '%s': %s" % (file, why) if include_where
+                           else "cannot read this profile: %s" % why)
         if lines and lines[-1] == "":
             lines.pop()
         for nr, line in enumerate(lines, start=1):
@@ -205,12 +235,10 @@ class _Parser:
             elif kw == "include":
                 if len(t) != 2:
                     raise self.err(where, "include takes one profile name or file, e.g. 'include quick'")
-                target = self.resolve(t[1], file)
-                try:
-                    open(target).close()
-                except OSError:
-                    raise self.err(where, "include: cannot read '%s'" % target)
-                self.parse_file(target, depth + 1, where)
+                self.includes += 1
+                if self.includes > MAX_INCLUDES:
+                    raise self.err(where, "more than %d includes in all (an include fan-out?)" % MAX_INCLUDES)
+                self.parse_file(self.resolve(t[1], file), depth + 1, where)
             elif kw in ("sizes", "time", "iters", "validate"):
                 if len(t) != 2:
                     raise self.err(where, kw + " takes one value")
@@ -220,10 +248,10 @@ class _Parser:
                     self.sizes = v
                 elif kw == "time":
                     if not _is_num(v) or float(v) <= 0:
-                        raise self.err(where, "time: expected seconds per size, e.g. 0.3, got '%s'" % v)
+                        raise self.err(where, "time: expected seconds per size, e.g. 0.3, got '%s'" % _shown(v))
                     self.time = v
                 elif kw == "iters":
-                    if not re.match(r"^[1-9][0-9]*$", v):
+                    if not re.fullmatch(r"[1-9][0-9]*", v) or integer(v) is None:
                         raise self.err(where, "iters: expected a positive integer, got '%s'" % v)
                     self.iters = v
                 else:
@@ -246,10 +274,7 @@ class _Parser:
     def parse_run(self, where: str, t: List[str]) -> None:
         if len(t) < 2 or "=" in t[1]:
             raise self.err(where, "run needs a binary name first, e.g. 'run gdrb_mpi_bw mem=host,device'")
-        binary = t[1]
-        if not re.match(r"^[A-Za-z0-9._+-]+$", binary):
-            raise self.err(where, "run: '%s' is not a binary name (no paths; binaries are found in the build "
-                                  "tree or on PATH)" % binary)
+        binary = self.binary(where, "run", t[1])
         kv = {"mem": "host", "needs": "", "launch": "mpi", "sizes": self.sizes, "time": self.time,
               "iters": self.iters, "validate": self.validate, "np": "", "paths": "", "bench": "",
               "layer": "", "args": ""}
@@ -268,12 +293,12 @@ class _Parser:
         self.check_list(where, "launch", kv["launch"], "mpi,local")
         self.check_sizes(where, "sizes", kv["sizes"])
         if kv["time"] and (not _is_num(kv["time"]) or float(kv["time"]) <= 0):
-            raise self.err(where, "time=: expected seconds per size, got '%s'" % kv["time"])
-        if kv["iters"] and not re.match(r"^[1-9][0-9]*$", kv["iters"]):
+            raise self.err(where, "time=: expected seconds per size, got '%s'" % _shown(kv["time"]))
+        if kv["iters"] and (not re.fullmatch(r"[1-9][0-9]*", kv["iters"]) or integer(kv["iters"]) is None):
             raise self.err(where, "iters=: expected a positive integer, got '%s'" % kv["iters"])
         if kv["validate"] not in ("", "on", "off"):
             raise self.err(where, "validate=: expected on or off, got '%s'" % kv["validate"])
-        if kv["np"] and not re.match(r"^[1-9][0-9]*$", kv["np"]):
+        if kv["np"] and (not re.fullmatch(r"[1-9][0-9]*", kv["np"]) or integer(kv["np"], 1 << 20) is None):
             raise self.err(where, "np=: expected a number of ranks, got '%s'" % kv["np"])
         if kv["paths"] and not re.match(r"^([a-z]+:)?[a-z0-9_]+(,([a-z]+:)?[a-z0-9_]+)*$", kv["paths"]):
             raise self.err(where, "paths=: expected a comma list of PATH or MEM:PATH, e.g. direct,staged or "
@@ -301,7 +326,7 @@ class _Parser:
             args = t[2][5:]
         elif len(t) > 2:
             raise self.err(where, 'doctor: only args="..." may follow the binary')
-        self.profile.doctors.append(Doctor(where, t[1], args))
+        self.profile.doctors.append(Doctor(where, self.binary(where, "doctor", t[1]), args))
 
     def parse_rule(self, where: str, t: List[str]) -> None:
         s = schema()
@@ -360,7 +385,7 @@ class _Parser:
             if not thr or len(thr) > 3:
                 raise self.err(where, "rule %s: threshold: expected NUMBER [UNIT], PERCENT%% of link or "
                                       "PERCENT%% of staged" % name)
-            if re.match(r"^[0-9]+(\.[0-9]+)?%$", thr[0]):
+            if thr[0].endswith("%") and _is_num(thr[0][:-1]):
                 target = thr[-1]
                 if (len(thr) == 2 or (len(thr) == 3 and thr[1] == "of")) and target in ("link", "staged"):
                     kind, value = target, float(thr[0][:-1])
@@ -387,8 +412,9 @@ class _Parser:
                 value = float(thr[0]) * scale
                 text = thr[0] + (" " + thr[1] if len(thr) == 2 else "")
             else:
-                raise self.err(where, "rule %s: threshold '%s': expected a number, or PERCENT%% of link / of staged"
-                               % (name, thr[0]))
+                raise self.err(where, "rule %s: threshold '%s': expected a number (digits, optionally a point and "
+                                      "digits, at most 30 each side), or PERCENT%% of link / of staged"
+                               % (name, _shown(thr[0])))
         elif op in ("=", "!=", "in"):
             if column in s.numeric:
                 raise self.err(where, "rule %s: %s compares text; '%s' is numeric (use >=, <=, > or <)"
@@ -421,20 +447,20 @@ class _Parser:
             raise self.err(where, "pairs %s: a %s pair is bad when it is %s the fabric: use %s=, not %s="
                            % (metric, "bandwidth" if metric == "bw" else "latency",
                               "below" if key == "below" else "above", key, other))
-        m = re.match(r"^([0-9]+(\.[0-9]+)?)(%|x)(median|best)$", kv[key])
-        if not m or float(m.group(1)) <= 0:
+        m = re.fullmatch(r"([0-9.]+)(%|x)(median|best)", kv[key])
+        if not m or not _is_num(m.group(1)) or float(m.group(1)) <= 0:
             raise self.err(where, "pairs %s: %s= expects PERCENT%%median, PERCENT%%best or FACTORxmedian, "
                                   "FACTORxbest, e.g. %s, got '%s'" % (
                                       metric, key, "80%median" if key == "below" else "2.1xbest", kv[key]))
-        factor = float(m.group(1)) / (100 if m.group(3) == "%" else 1)
-        ref = m.group(4)
+        factor = float(m.group(1)) / (100 if m.group(2) == "%" else 1)
+        ref = m.group(3)
         if key == "below" and factor > 1:
             raise self.err(where, "pairs bw: below=%s flags pairs faster than the %s; expected at most 100%%"
                            % (kv[key], ref))
         if key == "above" and factor < 1:
             raise self.err(where, "pairs lat: above=%s flags pairs faster than the %s; expected at least 1x"
                            % (kv[key], ref))
-        nm = re.match(r"^([0-9]+)%$", kv["node"])
+        nm = re.fullmatch(r"([0-9]{1,3})%", kv["node"])
         if not nm or not 0 < int(nm.group(1)) <= 100:
             raise self.err(where, "pairs: node= expects the share of a node's pairs that must be low to name "
                                   "the node, 1%%..100%%, e.g. 75%%, got '%s'" % kv["node"])
@@ -462,7 +488,7 @@ class _Parser:
             raise self.err(where, "rule name '%s' already used at %s; give this one name="
                            % (name, self.rule_where[name]))
         self.rule_where[name] = where
-        what = "%s%s %s" % (m.group(1), "%" if m.group(3) == "%" else "x", ref)
+        what = "%s%s %s" % (m.group(1), "%" if m.group(2) == "%" else "x", ref)
         self.profile.rules.append(Rule(where, name, kv["bench"], "bw_GBps" if metric == "bw" else "lat_us",
                                        "<" if metric == "bw" else ">", "pairs", factor,
                                        "%s %s" % (key, what.replace("%", "% of", 1) if "%" in what else what),
@@ -474,10 +500,6 @@ def load(file: str) -> Profile:
     "FILE:LINE: ..." on the first error."""
     p = _Parser()
     p.profile = Profile(file)
-    try:
-        open(file).close()
-    except OSError:
-        raise _Parser.err(file, "cannot read this profile")
     p.parse_file(file, 0)
     # One all-pairs benchmark a profile: the matrices of two would share their file names.
     pairs = sorted(b for b in p.benches if b.endswith("_pairs"))

@@ -462,7 +462,7 @@ def main(argv: List[str]) -> int:
     if mats:
         report.matrices = (mats, ranks)
         report.simulated = pairs.simulated_gpu(out_dir)
-    report.build(re.sub(r".*/", "", out_dir.rstrip("/")))
+    report.build(common.utf8_text(re.sub(r".*/", "", out_dir.rstrip("/"))))   # summary.md and report.html are UTF-8
     md, html = out_dir + "/summary.md", out_dir + "/report.html"
     write_all([(md, "".join(report.md)), (html, "".join(report.html))])
     common.say("%s and %s" % (md, html))

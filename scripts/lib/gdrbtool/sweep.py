@@ -49,12 +49,15 @@ Options:
 Exit: 0 every step ok or unsupported here (and the verdict passes), 1 a step failed, a row
 is failed or invalid-data, the verdict fails or is INVALID, or an output (meta.json, the
 plots, the verdict, summary.md, report.html) could not be written (said once; the results
-already written stay, and the last line names only the files written), 2 bad usage (one line naming the option and
-the accepted form), 130 interrupted (the CSV holds every row measured until then).
+already written stay, and the last line names only the files written), or a step's rows
+could not be appended to results.csv (the sweep stops: they stay in its logs/ file, named),
+2 bad usage (one line naming the option and the accepted form), 130 interrupted (the CSV
+holds every row measured until then).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -103,8 +106,7 @@ _VALUED = {"--profile": "profile", "--launcher": "launcher", "--hosts": "hosts",
            "--np": "np", "--launcher-args": "launcher_args", "--mem": "mem", "--bench": "bench",
            "--sizes": "sizes", "--time-per-size": "time_per_size", "--label": "label", "--out": "out",
            "--link-rate": "link_rate"}
-_SECONDS = re.compile(r"^[0-9]+(\.[0-9]+)?$")
-_ZERO = re.compile(r"^0+(\.0+)?$")
+MAX_RANKS = 1 << 20
 _HOSTS = re.compile(r"^[A-Za-z0-9._-]+(:[0-9]+)?(,[A-Za-z0-9._-]+(:[0-9]+)?)*$")
 _LABEL = re.compile(r"^[A-Za-z0-9._-]+$")
 
@@ -140,7 +142,8 @@ def parse_args(argv: Sequence[str]) -> Options:
 
 
 def check_options(o: Options) -> None:
-    if not (re.match(r"^[0-9]+$", o.np) and int(o.np) >= 2 and int(o.np) % 2 == 0):
+    np = common.integer(o.np, MAX_RANKS)
+    if np is None or np < 2 or np % 2:
         raise usage_error("--np: expected an even number of ranks, at least 2, got '%s'" % o.np)
     if o.launcher not in ("", "mpirun", "srun"):
         raise usage_error("--launcher: expected mpirun or srun, got '%s'" % o.launcher)
@@ -153,11 +156,11 @@ def check_options(o: Options) -> None:
         raise usage_error("--hostfile: cannot read '%s'" % o.hostfile)
     if o.mem and any(m not in MEMS for m in o.mem.split(",")):
         raise usage_error("--mem: expected a comma list of host, pinned, device, got '%s'" % o.mem)
-    if o.time_per_size and (not _SECONDS.match(o.time_per_size) or _ZERO.match(o.time_per_size)):
+    if o.time_per_size and not common.decimal(o.time_per_size):
         raise usage_error("--time-per-size: expected seconds per size, e.g. 0.3, got '%s'" % o.time_per_size)
     if o.label and not _LABEL.match(o.label):
         raise usage_error("--label: expected letters, digits, '.', '_' or '-', got '%s'" % o.label)
-    if o.link_rate and (not _SECONDS.match(o.link_rate) or _ZERO.match(o.link_rate)):
+    if o.link_rate and not common.decimal(o.link_rate):
         raise usage_error("--link-rate: expected the port rate in Gb/s, e.g. 400, got '%s'" % o.link_rate)
     for d in o.bin_dirs:
         if not os.path.isdir(d):
@@ -271,7 +274,8 @@ class Placement:
             cmd = ["srun", "--ntasks=%d" % n, "--distribution=block"]
             if self.source == "slurm" and not self.specs:
                 if self.slurm_nodes:
-                    nodes = min(int(self.slurm_nodes), n) if self.slurm_nodes.isdigit() else nodes
+                    count = common.integer(self.slurm_nodes)     # ASCII digits: isdigit() takes '\u00b2'
+                    nodes = min(count, n) if count else nodes
                 cmd.append("--nodes=%d" % nodes)
             else:
                 cmd += ["--nodes=%d" % nodes, "--nodelist=" + ",".join(self.names[:nodes])]
@@ -318,8 +322,11 @@ def placement(o: Options, env: Dict[str, str], this_host: str) -> Placement:
     if o.hosts:
         specs, source = o.hosts.split(","), "hosts"
     elif o.hostfile:
-        with open(o.hostfile, encoding="utf-8", errors="replace") as f:
-            specs = [line.split()[0] for line in f if not re.match(r"^[ \t]*(#|$)", line) and line.split()]
+        try:
+            text = common.read_regular(o.hostfile, 1 << 24)
+        except OSError as e:
+            raise usage_error("--hostfile: cannot read '%s': %s" % (o.hostfile, e.strerror))
+        specs = [line.split()[0] for line in text.splitlines() if not re.match(r"^[ \t]*(#|$)", line) and line.split()]
         if not specs:
             raise usage_error("--hostfile: no host names in '%s'" % o.hostfile)
         source = "hostfile"
@@ -492,7 +499,7 @@ def estimate(s: Step, ranks: int = 2) -> None:
     if is_pairs(s):
         args = s.args.split()
         rounds = max(ranks - 1, 1)
-        m = re.search(r"--rounds[ =]([0-9]+)", s.args)
+        m = re.search(r"--rounds[ =]([0-9]{1,9})(?![0-9])", s.args)
         if m:
             rounds = min(int(m.group(1)), rounds)
         metrics = args[args.index("--metric") + 1].split(",") if "--metric" in args[:-1] else ["bw"]
@@ -612,25 +619,25 @@ def is_pairs(s: Step) -> bool:
 _STEP_MATRIX = re.compile(r"^pairs-(lat-)?([0-9]+)-([a-z0-9_]+)\.csv$")
 
 
-def _append_pairs_csv(src: str, target: str) -> Tuple[int, int]:
+def _append_pairs_csv(src: str, target: str) -> Tuple[int, int, str]:
     """The complete rows of the pairs CSV SRC appended to TARGET (created with the header), through
     a copy renamed over it, streamed: at 2048 ranks a matrix is 4.2 million rows. A row without
     its newline (cut short) or with another field count is dropped (text fields never hold a
-    comma). (rows appended, rows dropped)"""
+    comma). (rows appended, rows dropped, why they could not be: "" when they were)"""
     header = pairs_mod.pairs_header().encode()
     commas = header.count(b",")
     rows = dropped = 0
     tmp = target + ".tmp"
     if not os.path.exists(src):
-        return 0, 0
+        return 0, 0, ""
     try:
         with open(src, "rb") as f:
             first = f.readline()
             if not first:
-                return 0, 0
+                return 0, 0, ""
             if first.rstrip(b"\r\n") != header:
                 say("%s:1: not the pairs schema's header; its rows are not taken" % src)
-                return 0, sum(1 for _ in f)
+                return 0, sum(1 for _ in f), ""
             with open(tmp, "wb") as w:
                 if os.path.exists(target):
                     with open(target, "rb") as old:
@@ -648,21 +655,26 @@ def _append_pairs_csv(src: str, target: str) -> Tuple[int, int]:
         else:
             os.unlink(tmp)
     except OSError as e:
-        say("could not append the rows of %s to %s: %s" % (src, target, e.strerror))
         try:
             os.unlink(tmp)
         except OSError:
             pass
-    return rows, dropped
+        return rows, dropped, e.strerror or "cannot write it"
+    return rows, dropped, ""
 
 
 def keep_pairs(step_dir: str, mem: str, out: str) -> Tuple[int, int]:
     """What an all-pairs step wrote in STEP_DIR into the results directory OUT: its complete
     rows appended to OUT/pairs.csv, its rank table as OUT/pairs-ranks.csv, each matrix as
     OUT/pairs-[lat-]MEM-SIZE-PATH.csv (the memory kind added: host and device memory both have
-    a direct path). STEP_DIR is removed. (rows kept, incomplete rows dropped)"""
-    rows, dropped = _append_pairs_csv(os.path.join(step_dir, pairs_mod.PAIRS_CSV),
-                                      os.path.join(out, pairs_mod.PAIRS_CSV))
+    a direct path). STEP_DIR is removed. (rows kept, incomplete rows dropped) When the rows cannot
+    be appended, STEP_DIR is left whole (the only copy of what was measured) and the sweep stops:
+    Stop(1) with one line saying where they are."""
+    src, target = os.path.join(step_dir, pairs_mod.PAIRS_CSV), os.path.join(out, pairs_mod.PAIRS_CSV)
+    rows, dropped, why = _append_pairs_csv(src, target)
+    if why:
+        raise failure("cannot append the rows of %s to %s: %s; they stay in %s, with its matrices"
+                      % (src, target, why, step_dir))
     moves = []
     try:
         names = sorted(os.listdir(step_dir))
@@ -684,16 +696,31 @@ def keep_pairs(step_dir: str, mem: str, out: str) -> Tuple[int, int]:
     return rows, dropped
 
 
-def append_atomically(csv_path: str, lines: Sequence[str]) -> bool:
+def append_atomically(csv_path: str, lines: Sequence[str]) -> str:
     """Append LINES to CSV_PATH through a copy renamed over it (common.write_all): the file is
-    always whole. False when it could not be done (the caller says so)."""
+    always whole. "" when done, else why not (the caller says so)."""
     try:
         with open(csv_path, "rb") as f:
             text = f.read() + "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
         write_all([(csv_path, text)], quiet=True)
-    except (OSError, Stop):
-        return False
-    return True
+    except OSError as e:
+        return e.strerror or "cannot read it"
+    except Stop:
+        return _why_unwritable(os.path.dirname(csv_path))
+    return ""
+
+
+def _why_unwritable(directory: str) -> str:
+    """Why a file in DIRECTORY could not be written, as far as can be told afterwards."""
+    if not os.path.isdir(directory):
+        return "the results directory is gone"
+    try:
+        st = os.statvfs(directory)
+        if st.f_bavail == 0 or st.f_favail == 0:
+            return os.strerror(errno.ENOSPC)
+    except OSError:
+        pass
+    return "cannot write it"
 
 
 # --- meta.json --------------------------------------------------------------------------------
@@ -714,7 +741,9 @@ def _jn(s: str):
 def meta_text(meta: Dict[str, object]) -> str:
     """meta.json: one key a line; nodes and steps one object a line (as gdrb-sweep wrote it)."""
     def dump(v, compact=False):
-        return json.dumps(v, ensure_ascii=False, separators=(",", ":") if compact else (", ", ": "))
+        # allow_nan=False: NaN and Infinity are not JSON (every number here was made finite).
+        return json.dumps(v, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":") if compact else (", ", ": "))
 
     def objects(items, compact):
         return "[" + ",".join("\n    " + dump(x, compact) for x in items) + "\n  ]"
@@ -730,7 +759,8 @@ def meta_text(meta: Dict[str, object]) -> str:
         else:
             text = dump(v)
         lines.append('  "%s": %s' % (k, text))
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+    # A path or command line of bytes that are not UTF-8 (lone surrogates) as U+FFFD: JSON is UTF-8.
+    return common.utf8_text("{\n" + ",\n".join(lines) + "\n}\n")
 
 
 def link_rate_of(node: Dict[str, object]) -> Optional[float]:
@@ -744,13 +774,23 @@ def link_rate_of(node: Dict[str, object]) -> Optional[float]:
     return best or None
 
 
+def _finite(text: str) -> Optional[float]:
+    """A JSON number as a float; None (null) past a double (1e999, 400 digits): meta.json
+    stays JSON, which has no Infinity."""
+    v = float(text)
+    return v if v not in (float("inf"), float("-inf")) else None
+
+
 def _json_lines(text: str) -> List[Tuple[str, dict]]:
+    """The JSON objects of TEXT, one a line (node-info's output): a line that is not one (or
+    nests past the recursion limit, or has an integer past int()'s 4300 digits) is left out;
+    NaN, Infinity and numbers past a double are null."""
     out = []
     for line in text.splitlines():
         if line.startswith("{"):
             try:
-                obj = json.loads(line)
-            except ValueError:
+                obj = json.loads(line, parse_float=_finite, parse_constant=lambda word: None)
+            except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict):
                 out.append((line, obj))
@@ -908,12 +948,10 @@ class Sweep:
             self.skip(d.binary, "", "not built here (not in the build tree or on PATH)")
             return
         cmd = [dbin, "--json"] + d.args.split()
-        with open(os.path.join(self.out, "commands.txt"), "a", encoding="utf-8") as f:
-            f.write(shell_join(cmd) + "\n")
+        log_append(os.path.join(self.out, "commands.txt"), shell_join(cmd) + "\n")
         report = os.path.join(self.out, "doctor.json")
         log = os.path.join(self.out, "logs", "doctor.log")
-        with open(log, "w", encoding="utf-8") as f:
-            f.write("# %s\n" % shell_join(cmd))
+        log_append(log, "# %s\n" % shell_join(cmd))
         drc = self.run_child(cmd, report, log, timeout=300)
         if os.path.isfile(report) and os.path.getsize(report) > 0:
             self.meta["doctor"] = {"binary": dbin, "exit": drc, "file": "doctor.json"}
@@ -954,10 +992,9 @@ class Sweep:
                 part = os.path.join(self.out, "logs", s.base, pairs_mod.PAIRS_CSV)
             cmd = step_command(s, part, self.p.label, self.where, self.o.np)
             cmdline = shell_join(cmd)
-            with open(os.path.join(self.out, "commands.txt"), "a", encoding="utf-8") as f:
-                f.write(cmdline + "\n")
-            with open(log, "w", encoding="utf-8") as f:
-                f.write("# %s\n" % cmdline)
+            # Logs: one that cannot be written (a full disk) costs the log; the rows are what counts.
+            log_append(os.path.join(self.out, "commands.txt"), cmdline + "\n")
+            log_append(log, "# %s\n" % cmdline)
 
             elapsed = int(time.monotonic() - run_start)
             # Scale the remaining estimate by how the finished steps compared with theirs.
@@ -1000,8 +1037,14 @@ class Sweep:
                     status = "failed"
             else:
                 m = merge_rows(part, s, fill, note, ranks, step_hosts, gpu_name, self.p.version)
-                if not append_atomically(self.csv, m.rows + m.filled):
-                    say("could not append the rows of %s to %s" % (part, self.csv))
+                why = append_atomically(self.csv, m.rows + m.filled)
+                if why:
+                    # The step file is the only copy of what was measured: kept, and the sweep
+                    # stops (the next steps would meet the same disk).
+                    raise failure("cannot append the rows of step %d (%s) to %s: %s; %s" % (
+                        s.n, s.title, self.csv, why,
+                        "its rows stay in %s (%d measured)" % (part, len(m.rows)) if os.path.isfile(part)
+                        else "nothing of it is left to keep"))
                 try:
                     os.unlink(part)
                 except OSError:
@@ -1090,9 +1133,7 @@ class Sweep:
         except OSError:
             return
         if table:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(table + b"\n")
-            sys.stdout.flush()
+            show(table + b"\n")
 
     def run(self) -> int:
         p, o = self.p, self.o
@@ -1171,8 +1212,7 @@ class Sweep:
         if p.has_rules:
             cmd = [str(SCRIPTS / "gdrb-accept")] + (["--link-rate", o.link_rate] if o.link_rate else [])
             vrc, verdict = self.stage("accept", cmd + [out, p.profile_file], keep_stdout=True)
-            sys.stdout.buffer.write(verdict)
-            sys.stdout.flush()
+            show(verdict)
             # 1: a rule fails (or the verdict could not be written: it said so); 3: INVALID values.
             if vrc in (1, 3):
                 exit_status = EXIT_INTERRUPTED if self.interrupted else EXIT_FAIL
@@ -1204,6 +1244,23 @@ class Sweep:
         say("done in %s: %s" % (duration(time.monotonic() - run_start),
                                 ", ".join(written) or self.csv + " (no summary.md or report.html: see above)"))
         return exit_status
+
+
+def show(data: bytes) -> None:
+    """DATA on stdout, a copy of what the results directory holds: a reader that went away
+    (gdrb sweep | head) costs the copy, never the sweep. stdout then goes to /dev/null, for the
+    stages after the steps too."""
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except OSError:
+            pass
 
 
 def stop_child(child: subprocess.Popen) -> None:
