@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -362,6 +363,45 @@ class Refusals(AcceptCase):
         self.assertEqual((ran.status, ran.out), (1, ""))
         self.assertEqual(ran.err, "%s: cannot write: No such file or directory\n" % where)
         self.assertEqual(sorted(os.listdir(run)), ["meta.json", "results.csv"])   # the JUnit file neither
+
+    def test_planted_links_never_followed(self):
+        victim = os.path.join(self.work, "victim")
+        with open(victim, "w") as f:
+            f.write("precious")
+        for name in ("verdict.json", "verdict.xml"):
+            run = self.fixture("good-run")
+            os.symlink(victim, os.path.join(run, name))
+            os.symlink(victim, os.path.join(run, name + ".tmp"))
+            ran = self.accept(run, "ib-ndr400")
+            self.assertEqual((ran.status, ran.out), (1, ""))
+            self.assertEqual(ran.err, "%s/%s: cannot write: a symbolic link (never followed; remove it or choose "
+                                      "another file)\n" % (run, name))
+            with open(victim) as f:
+                self.assertEqual(f.read(), "precious")
+            self.assertEqual(sorted(os.listdir(run)), sorted(["meta.json", "results.csv", name, name + ".tmp"]))
+            shutil.rmtree(run)
+
+    def test_a_pipe_named_by_an_option_is_written_in_place(self):
+        run = self.fixture("good-run")
+        fifo = os.path.join(self.work, "junit.fifo")
+        os.mkfifo(fifo)
+        got = []
+
+        def read():
+            with open(fifo, "rb") as f:
+                got.append(f.read())
+        reader = threading.Thread(target=read)
+        reader.start()
+        ran = self.accept("--junit", fifo, run, "ib-ndr400")
+        reader.join(30)
+        self.assertEqual(ran.status, 0, ran.err)
+        self.assertTrue(got and got[0].startswith(b"<?xml"), got)
+        # The same pipe in the results directory, not named by an option: refused, not waited on.
+        os.rename(fifo, os.path.join(run, "verdict.xml"))
+        ran = self.accept(run, "ib-ndr400")
+        self.assertEqual(ran.status, 1)
+        self.assertEqual(ran.err, "%s/verdict.xml: cannot write: not a regular file (remove it or choose another "
+                                  "file)\n" % run)
 
     def test_help(self):
         ran = self.accept("--help")

@@ -270,12 +270,54 @@ class ReportTest(unittest.TestCase):
 
     def test_cannot_write_leaves_nothing(self):
         d = self.fixture("good-run")
-        # summary.md.tmp is written, report.html.tmp cannot be: neither file may appear.
-        os.mkdir(os.path.join(d, "report.html.tmp"))
+        # summary.md can be written, report.html cannot (a directory is there): neither appears.
+        os.mkdir(os.path.join(d, "report.html"))
         status, err = self.run_report(d)
         self.assertEqual(status, 1)
-        self.assertRegex(err, r"^%s/report.html: cannot write: .*\n$" % re.escape(d))
-        self.assertEqual(sorted(os.listdir(d)), ["meta.json", "report.html.tmp", "results.csv"])
+        self.assertEqual(err, "%s/report.html: cannot write: not a regular file (remove it or choose another "
+                              "file)\n" % d)
+        self.assertEqual(sorted(os.listdir(d)), ["meta.json", "report.html", "results.csv"])
+
+    def test_planted_links_never_followed(self):
+        outside = tempfile.mkdtemp(prefix="gdrb-report-outside.")
+        self.addCleanup(shutil.rmtree, outside)
+        victim = os.path.join(outside, "victim")
+        with open(victim, "wb") as f:
+            f.write(b"secret")
+        for name in ("summary.md", "report.html"):
+            d = self.fixture("bad-run")
+            os.symlink(victim, os.path.join(d, name))
+            for tmp in ("summary.md.tmp", "report.html.tmp"):
+                os.symlink(victim, os.path.join(d, tmp))
+            status, err = self.run_report(d)
+            self.assertEqual(status, 1)
+            self.assertEqual(err, "%s/%s: cannot write: a symbolic link (never followed; remove it or choose "
+                                  "another file)\n" % (d, name))
+            with open(victim, "rb") as f:
+                self.assertEqual(f.read(), b"secret")
+            shutil.rmtree(d)
+        # A figure that is a link is not embedded: what it points to never lands in report.html.
+        d = self.fixture("bad-run")
+        os.mkdir(os.path.join(d, "plots"))
+        os.symlink(victim, os.path.join(d, "plots", "write_lat-device.png"))
+        md, html = self.report(d)
+        self.assertNotIn(base64.b64encode(b"secret").decode(), html)
+        self.assertNotIn("<img", html)
+
+    def test_figure_names_from_the_data_stay_in_plots(self):
+        d = self.fixture("good-run")
+        with open(os.path.join(d, "results.csv")) as f:
+            text = f.read()
+        with open(os.path.join(d, "results.csv"), "w") as f:
+            f.write(text.replace("\nwrite_lat,", "\n../../write_lat,"))
+        name = common.file_name("../../write_lat-device")
+        self.assertTrue(name.startswith("_._.._write_lat-device~"), name)
+        os.mkdir(os.path.join(d, "plots"))
+        with open(os.path.join(d, "plots", name + ".png"), "wb") as f:
+            f.write(png_bytes())
+        md, html = self.report(d)
+        self.assertTrue("](plots/%s.png)" % name in md)
+        self.assertFalse("](plots/../" in md)
 
     def test_wrapper_and_help(self):
         d = self.fixture("good-run")

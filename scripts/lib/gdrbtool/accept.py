@@ -762,7 +762,8 @@ def main(argv: List[str]) -> int:
     verdict_file = o.verdict or results + "/verdict.json"
     junit_file = o.junit or results + "/verdict.xml"
     now = time.time()
-    write_all([(verdict_file, verdict.json(name, results, now)), (junit_file, verdict.junit(name, now))])
+    write_all([(verdict_file, verdict.json(name, results, now)), (junit_file, verdict.junit(name, now))],
+              devices=[f for f in (o.verdict, o.junit) if f])
     text = verdict.text()
     sys.stdout.write(verdict.summary() + "\n" if o.quiet else text)
     sys.stdout.flush()

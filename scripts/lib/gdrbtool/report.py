@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
@@ -366,7 +367,7 @@ class Report:
         paths = sorted(g.paths, key=path_rank)
         title = "%s, %s memory" % (g.bench, g.mem)
         self.out("### %s\n" % title, "<h3>%s</h3>" % esc(title))
-        png_name = "%s-%s.png" % (g.bench, g.mem)
+        png_name = common.file_name("%s-%s" % (g.bench, g.mem)) + ".png"     # as gdrb-plot names it
         png = self.embed(self.plots + "/" + png_name)
         if png is not None:
             self.out("![%s](plots/%s)\n" % (title, png_name), None)
@@ -418,9 +419,16 @@ class Report:
 
     @staticmethod
     def embed(path: str) -> Optional[str]:
-        """The PNG at PATH in base64; None when it cannot be read."""
+        """The PNG at PATH in base64; None when it cannot be read, or is a link or not a regular
+        file (what a planted link points to never lands in the report; a FIFO is not waited on)."""
         try:
-            with open(path, "rb") as f:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    return None
                 return base64.b64encode(f.read()).decode("ascii")
         except OSError:
             return None
