@@ -301,6 +301,58 @@ class GnuplotTest(Tmp):
         self.assertEqual(sorted(os.listdir(os.path.join(run, "plots"))),
                          ["data", "gnuplot.log", "index.tsv", "plots.gp", "write_lat-device.svg"])
 
+    def test_names_from_the_data_stay_in_plots(self):
+        names = ["../../../escape", "/abs/path", ".hidden", "-dash", "x" * 300, "a\x01b", "sub/dir", "é"]
+        rows = [row(benchmark=n, mem="device", path="../p", lat_p50_us="1.0", lat_p99_us="2.0", bw_GBps="1.0")
+                for n in names]
+        rows += [row(benchmark="write_bw", mem=m, bw_GBps="1.0") for m in ("../up", "..", "")]
+        run = os.path.dirname(self.results(rows))
+        rc, err = self.run_main(["--format", "svg", run])
+        self.assertEqual(rc, 0, err)
+        found = []
+        for top, dirs, files in os.walk(self.dir):
+            found += [os.path.relpath(os.path.join(top, f), run) for f in files]
+        outside = [f for f in found if not f.startswith("plots/") and f != "results.csv"]
+        self.assertEqual(outside, [])
+        svgs = [f for f in os.listdir(os.path.join(run, "plots")) if f.endswith(".svg")]
+        self.assertEqual(len(svgs), len(names) + 3)
+        for f in svgs + os.listdir(os.path.join(run, "plots", "data")):
+            self.assertRegex(f, r"^[A-Za-z0-9_+][A-Za-z0-9._+~-]*$")
+            self.assertLessEqual(len(f), 120)
+
+    def test_links_in_the_output_directory_never_followed(self):
+        outside = os.path.join(self.dir, "outside")
+        os.mkdir(outside)
+        victim = os.path.join(outside, "victim")
+        with open(victim, "w") as f:
+            f.write("precious")
+        run = os.path.dirname(self.results([row(lat_p50_us="1.0")]))
+        # A link at a figure (and at NAME.tmp beside it): refused, what it points to untouched.
+        os.makedirs(os.path.join(run, "plots", "data"))
+        for name in ("write_lat-device.svg", "write_lat-device.svg.tmp"):
+            os.symlink(victim, os.path.join(run, "plots", name))
+        rc, err = self.run_main(["--format", "svg", run])
+        self.assertEqual(rc, 1)
+        self.assertEqual(err, "%s/plots/write_lat-device.svg: cannot write: a symbolic link (never followed; "
+                              "remove it or choose another file)\n" % run)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious")
+        self.assertEqual(os.listdir(outside), ["victim"])
+        # plots/ or plots/data/ a link to another directory: refused, nothing written there.
+        for link in ("plots", "plots/data"):
+            shutil.rmtree(os.path.join(run, "plots"), ignore_errors=True)
+            if link == "plots/data":
+                os.mkdir(os.path.join(run, "plots"))
+            os.symlink(outside, os.path.join(run, link))
+            rc, err = self.run_main(["--format", "svg", run])
+            self.assertEqual(rc, 1)
+            self.assertEqual(err, "gdrb-plot: cannot create %s/%s: a symbolic link (never followed; give a "
+                                  "directory)\n" % (run, link))
+            self.assertEqual(os.listdir(outside), ["victim"])
+            os.unlink(os.path.join(run, link))
+        rc, err = self.run_main(["--format", "svg", "--out", os.path.join(run, "plots"), run])
+        self.assertEqual(rc, 0, err)
+
 
 def payloads(where):
     """Text that runs `touch $GDRB_MARK.WHERE...` if it reaches gnuplot as code: a backquoted

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import common, pairs
-from .common import Json, awk_num, failure, is_latency, num_fmt, path_rank, usage_error, write_all
+from .common import Json, awk_num, failure, file_name, is_latency, num_fmt, path_rank, usage_error, write_all
 
 COLORS = ("#1f77b4", "#e6550d", "#2ca02c", "#9467bd", "#8c564b", "#d62728", "#17becf")
 GNUPLOT_MISSING = "gnuplot not found: install gnuplot-nox (Debian) or gnuplot (RHEL); scripts/install-deps does"
@@ -265,7 +265,8 @@ def figure(g: Group, meta: Meta) -> Figure:
     metric = "p50" if lat else ("busbw" if g.has_busbw else "bw")
     # Paths in a stable order: direct, staged, then the rest by name.
     paths = [p for _, p in sorted((path_rank(p), p) for p in g.paths)]
-    base = g.bench + "-" + g.mem
+    # The file names come from the data: kept within plots/ and plots/data/ (common.file_name).
+    base = file_name(g.bench + "-" + g.mem)
     data: Dict[str, str] = {}
     point: Dict[Tuple[str, float], Optional[float]] = {}
     lo = hi = 0.0
@@ -282,7 +283,7 @@ def figure(g: Group, meta: Meta) -> Figure:
                 lo = size
             if size > hi:
                 hi = size
-        data["data/%s.%s.dat" % (base, path)] = "".join(lines)
+        data["data/%s.dat" % file_name(base + "." + path)] = "".join(lines)
     ratio = "direct" in g.paths and "staged" in g.paths
     if ratio:
         lines = ["# size staged_time/direct_time\n"]
@@ -325,7 +326,7 @@ def figure(g: Group, meta: Meta) -> Figure:
                  'set key top left noenhanced\n' % what)
     plot = []
     for j, path in enumerate(paths):
-        file = gp_str("data/%s.%s.dat" % (base, path))
+        file = gp_str("data/%s.dat" % file_name(base + "." + path))
         color = COLORS[j % len(COLORS)]
         points = "%s using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' title " % (file, color)
         if lat:
@@ -473,11 +474,13 @@ def _first_line(path: str) -> Optional[str]:
 
 def install(work: str, out: str, files: List[str]) -> None:
     """Copy FILES from WORK into OUT, all whole or none (common.write_all); then the data
-    files of an earlier run that are not among them go."""
-    try:
-        os.makedirs(out + "/data", exist_ok=True)
-    except OSError as e:
-        raise failure("cannot create %s: %s" % (out, e.strerror))
+    files of an earlier run that are not among them go. OUT and OUT/data are directories of
+    their own: a link there is refused, never written through."""
+    for d in (out, out + "/data"):
+        try:
+            common.make_dir(d)
+        except OSError as e:
+            raise failure("cannot create %s: %s" % (d, e.strerror))
     contents = []
     for f in files:
         try:
