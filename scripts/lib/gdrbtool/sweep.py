@@ -68,8 +68,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import common, pairs as pairs_mod, profile as profile_mod
-from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Stop, awk_value, csv_quote, csv_split,
-                     duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
+from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Refused, Stop, awk_value, csv_quote,
+                     csv_split, duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
 
 NODE_INFO = LIB / "node-info"   # the probe of one host (bash: it runs on every host through the launcher)
 MEMS = ("host", "pinned", "device")
@@ -241,9 +241,9 @@ def log_entry(cmd: Sequence[str], rc: int, err: str, timeout: float = 0) -> str:
 def log_append(path: str, text: Union[str, bytes]) -> None:
     """TEXT appended to the log PATH as far as it fits: a log that cannot be written costs the
     log, never the sweep (an output that cannot be written is said by the stage that lost it)."""
-    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    data = common.encode(text) if isinstance(text, str) else text
     try:
-        with open(path, "ab") as f:
+        with common.open_append(path) as f:
             f.write(data)
     except OSError:
         pass
@@ -620,9 +620,9 @@ def _append_pairs_csv(src: str, target: str) -> Tuple[int, int]:
     header = pairs_mod.pairs_header().encode()
     commas = header.count(b",")
     rows = dropped = 0
-    tmp = target + ".tmp"
     if not os.path.exists(src):
         return 0, 0
+    staged = None
     try:
         with open(src, "rb") as f:
             first = f.readline()
@@ -631,28 +631,27 @@ def _append_pairs_csv(src: str, target: str) -> Tuple[int, int]:
             if first.rstrip(b"\r\n") != header:
                 say("%s:1: not the pairs schema's header; its rows are not taken" % src)
                 return 0, sum(1 for _ in f)
-            with open(tmp, "wb") as w:
-                if os.path.exists(target):
-                    with open(target, "rb") as old:
-                        shutil.copyfileobj(old, w)
+            staged = common.Staged(target)
+            w = staged.file
+            if os.path.exists(target):
+                with open(target, "rb") as old:
+                    shutil.copyfileobj(old, w)
+            else:
+                w.write(header + b"\n")
+            for line in f:
+                if line.endswith(b"\n") and line.count(b",") == commas:
+                    w.write(line)
+                    rows += 1
                 else:
-                    w.write(header + b"\n")
-                for line in f:
-                    if line.endswith(b"\n") and line.count(b",") == commas:
-                        w.write(line)
-                        rows += 1
-                    else:
-                        dropped += 1
+                    dropped += 1
         if rows:
-            os.replace(tmp, target)
+            staged.commit()
         else:
-            os.unlink(tmp)
+            staged.discard()
     except OSError as e:
         say("could not append the rows of %s to %s: %s" % (src, target, e.strerror))
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if staged is not None:
+            staged.discard()
     return rows, dropped
 
 
@@ -682,6 +681,18 @@ def keep_pairs(step_dir: str, mem: str, out: str) -> Tuple[int, int]:
             say("cannot keep %s as %s: %s" % (os.path.join(step_dir, name), os.path.join(out, target), e.strerror))
     shutil.rmtree(step_dir, ignore_errors=True)
     return rows, dropped
+
+
+def _claim_dir(path: str) -> bool:
+    """PATH created as a directory (True), or there already as one (False); a link or anything
+    else there raises common.Refused."""
+    try:
+        os.mkdir(path)
+        return True
+    except FileExistsError:
+        pass
+    common.make_dir(path)
+    return False
 
 
 def append_atomically(csv_path: str, lines: Sequence[str]) -> bool:
@@ -790,34 +801,82 @@ class Sweep:
                 signal.signal(sig, self._on_signal)
 
     def results_dir(self) -> None:
+        """The results directory, claimed: its results.csv created O_EXCL, so that of two sweeps
+        given one --out (or one default name) exactly one goes on. The directory and logs/ are
+        directories of their own: a link there is refused, never written through."""
         out = self.o.out
         label = self.p.label
+        stem = ""
         if not out:
             base = os.path.join(str(TREE), "results")
             if not (os.path.isdir(base) and os.access(base, os.W_OK)):
                 base = os.path.join(os.getcwd(), "results")
-            out = os.path.join(base, time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + label)
-            stem, n = out, 2
-            while os.path.exists(out):
-                out = "%s-%d" % (stem, n)
-                n += 1
+            stem = out = os.path.join(base, time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + label)
         parent = os.path.dirname(out.rstrip("/") or "/") or "."
         if not os.path.isdir(parent):
             raise usage_error("--out: directory '%s' does not exist" % parent)
-        if os.path.exists(os.path.join(out, "results.csv")):
-            raise usage_error("--out: '%s' already holds results; give a new directory" % out)
-        try:
-            os.makedirs(os.path.join(out, "logs"), exist_ok=True)
-        except OSError:
-            raise usage_error("--out: cannot create '%s'" % out)
+        n = 2
+        while True:
+            try:
+                created = _claim_dir(out)
+            except Refused as e:
+                raise usage_error("--out: '%s' is %s" % (out, e.strerror))
+            except OSError as e:
+                raise usage_error("--out: cannot create '%s': %s" % (out, e.strerror))
+            if stem and not created:
+                # The default name is taken (a sweep started in the same second): the next one.
+                out = "%s-%d" % (stem, n)
+                n += 1
+                continue
+            try:
+                fd = os.open(os.path.join(out, "results.csv"),
+                             os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+                break
+            except FileExistsError:
+                if not stem:
+                    raise usage_error("--out: '%s' already holds results; give a new directory" % out)
+            except OSError as e:
+                raise usage_error("--out: cannot write in '%s': %s" % (out, e.strerror))
+            out = "%s-%d" % (stem, n)
+            n += 1
         self.out = os.path.abspath(out)
         self.csv = os.path.join(self.out, "results.csv")
         try:
-            with open(self.csv, "w", encoding="utf-8") as f:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(common.schema().header + "\n")
-            open(os.path.join(self.out, "commands.txt"), "w").close()
+        except OSError as e:
+            raise failure("cannot write %s: %s" % (self.csv, e.strerror))
+        self.make_dir(os.path.join(self.out, "logs"))
+        try:
+            common.open_new(os.path.join(self.out, "commands.txt")).close()
+        except OSError as e:
+            raise failure("cannot write %s: %s" % (os.path.join(self.out, "commands.txt"), e.strerror))
+
+    def make_dir(self, path: str) -> None:
+        """A directory of the results directory (logs/, a step's own), never through a link."""
+        try:
+            common.make_dir(path)
+        except OSError as e:
+            raise failure("cannot create %s: %s" % (path, e.strerror))
+
+    def command_line(self, line: str) -> None:
+        """LINE appended to commands.txt (a link there is refused: the line is then lost, said)."""
+        path = os.path.join(self.out, "commands.txt")
+        try:
+            with common.open_append(path) as f:
+                f.write(common.encode(line + "\n"))
+        except OSError as e:
+            say("cannot write %s: %s" % (path, e.strerror))
+
+    @staticmethod
+    def new_log(path: str, text: str) -> None:
+        """The log PATH started anew with TEXT (an earlier one replaced, a link refused: lost, as
+        a log that cannot be written is)."""
+        try:
+            with common.open_new(path) as f:
+                f.write(common.encode(text))
         except OSError:
-            raise failure("cannot write %s" % self.csv)
+            pass
 
     def write_meta(self) -> None:
         """meta.json, whole or not at all; a failure is said once, and the sweep then exits 1."""
@@ -868,8 +927,17 @@ class Sweep:
         """CMD in a session of its own (Ctrl-C reaches this tool only, which then stops the
         whole benchmark, launcher and ranks, and keeps what it measured). Its exit status, as a
         shell says it (128+N for signal N); 124 past TIMEOUT."""
+        out = err = None
         try:
-            with open(stdout, "wb") as out, open(log, "ab") as err:
+            out = common.open_new(stdout)
+            err = common.open_append(log)
+        except OSError as e:
+            if err is None and out is not None:
+                out.close()
+            say("cannot write %s: %s" % (log if out else stdout, e.strerror))
+            return 127
+        try:
+            with out, err:
                 child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          start_new_session=True)
         except OSError as e:
@@ -905,14 +973,12 @@ class Sweep:
             self.skip(d.binary, "", "not built here (not in the build tree or on PATH)")
             return
         cmd = [dbin, "--json"] + d.args.split()
-        with open(os.path.join(self.out, "commands.txt"), "a", encoding="utf-8") as f:
-            f.write(shell_join(cmd) + "\n")
+        self.command_line(shell_join(cmd))
         report = os.path.join(self.out, "doctor.json")
         log = os.path.join(self.out, "logs", "doctor.log")
-        with open(log, "w", encoding="utf-8") as f:
-            f.write("# %s\n" % shell_join(cmd))
+        self.new_log(log, "# %s\n" % shell_join(cmd))
         drc = self.run_child(cmd, report, log, timeout=300)
-        if os.path.isfile(report) and os.path.getsize(report) > 0:
+        if not os.path.islink(report) and os.path.isfile(report) and os.path.getsize(report) > 0:
             self.meta["doctor"] = {"binary": dbin, "exit": drc, "file": "doctor.json"}
             say("gdrb_doctor: exit %d%s, kept as doctor.json" % (drc, " (a check fails)" if drc == 1 else ""))
         else:
@@ -947,14 +1013,12 @@ class Sweep:
             part = os.path.join(self.out, "logs", s.base + ".csv")
             if is_pairs(s):
                 # Its rank table and matrices are written beside its CSV: a directory of its own.
-                os.makedirs(os.path.join(self.out, "logs", s.base), exist_ok=True)
+                self.make_dir(os.path.join(self.out, "logs", s.base))
                 part = os.path.join(self.out, "logs", s.base, pairs_mod.PAIRS_CSV)
             cmd = step_command(s, part, self.p.label, self.where, self.o.np)
             cmdline = shell_join(cmd)
-            with open(os.path.join(self.out, "commands.txt"), "a", encoding="utf-8") as f:
-                f.write(cmdline + "\n")
-            with open(log, "w", encoding="utf-8") as f:
-                f.write("# %s\n" % cmdline)
+            self.command_line(cmdline)
+            self.new_log(log, "# %s\n" % cmdline)
 
             elapsed = int(time.monotonic() - run_start)
             # Scale the remaining estimate by how the finished steps compared with theirs.
@@ -1175,16 +1239,9 @@ class Sweep:
             if vrc == 2 or vrc > 3 or vrc < 0:
                 say("no verdict (gdrb-accept exit %d)" % (128 - vrc if vrc < 0 else vrc))
             if verdict:
-                vpath = os.path.join(out, "verdict.txt")
                 try:
-                    with open(vpath, "wb") as f:
-                        f.write(verdict)
-                except OSError as e:
-                    try:
-                        os.unlink(vpath)
-                    except OSError:
-                        pass
-                    say("cannot write %s: %s" % (vpath, e.strerror))
+                    write_all([(os.path.join(out, "verdict.txt"), verdict)])
+                except Stop:
                     lost = True
             self.write_meta()
         if self.stage("report", [str(SCRIPTS / "gdrb-report"), out])[0] != 0:
