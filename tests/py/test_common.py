@@ -213,6 +213,14 @@ class JsonTest(unittest.TestCase):
         self.assertRegex(cm.exception.message, r"m.json: not JSON: unexpected 'N'")
 
 
+class TerminalTest(unittest.TestCase):
+    def test_say_never_passes_control_characters(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            common.say("bad value '\x1b[2J\x1b]0;t\x07\x9bA\nB\tC' in x.csv")
+        self.assertEqual(err.getvalue(), "%s: bad value '?[2J?]0;t??A?B?C' in x.csv\n" % common.prog)
+
+
 class WriteAllTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()

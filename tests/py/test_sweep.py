@@ -59,7 +59,12 @@ class OptionsTest(unittest.TestCase):
             (["--mem", "gpu"], "--mem: expected a comma list of host, pinned, device, got 'gpu'"),
             (["--time-per-size", "0"], "--time-per-size: expected seconds per size, e.g. 0.3, got '0'"),
             (["--time-per-size", "1."], "--time-per-size: expected seconds per size, e.g. 0.3, got '1.'"),
-            (["--label", "a b"], "--label: expected letters, digits, '.', '_' or '-', got 'a b'"),
+            (["--label", "a b"], "--label: expected letters, digits, '.', '_' or '-', starting with a letter or "
+                                 "digit, got 'a b'"),
+            (["--label", "-1+1"], "--label: expected letters, digits, '.', '_' or '-', starting with a letter or "
+                                  "digit, got '-1+1'"),
+            (["--label", "-A1"], "--label: expected letters, digits, '.', '_' or '-', starting with a letter or "
+                                 "digit, got '-A1'"),
             (["--link-rate", "0.0"], "--link-rate: expected the port rate in Gb/s, e.g. 400, got '0.0'"),
             (["--bin-dir", "/nonexistent"], "--bin-dir: '/nonexistent' is not a directory"),
             (["--sizes", "8:4:2"], "--sizes: expected MIN:MAX (doubling) or a list A,B,C with sizes like 8, "
@@ -273,6 +278,25 @@ class MergeTest(Dir):
         os.unlink(self.part)
         m = sweep.merge_rows(self.part, self.step(sizes="8"), "failed", "n", 1, 1, "", "", self.STAMP)
         self.assertEqual((m.rows, m.dropped, len(m.filled)), ([], 0, 1))
+
+    def test_text_from_the_data_is_never_a_formula(self):
+        """The GPU name (nvidia-smi), the note (the binary's stderr) and the version a 'failed' row
+        takes are text to a spreadsheet: one that starts with =, +, -, @, a tab or a CR gets an
+        apostrophe; numbers stay numbers."""
+        for text in ('=HYPERLINK("http://evil","x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "\tx", "\r=1"):
+            with self.subTest(text=text):
+                with open(self.part, "w") as f:
+                    f.write(self.header + "\n")
+                m = sweep.merge_rows(self.part, self.step(mem="device", sizes="8"), "failed", text, 1, 1, text, text,
+                                     self.STAMP)
+                for row in m.filled:
+                    f = dict(zip(common.schema().columns, common.csv_split(row)))
+                    for column in ("gpu", "note", "version"):
+                        self.assertEqual(f[column][:1], "'", (column, row))
+                        self.assertEqual(f[column][1:], text.replace("\r", " "))
+                    self.assertEqual((f["size_bytes"], f["iterations"]), ("8", "0"))
+        self.assertEqual(common.csv_text("a=1, -2"), '"a=1, -2"')
+        self.assertEqual(common.csv_text("NVIDIA H100"), "NVIDIA H100")
 
     def test_append_is_whole(self):
         csv = os.path.join(self.tmp, "results.csv")

@@ -49,8 +49,17 @@ def failure(message: str) -> Stop:
     return Stop(EXIT_FAIL, message)
 
 
+_TERMINAL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def term(s: str) -> str:
+    """S fit for a terminal on one line: control characters (an escape sequence read from the
+    data would move the cursor, retitle the window, or hide what follows) and line breaks as '?'."""
+    return _TERMINAL.sub("?", s)
+
+
 def say(message: str) -> None:
-    sys.stderr.write("%s: %s\n" % (prog, message))
+    sys.stderr.write("%s: %s\n" % (prog, term(message)))
     sys.stderr.flush()
 
 
@@ -161,6 +170,16 @@ def csv_quote(s: str) -> str:
     if not re.search(r'[,"\r\n]', s):
         return s
     return '"' + re.sub(r"[\r\n]", " ", s.replace('"', '""')) + '"'
+
+
+_FORMULA = re.compile(r"^[=+\-@\t\r]")
+
+
+def csv_text(s: str) -> str:
+    """S as one CSV text field that a spreadsheet shows as text: a field that starts with '=',
+    '+', '-', '@', a tab or a CR (a formula to Excel and LibreOffice: =HYPERLINK, =cmd|...) gets
+    a leading apostrophe. Every text field the tools write goes through here."""
+    return csv_quote("'" + s if _FORMULA.match(s) else s)
 
 
 def results_csv(arg: str) -> str:

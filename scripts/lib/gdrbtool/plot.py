@@ -107,7 +107,7 @@ def read_data(csv_path: str) -> Data:
     def fault(lineno: int, name: str, v: str, why: str) -> None:
         data.faults += 1
         if data.faults <= NAMED_FAULTS:
-            sys.stderr.write("%s:%d: %s '%s' is %s: not plotted\n" % (csv_path, lineno, name, v, why))
+            sys.stderr.write("%s:%d: %s '%s' is %s: not plotted\n" % (csv_path, lineno, name, common.term(v), why))
 
     def keep(series: Series, key: Tuple[float, str], lineno: int, name: str, v: str) -> None:
         if v == "":

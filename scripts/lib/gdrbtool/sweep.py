@@ -68,8 +68,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import common, pairs as pairs_mod, profile as profile_mod
-from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Refused, Stop, awk_value, csv_quote,
-                     csv_split, duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
+from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Refused, Stop, awk_value, csv_split,
+                     csv_text, duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
 
 NODE_INFO = LIB / "node-info"   # the probe of one host (bash: it runs on every host through the launcher)
 MEMS = ("host", "pinned", "device")
@@ -106,7 +106,8 @@ _VALUED = {"--profile": "profile", "--launcher": "launcher", "--hosts": "hosts",
 _SECONDS = re.compile(r"^[0-9]+(\.[0-9]+)?$")
 _ZERO = re.compile(r"^0+(\.0+)?$")
 _HOSTS = re.compile(r"^[A-Za-z0-9._-]+(:[0-9]+)?(,[A-Za-z0-9._-]+(:[0-9]+)?)*$")
-_LABEL = re.compile(r"^[A-Za-z0-9._-]+$")
+# A label lands in every row's note: it starts with a letter or digit, never as a formula would.
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def parse_args(argv: Sequence[str]) -> Options:
@@ -156,7 +157,8 @@ def check_options(o: Options) -> None:
     if o.time_per_size and (not _SECONDS.match(o.time_per_size) or _ZERO.match(o.time_per_size)):
         raise usage_error("--time-per-size: expected seconds per size, e.g. 0.3, got '%s'" % o.time_per_size)
     if o.label and not _LABEL.match(o.label):
-        raise usage_error("--label: expected letters, digits, '.', '_' or '-', got '%s'" % o.label)
+        raise usage_error("--label: expected letters, digits, '.', '_' or '-', starting with a letter or digit, "
+                          "got '%s'" % o.label)
     if o.link_rate and (not _SECONDS.match(o.link_rate) or _ZERO.match(o.link_rate)):
         raise usage_error("--link-rate: expected the port rate in Gb/s, e.g. 400, got '%s'" % o.link_rate)
     for d in o.bin_dirs:
@@ -598,9 +600,10 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
             row = dict.fromkeys(sch.columns, "")
             row.update(benchmark=s.bench, layer=s.layer, mem=mem, path=path, reg=_reg_of(mem, path, s.layer),
                        pair="all", size_bytes=str(size), iterations="0", ranks=str(ranks), hosts=str(hosts),
-                       gpu=csv_quote(gpu if mem == "device" else ""), status=fill, errors="0",
-                       note=csv_quote(note), timestamp=stamp, version=csv_quote(version))
-            res.filled.append(",".join(row[c] for c in sch.columns))
+                       gpu=gpu if mem == "device" else "", status=fill, errors="0", note=note, timestamp=stamp,
+                       version=version)
+            # Text from the profile, nvidia-smi and the binary's stderr: never a formula.
+            res.filled.append(",".join(csv_text(row[c]) if c not in sch.numeric else row[c] for c in sch.columns))
     return res
 
 
