@@ -29,11 +29,13 @@ done
 pass "11 figures, each a valid PNG (signature, size) and an SVG"
 
 gp=$run/plots/plots.gp
-grep -q 'write_bw, device memory: bandwidth by path\\nhosts gpu-a01, gpu-a02; 2 ranks; GPU NVIDIA H100 80GB HBM3; NIC mlx5_0:1 400 Gb/s' "$gp" ||
+# Text in plots.gp is single-quoted (gnuplot expands nothing there); a title's lines are joined by "\n".
+nl="' . \"\\n\" . '"
+grep -qF "write_bw, device memory: bandwidth by path${nl}hosts gpu-a01, gpu-a02; 2 ranks; GPU NVIDIA H100 80GB HBM3; NIC mlx5_0:1 400 Gb/s" "$gp" ||
 	fail "the write_bw title does not name hosts, GPU and NIC"
-grep -q 'mpi_latency, host memory: latency\\nhosts gpu-a01, gpu-a02; 2 ranks; GPU none used' "$gp" ||
+grep -qF "mpi_latency, host memory: latency${nl}hosts gpu-a01, gpu-a02; 2 ranks; GPU none used" "$gp" ||
 	fail "a host-memory figure names a GPU it did not use"
-grep -q 'set xtics ("8B" 8 0, "" 16 1, .*"1KiB" 1024 0, .*"1MiB" 1048576 0, .*"1GiB" 1073741824 0)' "$gp" ||
+grep -q "set xtics ('8B' 8 0, \"\" 16 1, .*'1KiB' 1024 0, .*'1MiB' 1048576 0, .*'1GiB' 1073741824 0)" "$gp" ||
 	fail "size tics are not labelled 8B, 1KiB, 1MiB, 1GiB"
 grep -q 'set ylabel "latency (us)"' "$gp" && grep -q 'set ylabel "bandwidth (GB/s, 1 GB = 1e9 B)"' "$gp" ||
 	fail "axes lack their units"

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -444,6 +445,72 @@ class Refusals(AcceptCase):
         self.assertEqual((ran.status, ran.out), (1, ""))
         self.assertEqual(ran.err, "%s: cannot write: No such file or directory\n" % where)
         self.assertEqual(sorted(os.listdir(run)), ["meta.json", "results.csv"])   # the JUnit file neither
+
+    def test_planted_links_never_followed(self):
+        victim = os.path.join(self.work, "victim")
+        with open(victim, "w") as f:
+            f.write("precious")
+        for name in ("verdict.json", "verdict.xml"):
+            run = self.fixture("good-run")
+            os.symlink(victim, os.path.join(run, name))
+            os.symlink(victim, os.path.join(run, name + ".tmp"))
+            ran = self.accept(run, "ib-ndr400")
+            self.assertEqual((ran.status, ran.out), (1, ""))
+            self.assertEqual(ran.err, "%s/%s: cannot write: a symbolic link (never followed; remove it or choose "
+                                      "another file)\n" % (run, name))
+            with open(victim) as f:
+                self.assertEqual(f.read(), "precious")
+            self.assertEqual(sorted(os.listdir(run)), sorted(["meta.json", "results.csv", name, name + ".tmp"]))
+            shutil.rmtree(run)
+
+    def test_a_pipe_named_by_an_option_is_written_in_place(self):
+        run = self.fixture("good-run")
+        fifo = os.path.join(self.work, "junit.fifo")
+        os.mkfifo(fifo)
+        got = []
+
+        def read():
+            with open(fifo, "rb") as f:
+                got.append(f.read())
+        reader = threading.Thread(target=read)
+        reader.start()
+        ran = self.accept("--junit", fifo, run, "ib-ndr400")
+        reader.join(30)
+        self.assertEqual(ran.status, 0, ran.err)
+        self.assertTrue(got and got[0].startswith(b"<?xml"), got)
+        # The same pipe in the results directory, not named by an option: refused, not waited on.
+        os.rename(fifo, os.path.join(run, "verdict.xml"))
+        ran = self.accept(run, "ib-ndr400")
+        self.assertEqual(ran.status, 1)
+        self.assertEqual(ran.err, "%s/verdict.xml: cannot write: not a regular file (remove it or choose another "
+                                  "file)\n" % run)
+
+    def test_control_characters_from_the_data_never_reach_the_terminal(self):
+        """An escape sequence in a CSV value (status, note, a value that is not a number) or a GPU
+        name is printed as '?': the verdict on the terminal and in verdict.txt stays what it says."""
+        esc = "\x1b]0;owned\x07\x1b[2J\x1b[1A\x08\x9b31m"
+
+        def edit(line):
+            if line.startswith("write_lat,verbs,device,direct,") and ",all,8," in line:
+                f = line.split(",")
+                f[31], f[34] = "failed" + esc, "note" + esc
+                f[15] = "2" + esc
+                return ",".join(f)
+            return line
+        run = self.fixture("good-run", edit=edit)
+        profile = self.profile("rule s write_lat status = ok mem=device path=direct sizes=8",
+                               "rule v write_lat lat_p99_us <= 100 mem=device path=direct sizes=8")
+        for quiet in ((), ("-q",)):
+            ran = self.accept(*quiet, run, profile)
+            self.assertEqual(ran.status, 3, ran.out + ran.err)
+            for c in esc:
+                if c not in "]0;owned[2J1A31m":
+                    self.assertNotIn(c, ran.out + ran.err)
+        ran = self.accept(run, profile)
+        self.assertIn("status is 'failed?]0;owned??[2J?[1A??31m'", ran.out)
+        self.assertIn("lat_p99_us '2?]0;owned??[2J?[1A??31m' is not", ran.out)
+        with open(os.path.join(run, "verdict.json")) as f:
+            self.assertIn("status is 'failed", json.load(f)["rules"][0]["message"])
 
     def test_help(self):
         ran = self.accept("--help")

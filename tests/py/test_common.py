@@ -259,6 +259,14 @@ class JsonTest(unittest.TestCase):
         self.assertEqual(common.load_json(path).text("n"), "9" * 5000)
 
 
+class TerminalTest(unittest.TestCase):
+    def test_say_never_passes_control_characters(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            common.say("bad value '\x1b[2J\x1b]0;t\x07\x9bA\nB\tC' in x.csv")
+        self.assertEqual(err.getvalue(), "%s: bad value '?[2J?]0;t??A?B?C' in x.csv\n" % common.prog)
+
+
 class WriteAllTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
@@ -290,13 +298,92 @@ class WriteAllTest(unittest.TestCase):
         self.assertEqual(err, "%s: cannot write: No such file or directory\n" % b)
         self.assertEqual(os.listdir(self.dir), [])
 
-    def test_a_link_is_written_through_not_replaced(self):
-        target, link = os.path.join(self.dir, "target"), os.path.join(self.dir, "link")
-        os.symlink(target, link)
-        self.assertEqual(self.write_all([(link, "through")]), (0, ""))
+    def victim(self):
+        """A file outside the output directory that a planted link points to."""
+        outside = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, outside)
+        path = os.path.join(outside, "victim")
+        with open(path, "w") as f:
+            f.write("precious")
+        return path
+
+    def assertUntouched(self, victim):
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious")
+
+    def test_a_link_at_the_target_is_refused_never_followed(self):
+        victim = self.victim()
+        a, link = os.path.join(self.dir, "a"), os.path.join(self.dir, "verdict.json")
+        os.symlink(victim, link)
+        status, err = self.write_all([(a, "new"), (link, "through")])
+        self.assertEqual(status, 1)
+        self.assertEqual(err, "%s: cannot write: a symbolic link (never followed; remove it or choose another "
+                              "file)\n" % link)
+        self.assertUntouched(victim)
         self.assertTrue(os.path.islink(link))
+        self.assertEqual(sorted(os.listdir(self.dir)), ["verdict.json"])
+        dangling = os.path.join(self.dir, "dangling")
+        os.symlink(os.path.join(os.path.dirname(victim), "new-file"), dangling)
+        self.assertEqual(self.write_all([(dangling, "x")])[0], 1)
+        self.assertEqual(os.listdir(os.path.dirname(victim)), ["victim"])
+
+    def test_planted_temporary_names_are_not_followed(self):
+        victim = self.victim()
+        target = os.path.join(self.dir, "summary.md")
+        for name in ("summary.md.tmp", ".summary.md.tmp", "summary.md~"):
+            os.symlink(victim, os.path.join(self.dir, name))
+        self.assertEqual(self.write_all([(target, "new")]), (0, ""))
+        self.assertUntouched(victim)
         with open(target) as f:
-            self.assertEqual(f.read(), "through")
+            self.assertEqual(f.read(), "new")
+        self.assertEqual(len(os.listdir(self.dir)), 4)
+
+    def test_not_a_regular_file_is_refused(self):
+        fifo = os.path.join(self.dir, "fifo")
+        os.mkfifo(fifo)
+        os.mkdir(os.path.join(self.dir, "d"))
+        for path in (fifo, os.path.join(self.dir, "d")):
+            status, err = self.write_all([(path, "x")])
+            self.assertEqual((status, err), (1, "%s: cannot write: not a regular file (remove it or choose another "
+                                                "file)\n" % path))
+        self.assertEqual(sorted(os.listdir(self.dir)), ["d", "fifo"])
+
+    def test_text_with_lone_surrogates_is_written(self):
+        a = os.path.join(self.dir, "a")
+        self.assertEqual(self.write_all([(a, "x\udcffy")]), (0, ""))
+        with open(a, "rb") as f:
+            self.assertEqual(f.read(), b"x\xffy")       # as it was read (surrogateescape)
+        self.assertEqual(self.write_all([(a, "x\udcff\ud800y")]), (0, ""))
+        with open(a, "rb") as f:
+            self.assertEqual(f.read(), b"x??y")
+
+    def test_open_new_append_and_make_dir_refuse_links(self):
+        victim = self.victim()
+        link = os.path.join(self.dir, "log")
+        os.symlink(victim, link)
+        for opener in (common.open_new, common.open_append):
+            with self.assertRaises(common.Refused if opener is common.open_new else OSError):
+                opener(link)
+        self.assertUntouched(victim)
+        fifo = os.path.join(self.dir, "fifo")
+        os.mkfifo(fifo)
+        with self.assertRaises(OSError):
+            common.open_append(fifo)         # no reader: not waited on
+        log = os.path.join(self.dir, "plain")
+        with common.open_new(log) as f:
+            f.write(b"one\n")
+        with common.open_append(log) as f:
+            f.write(b"two\n")
+        with common.open_new(log) as f:
+            f.write(b"three\n")
+        with open(log, "rb") as f:
+            self.assertEqual(f.read(), b"three\n")
+        os.symlink(os.path.dirname(victim), os.path.join(self.dir, "logs"))
+        with self.assertRaises(common.Refused):
+            common.make_dir(os.path.join(self.dir, "logs"))
+        common.make_dir(os.path.join(self.dir, "new"))
+        common.make_dir(os.path.join(self.dir, "new"))
+        self.assertTrue(os.path.isdir(os.path.join(self.dir, "new")))
 
 
 class ProfileTest(unittest.TestCase):

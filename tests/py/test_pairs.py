@@ -372,7 +372,7 @@ class HeatMaps(PairsCase):
         self.assertTrue(all(float(v) < 6 for k, v in enumerate(rows[5].split()) if k != 5))
         self.assertTrue(all(float(r.split()[5]) < 6 for k, r in enumerate(rows) if k != 5))
         self.assertTrue(all(float(r.split()[2]) > 11 for k, r in enumerate(rows) if k not in (2, 5)))
-        self.assertIn('"n05" 5', fig.body)
+        self.assertIn("'n05' 5", fig.body)
         self.assertIn("8MiB bandwidth, host memory, direct path", fig.body)
 
     @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed: no heat map drawn")

@@ -13,7 +13,8 @@ import unittest
 from unittest import mock
 
 import gdrbtest
-from gdrbtool import common, plot
+import pairs_fixtures
+from gdrbtool import common, pairs, plot
 
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 
@@ -119,7 +120,7 @@ class DataTest(Tmp):
         rows = [row(benchmark="copy_bw", layer="local", path=p, bw_GBps="1.0")
                 for p in ("h2d", "staged", "d2h", "direct")]
         body = self.figs(rows)["copy_bw-device"].body
-        order = [body.index('"data/copy_bw-device.%s.dat"' % p) for p in ("direct", "staged", "d2h", "h2d")]
+        order = [body.index("'data/copy_bw-device.%s.dat'" % p) for p in ("direct", "staged", "d2h", "h2d")]
         self.assertEqual(order, sorted(order))
 
     def test_no_rows_to_plot_is_said_and_exit_0(self):
@@ -203,9 +204,9 @@ class ScriptTest(Tmp):
         self.assertIn("(host gpu-a01; one process; GPU H100 x2; NIC none used (local copies))", idx["copy_bw-device"])
 
     def test_xtics_label_binary_units(self):
-        self.assertEqual(plot.xtics(8, 64), 'set xtics ("8B" 8 0, "16B" 16 0, "32B" 32 0, "64B" 64 0)')
+        self.assertEqual(plot.xtics(8, 64), "set xtics ('8B' 8 0, '16B' 16 0, '32B' 32 0, '64B' 64 0)")
         tics = plot.xtics(8, 1 << 30)
-        for label in ('"8B" 8 0', '"" 16 1', '"1KiB" 1024 0', '"1MiB" 1048576 0', '"1GiB" 1073741824 0'):
+        for label in ("'8B' 8 0", '"" 16 1', "'1KiB' 1024 0", "'1MiB' 1048576 0", "'1GiB' 1073741824 0"):
             self.assertIn(label, tics)
 
     def test_gp_script(self):
@@ -214,25 +215,27 @@ class ScriptTest(Tmp):
         figs = plot.figures(self.read(self.results(rows))[0], self.meta(self.META))
         gp = plot.gp_script(figs, "png,svg", "pngcairo")
         self.assertTrue(gp.startswith('set terminal pngcairo size 1000,760 font "sans,10" noenhanced\n'
-                                      'set output "write_lat-device.png"\nreset\n'))
+                                      "set output 'write_lat-device.png'\nreset\n"))
         self.assertIn('set terminal svg size 1000,760 dynamic font "sans,10" noenhanced\n'
-                      'set output "write_lat-device.svg"\n', gp)
+                      "set output 'write_lat-device.svg'\n", gp)
         self.assertEqual(gp.count("set output\n"), 2)
         self.assertTrue(gp.endswith("unset multiplot\nset output\n"))
-        self.assertIn('set title "write_lat, device memory: latency by path\\nhosts gpu-a01, gpu-a02; 2 ranks; '
-                      'GPU GPU-X; NIC mlx5_0:1 400 Gb/s" noenhanced\n', gp)
+        self.assertIn("set title 'write_lat, device memory: latency by path' . \"\\n\" . 'hosts gpu-a01, gpu-a02; "
+                      "2 ranks; GPU GPU-X; NIC mlx5_0:1 400 Gb/s' noenhanced\n", gp)
         self.assertIn("set xrange [6:5325]\nset multiplot\nset size 1,0.7\nset origin 0,0.3\n", gp)
-        self.assertIn("plot \"data/write_lat-device.direct.dat\" using 1:2 with linespoints lw 2 pt 7 ps 0.6 "
-                      "lc rgb '#1f77b4' title \"direct p50\", \"data/write_lat-device.direct.dat\" "
-                      "using 1:3 with lines lw 1.5 dt 2 lc rgb '#1f77b4' title \"direct p99\", ", gp)
-        self.assertIn('set title "staged p50 / direct p50: above 1, the direct path is faster" font ",9"\n', gp)
-        self.assertIn("plot \"data/write_lat-device.ratio.dat\" using 1:2 with linespoints lw 2 pt 7 ps 0.5 "
+        self.assertIn("plot 'data/write_lat-device.direct.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.6 "
+                      "lc rgb '#1f77b4' title 'direct p50', 'data/write_lat-device.direct.dat' "
+                      "using 1:3 with lines lw 1.5 dt 2 lc rgb '#1f77b4' title 'direct p99', ", gp)
+        self.assertIn("set title 'staged p50 / direct p50: above 1, the direct path is faster' font \",9\"\n", gp)
+        self.assertIn("plot 'data/write_lat-device.ratio.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.5 "
                       "lc rgb '#333333', 1 with lines lc rgb '#999999' dt 3\n", gp)
         self.assertEqual(plot.gp_script(figs, "svg", "png").count("set terminal"), 1)
         self.assertIn("set terminal png size 1000,760 noenhanced\n", plot.gp_script(figs, "png", "png"))
 
     def test_gp_strings_escaped(self):
-        self.assertEqual(plot.gp_str('a"b\\c\nd'), '"a\\"b\\\\c\\nd"')
+        # Single quotes: nothing inside is expanded; '' is a quote; control characters are spaces.
+        self.assertEqual(plot.gp_str('a"b\\c\nd\'e`f`@g\r\x01h'), "'a\"b\\c d''e`f`@g  h'")
+        self.assertEqual(plot.gp_lines("one `x`\ntwo's"), "'one `x`' . \"\\n\" . 'two''s'")
 
 
 class OptionsTest(Tmp):
@@ -297,6 +300,114 @@ class GnuplotTest(Tmp):
         self.assertFalse(os.path.exists(stale))
         self.assertEqual(sorted(os.listdir(os.path.join(run, "plots"))),
                          ["data", "gnuplot.log", "index.tsv", "plots.gp", "write_lat-device.svg"])
+
+    def test_names_from_the_data_stay_in_plots(self):
+        names = ["../../../escape", "/abs/path", ".hidden", "-dash", "x" * 300, "a\x01b", "sub/dir", "é"]
+        rows = [row(benchmark=n, mem="device", path="../p", lat_p50_us="1.0", lat_p99_us="2.0", bw_GBps="1.0")
+                for n in names]
+        rows += [row(benchmark="write_bw", mem=m, bw_GBps="1.0") for m in ("../up", "..", "")]
+        run = os.path.dirname(self.results(rows))
+        rc, err = self.run_main(["--format", "svg", run])
+        self.assertEqual(rc, 0, err)
+        found = []
+        for top, dirs, files in os.walk(self.dir):
+            found += [os.path.relpath(os.path.join(top, f), run) for f in files]
+        outside = [f for f in found if not f.startswith("plots/") and f != "results.csv"]
+        self.assertEqual(outside, [])
+        svgs = [f for f in os.listdir(os.path.join(run, "plots")) if f.endswith(".svg")]
+        self.assertEqual(len(svgs), len(names) + 3)
+        for f in svgs + os.listdir(os.path.join(run, "plots", "data")):
+            self.assertRegex(f, r"^[A-Za-z0-9_+][A-Za-z0-9._+~-]*$")
+            self.assertLessEqual(len(f), 120)
+
+    def test_links_in_the_output_directory_never_followed(self):
+        outside = os.path.join(self.dir, "outside")
+        os.mkdir(outside)
+        victim = os.path.join(outside, "victim")
+        with open(victim, "w") as f:
+            f.write("precious")
+        run = os.path.dirname(self.results([row(lat_p50_us="1.0")]))
+        # A link at a figure (and at NAME.tmp beside it): refused, what it points to untouched.
+        os.makedirs(os.path.join(run, "plots", "data"))
+        for name in ("write_lat-device.svg", "write_lat-device.svg.tmp"):
+            os.symlink(victim, os.path.join(run, "plots", name))
+        rc, err = self.run_main(["--format", "svg", run])
+        self.assertEqual(rc, 1)
+        self.assertEqual(err, "%s/plots/write_lat-device.svg: cannot write: a symbolic link (never followed; "
+                              "remove it or choose another file)\n" % run)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious")
+        self.assertEqual(os.listdir(outside), ["victim"])
+        # plots/ or plots/data/ a link to another directory: refused, nothing written there.
+        for link in ("plots", "plots/data"):
+            shutil.rmtree(os.path.join(run, "plots"), ignore_errors=True)
+            if link == "plots/data":
+                os.mkdir(os.path.join(run, "plots"))
+            os.symlink(outside, os.path.join(run, link))
+            rc, err = self.run_main(["--format", "svg", run])
+            self.assertEqual(rc, 1)
+            self.assertEqual(err, "gdrb-plot: cannot create %s/%s: a symbolic link (never followed; give a "
+                                  "directory)\n" % (run, link))
+            self.assertEqual(os.listdir(outside), ["victim"])
+            os.unlink(os.path.join(run, link))
+        rc, err = self.run_main(["--format", "svg", "--out", os.path.join(run, "plots"), run])
+        self.assertEqual(rc, 0, err)
+
+
+def payloads(where):
+    """Text that runs `touch $GDRB_MARK.WHERE...` if it reaches gnuplot as code: a backquoted
+    command (expanded inside double quotes), and system() behind a closing double or single
+    quote (no comma: the rank table cannot hold one)."""
+    return ["x`touch $GDRB_MARK.%s-bq`" % where,
+            'x"; system("touch $GDRB_MARK.%s-dq"); "' % where,
+            "x'; system('touch $GDRB_MARK.%s-sq'); '" % where]
+
+
+@unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed")
+class InjectionTest(Tmp):
+    """Every text gdrb-plot takes from a results directory reaches gnuplot as a string, never
+    as code: meta.json's host, GPU and NIC names, the CSV's benchmark, mem, path, gpu, nic,
+    hosts, ranks and layer, and the rank table's host names, through the real gdrb-plot."""
+
+    def run_plot(self, run):
+        mark = os.path.join(self.dir, "MARK")
+        out = subprocess.run([sys.executable, str(gdrbtest.GDRB), "plot", "--format", "svg", run],
+                             env=dict(os.environ, GDRB_MARK=mark), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True)
+        ran = sorted(n for n in os.listdir(self.dir) if n.startswith("MARK"))
+        self.assertEqual(ran, [], "gnuplot ran commands from the data: %s\n%s" % (ran, out.stderr))
+        return out
+
+    def test_csv_meta_and_rank_table_never_code(self):
+        meta = {"hosts": payloads("meta-hosts"), "nodes": [
+            {"hostname": h, "gpus": [{"name": g}], "nics": [{"name": n, "ports": [
+                {"port": 1, "state": "4: ACTIVE", "rate_gbps": 200}]}]}
+            for h, g, n in zip(payloads("hostname"), payloads("gpu"), payloads("nic"))]}
+        rows = []
+        for i, (bench, mem, path) in enumerate(zip(payloads("bench"), payloads("mem"), payloads("path"))):
+            for b, m, p in ((bench + "_bw", "device", "direct"), ("write_bw", mem, "staged"),
+                            ("write_lat", "device", path)):
+                rows.append(row(benchmark=b, mem=m, path=p, gpu=payloads("csv-gpu")[i], bw_GBps="1.0",
+                                lat_p50_us="1.0", lat_p99_us="2.0", nic=payloads("csv-nic")[i]))
+                rows.append(row(benchmark=b, mem=m, path="direct", size_bytes="64", bw_GBps="2.0",
+                                lat_p50_us="1.0", lat_p99_us="2.0"))
+        run = os.path.dirname(self.results(rows, meta=meta))
+        pairs_fixtures.write(run, n=4)
+        s = pairs.ranks_schema()
+        with open(os.path.join(run, pairs.RANKS_FILE), "w") as f:
+            f.write(s.header + "\n" + "".join(
+                pairs_fixtures.row(s, rank=r, host=(payloads("rank") + ["n3"])[r], local_rank=0, gpu="", nic="")
+                + "\n" for r in range(4)))
+        out = self.run_plot(run)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(os.path.join(run, "plots", "index.tsv")) as f:
+            self.assertEqual(len(f.readlines()), 3 + 3 + 1 + 1)
+
+    def test_csv_hosts_ranks_and_layer_without_meta(self):
+        rows = [row(benchmark="write_bw", hosts=h, ranks=r, layer=l, bw_GBps="1.0")
+                for h, r, l in zip(payloads("csv-hosts"), payloads("csv-ranks"), payloads("csv-layer"))]
+        out = self.run_plot(os.path.dirname(self.results(rows)))
+        self.assertEqual(out.returncode, 0, out.stderr)
 
 
 if __name__ == "__main__":

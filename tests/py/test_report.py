@@ -221,8 +221,54 @@ class ReportTest(unittest.TestCase):
         self.assertIn('<div class="verdict fail&quot;&gt;&lt;script&gt;x&lt;/script&gt;">', html)
         self.assertIn("(profile p&lt;&amp;&gt;)", html)
         self.assertIn('<tr class="fail"><td>1</td><td>gdrb_&lt;img src=x&gt;</td>', html)
-        # A '|' in a Markdown cell is escaped, so the table keeps its columns.
-        self.assertIn("| gpu\\|<b>x</b> | Ubuntu", md)
+        # A '|' in a Markdown cell is escaped, so the table keeps its columns; no raw HTML.
+        self.assertIn("| gpu\\|&lt;b>x&lt;/b> | Ubuntu", md)
+
+    def test_markdown_from_the_data_renders_inert(self):
+        """Raw HTML and Markdown in every text summary.md takes from the data (host, benchmark,
+        memory kind, path, note, profile, command, label, doctor file, steps, skipped reasons,
+        verdict rules and messages) is shown as text: no tag, link, image, code, emphasis or
+        table cell of its own."""
+        hostile = "<img src=x onerror=alert(1)>[link](http://evil)![i](http://evil/i.png)`code`*em* __b__ " \
+                  "~~s~~ a|b &lt; &#60; \\"
+        d = self.fixture("good-run")
+        with open(os.path.join(d, "meta.json")) as f:
+            meta = json.load(f)
+        meta.update(profile=hostile, sweep_command=hostile, label=hostile, node_info_error=hostile,
+                    launcher=hostile, doctor={"exit": hostile, "file": hostile},
+                    skipped=[{"binary": hostile, "mem": hostile, "reason": hostile}])
+        meta["nodes"][0].update(hostname=hostile, os=hostile, gpus=[{"index": 0, "name": hostile}])
+        meta["steps"] = [{"n": 1, "binary": hostile, "mem": hostile, "status": hostile, "exit": 1, "rows": 0,
+                          "seconds": 2, "log": hostile}]
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        rule = dict(VERDICT["rules"][1], name=hostile, message=hostile, selection=hostile)
+        with open(os.path.join(d, "verdict.json"), "w") as f:
+            json.dump(dict(VERDICT, profile=hostile, rules=[rule],
+                           invalid_values=[{"message": hostile}]), f)
+        with open(os.path.join(d, "results.csv")) as f:
+            header, *rows = f.read().splitlines()
+        bad = common.csv_quote(hostile.replace(",", " "))
+        rows.append(",".join([bad, "verbs", bad, bad] + rows[0].split(",")[4:31] + ["failed", "0", "", bad]
+                             + rows[0].split(",")[35:]))
+        with open(os.path.join(d, "results.csv"), "w") as f:
+            f.write("\n".join([header] + rows) + "\n")
+        md, html = self.report(d)
+        self.assertGreater(md.count("img src=x"), 10)
+        # What is left once the escapes (\X) and entities are taken out holds no markup character.
+        plain = re.sub(r"&(lt|amp);", "", re.sub(r"\\.", "", md))
+        # The report's own markup: the verdict in bold, the figures.
+        plain = re.sub(r"^\*\*Verdict: (.*)\*\* \(", r"\1 (", plain, flags=re.M)
+        plain = re.sub(r"^!\[[^][]*\]\(plots/[A-Za-z0-9._+~-]+\.png\)$", "", plain, flags=re.M)
+        for ch in "<`[]*|~":
+            lines = [line for line in plain.splitlines() if ch in line and not (ch == "|" and line.startswith("|"))]
+            self.assertEqual(lines, [], ch)
+        self.assertNotIn("__", plain)
+        # Every table row keeps its columns: a '|' from the data never ends a cell.
+        for block in re.findall(r"((?:^\|.*\n)+)", md, re.M):
+            counts = {len(re.findall(r"(?<!\\)\|", line)) for line in block.splitlines()}
+            self.assertEqual(len(counts), 1, block)
+        self.assertNotIn("<img src=x", html)
 
     def test_png_embedded_when_present(self):
         d = self.fixture("bad-run")
@@ -280,12 +326,54 @@ class ReportTest(unittest.TestCase):
 
     def test_cannot_write_leaves_nothing(self):
         d = self.fixture("good-run")
-        # summary.md.tmp is written, report.html.tmp cannot be: neither file may appear.
-        os.mkdir(os.path.join(d, "report.html.tmp"))
+        # summary.md can be written, report.html cannot (a directory is there): neither appears.
+        os.mkdir(os.path.join(d, "report.html"))
         status, err = self.run_report(d)
         self.assertEqual(status, 1)
-        self.assertRegex(err, r"^%s/report.html: cannot write: .*\n$" % re.escape(d))
-        self.assertEqual(sorted(os.listdir(d)), ["meta.json", "report.html.tmp", "results.csv"])
+        self.assertEqual(err, "%s/report.html: cannot write: not a regular file (remove it or choose another "
+                              "file)\n" % d)
+        self.assertEqual(sorted(os.listdir(d)), ["meta.json", "report.html", "results.csv"])
+
+    def test_planted_links_never_followed(self):
+        outside = tempfile.mkdtemp(prefix="gdrb-report-outside.")
+        self.addCleanup(shutil.rmtree, outside)
+        victim = os.path.join(outside, "victim")
+        with open(victim, "wb") as f:
+            f.write(b"secret")
+        for name in ("summary.md", "report.html"):
+            d = self.fixture("bad-run")
+            os.symlink(victim, os.path.join(d, name))
+            for tmp in ("summary.md.tmp", "report.html.tmp"):
+                os.symlink(victim, os.path.join(d, tmp))
+            status, err = self.run_report(d)
+            self.assertEqual(status, 1)
+            self.assertEqual(err, "%s/%s: cannot write: a symbolic link (never followed; remove it or choose "
+                                  "another file)\n" % (d, name))
+            with open(victim, "rb") as f:
+                self.assertEqual(f.read(), b"secret")
+            shutil.rmtree(d)
+        # A figure that is a link is not embedded: what it points to never lands in report.html.
+        d = self.fixture("bad-run")
+        os.mkdir(os.path.join(d, "plots"))
+        os.symlink(victim, os.path.join(d, "plots", "write_lat-device.png"))
+        md, html = self.report(d)
+        self.assertNotIn(base64.b64encode(b"secret").decode(), html)
+        self.assertNotIn("<img", html)
+
+    def test_figure_names_from_the_data_stay_in_plots(self):
+        d = self.fixture("good-run")
+        with open(os.path.join(d, "results.csv")) as f:
+            text = f.read()
+        with open(os.path.join(d, "results.csv"), "w") as f:
+            f.write(text.replace("\nwrite_lat,", "\n../../write_lat,"))
+        name = common.file_name("../../write_lat-device")
+        self.assertTrue(name.startswith("_._.._write_lat-device~"), name)
+        os.mkdir(os.path.join(d, "plots"))
+        with open(os.path.join(d, "plots", name + ".png"), "wb") as f:
+            f.write(png_bytes())
+        md, html = self.report(d)
+        self.assertTrue("](plots/%s.png)" % name in md)
+        self.assertFalse("](plots/../" in md)
 
     def test_wrapper_and_help(self):
         d = self.fixture("good-run")

@@ -59,7 +59,12 @@ class OptionsTest(unittest.TestCase):
             (["--mem", "gpu"], "--mem: expected a comma list of host, pinned, device, got 'gpu'"),
             (["--time-per-size", "0"], "--time-per-size: expected seconds per size, e.g. 0.3, got '0'"),
             (["--time-per-size", "1."], "--time-per-size: expected seconds per size, e.g. 0.3, got '1.'"),
-            (["--label", "a b"], "--label: expected letters, digits, '.', '_' or '-', got 'a b'"),
+            (["--label", "a b"], "--label: expected letters, digits, '.', '_' or '-', starting with a letter or "
+                                 "digit, got 'a b'"),
+            (["--label", "-1+1"], "--label: expected letters, digits, '.', '_' or '-', starting with a letter or "
+                                  "digit, got '-1+1'"),
+            (["--label", "-A1"], "--label: expected letters, digits, '.', '_' or '-', starting with a letter or "
+                                 "digit, got '-A1'"),
             (["--link-rate", "0.0"], "--link-rate: expected the port rate in Gb/s, e.g. 400, got '0.0'"),
             (["--bin-dir", "/nonexistent"], "--bin-dir: '/nonexistent' is not a directory"),
             (["--sizes", "8:4:2"], "--sizes: expected MIN:MAX (doubling) or a list A,B,C with sizes like 8, "
@@ -338,6 +343,25 @@ class MergeTest(Dir):
         os.unlink(self.part)
         m = sweep.merge_rows(self.part, self.step(sizes="8"), "failed", "n", 1, 1, "", "", self.STAMP)
         self.assertEqual((m.rows, m.dropped, len(m.filled)), ([], 0, 1))
+
+    def test_text_from_the_data_is_never_a_formula(self):
+        """The GPU name (nvidia-smi), the note (the binary's stderr) and the version a 'failed' row
+        takes are text to a spreadsheet: one that starts with =, +, -, @, a tab or a CR gets an
+        apostrophe; numbers stay numbers."""
+        for text in ('=HYPERLINK("http://evil","x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "\tx", "\r=1"):
+            with self.subTest(text=text):
+                with open(self.part, "w") as f:
+                    f.write(self.header + "\n")
+                m = sweep.merge_rows(self.part, self.step(mem="device", sizes="8"), "failed", text, 1, 1, text, text,
+                                     self.STAMP)
+                for row in m.filled:
+                    f = dict(zip(common.schema().columns, common.csv_split(row)))
+                    for column in ("gpu", "note", "version"):
+                        self.assertEqual(f[column][:1], "'", (column, row))
+                        self.assertEqual(f[column][1:], text.replace("\r", " "))
+                    self.assertEqual((f["size_bytes"], f["iterations"]), ("8", "0"))
+        self.assertEqual(common.csv_text("a=1, -2"), '"a=1, -2"')
+        self.assertEqual(common.csv_text("NVIDIA H100"), "NVIDIA H100")
 
     def test_append_is_whole(self):
         csv = os.path.join(self.tmp, "results.csv")
@@ -710,6 +734,121 @@ class EndToEnd(Dir):
                          "could not run node-info on every host through mpirun: mpirun: cannot reach b (injected)")
         self.assertEqual([(s["exit"], s["log"]) for s in meta["steps"]],
                          [(0, "logs/01-fake_ok-host.log"), (3, "logs/02-fake_fail-host.log")])
+
+
+class OutputDirTest(Dir):
+    """Only regular files inside the results directory, never through a link; the directory
+    claimed at once (two sweeps into one --out: one goes on); why it cannot be written."""
+
+    def setUp(self):
+        super().setUp()
+        self.bin = os.path.join(self.tmp, "bin")
+        os.mkdir(self.bin)
+        self.outside = os.path.join(self.tmp, "outside")
+        os.mkdir(self.outside)
+        self.victim = os.path.join(self.outside, "victim")
+        with open(self.victim, "w") as f:
+            f.write("precious")
+        fake_bench(self.bin, "gdrb_fake_ok", [ok_row("fake_ok")])
+        stub(self.bin, "gdrb_fake_doctor", 'echo "{}"')
+
+    def sweep(self, out):
+        prof = os.path.join(self.tmp, "test.profile")
+        with open(prof, "w") as f:
+            f.write("sizes 8\ndoctor gdrb_fake_doctor\nrun gdrb_fake_ok launch=local\nrule r fake_ok status = ok\n")
+        env = dict(os.environ)
+        env.pop("SLURM_JOB_ID", None)
+        return subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir", self.bin,
+                               "--out", out], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=120)
+
+    def assertUntouched(self):
+        self.assertEqual(os.listdir(self.outside), ["victim"])
+        with open(self.victim) as f:
+            self.assertEqual(f.read(), "precious")
+
+    def test_planted_links_never_followed(self):
+        out = os.path.join(self.tmp, "run")
+        os.makedirs(os.path.join(out, "logs"))
+        names = ["meta.json", "summary.md", "report.html", "verdict.json", "verdict.xml", "verdict.txt",
+                 "doctor.json", "logs/01-fake_ok-host.log", "logs/01-fake_ok-host.out", "logs/doctor.log",
+                 "logs/node-info.log", "logs/plot.log", "logs/accept.log", "logs/report.log",
+                 "meta.json.tmp", "summary.md.tmp", "verdict.txt.tmp"]
+        for name in names:
+            os.symlink(self.victim, os.path.join(out, name))
+        os.symlink(self.outside, os.path.join(out, "plots"))
+        ran = self.sweep(out)
+        self.assertEqual(ran.returncode, 1, ran.stderr)
+        self.assertNotIn("Traceback", ran.stderr)
+        self.assertUntouched()
+        for name in names:
+            # doctor.json, not written, goes as an empty one would: the link itself, never what it points to.
+            self.assertEqual(os.path.islink(os.path.join(out, name)), name != "doctor.json", name)
+        self.assertIn("%s/meta.json: cannot write: a symbolic link" % out, ran.stderr)
+        # The step's own log was a link: it was not run, and its row says so.
+        self.assertIn("gdrb-sweep: cannot write %s/logs/01-fake_ok-host.out: a symbolic link" % out, ran.stderr)
+        with open(os.path.join(out, "results.csv")) as f:
+            rows = f.read().splitlines()
+        self.assertEqual(len(rows), 2)
+        self.assertIn(",failed,", rows[1])
+
+    def test_links_for_the_directory_commands_txt_or_logs_refused(self):
+        for name, said in (("", "--out: '%(out)s' is a symbolic link (never followed; give a directory)"),
+                           ("logs", "cannot create %(out)s/logs: a symbolic link (never followed; give a directory)"),
+                           ("commands.txt", "cannot write %(out)s/commands.txt: a symbolic link (never followed; "
+                                            "remove it or choose another file)")):
+            with self.subTest(link=name):
+                out = os.path.join(self.tmp, "run-" + (name or "dir"))
+                if name:
+                    os.mkdir(out)
+                os.symlink(self.victim if name == "commands.txt" else self.outside, os.path.join(out, name) if name
+                           else out)
+                ran = self.sweep(out)
+                self.assertEqual(ran.returncode, 2 if not name else 1, ran.stderr)
+                self.assertEqual(ran.stderr, "gdrb-sweep: " + said % {"out": out} + "\n")
+                self.assertUntouched()
+
+    def results_dir(self, out):
+        s = sweep.Sweep.__new__(sweep.Sweep)
+        s.o, s.p = sweep.Options(out=out), mock.Mock(label="test")
+        s.results_dir()
+        return s
+
+    def test_two_sweeps_into_one_out_one_goes_on(self):
+        out = os.path.join(self.tmp, "run")
+        first = self.results_dir(out)
+        with open(first.csv, "a") as f:
+            f.write(ok_row("fake_ok") + "\n")
+        # Even where the second sweep looks before the first has created results.csv, the claim is one.
+        real = os.path.exists
+        with mock.patch("os.path.exists", side_effect=lambda p: False if str(p).endswith("results.csv") else real(p)):
+            with self.assertRaises(common.Stop) as cm:
+                self.results_dir(out)
+        self.assertEqual((cm.exception.status, cm.exception.message),
+                         (2, "--out: '%s' already holds results; give a new directory" % out))
+        with open(first.csv) as f:
+            self.assertEqual(f.read().splitlines(), [common.schema().header, ok_row("fake_ok")])
+
+    def test_read_only_out_says_why(self):
+        import errno
+        out = os.path.join(self.tmp, "ro", "run")
+        os.mkdir(os.path.dirname(out))
+
+        def read_only(*args, **kw):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+        with mock.patch("os.mkdir", side_effect=read_only):
+            with self.assertRaises(common.Stop) as cm:
+                self.results_dir(out)
+        self.assertEqual((cm.exception.status, cm.exception.message),
+                         (2, "--out: cannot create '%s': Read-only file system" % out))
+        os.mkdir(out)
+        real = os.open
+        with mock.patch("os.open", side_effect=lambda p, *a, **k: read_only() if str(p).endswith("results.csv")
+                        else real(p, *a, **k)):
+            with self.assertRaises(common.Stop) as cm:
+                self.results_dir(out)
+        self.assertEqual((cm.exception.status, cm.exception.message),
+                         (2, "--out: cannot write in '%s': Read-only file system" % out))
 
 
 if __name__ == "__main__":

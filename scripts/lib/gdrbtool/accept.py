@@ -53,7 +53,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 from . import common, pairs
 from . import profile as profiles
-from .common import Json, awk_num, decimal, json_str, num_fmt, size_fmt, usage_error, write_all, xml_str
+from .common import Json, awk_num, decimal, json_str, num_fmt, size_fmt, term, usage_error, write_all, xml_str
 
 # A measured value or threshold: None where the row has none (no figure, no rate), a float for
 # the numeric rules, the text itself for the text rules.
@@ -611,10 +611,12 @@ class Verdict:
 
     def text(self) -> str:
         """What gdrb-accept prints: two lines per rule, each invalid value, the overall line."""
-        out = ["%-6s %s: %s\n       %s\n" % (r.verdict, r.rule.name, r.rule_text(), r.message) for r in self.rules]
+        # Names and values come from the profile and the CSV: no control character reaches a terminal.
+        out = ["%-6s %s: %s\n       %s\n" % (r.verdict, term(r.rule.name), term(r.rule_text()), term(r.message))
+               for r in self.rules]
         # The values that are not numbers, each once: the rows to fix or measure again.
-        out += ["INVALID %s\n" % v.text for v in self.invalid_values]
-        out.append(self.summary() + "\n")
+        out += ["INVALID %s\n" % term(v.text) for v in self.invalid_values]
+        out.append(term(self.summary()) + "\n")
         return "".join(out)
 
     def json(self, profile_name: str, results: str, now: float) -> str:
@@ -786,9 +788,10 @@ def main(argv: List[str]) -> int:
     verdict_file = o.verdict or results + "/verdict.json"
     junit_file = o.junit or results + "/verdict.xml"
     now = time.time()
-    write_all([(verdict_file, verdict.json(name, results, now)), (junit_file, verdict.junit(name, now))])
+    write_all([(verdict_file, verdict.json(name, results, now)), (junit_file, verdict.junit(name, now))],
+              devices=[f for f in (o.verdict, o.junit) if f])
     text = verdict.text()
-    sys.stdout.write(verdict.summary() + "\n" if o.quiet else text)
+    sys.stdout.write(common.term(verdict.summary()) + "\n" if o.quiet else text)
     sys.stdout.flush()
     if not o.quiet:
         common.say("verdict in %s and %s" % (verdict_file, junit_file))

@@ -5,9 +5,12 @@ all-or-nothing writer, and the small formatting helpers."""
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import stat
 import subprocess
@@ -46,9 +49,18 @@ def failure(message: str) -> Stop:
     return Stop(EXIT_FAIL, message)
 
 
+_TERMINAL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def term(s: str) -> str:
+    """S fit for a terminal on one line: control characters (an escape sequence read from the
+    data would move the cursor, retitle the window, or hide what follows) and line breaks as '?'."""
+    return _TERMINAL.sub("?", s)
+
+
 def say(message: str) -> None:
     # A value of thousands of digits is quoted by its first 40: the line stays a line.
-    sys.stderr.write("%s: %s\n" % (prog, _LONG_DIGITS.sub(r"\1...", message)))
+    sys.stderr.write("%s: %s\n" % (prog, term(_LONG_DIGITS.sub(r"\1...", message))))
     sys.stderr.flush()
 
 
@@ -212,13 +224,15 @@ def csv_quote(s: str) -> str:
     return '"' + re.sub(r"[\r\n]", " ", s.replace('"', '""')) + '"'
 
 
-# What a spreadsheet takes for the start of a formula (OWASP's list): a text cell that starts with
-# one gets a leading apostrophe, as the binaries write theirs (GDRB_CSV_FORMULA_LEAD, gdrb_report.h).
+# What a spreadsheet takes for the start of a formula (=HYPERLINK, =cmd|...): a text cell that
+# starts with one gets a leading apostrophe, as the binaries write theirs (GDRB_CSV_FORMULA_LEAD,
+# gdrb_report.h).
 CSV_FORMULA_LEAD = "=+-@\t\r"
 
 
 def csv_text(s: str) -> str:
-    """Text S (a note, a GPU name: never a number) as one CSV field, inert for spreadsheets."""
+    """Text S (a note, a GPU name: never a number) as one CSV field, inert for spreadsheets.
+    Every text field the tools write goes through here."""
     return csv_quote("'" + s if s and s[0] in CSV_FORMULA_LEAD else s)
 
 
@@ -460,50 +474,215 @@ def load_json(path: str) -> Json:
 
 # --- writing -------------------------------------------------------------------
 
-def _staging(path: str) -> str:
-    """Where PATH is written: PATH.tmp, renamed once complete; a PATH that is a link
-    (/dev/stdout) or is there and is not a regular file (a pipe, a device) is written in
-    place: renaming over it would replace the link or the device."""
-    if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
-        return path
-    return path + ".tmp"
+class Refused(OSError):
+    """A target that is there and is not a regular file: never written through."""
 
 
-def write_all(files: Sequence[Tuple[str, Union[str, bytes]]], quiet: bool = False) -> None:
-    """Every (FILE, CONTENT) whole, or none of them: each goes to FILE.tmp, and all are renamed
-    once every one is complete. The first that cannot be written is said once as
-    "FILE: cannot write: why" (no program name: scripts anchor on it; QUIET: not said); then no
-    FILE.tmp is left and Stop(1) is raised. CONTENT is text (UTF-8) or bytes."""
-    staged = [(path, _staging(path), content) for path, content in files]
+def _refuse_odd(st: os.stat_result) -> None:
+    """Raises Refused when ST (an lstat) is not a regular file."""
+    if stat.S_ISLNK(st.st_mode):
+        raise Refused(errno.ELOOP, "a symbolic link (never followed; remove it or choose another file)")
+    if not stat.S_ISREG(st.st_mode):
+        raise Refused(errno.EINVAL, "not a regular file (remove it or choose another file)")
+
+
+class Staged:
+    """A file written beside PATH under a name of its own (created O_EXCL, never a planted
+    link), then renamed over PATH by commit(): PATH is whole or as it was, and a link or
+    anything but a regular file at PATH is refused, never followed. Raises OSError (Refused
+    for such a target). The directory is held open: renamed within the one it was opened in."""
+
+    def __init__(self, path: str):
+        self.path = path
+        folder, self.name = os.path.split(path)
+        self.tmp = ""
+        self.file: Optional[Any] = None
+        self.dfd = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            self.check()
+            # A name of its own: a dot (hidden), PATH's name cut short, random letters.
+            for _ in range(100):
+                tmp = ".%s.%s.tmp" % (self.name[:120], secrets.token_hex(6))
+                try:
+                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666,
+                                 dir_fd=self.dfd)
+                except FileExistsError:
+                    continue
+                self.tmp = tmp
+                self.file = os.fdopen(fd, "wb")
+                break
+            else:
+                raise OSError(errno.EEXIST, "no free temporary name beside it")
+        except BaseException:
+            os.close(self.dfd)
+            raise
+
+    def check(self) -> None:
+        try:
+            st = os.stat(self.name, dir_fd=self.dfd, follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        _refuse_odd(st)
+
+    def commit(self) -> None:
+        """The file closed and renamed over PATH (what a link there pointed to is untouched)."""
+        self.file.close()
+        self.check()
+        os.rename(self.tmp, self.name, src_dir_fd=self.dfd, dst_dir_fd=self.dfd)
+        self.tmp = ""
+        self.close()
+
+    def discard(self) -> None:
+        """The temporary file gone, PATH untouched."""
+        if self.file is not None and not self.file.closed:
+            try:
+                self.file.close()
+            except OSError:
+                pass
+        if self.tmp:
+            try:
+                os.unlink(self.tmp, dir_fd=self.dfd)
+            except OSError:
+                pass
+            self.tmp = ""
+        self.close()
+
+    def close(self) -> None:
+        if self.dfd >= 0:
+            os.close(self.dfd)
+            self.dfd = -1
+
+
+def encode(text: str) -> bytes:
+    """TEXT as UTF-8 for a file: bytes read undecodable go back as they were read
+    (surrogateescape), any other lone surrogate as '?'."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace")
+
+
+def _device(path: str) -> bool:
+    """PATH is (or links to) a character device or a pipe (/dev/stdout on a terminal or a pipe)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def write_all(files: Sequence[Tuple[str, Union[str, bytes]]], quiet: bool = False,
+              devices: Sequence[str] = ()) -> None:
+    """Every (FILE, CONTENT) whole, or none of them: each is written beside FILE (Staged),
+    and all are renamed once every one is complete. A FILE that is a link or not a regular
+    file is refused, never written through; only a FILE among DEVICES (one the user named in
+    an option) that is a device or a pipe is written in place. The first that cannot be
+    written is said once as "FILE: cannot write: why" (no program name: scripts anchor on it;
+    QUIET: not said); then no temporary file is left and Stop(1) is raised. CONTENT is text
+    (UTF-8) or bytes."""
+    staged: List[Staged] = []
 
     def give_up(path: str, e: OSError) -> Stop:
-        for target, tmp, _ in staged:
-            if tmp != target:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+        for st in staged:
+            st.discard()
         if not quiet:
             sys.stderr.write("%s: cannot write: %s\n" % (path, e.strerror or "write error"))
             sys.stderr.flush()
         return Stop(EXIT_FAIL)
 
-    for path, tmp, content in staged:
+    direct = []
+    for path, content in files:
+        data = content if isinstance(content, bytes) else encode(content)
+        if path in devices and _device(path):
+            direct.append((path, data))
+            continue
         try:
-            if isinstance(content, bytes):
-                with open(tmp, "wb") as f:
-                    f.write(content)
-            else:
-                with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-                    f.write(content)
+            st = Staged(path)
+            staged.append(st)
+            st.file.write(data)
+            st.file.flush()
         except OSError as e:
             raise give_up(path, e)
-    for path, tmp, _ in staged:
-        if tmp != path:
-            try:
-                os.replace(tmp, path)
-            except OSError as e:
-                raise give_up(path, e)
+    for path, data in direct:
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            raise give_up(path, e)
+    for st in staged:
+        try:
+            st.file.close()
+        except OSError as e:
+            raise give_up(st.path, e)
+    for st in staged:
+        try:
+            st.commit()
+        except OSError as e:
+            raise give_up(st.path, e)
+
+
+def open_new(path: str) -> Any:
+    """PATH created anew for writing (binary), as Staged does: a link or a file that is not
+    regular at PATH is refused (Refused), never followed; an earlier regular file is replaced."""
+    st = Staged(path)
+    try:
+        # Renamed at once: the caller (a log, a child's output) writes into the file in place.
+        os.rename(st.tmp, st.name, src_dir_fd=st.dfd, dst_dir_fd=st.dfd)
+    except BaseException:
+        st.discard()
+        raise
+    st.tmp = ""
+    st.close()
+    return st.file
+
+
+def open_append(path: str) -> Any:
+    """PATH opened to append (binary), created when missing; a link there is refused (O_NOFOLLOW),
+    so is anything but a regular file (a FIFO is not waited on)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+                 | os.O_CLOEXEC, 0o666)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Refused(errno.EINVAL, "not a regular file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "ab")
+
+
+_FILE_NAME = re.compile(r"^[A-Za-z0-9_+][A-Za-z0-9._+-]{0,99}$")
+
+
+def file_name(name: str) -> str:
+    """NAME (a benchmark and memory kind from the data) as one file name that stays where it is
+    put: NAME itself when it is letters, digits, '.', '_', '+' and '-' (not first a dot or a
+    dash), at most 100 characters; else those characters kept, every other as '_', cut to 80,
+    and a hash of NAME added, so that two names never meet in one file."""
+    if _FILE_NAME.match(name):
+        return name
+    kept = re.sub(r"[^A-Za-z0-9._+-]", "_", name)[:80]
+    kept = "_" + kept[1:] if kept[:1] in ("", ".", "-") else kept
+    return "%s~%s" % (kept, hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12])
+
+
+def make_dir(path: str) -> None:
+    """PATH a directory, created when missing (with its parents); one that is there as a link
+    (or as anything but a directory) is refused (Refused): what is written below it stays below
+    it. The parents are the caller's choice and are not checked."""
+    parent = os.path.dirname(path.rstrip("/"))
+    if parent and not os.path.isdir(parent):
+        os.makedirs(parent, exist_ok=True)
+    try:
+        os.mkdir(path)
+        return
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise Refused(errno.ELOOP, "a symbolic link (never followed; give a directory)")
+    if not stat.S_ISDIR(st.st_mode):
+        raise Refused(errno.ENOTDIR, "not a directory")
 
 
 def resolve_profile(p: str) -> str:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import common, pairs
-from .common import Json, awk_num, failure, is_latency, num_fmt, path_rank, usage_error, write_all
+from .common import Json, awk_num, failure, file_name, is_latency, num_fmt, path_rank, usage_error, write_all
 
 COLORS = ("#1f77b4", "#e6550d", "#2ca02c", "#9467bd", "#8c564b", "#d62728", "#17becf")
 GNUPLOT_MISSING = "gnuplot not found: install gnuplot-nox (Debian) or gnuplot (RHEL); scripts/install-deps does"
@@ -107,7 +107,7 @@ def read_data(csv_path: str) -> Data:
     def fault(lineno: int, name: str, v: str, why: str) -> None:
         data.faults += 1
         if data.faults <= NAMED_FAULTS:
-            sys.stderr.write("%s:%d: %s '%s' is %s: not plotted\n" % (csv_path, lineno, name, v, why))
+            sys.stderr.write("%s:%d: %s '%s' is %s: not plotted\n" % (csv_path, lineno, name, common.term(v), why))
 
     def keep(series: Series, key: Tuple[float, str], lineno: int, name: str, v: str) -> None:
         if v == "":
@@ -213,9 +213,20 @@ def load_meta(path: str) -> Meta:
 
 # --- the figures -----------------------------------------------------------------------
 
+_GP_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def gp_str(s: str) -> str:
-    """S as a gnuplot string literal."""
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """S as a gnuplot string literal that gnuplot never reads as code: single-quoted (no
+    backquote command substitution, no @macro and no backslash escape inside; '' is a quote),
+    on one line: control characters, line breaks among them, are spaces."""
+    return "'" + _GP_CONTROL.sub(" ", s).replace("'", "''") + "'"
+
+
+def gp_lines(s: str) -> str:
+    """S as a gnuplot string expression whose line breaks stay line breaks: each line a
+    gp_str(), joined by a double-quoted "\\n" (the only text gnuplot expands here is ours)."""
+    return ' . "\\n" . '.join(gp_str(line) for line in s.split("\n"))
 
 
 def xtics(lo: float, hi: float) -> str:
@@ -235,6 +246,12 @@ def xtics(lo: float, hi: float) -> str:
     return "set xtics (" + ", ".join(tics) + ")"
 
 
+def index_line(*fields: str) -> str:
+    """One line of index.tsv: a tab or line break in a field (a name from the data, a title of
+    two lines) is a space."""
+    return "\t".join(_GP_CONTROL.sub(" ", f) for f in fields) + "\n"
+
+
 @dataclass
 class Figure:
     base: str                   # file name without extension: BENCH-MEM
@@ -248,7 +265,8 @@ def figure(g: Group, meta: Meta) -> Figure:
     metric = "p50" if lat else ("busbw" if g.has_busbw else "bw")
     # Paths in a stable order: direct, staged, then the rest by name.
     paths = [p for _, p in sorted((path_rank(p), p) for p in g.paths)]
-    base = g.bench + "-" + g.mem
+    # The file names come from the data: kept within plots/ and plots/data/ (common.file_name).
+    base = file_name(g.bench + "-" + g.mem)
     data: Dict[str, str] = {}
     point: Dict[Tuple[str, float], Optional[float]] = {}
     lo = hi = 0.0
@@ -265,7 +283,7 @@ def figure(g: Group, meta: Meta) -> Figure:
                 lo = size
             if size > hi:
                 hi = size
-        data["data/%s.%s.dat" % (base, path)] = "".join(lines)
+        data["data/%s.dat" % file_name(base + "." + path)] = "".join(lines)
     ratio = "direct" in g.paths and "staged" in g.paths
     if ratio:
         lines = ["# size staged_time/direct_time\n"]
@@ -299,7 +317,7 @@ def figure(g: Group, meta: Meta) -> Figure:
          "set lmargin 12\nset rmargin 4\nset logscale x 2\n", xtics(lo, hi) + "\n",
          "set xrange [%.0f:%.0f]\n" % (lo / 1.3, hi * 1.3), "set multiplot\n",
          "set size 1,0.7\nset origin 0,0.3\n" if ratio else "set size 1,1\nset origin 0,0\n",
-         "set title %s noenhanced\n" % gp_str(t1 + "\n" + t2),
+         "set title %s noenhanced\n" % gp_lines(t1 + "\n" + t2),
          'set xlabel ""\n' if ratio else 'set xlabel "message size (bytes, binary units)"\n']
     if lat:
         b.append('set logscale y 10\nset ylabel "latency (us)"\nset format y "%g"\nset key top left noenhanced\n')
@@ -308,7 +326,7 @@ def figure(g: Group, meta: Meta) -> Figure:
                  'set key top left noenhanced\n' % what)
     plot = []
     for j, path in enumerate(paths):
-        file = gp_str("data/%s.%s.dat" % (base, path))
+        file = gp_str("data/%s.dat" % file_name(base + "." + path))
         color = COLORS[j % len(COLORS)]
         points = "%s using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' title " % (file, color)
         if lat:
@@ -328,7 +346,7 @@ def figure(g: Group, meta: Meta) -> Figure:
         b.append("plot %s using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb '#333333', "
                  "1 with lines lc rgb '#999999' dt 3\n" % gp_str("data/%s.ratio.dat" % base))
     b.append("unset multiplot\n")
-    return Figure(base, "%s\t%s\t%s\t%s (%s)\n" % (base, g.bench, g.mem, t1, t2), data, "".join(b))
+    return Figure(base, index_line(base, g.bench, g.mem, "%s (%s)" % (t1, t2)), data, "".join(b))
 
 
 def figures(data: Data, meta: Meta) -> List[Figure]:
@@ -375,7 +393,7 @@ def heatmap(m: pairs.Matrix, ranks: Optional[List[pairs.Rank]], meta: Meta) -> F
     if block > 1:
         t2 += "\neach pixel: the %s of %d x %d pairs" % ("lowest" if bw else "highest", block, block)
     b = ["reset\nset encoding utf8\nset size ratio -1\nset border lc rgb '#555555'\n",
-         "set title %s noenhanced\n" % gp_str(t1 + "\n" + t2),
+         "set title %s noenhanced\n" % gp_lines(t1 + "\n" + t2),
          'set xlabel "destination rank"\nset ylabel "source rank"\nset cblabel %s\n' % gp_str(what),
          "set xrange [%s:%s]\nset yrange [%s:%s]\nset tics out nomirror\n" % (
              "-0.5", awk_num(side * block - 0.5), awk_num(side * block - 0.5), "-0.5"),
@@ -395,7 +413,7 @@ def heatmap(m: pairs.Matrix, ranks: Optional[List[pairs.Rank]], meta: Meta) -> F
     # A pixel of a block of ranks sits over those ranks.
     b.append("plot %s matrix using ($1*%d+%s):($2*%d+%s):3 with image notitle\n" % (
         gp_str("data/%s.dat" % m.name), block, awk_num((block - 1) / 2), block, awk_num((block - 1) / 2)))
-    return Figure(m.name, "%s\tpairs\t%s\t%s (%s)\n" % (m.name, m.mem, t1, t2), data, "".join(b))
+    return Figure(m.name, index_line(m.name, "pairs", m.mem, "%s (%s)" % (t1, t2)), data, "".join(b))
 
 
 def gp_script(figs: List[Figure], formats: str, png_term: str) -> str:
@@ -456,11 +474,13 @@ def _first_line(path: str) -> Optional[str]:
 
 def install(work: str, out: str, files: List[str]) -> None:
     """Copy FILES from WORK into OUT, all whole or none (common.write_all); then the data
-    files of an earlier run that are not among them go."""
-    try:
-        os.makedirs(out + "/data", exist_ok=True)
-    except OSError as e:
-        raise failure("cannot create %s: %s" % (out, e.strerror))
+    files of an earlier run that are not among them go. OUT and OUT/data are directories of
+    their own: a link there is refused, never written through."""
+    for d in (out, out + "/data"):
+        try:
+            common.make_dir(d)
+        except OSError as e:
+            raise failure("cannot create %s: %s" % (d, e.strerror))
     contents = []
     for f in files:
         try:

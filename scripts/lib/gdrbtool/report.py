@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
@@ -119,8 +120,27 @@ def esc(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-def mdc(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
+# What Markdown (CommonMark, GFM tables) reads as markup inside a line: a backslash, code,
+# emphasis (an underscore only at a word's edge: inside a word it never is), links and
+# images, table cells, strikethrough. '<' (a tag, an autolink) and an '&' that starts an
+# entity are written as entities: every renderer shows those as text, none passes raw HTML.
+_MD_MARKUP = re.compile(r"[\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_MD_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_MD_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def md(s: str) -> str:
+    """S (from the data) as Markdown text within a line that renders as S itself: no HTML, no
+    link, no emphasis, no table cell ends; control characters (line breaks among them) as
+    spaces."""
+    s = _MD_ENTITY.sub("&amp;", _MD_CONTROL.sub(" ", s)).replace("<", "&lt;")
+    return _MD_MARKUP.sub(lambda m: "\\" + m.group(0), s)
+
+
+def md_line(s: str) -> str:
+    """md(S) for a line of its own: nor a heading, list, quote or setext line it starts."""
+    s = md(s)
+    return "\\" + s if s[:1] in ("#", "+", "-", "=", ">") or re.match(r"[0-9]+[.)]", s) else s
 
 
 class Report:
@@ -146,20 +166,20 @@ class Report:
             self.html.append(html + "\n")
 
     def para(self, text: str) -> None:
-        self.out(text + "\n", "<p>" + esc(text) + "</p>")
+        self.out(md_line(text) + "\n", "<p>" + esc(text) + "</p>")
 
     def item(self, key: str, value: str) -> None:
-        self.out("- %s: %s" % (key, value), "<li><b>%s</b>: %s</li>" % (esc(key), esc(value)))
+        self.out("- %s: %s" % (md(key), md(value)), "<li><b>%s</b>: %s</li>" % (esc(key), esc(value)))
 
     def table_head(self, cells: List[str], numeric: bool) -> None:
         """NUMERIC: the columns after the first hold numbers (right-aligned in Markdown)."""
-        self.out("|" + "".join(" %s |" % mdc(c) for c in cells),
+        self.out("|" + "".join(" %s |" % md(c) for c in cells),
                  "<table%s><tr>" % (' class="num"' if numeric else "")
                  + "".join("<th>%s</th>" % esc(c) for c in cells) + "</tr>")
         self.out("|" + "".join("---:|" if i > 0 and numeric else "---|" for i in range(len(cells))), None)
 
     def table_row(self, cells: List[str], cls: str = "") -> None:
-        self.out("|" + "".join(" %s |" % mdc(c) for c in cells),
+        self.out("|" + "".join(" %s |" % md(c) for c in cells),
                  "<tr%s>" % (' class="%s"' % esc(cls) if cls else "")
                  + "".join("<td>%s</td>" % esc(c) for c in cells) + "</tr>")
 
@@ -169,7 +189,7 @@ class Report:
     # --- sections ----------------------------------------------------------------
 
     def build(self, name: str) -> None:
-        self.out("# gdrbench results: %s\n" % name,
+        self.out("# gdrbench results: %s\n" % md(name),
                  '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>gdrbench %s</title><style>\n'
                  '%s</style></head><body>\n<h1>gdrbench results: %s</h1>' % (esc(name), STYLE, esc(name)))
         if self.meta.j("status") == "interrupted":
@@ -192,7 +212,7 @@ class Report:
         inv = ", %s invalid (values that are not numbers)" % v.text("invalid") if awk_value(v.text("invalid")) else ""
         counts = "%s of %s rules passed, %s failed, %s without data" % (
             v.text("passed"), v.text("rules_total"), v.text("failed"), v.text("nodata"))
-        self.out("**Verdict: %s** (profile %s): %s%s.\n" % (word, v.text("profile"), counts, inv),
+        self.out("**Verdict: %s** (profile %s): %s%s.\n" % (md(word), md(v.text("profile")), md(counts), md(inv)),
                  '<div class="verdict %s">Verdict: %s <span>(profile %s): %s%s</span></div>'
                  % (esc(word.lower()), esc(word), esc(v.text("profile")), esc(counts), esc(inv)))
         for i in range(v.count("invalid_values")):
@@ -329,16 +349,16 @@ class Report:
                     "%s (rule %s)" % (v.text("rules", i, "suspects", k, "text"), v.text("rules", i, "name")))
         for m in mats:
             a = pairs.summarise(m, ranks)
-            self.out("### %s\n" % m.title(), "<h3>%s</h3>" % esc(m.title()))
+            self.out("### %s\n" % md(m.title()), "<h3>%s</h3>" % esc(m.title()))
             self.para(a.summary() + ".")
             if m.name in suspects:
                 self.out("Suspects:\n", "<p>Suspects:</p><ul>")
                 for text in suspects[m.name]:
-                    self.out("- " + mdc(text), "<li>%s</li>" % esc(text))
+                    self.out("- " + md(text), "<li>%s</li>" % esc(text))
                 self.out("", "</ul>")
             png = self.embed("%s/%s.png" % (self.plots, m.name))
             if png is not None:
-                self.out("![%s](plots/%s.png)\n" % (m.title(), m.name),
+                self.out("![%s](plots/%s.png)\n" % (md(m.title()), m.name),
                          '<img alt="%s" src="data:image/png;base64,%s">' % (esc(m.title()), png))
             if m.n <= 16:
                 name = pairs.Namer(ranks, m.n)
@@ -367,11 +387,11 @@ class Report:
         busbw = not lat and g.has_busbw
         paths = sorted(g.paths, key=path_rank)
         title = "%s, %s memory" % (g.bench, g.mem)
-        self.out("### %s\n" % title, "<h3>%s</h3>" % esc(title))
-        png_name = "%s-%s.png" % (g.bench, g.mem)
+        self.out("### %s\n" % md(title), "<h3>%s</h3>" % esc(title))
+        png_name = common.file_name("%s-%s" % (g.bench, g.mem)) + ".png"     # as gdrb-plot names it
         png = self.embed(self.plots + "/" + png_name)
         if png is not None:
-            self.out("![%s](plots/%s)\n" % (title, png_name), None)
+            self.out("![%s](plots/%s)\n" % (md(title), png_name), None)
             if png:
                 self.out(None, '<img alt="%s" src="data:image/png;base64,%s">' % (esc(title), png))
         head = ["size"]
@@ -420,9 +440,16 @@ class Report:
 
     @staticmethod
     def embed(path: str) -> Optional[str]:
-        """The PNG at PATH in base64; None when it cannot be read."""
+        """The PNG at PATH in base64; None when it cannot be read, or is a link or not a regular
+        file (what a planted link points to never lands in the report; a FIFO is not waited on)."""
         try:
-            with open(path, "rb") as f:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    return None
                 return base64.b64encode(f.read()).decode("ascii")
         except OSError:
             return None

@@ -71,8 +71,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import common, pairs as pairs_mod, profile as profile_mod
-from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Stop, awk_value, csv_split, csv_text,
-                     duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
+from .common import (EXIT_FAIL, EXIT_INTERRUPTED, LIB, SCRIPTS, TREE, Refused, Stop, awk_value, csv_split,
+                     csv_text, duration, failure, say, shell_join, size_fmt, sizes_expand, usage_error, write_all)
 
 NODE_INFO = LIB / "node-info"   # the probe of one host (bash: it runs on every host through the launcher)
 MEMS = ("host", "pinned", "device")
@@ -108,7 +108,8 @@ _VALUED = {"--profile": "profile", "--launcher": "launcher", "--hosts": "hosts",
            "--link-rate": "link_rate"}
 MAX_RANKS = 1 << 20
 _HOSTS = re.compile(r"^[A-Za-z0-9._-]+(:[0-9]+)?(,[A-Za-z0-9._-]+(:[0-9]+)?)*$")
-_LABEL = re.compile(r"^[A-Za-z0-9._-]+$")
+# A label lands in every row's note: it starts with a letter or digit, never as a formula would.
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def parse_args(argv: Sequence[str]) -> Options:
@@ -159,7 +160,8 @@ def check_options(o: Options) -> None:
     if o.time_per_size and not common.decimal(o.time_per_size):
         raise usage_error("--time-per-size: expected seconds per size, e.g. 0.3, got '%s'" % o.time_per_size)
     if o.label and not _LABEL.match(o.label):
-        raise usage_error("--label: expected letters, digits, '.', '_' or '-', got '%s'" % o.label)
+        raise usage_error("--label: expected letters, digits, '.', '_' or '-', starting with a letter or digit, "
+                          "got '%s'" % o.label)
     if o.link_rate and not common.decimal(o.link_rate):
         raise usage_error("--link-rate: expected the port rate in Gb/s, e.g. 400, got '%s'" % o.link_rate)
     for d in o.bin_dirs:
@@ -244,9 +246,9 @@ def log_entry(cmd: Sequence[str], rc: int, err: str, timeout: float = 0) -> str:
 def log_append(path: str, text: Union[str, bytes]) -> None:
     """TEXT appended to the log PATH as far as it fits: a log that cannot be written costs the
     log, never the sweep (an output that cannot be written is said by the stage that lost it)."""
-    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    data = common.encode(text) if isinstance(text, str) else text
     try:
-        with open(path, "ab") as f:
+        with common.open_append(path) as f:
             f.write(data)
     except OSError:
         pass
@@ -605,9 +607,10 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
             row = dict.fromkeys(sch.columns, "")
             row.update(benchmark=s.bench, layer=s.layer, mem=mem, path=path, reg=_reg_of(mem, path, s.layer),
                        pair="all", size_bytes=str(size), iterations="0", ranks=str(ranks), hosts=str(hosts),
-                       gpu=csv_text(gpu if mem == "device" else ""), status=fill, errors="0",
-                       note=csv_text(note), timestamp=stamp, version=csv_text(version))
-            res.filled.append(",".join(row[c] for c in sch.columns))
+                       gpu=gpu if mem == "device" else "", status=fill, errors="0", note=note, timestamp=stamp,
+                       version=version)
+            # Text from the profile, nvidia-smi and the binary's stderr: never a formula.
+            res.filled.append(",".join(csv_text(row[c]) if c not in sch.numeric else row[c] for c in sch.columns))
     return res
 
 
@@ -627,9 +630,9 @@ def _append_pairs_csv(src: str, target: str) -> Tuple[int, int, str]:
     header = pairs_mod.pairs_header().encode()
     commas = header.count(b",")
     rows = dropped = 0
-    tmp = target + ".tmp"
     if not os.path.exists(src):
         return 0, 0, ""
+    staged = None
     try:
         with open(src, "rb") as f:
             first = f.readline()
@@ -638,27 +641,26 @@ def _append_pairs_csv(src: str, target: str) -> Tuple[int, int, str]:
             if first.rstrip(b"\r\n") != header:
                 say("%s:1: not the pairs schema's header; its rows are not taken" % src)
                 return 0, sum(1 for _ in f), ""
-            with open(tmp, "wb") as w:
-                if os.path.exists(target):
-                    with open(target, "rb") as old:
-                        shutil.copyfileobj(old, w)
+            staged = common.Staged(target)
+            w = staged.file
+            if os.path.exists(target):
+                with open(target, "rb") as old:
+                    shutil.copyfileobj(old, w)
+            else:
+                w.write(header + b"\n")
+            for line in f:
+                if line.endswith(b"\n") and line.count(b",") == commas:
+                    w.write(line)
+                    rows += 1
                 else:
-                    w.write(header + b"\n")
-                for line in f:
-                    if line.endswith(b"\n") and line.count(b",") == commas:
-                        w.write(line)
-                        rows += 1
-                    else:
-                        dropped += 1
+                    dropped += 1
         if rows:
-            os.replace(tmp, target)
+            staged.commit()
         else:
-            os.unlink(tmp)
+            staged.discard()
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if staged is not None:
+            staged.discard()
         return rows, dropped, e.strerror or "cannot write it"
     return rows, dropped, ""
 
@@ -694,6 +696,18 @@ def keep_pairs(step_dir: str, mem: str, out: str) -> Tuple[int, int]:
             say("cannot keep %s as %s: %s" % (os.path.join(step_dir, name), os.path.join(out, target), e.strerror))
     shutil.rmtree(step_dir, ignore_errors=True)
     return rows, dropped
+
+
+def _claim_dir(path: str) -> bool:
+    """PATH created as a directory (True), or there already as one (False); a link or anything
+    else there raises common.Refused."""
+    try:
+        os.mkdir(path)
+        return True
+    except FileExistsError:
+        pass
+    common.make_dir(path)
+    return False
 
 
 def append_atomically(csv_path: str, lines: Sequence[str]) -> str:
@@ -833,34 +847,77 @@ class Sweep:
                 signal.signal(sig, self._on_signal)
 
     def results_dir(self) -> None:
+        """The results directory, claimed: its results.csv created O_EXCL, so that of two sweeps
+        given one --out (or one default name) exactly one goes on. The directory and logs/ are
+        directories of their own: a link there is refused, never written through."""
         out = self.o.out
         label = self.p.label
+        stem = ""
         if not out:
             base = os.path.join(str(TREE), "results")
             if not (os.path.isdir(base) and os.access(base, os.W_OK)):
                 base = os.path.join(os.getcwd(), "results")
-            out = os.path.join(base, time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + label)
-            stem, n = out, 2
-            while os.path.exists(out):
-                out = "%s-%d" % (stem, n)
-                n += 1
+            stem = out = os.path.join(base, time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + label)
         parent = os.path.dirname(out.rstrip("/") or "/") or "."
         if not os.path.isdir(parent):
             raise usage_error("--out: directory '%s' does not exist" % parent)
-        if os.path.exists(os.path.join(out, "results.csv")):
-            raise usage_error("--out: '%s' already holds results; give a new directory" % out)
-        try:
-            os.makedirs(os.path.join(out, "logs"), exist_ok=True)
-        except OSError:
-            raise usage_error("--out: cannot create '%s'" % out)
+        n = 2
+        while True:
+            try:
+                created = _claim_dir(out)
+            except Refused as e:
+                raise usage_error("--out: '%s' is %s" % (out, e.strerror))
+            except OSError as e:
+                raise usage_error("--out: cannot create '%s': %s" % (out, e.strerror))
+            if stem and not created:
+                # The default name is taken (a sweep started in the same second): the next one.
+                out = "%s-%d" % (stem, n)
+                n += 1
+                continue
+            try:
+                fd = os.open(os.path.join(out, "results.csv"),
+                             os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+                break
+            except FileExistsError:
+                if not stem:
+                    raise usage_error("--out: '%s' already holds results; give a new directory" % out)
+            except OSError as e:
+                raise usage_error("--out: cannot write in '%s': %s" % (out, e.strerror))
+            out = "%s-%d" % (stem, n)
+            n += 1
         self.out = os.path.abspath(out)
         self.csv = os.path.join(self.out, "results.csv")
         try:
-            with open(self.csv, "w", encoding="utf-8") as f:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(common.schema().header + "\n")
-            open(os.path.join(self.out, "commands.txt"), "w").close()
+        except OSError as e:
+            raise failure("cannot write %s: %s" % (self.csv, e.strerror))
+        self.make_dir(os.path.join(self.out, "logs"))
+        try:
+            common.open_new(os.path.join(self.out, "commands.txt")).close()
+        except OSError as e:
+            raise failure("cannot write %s: %s" % (os.path.join(self.out, "commands.txt"), e.strerror))
+
+    def make_dir(self, path: str) -> None:
+        """A directory of the results directory (logs/, a step's own), never through a link."""
+        try:
+            common.make_dir(path)
+        except OSError as e:
+            raise failure("cannot create %s: %s" % (path, e.strerror))
+
+    def command_line(self, line: str) -> None:
+        """LINE appended to commands.txt, as far as it can be (log_append)."""
+        log_append(os.path.join(self.out, "commands.txt"), line + "\n")
+
+    @staticmethod
+    def new_log(path: str, text: str) -> None:
+        """The log PATH started anew with TEXT (an earlier one replaced, a link refused: lost, as
+        a log that cannot be written is)."""
+        try:
+            with common.open_new(path) as f:
+                f.write(common.encode(text))
         except OSError:
-            raise failure("cannot write %s" % self.csv)
+            pass
 
     def write_meta(self) -> None:
         """meta.json, whole or not at all; a failure is said once, and the sweep then exits 1."""
@@ -911,8 +968,17 @@ class Sweep:
         """CMD in a session of its own (Ctrl-C reaches this tool only, which then stops the
         whole benchmark, launcher and ranks, and keeps what it measured). Its exit status, as a
         shell says it (128+N for signal N); 124 past TIMEOUT."""
+        out = err = None
         try:
-            with open(stdout, "wb") as out, open(log, "ab") as err:
+            out = common.open_new(stdout)
+            err = common.open_append(log)
+        except OSError as e:
+            if err is None and out is not None:
+                out.close()
+            say("cannot write %s: %s" % (log if out else stdout, e.strerror))
+            return 127
+        try:
+            with out, err:
                 child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          start_new_session=True)
         except OSError as e:
@@ -948,12 +1014,12 @@ class Sweep:
             self.skip(d.binary, "", "not built here (not in the build tree or on PATH)")
             return
         cmd = [dbin, "--json"] + d.args.split()
-        log_append(os.path.join(self.out, "commands.txt"), shell_join(cmd) + "\n")
+        self.command_line(shell_join(cmd))
         report = os.path.join(self.out, "doctor.json")
         log = os.path.join(self.out, "logs", "doctor.log")
-        log_append(log, "# %s\n" % shell_join(cmd))
+        self.new_log(log, "# %s\n" % shell_join(cmd))
         drc = self.run_child(cmd, report, log, timeout=300)
-        if os.path.isfile(report) and os.path.getsize(report) > 0:
+        if not os.path.islink(report) and os.path.isfile(report) and os.path.getsize(report) > 0:
             self.meta["doctor"] = {"binary": dbin, "exit": drc, "file": "doctor.json"}
             say("gdrb_doctor: exit %d%s, kept as doctor.json" % (drc, " (a check fails)" if drc == 1 else ""))
         else:
@@ -988,13 +1054,12 @@ class Sweep:
             part = os.path.join(self.out, "logs", s.base + ".csv")
             if is_pairs(s):
                 # Its rank table and matrices are written beside its CSV: a directory of its own.
-                os.makedirs(os.path.join(self.out, "logs", s.base), exist_ok=True)
+                self.make_dir(os.path.join(self.out, "logs", s.base))
                 part = os.path.join(self.out, "logs", s.base, pairs_mod.PAIRS_CSV)
             cmd = step_command(s, part, self.p.label, self.where, self.o.np)
             cmdline = shell_join(cmd)
-            # Logs: one that cannot be written (a full disk) costs the log; the rows are what counts.
-            log_append(os.path.join(self.out, "commands.txt"), cmdline + "\n")
-            log_append(log, "# %s\n" % cmdline)
+            self.command_line(cmdline)
+            self.new_log(log, "# %s\n" % cmdline)
 
             elapsed = int(time.monotonic() - run_start)
             # Scale the remaining estimate by how the finished steps compared with theirs.
@@ -1219,16 +1284,9 @@ class Sweep:
             if vrc == 2 or vrc > 3 or vrc < 0:
                 say("no verdict (gdrb-accept exit %d)" % (128 - vrc if vrc < 0 else vrc))
             if verdict:
-                vpath = os.path.join(out, "verdict.txt")
                 try:
-                    with open(vpath, "wb") as f:
-                        f.write(verdict)
-                except OSError as e:
-                    try:
-                        os.unlink(vpath)
-                    except OSError:
-                        pass
-                    say("cannot write %s: %s" % (vpath, e.strerror))
+                    write_all([(os.path.join(out, "verdict.txt"), verdict)])
+                except Stop:
                     lost = True
             self.write_meta()
         if self.stage("report", [str(SCRIPTS / "gdrb-report"), out])[0] != 0:
