@@ -495,8 +495,8 @@ class Sweep(PairsCase):
         with self.assertRaises(common.Stop) as cm:
             sweep.keep_pairs(step, "host", out)
         self.assertEqual((cm.exception.status, cm.exception.message), (1, (
-            "cannot append the rows of %s/pairs.csv to %s/pairs.csv: Is a directory; they stay in %s, with its "
-            "matrices" % (step, out, step))))
+            "cannot append the rows of %s/pairs.csv to %s/pairs.csv: not a regular file (remove it or choose "
+            "another file); they stay in %s, with its matrices" % (step, out, step))))
         self.assertEqual(sorted(os.listdir(step)), ["pairs-8-direct.csv", "pairs.csv"])
         with open(os.path.join(step, "pairs.csv")) as f:
             self.assertIn(row, f.read())
