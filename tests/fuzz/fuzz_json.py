@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fuzz the JSON reader (gdrbtool.common.Json, load_json) and what reads meta.json and
-verdict.json through it: plot's titles, accept's port rates, report's sections. An input is
-one JSON file. Errors: Stop(2), one line "FILE: not JSON: ..."."""
+verdict.json through it: plot's titles, accept's port rates, report's sections (doctor.json is
+kept, not read back: a seed of its form is read as any JSON). An input is one JSON file.
+Errors: Stop(2), one line "FILE: not JSON: ..."."""
 
 import os
 
