@@ -54,10 +54,11 @@ fuzz_run() {
 	found=$top_builddir/tests/fuzz/found/$target
 	mkdir -p "$work" "$found"
 	rm -f "$found"/*
-	# -error_exitcode: libFuzzer's default, 77, is a SKIP to Automake. A hang past -timeout
-	# and a process over -rss_limit_mb are crashes too.
+	# -error_exitcode: libFuzzer's default, 77, is a SKIP to Automake. An input that takes
+	# over -timeout seconds (generous: loaded CI machines) and a process over -rss_limit_mb
+	# are crashes too.
 	# shellcheck disable=SC2046
-	timeout -k 10 $((fuzz_time + 300)) "$@" -max_total_time="$fuzz_time" -timeout=10 \
+	timeout -k 10 $((fuzz_time + 300)) "$@" -max_total_time="$fuzz_time" -timeout=30 \
 		-rss_limit_mb=2048 -error_exitcode=1 -print_final_stats=1 \
 		-artifact_prefix="$found/" "$work" $(corpus_of "$target") </dev/null >"$WORK/fuzz.log" 2>&1
 	local rc=$?
