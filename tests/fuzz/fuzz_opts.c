@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The option parser (common/core/opts.c) over every option table gdrbench
- * ships: an input is a command line, one argument per line. Parsed twice: by a
- * binary that takes every layer's options, and by one that takes the core's
- * only (and refuses the others by name). The parser returns run, exit or usage
- * error, and what it accepted is inside the bounds the tables give.
+ * ships: an input is a command line, one argument per line. Parsed three times:
+ * by a binary that takes every layer's options, by one that takes the core's
+ * only (and refuses the others by name), and by gdrb_doctor's own table. The
+ * parser returns run, exit or usage error, and what it accepted is inside the
+ * bounds the tables give.
  */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include "fuzz.h"
 #include "gdrb_boot_mpi.h"
 #include "gdrb_coll_opts.h"
+#include "gdrb_doctor.h"
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
 #include "gdrb_pairs.h"
@@ -72,6 +74,18 @@ static void parse(int argc, char **argv, const struct gdrb_opt_set *set)
 			    p.window_bytes);
 }
 
+static void parse_doctor(int argc, char **argv)
+{
+	struct gdrb_doctor_opts o;
+	int rc;
+
+	rc = gdrb_doctor_parse(argc, argv, "fuzz", &o);
+	if (rc != GDRB_PARSE_RUN && rc != GDRB_PARSE_EXIT && rc != GDRB_ERR_USAGE)
+		fuzz_broken("gdrb_doctor_parse returned %d", rc);
+	if (rc == GDRB_PARSE_RUN && (o.sizes.n < 1 || o.sizes.n > GDRB_SIZES_MAX))
+		fuzz_broken("gdrb_doctor_parse accepted %zu sizes", o.sizes.n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char prog[] = "gdrb_fuzz_opts";
@@ -94,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	parse(argc, argv, &every_option);
 	parse(argc, argv, &core_only);
+	parse_doctor(argc, argv);
 	free(text);
 	return 0;
 }
