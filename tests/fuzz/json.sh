@@ -1,0 +1,5 @@
+#!/bin/bash
+# Fuzz tests/fuzz/fuzz_json.py (tests/fuzz/lib.sh: replay, then atheris).
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fuzz_py json
