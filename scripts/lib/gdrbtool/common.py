@@ -34,6 +34,8 @@ class Stop(Exception):
     """Ends the subcommand: one line on stderr (when there is one) and an exit status."""
 
     def __init__(self, status: int, message: str = ""):
+        # A message quotes what it refuses: a line break or an escape sequence in it stays inert.
+        message = term(message)
         super().__init__(message)
         self.status = status
         self.message = message
@@ -71,6 +73,8 @@ def open_regular(path: str, **kw: Any) -> IO[Any]:
     """PATH opened for reading (open()'s keywords KW) when it is a regular file; raises OSError
     with its reason otherwise. Opened without blocking and checked with fstat after the open:
     a FIFO is refused, never waited on; a device or a directory is never read."""
+    if "\0" in path:
+        raise OSError(errno.EINVAL, "a NUL byte in the file name")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -316,13 +320,13 @@ def json_str(s: str) -> str:
     """S as a JSON string literal (control characters other than tab, LF and CR as spaces)."""
     s = utf8_text(s).replace("\\", "\\\\").replace('"', '\\"')
     s = s.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
-    return '"' + re.sub(r"[\x01-\x1f]", " ", s) + '"'
+    return '"' + re.sub(r"[\x00-\x1f]", " ", s) + '"'
 
 
 def xml_str(s: str) -> str:
     """S escaped for XML text and attributes."""
     s = utf8_text(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    return re.sub(r"[\x01-\x08\x0b\x0c\x0e-\x1f]", " ", s)
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", " ", s)
 
 
 def num_fmt(v: float) -> str:
