@@ -266,6 +266,12 @@ class TerminalTest(unittest.TestCase):
             common.say("bad value '\x1b[2J\x1b]0;t\x07\x9bA\nB\tC' in x.csv")
         self.assertEqual(err.getvalue(), "%s: bad value '?[2J?]0;t??A?B?C' in x.csv\n" % common.prog)
 
+    def test_a_refusal_is_one_line(self):
+        # A profile word with a CR in it, quoted back by the refusal (found by tests/fuzz/profile.sh).
+        e = common.usage_error("x.profile:1: rule r: 'a\rb' is not a benchmark name\n\x1b[2J")
+        self.assertEqual(e.message, "x.profile:1: rule r: 'a?b' is not a benchmark name??[2J")
+        self.assertEqual(str(e), e.message)
+
 
 class WriteAllTest(unittest.TestCase):
     def setUp(self):
