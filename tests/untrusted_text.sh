@@ -3,6 +3,8 @@
 #  - gdrb_doctor's table: a NIC name in a sysfs tree carrying terminal escapes (OSC retitle,
 #    clear screen, CR, BEL, DEL, C1 CSI as UTF-8 and as a lone byte) is printed with each of
 #    those bytes as \xHH, valid UTF-8 kept; --json of the same tree still parses;
+#  - a benchmark's header: a host name carrying terminal escapes (a UTS namespace of its own, as
+#    root; skipped elsewhere) is printed with those bytes as \xHH;
 #  - a CSV cell that a spreadsheet would run as a formula (a --label starting =, +, -, @) gets a
 #    leading apostrophe in the main and the all-pairs CSV, the form gdrbtool's csv_text() writes.
 # shellcheck source=lib.sh
@@ -75,4 +77,21 @@ mpi 2 "$top_builddir/mpi/gdrb_mpi_pairs" -m 8 -t 0.01 --label '=1+1' --csv "$WOR
 notes=$(awk -F, 'NR > 1 { print $24 }' "$WORK/pairs/pairs.csv" | sort -u)
 [ "$notes" = "'=1+1" ] || { cat "$WORK/pairs/pairs.csv"; fail "pairs CSV notes '$notes', expected '=1+1 after an apostrophe"; }
 pass "all-pairs CSV: a label that starts a formula written after an apostrophe"
+
+# A benchmark's header names the host (gdrb_copy_bw, one process, on the simulated GPU).
+evil_host=$(printf 'n\033]0;pwned\007\033[2J\302\233')
+if unshare -u true 2>/dev/null; then
+	(
+		use_simgpu strict
+		unshare -u python3 -c 'import os, socket, sys; socket.sethostname(sys.argv[1]); os.execv(sys.argv[2], sys.argv[2:])' \
+			"$evil_host" "$top_builddir/bench/gdrb_copy_bw" -m 8 -t 0.01 >"$WORK/hdr" 2>"$WORK/err"
+	) || { cat "$WORK/err"; fail "gdrb_copy_bw under a host name with escapes"; }
+	raw=$(LC_ALL=C grep -c $'[\x01-\x09\x0b-\x1f\x7f]\|\x9b' "$WORK/hdr" || true)
+	[ "$raw" = 0 ] || { cat -v "$WORK/hdr"; fail "the header holds $raw line(s) with a raw control byte"; }
+	grep -qF 'on n\x1b]0;pwned\x07\x1b[2J\xc2\x9b' "$WORK/hdr" ||
+		{ cat -v "$WORK/hdr"; fail "the host name is not shown with its controls as \\xHH"; }
+	pass "a benchmark's header: a host name with terminal escapes shown as \\xHH"
+else
+	echo "# SKIP: no UTS namespace here (unshare -u needs root): the header's host name not tried"
+fi
 exit 0

@@ -2,14 +2,17 @@
 /* What the driver prints: the header, the side-by-side table and the CSV rows. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver_int.h"
 #include "gdrb_clock.h"
 #include "gdrb_inject.h"
+#include "gdrb_json.h"
 #include "gdrb_log.h"
 #include "gdrb_report.h"
 #include "gdrb_size.h"
@@ -219,88 +222,98 @@ void gdrb_drv_print_header(struct run *r)
 	struct gdrb_ctx *c = &r->c;
 	const struct gdrb_params *p = &r->p;
 	const struct gdrb_bench *b = c->bench;
-	char lo[32], hi[32];
-	size_t i;
+	char lo[32], hi[32], *text = NULL;
+	size_t i, len = 0;
+	/* Host, GPU, NIC and library names come from the system: written as inert text. */
+	FILE *hdr = open_memstream(&text, &len);
 
-	printf("# gdrbench %s %s: %s\n", PACKAGE_VERSION, b->name, b->summary);
+	if (!hdr) {
+		gdrb_err("cannot build the header: %s", strerror(errno));
+		r->exit_code = GDRB_EXIT_FAIL;
+		return;
+	}
+	fprintf(hdr, "# gdrbench %s %s: %s\n", PACKAGE_VERSION, b->name, b->summary);
 	if (gdrb_inject_active())
-		printf("# NOTE: %s (" GDRB_TEST_HOOKS_ENV "=1): these rows are a test's, never a measurement\n",
+		fprintf(hdr, "# NOTE: %s (" GDRB_TEST_HOOKS_ENV "=1): these rows are a test's, never a measurement\n",
 		       gdrb_inject_note());
 	if (b->traffic == GDRB_TRAFFIC_LOCAL && (b->opt_core & GDRB_OPTG_MEM))
-		printf("# layer %s, mem %s (%s), one process on %s\n", b->layer,
+		fprintf(hdr, "# layer %s, mem %s (%s), one process on %s\n", b->layer,
 		       gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
 		       c->boot->hosts[0]);
 	else if (b->traffic == GDRB_TRAFFIC_LOCAL)
-		printf("# layer %s, one process on %s\n", b->layer, c->boot->hosts[0]);
+		fprintf(hdr, "# layer %s, one process on %s\n", b->layer, c->boot->hosts[0]);
 	else if (b->traffic == GDRB_TRAFFIC_COLLECTIVE)
-		printf("# layer %s, mem %s (%s), %d ranks on %d host(s)\n", b->layer,
+		fprintf(hdr, "# layer %s, mem %s (%s), %d ranks on %d host(s)\n", b->layer,
 		       gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
 		       c->boot->size, c->boot->nhosts);
 	else
-		printf("# layer %s, mem %s (%s), %d ranks on %d host(s), %d pair(s): rank i with rank i+%d\n",
+		fprintf(hdr, "# layer %s, mem %s (%s), %d ranks on %d host(s), %d pair(s): rank i with rank i+%d\n",
 		       b->layer, gdrb_mem_kind_name(p->mem), c->send.ops ? c->send.ops->how : "-",
 		       c->boot->size, c->boot->nhosts, c->npairs, c->npairs);
 	if (c->boot->describe) {
 		char line[512];
 
 		c->boot->describe(c->boot, line, sizeof(line));
-		printf("# %s\n", line);
+		fprintf(hdr, "# %s\n", line);
 	}
 	if (c->have_gpu)
-		printf("# GPU: %s, PCI %s (rank 0: device %d of %d), CUDA runtime %d.%d, driver %d.%d\n",
+		fprintf(hdr, "# GPU: %s, PCI %s (rank 0: device %d of %d), CUDA runtime %d.%d, driver %d.%d\n",
 		       c->gpu.name, c->gpu.pci_bus_id, c->gpu.index, c->gpu.count,
 		       c->gpu.runtime_version / 1000, c->gpu.runtime_version % 1000 / 10,
 		       c->gpu.driver_version / 1000, c->gpu.driver_version % 1000 / 10);
 	if (c->have_gpu && c->gpu.simulated)
-		printf("# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
+		fprintf(hdr, "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
 	if (!c->have_gpu)
-		printf("# GPU: none used (%s)\n", c->gpu_why[0] ? c->gpu_why : "host memory run");
+		fprintf(hdr, "# GPU: none used (%s)\n", c->gpu_why[0] ? c->gpu_why : "host memory run");
 	for (i = 0; i < c->nvariants; i++) {
 		const struct gdrb_variant *v = &c->variants[i];
 
 		if (v->supported)
-			printf("# path %s: %s (reg %s)\n", v->label, v->how, v->reg);
+			fprintf(hdr, "# path %s: %s (reg %s)\n", v->label, v->how, v->reg);
 		if (v->supported && v->pipelined)
-			printf("# staging: %s fragments, %u pinned slots per direction; a message of one fragment is copied, then sent\n",
+			fprintf(hdr, "# staging: %s fragments, %u pinned slots per direction; a message of one fragment is copied, then sent\n",
 			       gdrb_size_format(p->stage_chunk, lo, sizeof(lo)), GDRB_STAGE_SLOTS);
 		if (!v->supported)
-			printf("# path %s: n/a: %s\n", v->label, v->why);
+			fprintf(hdr, "# path %s: n/a: %s\n", v->label, v->why);
 	}
-	printf("# clock %s; sizes %s..%s (%zu); up to %llu iterations and %.2f s per size, %llu warm-up; validation %s; timeout %s\n",
+	fprintf(hdr, "# clock %s; sizes %s..%s (%zu); up to %llu iterations and %.2f s per size, %llu warm-up; validation %s; timeout %s\n",
 	       gdrb_clock.source, gdrb_size_format(p->sizes.v[0], lo, sizeof(lo)),
 	       gdrb_size_format(p->sizes.v[p->sizes.n - 1], hi, sizeof(hi)), p->sizes.n,
 	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
 	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
-	printf("# iterations: warm-up in growing batches (at most %llu, a tenth of the budget once %d are in), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); a size, warm-up included, never past %dx the budget by more than an iteration; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
+	fprintf(hdr, "# iterations: warm-up in growing batches (at most %llu, a tenth of the budget once %d are in), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); a size, warm-up included, never past %dx the budget by more than an iteration; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
 	       (unsigned long long)p->warmup, GDRB_WARMUP_MEDIAN_MIN,
 	       (unsigned long long)(p->min_iters < p->iters ? p->min_iters : p->iters), GDRB_MIN_STRETCH,
 	       GDRB_FLOOR_ITERS, GDRB_MAX_STRETCH, GDRB_NOISY_RATIO);
 	if (gdrb_has_window(b) && p->buffers == GDRB_BUFFERS_SINGLE)
-		printf("# buffers single: every message of a window is sent from one buffer and received into one, as the OSU Micro-Benchmarks do by default (it stays in cache: not what NIC or GPU traffic sees)\n");
+		fprintf(hdr, "# buffers single: every message of a window is sent from one buffer and received into one, as the OSU Micro-Benchmarks do by default (it stays in cache: not what NIC or GPU traffic sees)\n");
 	else if (gdrb_has_window(b))
-		printf("# buffers slots: each message of a window has its own slot of the buffers; at each size the window is the smaller of -W %u and --window-bytes %s / size (the CSV window column; the note says where it is less than -W)\n",
+		fprintf(hdr, "# buffers slots: each message of a window has its own slot of the buffers; at each size the window is the smaller of -W %u and --window-bytes %s / size (the CSV window column; the note says where it is less than -W)\n",
 		       p->window, gdrb_size_format(p->window_bytes, lo, sizeof(lo)));
 	if (b->describe) {
 		char line[2048];
 
 		b->describe(c, line, sizeof(line));
-		printf("# %s\n", line);
+		fprintf(hdr, "# %s\n", line);
 	}
 	if (b->traffic == GDRB_TRAFFIC_COLLECTIVE)
-		printf("# time per call in us: avg = mean of the per-rank means, min/max = fastest/slowest rank's mean, p50/p99 over every rank's samples; algbw = size / avg, busbw = algbw x %.3f (GB/s = 1e9 B/s)\n",
+		fprintf(hdr, "# time per call in us: avg = mean of the per-rank means, min/max = fastest/slowest rank's mean, p50/p99 over every rank's samples; algbw = size / avg, busbw = algbw x %.3f (GB/s = 1e9 B/s)\n",
 		       b->bus_factor(c));
 	else if (b->metric == GDRB_METRIC_LAT)
-		printf("# latency in us per message%s; percentiles over iterations\n",
+		fprintf(hdr, "# latency in us per message%s; percentiles over iterations\n",
 		       b->traffic == GDRB_TRAFFIC_PINGPONG ? " (half round trip)" : "");
 	else
-		printf("# bandwidth in GB/s (1e9 B/s) over the timed iterations%s\n",
+		fprintf(hdr, "# bandwidth in GB/s (1e9 B/s) over the timed iterations%s\n",
 		       b->traffic == GDRB_TRAFFIC_BIDIR ? ", both directions added" : "");
 	if (c->nvariants >= 2)
-		printf("# speedup: %s\n", b->traffic == GDRB_TRAFFIC_COLLECTIVE ?
+		fprintf(hdr, "# speedup: %s\n", b->traffic == GDRB_TRAFFIC_COLLECTIVE ?
 		       "second path's avg / first path's avg" : b->metric == GDRB_METRIC_BW ?
 		       "first path's bandwidth / second path's" :
 		       "second path's p50 / first path's p50");
-	gdrb_table_print_header(stdout, &r->table);
+	gdrb_table_print_header(hdr, &r->table);
+	if (fclose(hdr) == 0)
+		gdrb_text_lines(stdout, text, len);
+	free(text);
 	if (gdrb_stdout_flush())
 		r->exit_code = GDRB_EXIT_FAIL;
 }

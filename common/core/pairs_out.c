@@ -16,6 +16,7 @@
 
 #include "gdrb_clock.h"
 #include "gdrb_inject.h"
+#include "gdrb_json.h"
 #include "gdrb_log.h"
 #include "gdrb_report.h"
 #include "gdrb_size.h"
@@ -129,17 +130,22 @@ int gdrb_pairs_out_open(struct pairs_run *r)
 
 void gdrb_pairs_out_header(const struct pairs_run *r)
 {
-	char line[512], sz[32];
-	size_t i;
+	char line[512], sz[32], *text = NULL;
+	size_t i, text_len = 0;
 	int len = 0;
+	/* Host, GPU and NIC names come from the system: written as inert text. */
+	FILE *hdr = open_memstream(&text, &text_len);
 
-	printf("# gdrbench %s %s: %s\n", PACKAGE_VERSION, r->ops->name, r->ops->summary);
+	if (!hdr)
+		return;
+
+	fprintf(hdr, "# gdrbench %s %s: %s\n", PACKAGE_VERSION, r->ops->name, r->ops->summary);
 	if (gdrb_inject_active())
-		printf("# NOTE: %s (" GDRB_TEST_HOOKS_ENV "=1): these rows are a test's, never a measurement\n",
+		fprintf(hdr, "# NOTE: %s (" GDRB_TEST_HOOKS_ENV "=1): these rows are a test's, never a measurement\n",
 		       gdrb_inject_note());
 	if (r->boot->describe) {
 		r->boot->describe(r->boot, line, sizeof(line));
-		printf("# %s\n", line);
+		fprintf(hdr, "# %s\n", line);
 	}
 	if (r->ops->describe && r->priv) {
 		char desc[2048];
@@ -150,37 +156,40 @@ void gdrb_pairs_out_header(const struct pairs_run *r)
 		while (*at) {
 			size_t n = strcspn(at, "\n");
 
-			printf("# %.*s\n", (int)n, at);
+			fprintf(hdr, "# %.*s\n", (int)n, at);
 			at += n + (at[n] == '\n');
 		}
 	}
 	if (r->pp->granularity == GDRB_PAIRS_GRAN_RANK)
-		printf("# ranks: %d; granularity rank: one shift group of %u ranks\n", r->n, r->m);
+		fprintf(hdr, "# ranks: %d; granularity rank: one shift group of %u ranks\n", r->n, r->m);
 	else
-		printf("# ranks: %d on %u nodes; granularity %s: %u shift group(s) of %u ranks (one per %s)\n",
+		fprintf(hdr, "# ranks: %d on %u nodes; granularity %s: %u shift group(s) of %u ranks (one per %s)\n",
 		       r->n, r->m, gdrb_pairs_gran_names[r->pp->granularity], r->ngroups, r->m,
 		       r->pp->granularity == GDRB_PAIRS_GRAN_RAIL ? "local rank: GPU i of each node" : "node");
 	for (i = 0; i < r->nshifts && len < 200; i++)
 		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%u", i ? "," : "", r->shifts[i]);
-	printf("# rounds: %u of %u, shifts %s%s; seed %llu%s\n", r->nshifts, r->m - 1, line,
+	fprintf(hdr, "# rounds: %u of %u, shifts %s%s; seed %llu%s\n", r->nshifts, r->m - 1, line,
 	       i < r->nshifts ? ",..." : "", (unsigned long long)r->seed,
 	       r->sampled ? " (--rounds: a random sample)" : "");
 	len = 0;
 	for (i = 0; i < r->p.sizes.n; i++)
 		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%s", i ? "," : "",
 				gdrb_size_format(r->p.sizes.v[i], sz, sizeof(sz)));
-	printf("# sizes: %s; metric:%s%s; window %u messages (at most --window-bytes %s); mem %s\n", line,
+	fprintf(hdr, "# sizes: %s; metric:%s%s; window %u messages (at most --window-bytes %s); mem %s\n", line,
 	       r->pp->metrics & GDRB_PAIRS_BW ? " bw (GB/s = 1e9 B/s, all pairs of a round at once)" : "",
 	       r->pp->metrics & GDRB_PAIRS_LAT ? " lat (us, one way = round trip / 2, ping-pong phases)" : "",
 	       r->p.window, gdrb_size_format(r->p.window_bytes, sz, sizeof(sz)), gdrb_mem_kind_name(r->p.mem));
 	if (*r->simulated)
-		printf("# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
+		fprintf(hdr, "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
 	for (i = 0; i < r->paths.n; i++)
-		printf("# path %s: %s%s\n", r->paths.v[i].name,
+		fprintf(hdr, "# path %s: %s%s\n", r->paths.v[i].name,
 		       r->paths.v[i].supported ? r->paths.v[i].how : "n/a: ",
 		       r->paths.v[i].supported ? "" : r->paths.v[i].why);
-	printf("# %-5s %5s %-6s %8s %-6s %10s %-11s %10s %10s %-11s %s\n", "round", "shift", "metric",
+	fprintf(hdr, "# %-5s %5s %-6s %8s %-6s %10s %-11s %10s %10s %-11s %s\n", "round", "shift", "metric",
 	       "size", "path", "min", "min_pair", "median", "max", "max_pair", "unit");
+	if (fclose(hdr) == 0)
+		gdrb_text_lines(stdout, text, text_len);
+	free(text);
 	fflush(stdout);
 }
 

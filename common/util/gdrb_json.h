@@ -45,4 +45,7 @@ void gdrb_json_quote(FILE *f, const char *s);
  */
 void gdrb_text_put(FILE *f, const char *s);
 
+/* Lines of text (LEN bytes, each ending in \n) for a terminal: each as gdrb_text_put, then \n. */
+void gdrb_text_lines(FILE *f, const char *text, size_t len);
+
 #endif

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gdrb_json.h"
 
@@ -57,6 +58,23 @@ void gdrb_text_put(FILE *f, const char *s)
 				fprintf(f, "\\x%02x", p[i]);
 			p += (n ? n : 1) - 1;
 		}
+	}
+}
+
+void gdrb_text_lines(FILE *f, const char *text, size_t len)
+{
+	const char *at = text, *end = text + len, *nl;
+	char line[4096];
+
+	while (at < end) {
+		nl = memchr(at, '\n', (size_t)(end - at));
+		size_t n = (size_t)((nl ? nl : end) - at);
+
+		/* A header line is a few hundred bytes; a longer one is cut, never overrun. */
+		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), at);
+		gdrb_text_put(f, line);
+		fputc('\n', f);
+		at += n + 1;
 	}
 }
 
