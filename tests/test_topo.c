@@ -742,15 +742,15 @@ START_TEST(test_cgroup_room)
 }
 END_TEST
 
-/* One string through gdrb_json_quote, as text. */
-static char *quoted(const char *s)
+/* One string through a writer (gdrb_json_quote, gdrb_text_put), as text. */
+static char *written(void (*writer)(FILE *, const char *), const char *s)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	ck_assert_ptr_nonnull(f);
-	gdrb_json_quote(f, s);
+	writer(f, s);
 	fclose(f);
 	return text;
 }
@@ -794,7 +794,7 @@ START_TEST(test_json_utf8)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *got = quoted(cases[i].in);
+		char *got = written(gdrb_json_quote, cases[i].in);
 
 		ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: got %s, want %s", i, got,
 			      cases[i].want);
@@ -826,16 +826,11 @@ START_TEST(test_text_for_terminal)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
+		char *got = written(gdrb_text_put, cases[i].in);
 
-		ck_assert_ptr_nonnull(f);
-		gdrb_text_put(f, cases[i].in);
-		fclose(f);
-		ck_assert_msg(strcmp(text, cases[i].want) == 0, "case %zu: got %s, want %s", i, text,
+		ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: got %s, want %s", i, got,
 			      cases[i].want);
-		free(text);
+		free(got);
 	}
 }
 END_TEST

@@ -111,15 +111,22 @@ static int parse_hosts(const char *v, struct gdrb_inject *h)
 	return 0;
 }
 
+/* RANK:N, N from 1 to max. */
+static int parse_rank_at(const char *v, unsigned long long max, int *rank, unsigned long long *n)
+{
+	const char *rest;
+
+	if (parse_rank(v, rank, &rest) || *rest != ':')
+		return -1;
+	return decimal(rest + 1, 1, max, n, NULL);
+}
+
 static int parse_pairs_stop(const char *v, struct gdrb_inject *h)
 {
 	unsigned long long shift;
-	const char *rest;
-	int rank;
 
-	if (parse_rank(v, &rank, &rest) || *rest != ':' || decimal(rest + 1, 1, UINT_MAX, &shift, NULL))
+	if (parse_rank_at(v, UINT_MAX, &h->pairs_stop_rank, &shift))
 		return -1;
-	h->pairs_stop_rank = rank;
 	h->pairs_stop_shift = (unsigned)shift;
 	return 0;
 }
@@ -127,12 +134,9 @@ static int parse_pairs_stop(const char *v, struct gdrb_inject *h)
 static int parse_step_stop(const char *v, struct gdrb_inject *h)
 {
 	unsigned long long n;
-	const char *rest;
-	int rank;
 
-	if (parse_rank(v, &rank, &rest) || *rest != ':' || decimal(rest + 1, 1, ULONG_MAX, &n, NULL))
+	if (parse_rank_at(v, ULONG_MAX, &h->step_stop_rank, &n))
 		return -1;
-	h->step_stop_rank = rank;
 	h->step_stop_n = (unsigned long)n;
 	return 0;
 }
