@@ -12,7 +12,8 @@ doc=$top_srcdir/docs/options.md
 
 # A program the Makefiles gain without a section in the doc.
 mkdir -p "$WORK/tree"
-(cd "$top_srcdir" && tar cf - Makefile.am ./*/Makefile.inc common/*/Makefile.inc) | (cd "$WORK/tree" && tar xf -) ||
+# The Makefiles are Makefile.am and what it includes.
+(cd "$top_srcdir" && sed -n 's/^include //p' Makefile.am | tar cf - Makefile.am -T -) | (cd "$WORK/tree" && tar xf -) ||
 	fail "could not copy the Makefiles of $top_srcdir"
 chmod -R u+w "$WORK/tree"    # distcheck's source tree is read-only
 cat >>"$WORK/tree/bench/Makefile.inc" <<'PLANT'
