@@ -482,9 +482,10 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	mine.total_us = total_us;
 	mine.bytes_per_iter = gdrb_fig_bytes_per_iter(c->bench->traffic, size, c->window);
 	mine.cpu_pct = cpu_pct;
-	gdrb_watchdog_context(-1, "every rank (gathering results)", v->label, size);
-	if (c->boot->gather(c->boot, &mine, sizeof(mine), r->all_results) ||
-	    c->boot->gather(c->boot, r->samples, n * sizeof(double), r->all_samples))
+	/* Point to point, so that a rank lost here is named, as in every other wait. */
+	if (gdrb_boot_step_gather(c->boot, &mine, sizeof(mine), r->all_results, "gathering results", size) ||
+	    gdrb_boot_step_gather(c->boot, r->samples, n * sizeof(double), r->all_samples, "gathering results",
+				  size))
 		return GDRB_ERR;
 	if (c->boot->rank == 0)
 		gdrb_drv_summarise(r, size, n, want, agg, pairs);
