@@ -11,6 +11,10 @@
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_mpi
+# Across nodes it runs the code that vm_verbs.sh and vm_pairs.sh run on one VM pair, which the
+# sanitizer pass keeps; what is its own (launching, the sweep, the verdict) is not C the
+# sanitizers see, and its five minutes are CI's to spend elsewhere.
+[ "${GDRB_SANITIZE:-0}" = 1 ] && skip "a sanitizer build: the cluster runs in the plain pass only"
 [ -x "$top_builddir/bench/gdrb_write_bw" ] || skip "verbs benchmarks not built (no libibverbs at configure time)"
 need_vm
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the VMs' hub and remote shell, gdrb-sweep)"
