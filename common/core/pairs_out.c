@@ -136,8 +136,10 @@ void gdrb_pairs_out_header(const struct pairs_run *r)
 	/* Host, GPU and NIC names come from the system: written as inert text. */
 	FILE *hdr = open_memstream(&text, &text_len);
 
-	if (!hdr)
+	if (!hdr) {
+		gdrb_err("cannot build the header: %s", strerror(errno));
 		return;
+	}
 
 	fprintf(hdr, "# gdrbench %s %s: %s\n", PACKAGE_VERSION, r->ops->name, r->ops->summary);
 	if (gdrb_inject_active())

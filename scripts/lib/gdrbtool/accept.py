@@ -432,8 +432,9 @@ class Judge:
             if "simulated" in f[i_gpu]:
                 self.simulated = f[i_gpu]
             # A row measured with a test hook active (its note names it) is a test's, never judged.
-            if not self.test_hook and pairs.TEST_HOOK_MARK in f[i_note]:
-                self.test_hook = next((p for p in f[i_note].split("; ") if p.startswith(pairs.TEST_HOOK_MARK)), "")
+            if not self.test_hook:
+                hook = pairs.note_part(f[i_note], pairs.TEST_HOOK_MARK)
+                self.test_hook = "" if hook is None else pairs.TEST_HOOK_MARK + hook
             rules = self.by_bench.get(f[i_bench])
             if not rules:
                 continue

@@ -51,13 +51,14 @@ def failure(message: str) -> Stop:
     return Stop(EXIT_FAIL, message)
 
 
-_TERMINAL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Control characters, C0, DEL and C1: what a terminal or a renderer may act on.
+CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def term(s: str) -> str:
     """S fit for a terminal on one line: control characters (an escape sequence read from the
     data would move the cursor, retitle the window, or hide what follows) and line breaks as '?'."""
-    return _TERMINAL.sub("?", s)
+    return CONTROLS.sub("?", s)
 
 
 def say(message: str) -> None:

@@ -123,6 +123,12 @@ SIMULATED_MARK = "simulated GPU: "     # the binary's note on a row measured on 
 TEST_HOOK_MARK = "test hook GDRB_"      # the binary's note on a row with a test hook (GDRB_INJECT_*) active
 
 
+def note_part(note: str, mark: str) -> Optional[str]:
+    """The first part ("; " between parts) of NOTE that starts with MARK, less MARK; None if
+    none does."""
+    return next((part[len(mark):] for part in note.split("; ") if part.startswith(mark)), None)
+
+
 def _note_part(results: str, mark: str) -> Optional[str]:
     """The first part ("; " between parts) of a note of RESULTS/pairs.csv that starts with
     MARK, less MARK; None if no note has one."""
@@ -136,9 +142,9 @@ def _note_part(results: str, mark: str) -> Optional[str]:
                 if mark not in line:
                     continue
                 fields = csv_split(line.rstrip("\r\n"))
-                for part in (fields[i] if i < len(fields) else "").split("; "):
-                    if part.startswith(mark):
-                        return part[len(mark):]
+                part = note_part(fields[i] if i < len(fields) else "", mark)
+                if part is not None:
+                    return part
     except OSError:
         return None
     return None

@@ -126,14 +126,13 @@ def esc(s: str) -> str:
 # entity are written as entities: every renderer shows those as text, none passes raw HTML.
 _MD_MARKUP = re.compile(r"[\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _MD_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
-_MD_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def md(s: str) -> str:
     """S (from the data) as Markdown text within a line that renders as S itself: no HTML, no
     link, no emphasis, no table cell ends; control characters (line breaks among them) as
     spaces."""
-    s = _MD_ENTITY.sub("&amp;", _MD_CONTROL.sub(" ", s)).replace("<", "&lt;")
+    s = _MD_ENTITY.sub("&amp;", common.CONTROLS.sub(" ", s)).replace("<", "&lt;")
     return _MD_MARKUP.sub(lambda m: "\\" + m.group(0), s)
 
 
