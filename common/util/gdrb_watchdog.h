@@ -39,7 +39,9 @@ void gdrb_watchdog_collective(const char *who, const char *what, size_t size);
  * a linger, a rank that gave up waits that many seconds more (its benchmark
  * stopped at its next wait) before it ends the process, so that the ranks
  * stuck with it name what they wait on too, the lost rank among them, before
- * the launcher takes the job down. 0 (the default): end at once.
+ * the launcher takes the job down. The linger is counted as a wait is, in
+ * time the rank could run: on a loaded machine the other ranks' waits stretch
+ * and so does the linger. 0 (the default): end at once.
  */
 void gdrb_watchdog_linger(double seconds);
 

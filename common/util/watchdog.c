@@ -147,13 +147,13 @@ static void *watchdog_main(void *arg)
 	struct timespec nap = { 0, (long)(NAP_S * 1e9) };
 	uint64_t last_look = gdrb_ticks(), last_mark = __atomic_load_n(&gdrb_watchdog_mark, __ATOMIC_RELAXED);
 	struct sched_figs me = read_sched("/proc/thread-self/schedstat"), main = read_sched(wd.main_stat);
-	double idle = 0;
+	double idle = 0, lingered = -1;        /* lingered >= 0: given up, lingering */
 
 	(void)arg;
 	while (!wd.stop) {
 		uint64_t mark, now;
 		struct sched_figs me1, main1;
-		double span;
+		double span, c;
 
 		nanosleep(&nap, NULL);
 		mark = __atomic_load_n(&gdrb_watchdog_mark, __ATOMIC_RELAXED);
@@ -161,15 +161,23 @@ static void *watchdog_main(void *arg)
 		me1 = read_sched("/proc/thread-self/schedstat");
 		main1 = read_sched(wd.main_stat);
 		span = gdrb_ticks_to_us(now - last_look) * 1e-6;
+		c = counted(span, me, me1, main, main1);
+		last_look = now;
+		me = me1;
+		main = main1;
+		if (lingered >= 0) {
+			/* The linger runs on the same clock as the wait: a loaded machine lengthens both. */
+			lingered += c;
+			if (lingered >= wd.linger_s)
+				_exit(GDRB_EXIT_FAIL);
+			continue;
+		}
 		if (mark == last_mark)
-			idle += counted(span, me, me1, main, main1);
+			idle += c;
 		else    /* progress since the last look: idle from that mark on, at most this look */
 			idle = now <= mark ? 0.0 : gdrb_ticks_to_us(now - mark) * 1e-6 < span ?
 			       gdrb_ticks_to_us(now - mark) * 1e-6 : span;
-		last_look = now;
 		last_mark = mark;
-		me = me1;
-		main = main1;
 		if (idle > wd.limit_s * __atomic_load_n(&wd.patience, __ATOMIC_RELAXED) + allowance()) {
 			char size[32];
 
@@ -178,16 +186,12 @@ static void *watchdog_main(void *arg)
 			gdrb_err("timeout: no answer from %s for %.0f s (--timeout %g) during %s at size %s; giving up, rows measured so far are kept",
 				 wd.waiting_for, idle, wd.limit_s, wd.what, size);
 			fflush(stdout);
-			if (wd.linger_s > 0) {
-				struct timespec linger = { (time_t)wd.linger_s,
-							   (long)((wd.linger_s - (double)(time_t)wd.linger_s) * 1e9) };
-
-				__atomic_store_n(&wd.given_up, 1, __ATOMIC_RELAXED);
-				pthread_mutex_unlock(&wd.lock);
-				nanosleep(&linger, NULL);
-			}
 			/* Not exit(): the main thread may be inside MPI; nothing may run atexit. */
-			_exit(GDRB_EXIT_FAIL);
+			if (wd.linger_s <= 0)
+				_exit(GDRB_EXIT_FAIL);
+			__atomic_store_n(&wd.given_up, 1, __ATOMIC_RELAXED);
+			pthread_mutex_unlock(&wd.lock);
+			lingered = 0;
 		}
 	}
 	return NULL;
