@@ -493,8 +493,8 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 }
 
 /*
- * The default variants for the --mem kind: direct, and with device memory the
- * staged ones --staging asks for. Collectives stage whole buffers only.
+ * The default variants for the --mem kind: direct, and for a kind with staged
+ * paths (device memory) the ones --staging asks for. Collectives stage whole buffers only.
  */
 static void default_variants(struct gdrb_ctx *c)
 {
@@ -507,7 +507,7 @@ static void default_variants(struct gdrb_ctx *c)
 				      .reg = "host", .supported = true,
 				      .how = "the transport reads and writes the buffer itself" };
 	c->nvariants = 1;
-	if (c->p->mem != GDRB_MEM_DEVICE)
+	if (!gdrb_mem_kind(c->p->mem)->staged)
 		return;
 	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE) {
 		v[c->nvariants++] = (struct gdrb_variant){
@@ -579,19 +579,21 @@ static int check_layout(struct run *r)
 static int open_gpu(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
+	const struct gdrb_mem_kind_ops *kind = gdrb_mem_kind(r->p.mem);
 	int rc;
 
-	if (r->p.mem == GDRB_MEM_HOST && !c->bench->needs_gpu)
+	if (!kind->opens_gpu && !c->bench->needs_gpu)
 		return 0;
 	rc = gdrb_gpu_open(r->p.gpu, c->boot->local_rank, &c->gpu, c->gpu_why, sizeof(c->gpu_why));
 	c->have_gpu = rc == 0;
-	if (rc == 0 || (r->p.mem == GDRB_MEM_PINNED && !c->bench->needs_gpu))
-		return 0;       /* pinned memory falls back to mlock */
+	if (rc == 0 || (!kind->needs_gpu && !c->bench->needs_gpu))
+		return 0;       /* the kind falls back without a GPU (pinned: mlock) */
 	if (rc == GDRB_ERR_USAGE)
 		gdrb_usage_err("%s", c->gpu_why);
 	else if (gdrb_log_is_leader())
-		gdrb_info("unsupported on this node: %s: %s",
-			  c->bench->needs_gpu ? c->bench->name : "--mem device", c->gpu_why);
+		gdrb_info("unsupported on this node: %s%s: %s",
+			  c->bench->needs_gpu ? c->bench->name : "--mem ",
+			  c->bench->needs_gpu ? "" : kind->name, c->gpu_why);
 	return rc;
 }
 

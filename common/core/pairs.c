@@ -442,6 +442,7 @@ static void inject_stop(const struct pairs_run *r, unsigned k)
 
 static int alloc_buffers(struct pairs_run *r, struct gdrb_gpu_info *gpu, bool *have_gpu)
 {
+	const struct gdrb_mem_kind_ops *kind = gdrb_mem_kind(r->p.mem);
 	const struct gdrb_mem_ops *ops, *pinned;
 	const char *why = NULL;
 	char gwhy[320];
@@ -449,14 +450,14 @@ static int alloc_buffers(struct pairs_run *r, struct gdrb_gpu_info *gpu, bool *h
 	int rc;
 
 	*have_gpu = false;
-	if (r->p.mem != GDRB_MEM_HOST) {
+	if (kind->opens_gpu) {
 		rc = gdrb_gpu_open(r->p.gpu, r->boot->local_rank, gpu, gwhy, sizeof(gwhy));
 		*have_gpu = rc == 0;
-		if (rc && r->p.mem == GDRB_MEM_DEVICE) {
+		if (rc && kind->needs_gpu) {
 			if (rc == GDRB_ERR_USAGE)
 				gdrb_usage_err("%s", gwhy);
 			else if (gdrb_log_is_leader())
-				gdrb_info("unsupported on this node: --mem device: %s", gwhy);
+				gdrb_info("unsupported on this node: --mem %s: %s", kind->name, gwhy);
 			return rc;
 		}
 	}
@@ -470,14 +471,14 @@ static int alloc_buffers(struct pairs_run *r, struct gdrb_gpu_info *gpu, bool *h
 		return GDRB_ERR_USAGE;
 	}
 	ops = gdrb_mem_ops_get(r->p.mem, &why);
-	pinned = gdrb_mem_ops_get(GDRB_MEM_PINNED, &why);
+	pinned = gdrb_mem_bounce_ops();
 	if (!ops || !pinned) {
 		gdrb_err("--mem %s: %s", gdrb_mem_kind_name(r->p.mem), why ? why : "not available");
 		return GDRB_ERR_UNSUPP;
 	}
 	if (gdrb_buf_alloc(&r->send, ops, bytes) || gdrb_buf_alloc(&r->recv, ops, bytes))
 		return GDRB_ERR;
-	if (r->p.mem == GDRB_MEM_DEVICE &&
+	if (kind->staged &&
 	    (gdrb_buf_alloc(&r->send_bounce, pinned, bytes) || gdrb_buf_alloc(&r->recv_bounce, pinned, bytes)))
 		return GDRB_ERR;
 	return 0;
@@ -490,7 +491,7 @@ static void set_paths(struct pairs_run *r, const struct gdrb_pairs_setup *s)
 	v[0] = (struct pairs_path){ .name = "direct", .reg = "host", .supported = true,
 				    .how = "the transport reads and writes the buffers itself" };
 	r->paths.n = 1;
-	if (r->p.mem != GDRB_MEM_DEVICE)
+	if (!gdrb_mem_kind(r->p.mem)->staged)
 		return;
 	v[0].reg = s->direct_reg ? s->direct_reg : "device";
 	v[0].how = s->direct_how ? s->direct_how : "device pointers handed to the transport";
@@ -594,7 +595,7 @@ static int setup(struct pairs_run *r)
 				 have_gpu && gpu.simulated ? gpu.name : "a simulated GPU");
 	}
 	me = r->members[r->boot->rank];
-	describe_member(r, &me, have_gpu && r->p.mem == GDRB_MEM_DEVICE ? &gpu : NULL);
+	describe_member(r, &me, have_gpu && gdrb_mem_kind(r->p.mem)->on_gpu ? &gpu : NULL);
 	if (ts.nic[0])     /* the transport knows the NIC it uses: no guess */
 		snprintf(me.nic, sizeof(me.nic), "%s", ts.nic);
 	if (r->boot->gather(r->boot, &me, sizeof(me), r->members))

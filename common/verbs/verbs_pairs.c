@@ -547,7 +547,7 @@ int gdrb_verbs_pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, str
 	x->vp = gdrb_group_params(p, &gdrb_verbs_opts);
 	x->boot = b;
 	x->bufs = *s->bufs;
-	x->device = p->mem == GDRB_MEM_DEVICE;
+	x->device = gdrb_mem_kind(p->mem)->on_gpu;
 	x->cpu_reads = s->bufs->send->ops->host_accessible;
 	x->npeers = s->npeers;
 	x->peers = calloc(s->npeers, sizeof(*x->peers));
