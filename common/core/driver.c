@@ -528,22 +528,6 @@ static void default_variants(struct gdrb_ctx *c)
 			.how = "serial: cudaMemcpy of each whole message device->pinned before it is sent, pinned->device after the window arrived, copies timed" };
 }
 
-/* Every rank agrees on the worst code; rank 0 has already said why. */
-static int agree(struct gdrb_boot *b, int code)
-{
-	uint64_t v = (uint64_t)code;
-
-	if (b->allreduce_u64(b, &v, 1, GDRB_OP_MAX))
-		return GDRB_EXIT_FAIL;
-	return (int)v;
-}
-
-static int code_of(int rc)
-{
-	return rc == 0 ? GDRB_EXIT_OK : rc == GDRB_ERR_USAGE ? GDRB_EXIT_USAGE :
-	       rc == GDRB_ERR_UNSUPP ? GDRB_EXIT_UNSUPPORTED : GDRB_EXIT_FAIL;
-}
-
 static int check_layout(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
@@ -840,12 +824,12 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	if (!rc && boot->rank == 0 && r->p.csv_path) {
 		rc = gdrb_csv_open(r->p.csv_path, &r->csv);
 	}
-	code = agree(boot, code_of(rc));
+	code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
 	if (code == GDRB_EXIT_OK)
-		code = agree(boot, code_of(open_gpu(r)));
+		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(open_gpu(r)));
 	if (code == GDRB_EXIT_OK && !bench->own_buffers) {
 		default_variants(c);
-		code = agree(boot, code_of(gdrb_drv_check_room(r)));
+		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(gdrb_drv_check_room(r)));
 	}
 	if (code == GDRB_EXIT_OK) {
 		if (bench->own_buffers) {
@@ -858,7 +842,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 			rc = bench->setup(c);
 		if (!rc)
 			rc = setup_results(r);
-		code = agree(boot, code_of(rc));
+		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
 	}
 	if (code != GDRB_EXIT_OK)
 		goto out;
@@ -881,7 +865,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	if (gdrb_csv_close(r->csv))
 		r->exit_code = GDRB_EXIT_FAIL;
 	r->csv = NULL;
-	code = agree(boot, r->exit_code);
+	code = gdrb_boot_agree_exit(boot, r->exit_code);
 out:
 	if (bench->teardown)
 		bench->teardown(c);

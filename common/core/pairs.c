@@ -502,16 +502,6 @@ static void set_paths(struct pairs_run *r, const struct gdrb_pairs_setup *s)
 	r->paths.n = 2;
 }
 
-static int agree(struct gdrb_boot *b, int rc)
-{
-	uint64_t v = (uint64_t)(rc == 0 ? GDRB_EXIT_OK : rc == GDRB_ERR_USAGE ? GDRB_EXIT_USAGE :
-				rc == GDRB_ERR_UNSUPP ? GDRB_EXIT_UNSUPPORTED : GDRB_EXIT_FAIL);
-
-	if (b->allreduce_u64(b, &v, 1, GDRB_OP_MAX))
-		return GDRB_EXIT_FAIL;
-	return (int)v;
-}
-
 /* The ranks this rank sends to or receives from in the rounds chosen, each once (calloc'd; NULL: out of memory). */
 static int *peers_met(const struct pairs_run *r, unsigned *n)
 {
@@ -557,7 +547,7 @@ static int setup(struct pairs_run *r)
 			       r->pp->rounds, r->m - 1, r->m);
 		rc = GDRB_ERR_USAGE;
 	}
-	code = agree(r->boot, rc);
+	code = gdrb_boot_agree_exit(r->boot, gdrb_exit_code(rc));
 	if (code)
 		return code;
 	seed = r->pp->seed_given ? r->pp->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -570,7 +560,7 @@ static int setup(struct pairs_run *r)
 		return GDRB_EXIT_FAIL;
 	r->nshifts = (unsigned)gdrb_pairs_shifts(r->m, r->pp->rounds, seed, r->shifts);
 
-	code = agree(r->boot, alloc_buffers(r, &gpu, &have_gpu));
+	code = gdrb_boot_agree_exit(r->boot, gdrb_exit_code(alloc_buffers(r, &gpu, &have_gpu)));
 	if (code)
 		return code;
 	bufs = (struct gdrb_pairs_bufs){ &r->send, &r->recv, &r->send_bounce, &r->recv_bounce };
@@ -581,7 +571,7 @@ static int setup(struct pairs_run *r)
 	rc = ts.peers ? 0 : GDRB_ERR;
 	if (!rc && r->ops->setup)
 		rc = r->ops->setup(&r->p, r->boot, &ts, &r->priv);
-	code = agree(r->boot, rc);
+	code = gdrb_boot_agree_exit(r->boot, gdrb_exit_code(rc));
 	if (code)
 		return code;
 	set_paths(r, &ts);
@@ -617,7 +607,7 @@ static int setup(struct pairs_run *r)
 	} else {
 		rc = r->mine ? 0 : GDRB_ERR;
 	}
-	return agree(r->boot, rc);
+	return gdrb_boot_agree_exit(r->boot, gdrb_exit_code(rc));
 }
 
 static void teardown(struct pairs_run *r)
@@ -742,7 +732,7 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 		if (r->invalid)
 			rc = GDRB_ERR;
 	}
-	code = agree(boot, rc);
+	code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
 out:
 	if (boot->rank == 0)
 		gdrb_pairs_out_close(r);

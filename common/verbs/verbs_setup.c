@@ -26,21 +26,6 @@
 
 /* --- setup ------------------------------------------------------------------ */
 
-/* Map a negative code to a number every rank can agree on, and back. */
-static uint64_t code_of(int rc)
-{
-	return rc == 0 ? 0 : rc == GDRB_ERR_UNSUPP ? 77 : rc == GDRB_ERR_USAGE ? 2 : 1;
-}
-
-static int agree(struct gdrb_ctx *c, int rc)
-{
-	uint64_t code = code_of(rc);
-
-	if (c->boot->allreduce_u64(c->boot, &code, 1, GDRB_OP_MAX))
-		return GDRB_ERR;
-	return code == 0 ? 0 : code == 77 ? GDRB_ERR_UNSUPP : code == 2 ? GDRB_ERR_USAGE : GDRB_ERR;
-}
-
 /* This rank's GPU in the sysfs topology: the one CUDA opened (bus_id), else local rank modulo GPUs. */
 static int topo_gpu(const char *bus_id, int local_rank, const struct gdrb_topo *t)
 {
@@ -699,7 +684,7 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 		rc = open_verbs(c, v);
 	if (!rc)
 		rc = register_buffers(c, v);
-	if ((rc = agree(c, rc)))
+	if ((rc = gdrb_boot_agree(c->boot, rc)))
 		return rc;
 	if (!gdrb_mem_kind(c->p->mem)->on_gpu)
 		c->variants[0].how = op == GDRB_VERBS_READ ? "RDMA read between registered host buffers (ibv_reg_mr)" :
@@ -714,7 +699,7 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 	if (!rc)
 		rc = post_initial_recvs(c, v);
 	/* Nobody sends before every receive is posted. */
-	if ((rc = agree(c, rc)) || c->boot->barrier(c->boot))
+	if ((rc = gdrb_boot_agree(c->boot, rc)) || c->boot->barrier(c->boot))
 		return rc ? rc : GDRB_ERR;
 	c->nic = v->nic;
 	c->link_layer = v->ethernet ? "Ethernet" : "InfiniBand";
