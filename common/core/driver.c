@@ -19,14 +19,13 @@
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
 #include "gdrb_report.h"
+#include "gdrb_run.h"
 #include "gdrb_stats.h"
 #include "gdrb_watchdog.h"
 
 /* Share of the time budget that warm-up may use, and that one timed batch aims at. */
 #define WARMUP_SHARE 0.1
 #define BATCH_SHARE 0.1
-/* How long a rank that is not the leader waits after bad usage (see gdrb_main). */
-#define GDRB_USAGE_LINGER_S 10
 /* The first timed batch at most; each later one at most twice the one before. */
 #define FIRST_BATCH 16
 
@@ -146,9 +145,8 @@ static uint64_t run_check(struct run *r, size_t size, uint64_t iter)
 {
 	struct gdrb_ctx *c = &r->c;
 
-	/* The fault injection of the checker test: one flipped byte per message received. */
-	if (r->corrupt_rank == c->boot->rank && role_receives(c) && c->check_span)
-		gdrb_buf_corrupt(&c->recv, c->check_span / 2);
+	if (role_receives(c))
+		gdrb_run_corrupt(c->boot, &c->recv, c->check_span);
 	return c->bench->check ? c->bench->check(c, size, iter) : p2p_check(c, size, iter);
 }
 
@@ -563,22 +561,9 @@ static int check_layout(struct run *r)
 static int open_gpu(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
-	const struct gdrb_mem_kind_ops *kind = gdrb_mem_kind(r->p.mem);
-	int rc;
 
-	if (!kind->opens_gpu && !c->bench->needs_gpu)
-		return 0;
-	rc = gdrb_gpu_open(r->p.gpu, c->boot->local_rank, &c->gpu, c->gpu_why, sizeof(c->gpu_why));
-	c->have_gpu = rc == 0;
-	if (rc == 0 || (!kind->needs_gpu && !c->bench->needs_gpu))
-		return 0;       /* the kind falls back without a GPU (pinned: mlock) */
-	if (rc == GDRB_ERR_USAGE)
-		gdrb_usage_err("%s", c->gpu_why);
-	else if (gdrb_log_is_leader())
-		gdrb_info("unsupported on this node: %s%s: %s",
-			  c->bench->needs_gpu ? c->bench->name : "--mem ",
-			  c->bench->needs_gpu ? "" : kind->name, c->gpu_why);
-	return rc;
+	return gdrb_run_open_gpu(c->boot, &r->p, c->bench->needs_gpu ? c->bench->name : NULL, &c->gpu,
+				 c->gpu_why, sizeof(c->gpu_why), &c->have_gpu);
 }
 
 /* The window of a size: -W, or what --window-bytes holds; never a function of the other sizes. */
@@ -754,46 +739,22 @@ static void report_peak_memory(struct gdrb_boot *b)
 		gdrb_info("peak resident memory of the largest rank: %.1f MiB", (double)kib / 1024.0);
 }
 
-int gdrb_drv_start(struct gdrb_boot *boot, int *argc, char ***argv, bool monotonic_clock)
-{
-	if (boot->init(boot, argc, argv))
-		return GDRB_ERR;
-	gdrb_log_set_rank(boot->size > 1 ? boot->rank : -1, boot->hosts[boot->rank]);
-	gdrb_log_set_leader(boot->rank == 0);
-	gdrb_clock_init(monotonic_clock);
-	return 0;
-}
-
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)
 {
-	struct gdrb_opt_set set;
+	const struct gdrb_opt_set set = { bench->opt_core, bench->opt_groups, bench->opt_known, NULL };
+	const struct gdrb_run_args args = { &set, bench->summary, NULL };
 	struct run *r;
 	struct gdrb_ctx *c;
 	int rc, code;
 
-	gdrb_log_init(argv[0]);
-	gdrb_log_set_leader(gdrb_boot_rank_hint(boot) == 0);
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		gdrb_err("out of memory");
 		return GDRB_EXIT_FAIL;
 	}
-	set = (struct gdrb_opt_set){ bench->opt_core, bench->opt_groups, bench->opt_known, NULL };
-	rc = gdrb_opts_parse(argc, argv, &set, bench->summary, &r->p);
-	if (!rc && gdrb_inject_load())
-		rc = GDRB_ERR_USAGE;
-	if (rc) {
+	if (!gdrb_run_begin(&args, boot, argc, argv, &r->p, &code)) {
 		free(r);
-		if (rc == GDRB_PARSE_EXIT)     /* --help, --version */
-			return gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
-		/*
-		 * Every rank parsed the same line and only the leader says why: a
-		 * rank that left first could have its launcher kill the leader
-		 * before the line is out. Its launcher ends it when the leader exits.
-		 */
-		if (!gdrb_log_is_leader())
-			sleep(GDRB_USAGE_LINGER_S);
-		return GDRB_EXIT_USAGE;
+		return code;
 	}
 	if (r->p.bidir && bench->traffic == GDRB_TRAFFIC_UNIDIR) {
 		r->bidir = *bench;
@@ -810,14 +771,8 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	c->p = &r->p;
 	c->bench = bench;
 	c->boot = boot;
-	r->corrupt_rank = gdrb_inject()->corrupt_rank;
 	r->stall_us = gdrb_inject()->stall_us;
 	r->stall_every = gdrb_inject()->stall_every;
-
-	if (gdrb_drv_start(boot, &argc, &argv, r->p.monotonic_clock)) {
-		free(r);
-		return GDRB_EXIT_FAIL;
-	}
 
 	/* Everything that can be refused is refused here, before any measurement. */
 	rc = check_layout(r);

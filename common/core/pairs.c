@@ -18,13 +18,13 @@
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
 #include "gdrb_report.h"
+#include "gdrb_run.h"
 #include "gdrb_size.h"
 #include "gdrb_stage.h"
 #include "gdrb_watchdog.h"
 #include "pairs_int.h"
 
 #define EST_BATCH 10            /* iterations that estimate one where one is under 1% of --time */
-#define USAGE_LINGER_S 10       /* as the driver: the leader's line gets out first */
 #define PAIRS_LINGER_S 10.0     /* most seconds a rank that gave up waits for the ranks stuck with it */
 
 /* Test hook: GDRB_INJECT_HOSTS=h0,h1,... names the ranks' hosts for the layout (one host, many "nodes"). */
@@ -340,8 +340,7 @@ static uint64_t check(struct pairs_run *r, size_t size, unsigned k, unsigned cou
 	size_t first = 0;
 	unsigned j;
 
-	if (r->corrupt_rank == r->boot->rank && size)
-		gdrb_buf_corrupt(&r->recv, size / 2);
+	gdrb_run_corrupt(r->boot, &r->recv, size);
 	for (j = 0; j < count; j++) {
 		e = gdrb_buf_check_pattern(&r->recv, j * size, size, seed_of(size, k, j, from), &first);
 		if (e && !errs)
@@ -449,18 +448,9 @@ static int alloc_buffers(struct pairs_run *r, struct gdrb_gpu_info *gpu, bool *h
 	size_t bytes = gdrb_buf_bytes(&r->p.sizes, r->p.window, r->p.window_bytes, true);
 	int rc;
 
-	*have_gpu = false;
-	if (kind->opens_gpu) {
-		rc = gdrb_gpu_open(r->p.gpu, r->boot->local_rank, gpu, gwhy, sizeof(gwhy));
-		*have_gpu = rc == 0;
-		if (rc && kind->needs_gpu) {
-			if (rc == GDRB_ERR_USAGE)
-				gdrb_usage_err("%s", gwhy);
-			else if (gdrb_log_is_leader())
-				gdrb_info("unsupported on this node: --mem %s: %s", kind->name, gwhy);
-			return rc;
-		}
-	}
+	rc = gdrb_run_open_gpu(r->boot, &r->p, NULL, gpu, gwhy, sizeof(gwhy), have_gpu);
+	if (rc)
+		return rc;
 	/* Rail: local rank i on GPU i, so a node needs a GPU per rank. */
 	if (*have_gpu && r->pp->granularity == GDRB_PAIRS_GRAN_RAIL && r->p.gpu < 0 &&
 	    gpu->count < r->boot->local_size) {
@@ -670,14 +660,13 @@ static int refuse_core(const struct gdrb_params *p)
 int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, int argc, char **argv)
 {
 	struct gdrb_opt_use groups[GDRB_MAX_OPT_GROUPS] = { { &gdrb_pairs_opts, GDRB_PAIRS_OPTS } };
-	struct gdrb_opt_set set = { GDRB_OPTG_MEM | GDRB_OPTG_WINDOW, groups, ops->opt_known,
-				    GDRB_PAIRS_DEF_SIZES };
+	const struct gdrb_opt_set set = { GDRB_OPTG_MEM | GDRB_OPTG_WINDOW, groups, ops->opt_known,
+					  GDRB_PAIRS_DEF_SIZES };
+	const struct gdrb_run_args args = { &set, ops->summary, refuse_core };
 	struct pairs_run *r;
 	size_t g = 1;
 	int rc, code;
 
-	gdrb_log_init(argv[0]);
-	gdrb_log_set_leader(gdrb_boot_rank_hint(boot) == 0);
 	for (; ops->opt_groups && ops->opt_groups[g - 1].group && g < GDRB_MAX_OPT_GROUPS - 1; g++)
 		groups[g] = ops->opt_groups[g - 1];
 	r = calloc(1, sizeof(*r));
@@ -685,29 +674,11 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 		return GDRB_EXIT_FAIL;
 	r->ops = ops;
 	r->boot = boot;
-	rc = gdrb_opts_parse(argc, argv, &set, ops->summary, &r->p);
-	if (!rc && gdrb_inject_load())
-		rc = GDRB_ERR_USAGE;
-	if (rc) {
+	if (!gdrb_run_begin(&args, boot, argc, argv, &r->p, &code)) {
 		free(r);
-		if (rc == GDRB_PARSE_EXIT)
-			return gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
-		if (!gdrb_log_is_leader())
-			sleep(USAGE_LINGER_S);
-		return GDRB_EXIT_USAGE;
+		return code;
 	}
 	r->pp = gdrb_group_params(&r->p, &gdrb_pairs_opts);
-	if (refuse_core(&r->p)) {
-		free(r);
-		if (!gdrb_log_is_leader())
-			sleep(USAGE_LINGER_S);
-		return GDRB_EXIT_USAGE;
-	}
-	r->corrupt_rank = gdrb_inject()->corrupt_rank;
-	if (gdrb_drv_start(boot, &argc, &argv, r->p.monotonic_clock)) {
-		free(r);
-		return GDRB_EXIT_FAIL;
-	}
 
 	code = setup(r);
 	if (code)
