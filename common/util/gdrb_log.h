@@ -44,7 +44,6 @@ void gdrb_log_init(const char *prog);
 void gdrb_log_set_rank(int rank, const char *host);
 const char *gdrb_prog(void);
 const char *gdrb_host(void);
-int gdrb_rank(void);
 
 /* Whether this process prints rank-0-only messages (usage errors, skips). */
 int gdrb_log_is_leader(void);
