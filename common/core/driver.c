@@ -34,7 +34,7 @@
  * own clock: the kernel brings it up to date when read, where the process's
  * (getrusage, CLOCK_PROCESS_CPUTIME_ID) adds another thread's running time
  * only at its next tick or switch, so MPI's helper threads, busy after
- * MPI_Init, put up to a tick each into a window of 60 us (160 % seen).
+ * MPI_Init, would put up to a tick each into a window of 60 us: well over 100 %.
  */
 static double cpu_seconds(void)
 {
@@ -167,17 +167,18 @@ static bool synced(const struct gdrb_ctx *c)
 
 /*
  * Run n iterations; samples (optional) get each one's ticks. Returns 0 and
- * the total seconds in *elapsed, or a negative code.
+ * the total seconds in *elapsed, or a negative code. `stall`: the load
+ * injection's sleeps before some iterations; a constant in each caller, so
+ * that the loop without them has no test of the hook.
  */
-static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *samples,
-		     double *elapsed, uint64_t *errors)
+static inline __attribute__((always_inline)) int
+batch_loop(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *samples, double *elapsed,
+	   uint64_t *errors, const bool stall)
 {
 	struct gdrb_ctx *c = &r->c;
 	const struct gdrb_bench *b = c->bench;
 	uint64_t i, t_prev, t, start;
 	bool validate = r->p.validate, sync = synced(c);
-	/* The load-injection test hook, decided once: a register test per iteration when off. */
-	const bool stall = r->stall_us && c->boot->rank == 0;
 
 	start = t_prev = gdrb_ticks();
 	for (i = 0; i < n; i++, (*iter)++) {
@@ -189,7 +190,7 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 				return GDRB_ERR;
 			t_prev = gdrb_ticks();
 		}
-		if (__builtin_expect(stall, 0) && *iter % r->stall_every == 0)
+		if (stall && *iter % r->stall_every == 0)
 			stall_for(r->stall_us);
 		if (b->iteration(c, size))
 			return GDRB_ERR;
@@ -209,6 +210,15 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 	}
 	*elapsed = gdrb_ticks_to_us(gdrb_ticks() - start) * 1e-6;
 	return 0;
+}
+
+/* The load injection (rank 0 only) runs its own copy of the loop; every other run the one without it. */
+static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *samples,
+		     double *elapsed, uint64_t *errors)
+{
+	if (__builtin_expect(r->stall_us != 0, 0) && r->c.boot->rank == 0)
+		return batch_loop(r, size, n, iter, samples, elapsed, errors, true);
+	return batch_loop(r, size, n, iter, samples, elapsed, errors, false);
 }
 
 /* Iterations of per seconds each that fit in seconds, from 1 to cap. */
@@ -233,8 +243,8 @@ static int agree_max(struct gdrb_ctx *c, double *v)
  * without warm-up. One slow iteration moves a median by one rank, where it
  * could make a mean or a single probe anything; so the tenth ends the warm-up
  * only once GDRB_WARMUP_MEDIAN_MIN iterations past the cold one are in, or a
- * whole budget is spent (under load, one descheduled iteration of two had
- * made the median, and waived --min-iters for a size that had room for it).
+ * whole budget is spent (of two, one descheduled iteration would make the
+ * median, and could waive --min-iters for a size that has room for it).
  * A batch is never planned past the tenth at the rate so far (the cold one's,
  * before there is another), nor, while the median lacks iterations, past the
  * budget: an iteration longer than the budget is followed by one more, not
