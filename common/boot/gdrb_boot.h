@@ -65,6 +65,16 @@ int gdrb_boot_step_max(struct gdrb_boot *b, double *v, const char *what, size_t 
 int gdrb_boot_step_gather(struct gdrb_boot *b, const void *send, size_t len, void *recv,
 			  const char *what, size_t size);
 
+/*
+ * Every rank's outcome made one, so that all ranks go on or stop alike: each
+ * gives its exit code (GDRB_EXIT_*) and all get the largest (unsupported over
+ * bad usage over failure over success; the rank that failed has said why). A
+ * reduction that fails is a failure.
+ */
+int gdrb_boot_agree_exit(struct gdrb_boot *b, int code);
+/* The same for a return code (0 or GDRB_ERR_*): the worst of every rank's. */
+int gdrb_boot_agree(struct gdrb_boot *b, int rc);
+
 /* Fill hosts-derived fields (nhosts, local_rank, local_size) from hosts[]. */
 void gdrb_boot_derive_hosts(struct gdrb_boot *b);
 

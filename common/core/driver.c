@@ -19,14 +19,13 @@
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
 #include "gdrb_report.h"
+#include "gdrb_run.h"
 #include "gdrb_stats.h"
 #include "gdrb_watchdog.h"
 
 /* Share of the time budget that warm-up may use, and that one timed batch aims at. */
 #define WARMUP_SHARE 0.1
 #define BATCH_SHARE 0.1
-/* How long a rank that is not the leader waits after bad usage (see gdrb_main). */
-#define GDRB_USAGE_LINGER_S 10
 /* The first timed batch at most; each later one at most twice the one before. */
 #define FIRST_BATCH 16
 
@@ -35,7 +34,7 @@
  * own clock: the kernel brings it up to date when read, where the process's
  * (getrusage, CLOCK_PROCESS_CPUTIME_ID) adds another thread's running time
  * only at its next tick or switch, so MPI's helper threads, busy after
- * MPI_Init, put up to a tick each into a window of 60 us (160 % seen).
+ * MPI_Init, would put up to a tick each into a window of 60 us: well over 100 %.
  */
 static double cpu_seconds(void)
 {
@@ -146,9 +145,8 @@ static uint64_t run_check(struct run *r, size_t size, uint64_t iter)
 {
 	struct gdrb_ctx *c = &r->c;
 
-	/* The fault injection of the checker test: one flipped byte per message received. */
-	if (r->corrupt_rank == c->boot->rank && role_receives(c) && c->check_span)
-		gdrb_buf_corrupt(&c->recv, c->check_span / 2);
+	if (role_receives(c))
+		gdrb_run_corrupt(c->boot, &c->recv, c->check_span);
 	return c->bench->check ? c->bench->check(c, size, iter) : p2p_check(c, size, iter);
 }
 
@@ -169,17 +167,18 @@ static bool synced(const struct gdrb_ctx *c)
 
 /*
  * Run n iterations; samples (optional) get each one's ticks. Returns 0 and
- * the total seconds in *elapsed, or a negative code.
+ * the total seconds in *elapsed, or a negative code. `stall`: the load
+ * injection's sleeps before some iterations; a constant in each caller, so
+ * that the loop without them has no test of the hook.
  */
-static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *samples,
-		     double *elapsed, uint64_t *errors)
+static inline __attribute__((always_inline)) int
+batch_loop(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *samples, double *elapsed,
+	   uint64_t *errors, const bool stall)
 {
 	struct gdrb_ctx *c = &r->c;
 	const struct gdrb_bench *b = c->bench;
 	uint64_t i, t_prev, t, start;
 	bool validate = r->p.validate, sync = synced(c);
-	/* The load-injection test hook, decided once: a register test per iteration when off. */
-	const bool stall = r->stall_us && c->boot->rank == 0;
 
 	start = t_prev = gdrb_ticks();
 	for (i = 0; i < n; i++, (*iter)++) {
@@ -191,7 +190,7 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 				return GDRB_ERR;
 			t_prev = gdrb_ticks();
 		}
-		if (__builtin_expect(stall, 0) && *iter % r->stall_every == 0)
+		if (stall && *iter % r->stall_every == 0)
 			stall_for(r->stall_us);
 		if (b->iteration(c, size))
 			return GDRB_ERR;
@@ -211,6 +210,15 @@ static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, dou
 	}
 	*elapsed = gdrb_ticks_to_us(gdrb_ticks() - start) * 1e-6;
 	return 0;
+}
+
+/* The load injection (rank 0 only) runs its own copy of the loop; every other run the one without it. */
+static int run_batch(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *samples,
+		     double *elapsed, uint64_t *errors)
+{
+	if (__builtin_expect(r->stall_us != 0, 0) && r->c.boot->rank == 0)
+		return batch_loop(r, size, n, iter, samples, elapsed, errors, true);
+	return batch_loop(r, size, n, iter, samples, elapsed, errors, false);
 }
 
 /* Iterations of per seconds each that fit in seconds, from 1 to cap. */
@@ -235,8 +243,8 @@ static int agree_max(struct gdrb_ctx *c, double *v)
  * without warm-up. One slow iteration moves a median by one rank, where it
  * could make a mean or a single probe anything; so the tenth ends the warm-up
  * only once GDRB_WARMUP_MEDIAN_MIN iterations past the cold one are in, or a
- * whole budget is spent (under load, one descheduled iteration of two had
- * made the median, and waived --min-iters for a size that had room for it).
+ * whole budget is spent (of two, one descheduled iteration would make the
+ * median, and could waive --min-iters for a size that has room for it).
  * A batch is never planned past the tenth at the rate so far (the cold one's,
  * before there is another), nor, while the median lacks iterations, past the
  * budget: an iteration longer than the budget is followed by one more, not
@@ -493,8 +501,8 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 }
 
 /*
- * The default variants for the --mem kind: direct, and with device memory the
- * staged ones --staging asks for. Collectives stage whole buffers only.
+ * The default variants for the --mem kind: direct, and for a kind with staged
+ * paths (device memory) the ones --staging asks for. Collectives stage whole buffers only.
  */
 static void default_variants(struct gdrb_ctx *c)
 {
@@ -507,7 +515,7 @@ static void default_variants(struct gdrb_ctx *c)
 				      .reg = "host", .supported = true,
 				      .how = "the transport reads and writes the buffer itself" };
 	c->nvariants = 1;
-	if (c->p->mem != GDRB_MEM_DEVICE)
+	if (!gdrb_mem_kind(c->p->mem)->staged)
 		return;
 	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE) {
 		v[c->nvariants++] = (struct gdrb_variant){
@@ -526,22 +534,6 @@ static void default_variants(struct gdrb_ctx *c)
 			.label = "staged-serial", .mem = mem, .path = "staged-serial", .reg = "staged",
 			.staged = true, .supported = true,
 			.how = "serial: cudaMemcpy of each whole message device->pinned before it is sent, pinned->device after the window arrived, copies timed" };
-}
-
-/* Every rank agrees on the worst code; rank 0 has already said why. */
-static int agree(struct gdrb_boot *b, int code)
-{
-	uint64_t v = (uint64_t)code;
-
-	if (b->allreduce_u64(b, &v, 1, GDRB_OP_MAX))
-		return GDRB_EXIT_FAIL;
-	return (int)v;
-}
-
-static int code_of(int rc)
-{
-	return rc == 0 ? GDRB_EXIT_OK : rc == GDRB_ERR_USAGE ? GDRB_EXIT_USAGE :
-	       rc == GDRB_ERR_UNSUPP ? GDRB_EXIT_UNSUPPORTED : GDRB_EXIT_FAIL;
 }
 
 static int check_layout(struct run *r)
@@ -579,20 +571,9 @@ static int check_layout(struct run *r)
 static int open_gpu(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
-	int rc;
 
-	if (r->p.mem == GDRB_MEM_HOST && !c->bench->needs_gpu)
-		return 0;
-	rc = gdrb_gpu_open(r->p.gpu, c->boot->local_rank, &c->gpu, c->gpu_why, sizeof(c->gpu_why));
-	c->have_gpu = rc == 0;
-	if (rc == 0 || (r->p.mem == GDRB_MEM_PINNED && !c->bench->needs_gpu))
-		return 0;       /* pinned memory falls back to mlock */
-	if (rc == GDRB_ERR_USAGE)
-		gdrb_usage_err("%s", c->gpu_why);
-	else if (gdrb_log_is_leader())
-		gdrb_info("unsupported on this node: %s: %s",
-			  c->bench->needs_gpu ? c->bench->name : "--mem device", c->gpu_why);
-	return rc;
+	return gdrb_run_open_gpu(c->boot, &r->p, c->bench->needs_gpu ? c->bench->name : NULL, &c->gpu,
+				 c->gpu_why, sizeof(c->gpu_why), &c->have_gpu);
 }
 
 /* The window of a size: -W, or what --window-bytes holds; never a function of the other sizes. */
@@ -768,46 +749,22 @@ static void report_peak_memory(struct gdrb_boot *b)
 		gdrb_info("peak resident memory of the largest rank: %.1f MiB", (double)kib / 1024.0);
 }
 
-int gdrb_drv_start(struct gdrb_boot *boot, int *argc, char ***argv, bool monotonic_clock)
-{
-	if (boot->init(boot, argc, argv))
-		return GDRB_ERR;
-	gdrb_log_set_rank(boot->size > 1 ? boot->rank : -1, boot->hosts[boot->rank]);
-	gdrb_log_set_leader(boot->rank == 0);
-	gdrb_clock_init(monotonic_clock);
-	return 0;
-}
-
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)
 {
-	struct gdrb_opt_set set;
+	const struct gdrb_opt_set set = { bench->opt_core, bench->opt_groups, bench->opt_known, NULL };
+	const struct gdrb_run_args args = { &set, bench->summary, NULL };
 	struct run *r;
 	struct gdrb_ctx *c;
 	int rc, code;
 
-	gdrb_log_init(argv[0]);
-	gdrb_log_set_leader(gdrb_boot_rank_hint(boot) == 0);
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		gdrb_err("out of memory");
 		return GDRB_EXIT_FAIL;
 	}
-	set = (struct gdrb_opt_set){ bench->opt_core, bench->opt_groups, bench->opt_known, NULL };
-	rc = gdrb_opts_parse(argc, argv, &set, bench->summary, &r->p);
-	if (!rc && gdrb_inject_load())
-		rc = GDRB_ERR_USAGE;
-	if (rc) {
+	if (!gdrb_run_begin(&args, boot, argc, argv, &r->p, &code)) {
 		free(r);
-		if (rc == GDRB_PARSE_EXIT)     /* --help, --version */
-			return gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
-		/*
-		 * Every rank parsed the same line and only the leader says why: a
-		 * rank that left first could have its launcher kill the leader
-		 * before the line is out. Its launcher ends it when the leader exits.
-		 */
-		if (!gdrb_log_is_leader())
-			sleep(GDRB_USAGE_LINGER_S);
-		return GDRB_EXIT_USAGE;
+		return code;
 	}
 	if (r->p.bidir && bench->traffic == GDRB_TRAFFIC_UNIDIR) {
 		r->bidir = *bench;
@@ -824,26 +781,20 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	c->p = &r->p;
 	c->bench = bench;
 	c->boot = boot;
-	r->corrupt_rank = gdrb_inject()->corrupt_rank;
 	r->stall_us = gdrb_inject()->stall_us;
 	r->stall_every = gdrb_inject()->stall_every;
-
-	if (gdrb_drv_start(boot, &argc, &argv, r->p.monotonic_clock)) {
-		free(r);
-		return GDRB_EXIT_FAIL;
-	}
 
 	/* Everything that can be refused is refused here, before any measurement. */
 	rc = check_layout(r);
 	if (!rc && boot->rank == 0 && r->p.csv_path) {
 		rc = gdrb_csv_open(r->p.csv_path, &r->csv);
 	}
-	code = agree(boot, code_of(rc));
+	code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
 	if (code == GDRB_EXIT_OK)
-		code = agree(boot, code_of(open_gpu(r)));
+		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(open_gpu(r)));
 	if (code == GDRB_EXIT_OK && !bench->own_buffers) {
 		default_variants(c);
-		code = agree(boot, code_of(gdrb_drv_check_room(r)));
+		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(gdrb_drv_check_room(r)));
 	}
 	if (code == GDRB_EXIT_OK) {
 		if (bench->own_buffers) {
@@ -856,7 +807,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 			rc = bench->setup(c);
 		if (!rc)
 			rc = setup_results(r);
-		code = agree(boot, code_of(rc));
+		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
 	}
 	if (code != GDRB_EXIT_OK)
 		goto out;
@@ -879,7 +830,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	if (gdrb_csv_close(r->csv))
 		r->exit_code = GDRB_EXIT_FAIL;
 	r->csv = NULL;
-	code = agree(boot, r->exit_code);
+	code = gdrb_boot_agree_exit(boot, r->exit_code);
 out:
 	if (bench->teardown)
 		bench->teardown(c);

@@ -64,7 +64,7 @@ int gdrb_drv_check_room(struct run *r)
 
 	size_buffers(r);
 	uses_send = !c->bench->uses_send || c->bench->uses_send(c);
-	if (r->p.mem != GDRB_MEM_DEVICE)
+	if (!gdrb_mem_kind(r->p.mem)->on_gpu)
 		nbufs += uses_send ? 2 : 1;
 	if (any_variant(c, false))
 		nbufs += uses_send ? 2 : 1;
@@ -124,7 +124,7 @@ int gdrb_drv_alloc_buffers(struct run *r)
 	     gdrb_ring_open(&c->in_ring, "in", r->p.stage_chunk, GDRB_STAGE_SLOTS)))
 		return GDRB_ERR;
 	if (any_variant(c, false)) {
-		pinned = gdrb_mem_ops_get(GDRB_MEM_PINNED, &why);
+		pinned = gdrb_mem_bounce_ops();
 		if ((uses_send && gdrb_buf_alloc(&c->send_bounce, pinned, c->bufsize)) ||
 		    gdrb_buf_alloc(&c->recv_bounce, pinned, c->bufsize))
 			return GDRB_ERR;

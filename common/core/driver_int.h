@@ -40,7 +40,6 @@ struct run {
 	struct gdrb_params p;
 	struct gdrb_csv *csv;
 	int exit_code;
-	int corrupt_rank;       /* fault injection for the checker tests; -1: off */
 	/* Load injection for the iteration plan's tests: rank 0 sleeps stall_us before iterations 0, every, 2 x every, ... of each size; 0: off. */
 	unsigned long stall_us, stall_every;
 	bool window_warned;     /* the transport's window cap was said on stderr */

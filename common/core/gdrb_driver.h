@@ -164,12 +164,6 @@ static inline bool gdrb_windowed(const struct gdrb_bench *b, const struct gdrb_p
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv);
 
 /*
- * Start the bootstrap, then what every rank needs before its first line: its
- * rank and host in messages, rank 0 as the leader, the clock. 0 or GDRB_ERR.
- */
-int gdrb_drv_start(struct gdrb_boot *boot, int *argc, char ***argv, bool monotonic_clock);
-
-/*
  * Buffers of the current variant: what goes on the wire (direct and serial
  * staging; a pipelined variant sends from and receives into ring slots).
  */

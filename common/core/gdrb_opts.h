@@ -64,8 +64,8 @@ typedef int gdrb_opt_parse_fn(const struct gdrb_opt *o, const char *arg, void *p
 
 enum {
 	GDRB_OPT_REPEAT = 1u << 0,      /* may be given more than once (-v) */
-	GDRB_OPT_DEVICE = 1u << 1,      /* refused unless --mem device: `needs` says why */
-	GDRB_OPT_GPU_MEM = 1u << 2,     /* refused unless --mem device or pinned */
+	GDRB_OPT_DEVICE = 1u << 1,      /* refused unless the --mem kind is on the GPU (device): `needs` says why */
+	GDRB_OPT_GPU_MEM = 1u << 2,     /* refused unless the --mem kind opens a GPU (device, pinned) */
 	GDRB_OPT_LAST = 1u << 3,        /* listed after every group's options (--help, --version) */
 };
 

@@ -280,10 +280,12 @@ static int parse_csv(const struct gdrb_opt *o, const char *arg, void *params)
 static int parse_mem(const struct gdrb_opt *o, const char *arg, void *params)
 {
 	const char *hint;
+	char kinds[128];
 
 	if (gdrb_mem_kind_parse(arg, FIELD(enum gdrb_mem_kind, params, o), &hint) == 0)
 		return 0;
-	gdrb_usage_err("--mem: unknown memory kind '%s'; accepted: host, pinned, device%s%s%s", arg,
+	gdrb_usage_err("--mem: unknown memory kind '%s'; accepted: %s%s%s%s", arg,
+		       gdrb_mem_kind_list(kinds, sizeof(kinds)),
 		       hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
 	return GDRB_ERR_USAGE;
 }
@@ -512,10 +514,11 @@ static int device_only_options(const struct table *t, const bool *given, const s
 
 	for (i = 0; i < t->n; i++) {
 		const struct gdrb_opt *o = t->e[i].o;
+		const struct gdrb_mem_kind_ops *kind = gdrb_mem_kind(p->mem);
 		bool pinned_too = o->flags & GDRB_OPT_GPU_MEM;
 
-		if (!given[i] || !(o->flags & (GDRB_OPT_DEVICE | GDRB_OPT_GPU_MEM)) ||
-		    p->mem == GDRB_MEM_DEVICE || (pinned_too && p->mem == GDRB_MEM_PINNED))
+		if (!given[i] || !(o->flags & (GDRB_OPT_DEVICE | GDRB_OPT_GPU_MEM)) || kind->on_gpu ||
+		    (pinned_too && kind->opens_gpu))
 			continue;
 		gdrb_usage_err("--%s has no effect with --mem %s (%s): add --mem device%s, or drop --%s",
 			       o->name, gdrb_mem_kind_name(p->mem), o->needs,

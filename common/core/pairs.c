@@ -18,13 +18,13 @@
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
 #include "gdrb_report.h"
+#include "gdrb_run.h"
 #include "gdrb_size.h"
 #include "gdrb_stage.h"
 #include "gdrb_watchdog.h"
 #include "pairs_int.h"
 
 #define EST_BATCH 10            /* iterations that estimate one where one is under 1% of --time */
-#define USAGE_LINGER_S 10       /* as the driver: the leader's line gets out first */
 #define PAIRS_LINGER_S 10.0     /* most seconds a rank that gave up waits for the ranks stuck with it */
 
 /* Test hook: GDRB_INJECT_HOSTS=h0,h1,... names the ranks' hosts for the layout (one host, many "nodes"). */
@@ -340,8 +340,7 @@ static uint64_t check(struct pairs_run *r, size_t size, unsigned k, unsigned cou
 	size_t first = 0;
 	unsigned j;
 
-	if (r->corrupt_rank == r->boot->rank && size)
-		gdrb_buf_corrupt(&r->recv, size / 2);
+	gdrb_run_corrupt(r->boot, &r->recv, size);
 	for (j = 0; j < count; j++) {
 		e = gdrb_buf_check_pattern(&r->recv, j * size, size, seed_of(size, k, j, from), &first);
 		if (e && !errs)
@@ -442,24 +441,16 @@ static void inject_stop(const struct pairs_run *r, unsigned k)
 
 static int alloc_buffers(struct pairs_run *r, struct gdrb_gpu_info *gpu, bool *have_gpu)
 {
+	const struct gdrb_mem_kind_ops *kind = gdrb_mem_kind(r->p.mem);
 	const struct gdrb_mem_ops *ops, *pinned;
 	const char *why = NULL;
 	char gwhy[320];
 	size_t bytes = gdrb_buf_bytes(&r->p.sizes, r->p.window, r->p.window_bytes, true);
 	int rc;
 
-	*have_gpu = false;
-	if (r->p.mem != GDRB_MEM_HOST) {
-		rc = gdrb_gpu_open(r->p.gpu, r->boot->local_rank, gpu, gwhy, sizeof(gwhy));
-		*have_gpu = rc == 0;
-		if (rc && r->p.mem == GDRB_MEM_DEVICE) {
-			if (rc == GDRB_ERR_USAGE)
-				gdrb_usage_err("%s", gwhy);
-			else if (gdrb_log_is_leader())
-				gdrb_info("unsupported on this node: --mem device: %s", gwhy);
-			return rc;
-		}
-	}
+	rc = gdrb_run_open_gpu(r->boot, &r->p, NULL, gpu, gwhy, sizeof(gwhy), have_gpu);
+	if (rc)
+		return rc;
 	/* Rail: local rank i on GPU i, so a node needs a GPU per rank. */
 	if (*have_gpu && r->pp->granularity == GDRB_PAIRS_GRAN_RAIL && r->p.gpu < 0 &&
 	    gpu->count < r->boot->local_size) {
@@ -470,14 +461,14 @@ static int alloc_buffers(struct pairs_run *r, struct gdrb_gpu_info *gpu, bool *h
 		return GDRB_ERR_USAGE;
 	}
 	ops = gdrb_mem_ops_get(r->p.mem, &why);
-	pinned = gdrb_mem_ops_get(GDRB_MEM_PINNED, &why);
+	pinned = gdrb_mem_bounce_ops();
 	if (!ops || !pinned) {
 		gdrb_err("--mem %s: %s", gdrb_mem_kind_name(r->p.mem), why ? why : "not available");
 		return GDRB_ERR_UNSUPP;
 	}
 	if (gdrb_buf_alloc(&r->send, ops, bytes) || gdrb_buf_alloc(&r->recv, ops, bytes))
 		return GDRB_ERR;
-	if (r->p.mem == GDRB_MEM_DEVICE &&
+	if (kind->staged &&
 	    (gdrb_buf_alloc(&r->send_bounce, pinned, bytes) || gdrb_buf_alloc(&r->recv_bounce, pinned, bytes)))
 		return GDRB_ERR;
 	return 0;
@@ -490,7 +481,7 @@ static void set_paths(struct pairs_run *r, const struct gdrb_pairs_setup *s)
 	v[0] = (struct pairs_path){ .name = "direct", .reg = "host", .supported = true,
 				    .how = "the transport reads and writes the buffers itself" };
 	r->paths.n = 1;
-	if (r->p.mem != GDRB_MEM_DEVICE)
+	if (!gdrb_mem_kind(r->p.mem)->staged)
 		return;
 	v[0].reg = s->direct_reg ? s->direct_reg : "device";
 	v[0].how = s->direct_how ? s->direct_how : "device pointers handed to the transport";
@@ -499,16 +490,6 @@ static void set_paths(struct pairs_run *r, const struct gdrb_pairs_setup *s)
 	v[1] = (struct pairs_path){ .name = "staged", .reg = "staged", .staged = true, .supported = true,
 				    .how = "cudaMemcpy of each whole message device->pinned before the window, pinned->device after it, copies timed (serial staging; --staging and --stage-chunk do not apply)" };
 	r->paths.n = 2;
-}
-
-static int agree(struct gdrb_boot *b, int rc)
-{
-	uint64_t v = (uint64_t)(rc == 0 ? GDRB_EXIT_OK : rc == GDRB_ERR_USAGE ? GDRB_EXIT_USAGE :
-				rc == GDRB_ERR_UNSUPP ? GDRB_EXIT_UNSUPPORTED : GDRB_EXIT_FAIL);
-
-	if (b->allreduce_u64(b, &v, 1, GDRB_OP_MAX))
-		return GDRB_EXIT_FAIL;
-	return (int)v;
 }
 
 /* The ranks this rank sends to or receives from in the rounds chosen, each once (calloc'd; NULL: out of memory). */
@@ -556,7 +537,7 @@ static int setup(struct pairs_run *r)
 			       r->pp->rounds, r->m - 1, r->m);
 		rc = GDRB_ERR_USAGE;
 	}
-	code = agree(r->boot, rc);
+	code = gdrb_boot_agree_exit(r->boot, gdrb_exit_code(rc));
 	if (code)
 		return code;
 	seed = r->pp->seed_given ? r->pp->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -569,7 +550,7 @@ static int setup(struct pairs_run *r)
 		return GDRB_EXIT_FAIL;
 	r->nshifts = (unsigned)gdrb_pairs_shifts(r->m, r->pp->rounds, seed, r->shifts);
 
-	code = agree(r->boot, alloc_buffers(r, &gpu, &have_gpu));
+	code = gdrb_boot_agree_exit(r->boot, gdrb_exit_code(alloc_buffers(r, &gpu, &have_gpu)));
 	if (code)
 		return code;
 	bufs = (struct gdrb_pairs_bufs){ &r->send, &r->recv, &r->send_bounce, &r->recv_bounce };
@@ -580,7 +561,7 @@ static int setup(struct pairs_run *r)
 	rc = ts.peers ? 0 : GDRB_ERR;
 	if (!rc && r->ops->setup)
 		rc = r->ops->setup(&r->p, r->boot, &ts, &r->priv);
-	code = agree(r->boot, rc);
+	code = gdrb_boot_agree_exit(r->boot, gdrb_exit_code(rc));
 	if (code)
 		return code;
 	set_paths(r, &ts);
@@ -594,7 +575,7 @@ static int setup(struct pairs_run *r)
 				 have_gpu && gpu.simulated ? gpu.name : "a simulated GPU");
 	}
 	me = r->members[r->boot->rank];
-	describe_member(r, &me, have_gpu && r->p.mem == GDRB_MEM_DEVICE ? &gpu : NULL);
+	describe_member(r, &me, have_gpu && gdrb_mem_kind(r->p.mem)->on_gpu ? &gpu : NULL);
 	if (ts.nic[0])     /* the transport knows the NIC it uses: no guess */
 		snprintf(me.nic, sizeof(me.nic), "%s", ts.nic);
 	if (r->boot->gather(r->boot, &me, sizeof(me), r->members))
@@ -616,7 +597,7 @@ static int setup(struct pairs_run *r)
 	} else {
 		rc = r->mine ? 0 : GDRB_ERR;
 	}
-	return agree(r->boot, rc);
+	return gdrb_boot_agree_exit(r->boot, gdrb_exit_code(rc));
 }
 
 static void teardown(struct pairs_run *r)
@@ -679,14 +660,13 @@ static int refuse_core(const struct gdrb_params *p)
 int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, int argc, char **argv)
 {
 	struct gdrb_opt_use groups[GDRB_MAX_OPT_GROUPS] = { { &gdrb_pairs_opts, GDRB_PAIRS_OPTS } };
-	struct gdrb_opt_set set = { GDRB_OPTG_MEM | GDRB_OPTG_WINDOW, groups, ops->opt_known,
-				    GDRB_PAIRS_DEF_SIZES };
+	const struct gdrb_opt_set set = { GDRB_OPTG_MEM | GDRB_OPTG_WINDOW, groups, ops->opt_known,
+					  GDRB_PAIRS_DEF_SIZES };
+	const struct gdrb_run_args args = { &set, ops->summary, refuse_core };
 	struct pairs_run *r;
 	size_t g = 1;
 	int rc, code;
 
-	gdrb_log_init(argv[0]);
-	gdrb_log_set_leader(gdrb_boot_rank_hint(boot) == 0);
 	for (; ops->opt_groups && ops->opt_groups[g - 1].group && g < GDRB_MAX_OPT_GROUPS - 1; g++)
 		groups[g] = ops->opt_groups[g - 1];
 	r = calloc(1, sizeof(*r));
@@ -694,29 +674,11 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 		return GDRB_EXIT_FAIL;
 	r->ops = ops;
 	r->boot = boot;
-	rc = gdrb_opts_parse(argc, argv, &set, ops->summary, &r->p);
-	if (!rc && gdrb_inject_load())
-		rc = GDRB_ERR_USAGE;
-	if (rc) {
+	if (!gdrb_run_begin(&args, boot, argc, argv, &r->p, &code)) {
 		free(r);
-		if (rc == GDRB_PARSE_EXIT)
-			return gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
-		if (!gdrb_log_is_leader())
-			sleep(USAGE_LINGER_S);
-		return GDRB_EXIT_USAGE;
+		return code;
 	}
 	r->pp = gdrb_group_params(&r->p, &gdrb_pairs_opts);
-	if (refuse_core(&r->p)) {
-		free(r);
-		if (!gdrb_log_is_leader())
-			sleep(USAGE_LINGER_S);
-		return GDRB_EXIT_USAGE;
-	}
-	r->corrupt_rank = gdrb_inject()->corrupt_rank;
-	if (gdrb_drv_start(boot, &argc, &argv, r->p.monotonic_clock)) {
-		free(r);
-		return GDRB_EXIT_FAIL;
-	}
 
 	code = setup(r);
 	if (code)
@@ -741,7 +703,7 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 		if (r->invalid)
 			rc = GDRB_ERR;
 	}
-	code = agree(boot, rc);
+	code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
 out:
 	if (boot->rank == 0)
 		gdrb_pairs_out_close(r);

@@ -74,7 +74,6 @@ struct pairs_run {
 	char dir[4096];                 /* where the rank table and matrices go */
 	unsigned rounds_done;
 	double last_write;
-	int corrupt_rank;
 	bool failed;            /* a round did not finish */
 	bool invalid;           /* a pair's bytes arrived wrong */
 };

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Memory kinds as an ops table: host (page-aligned, pageable), pinned
- * (cudaMallocHost where CUDA works, else mlock'ed host memory) and device
- * (cudaMalloc on the selected GPU). Nothing outside the backends names CUDA.
+ * Memory kinds: host (page-aligned, pageable), pinned (cudaMallocHost where
+ * CUDA works, else mlock'ed host memory) and device (cudaMalloc on the
+ * selected GPU). Each kind is a table (struct gdrb_mem_kind_ops) of what its
+ * callers need to know about it and of the backend ops that serve it on this
+ * node (struct gdrb_mem_ops); callers ask the table and never compare kinds.
+ * Nothing outside the backends names CUDA.
  */
 #ifndef GDRB_MEM_H
 #define GDRB_MEM_H
@@ -11,11 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The built-in kinds; gdrb_mem_kind_register() numbers further ones after them. */
 enum gdrb_mem_kind {
 	GDRB_MEM_HOST,
 	GDRB_MEM_PINNED,
 	GDRB_MEM_DEVICE,
 };
+
+/* How many kinds, built-in and registered, a process may have. */
+#define GDRB_MEM_KINDS_MAX 8
 
 struct gdrb_buf;
 
@@ -33,6 +40,33 @@ struct gdrb_mem_ops {
 	int (*flush_remote_writes)(const struct gdrb_buf *buf);
 };
 
+/* A memory kind: what callers need to know of it, and the ops that serve it on this node. */
+struct gdrb_mem_kind_ops {
+	const char *name;       /* the --mem value and the CSV mem column */
+	/*
+	 * A run opens a GPU (gdrb_gpu_open) for it; without one, a kind that
+	 * does not need it falls back (pinned: mlock), and one that needs it is
+	 * unsupported on the node (exit 77).
+	 */
+	bool opens_gpu, needs_gpu;
+	/*
+	 * The buffers live in GPU memory: a transport reaches them only through
+	 * a GPU path of its own (GPU memory registered with the NIC, CUDA-aware
+	 * MPI), the CPU never polls them, and they take no host memory.
+	 */
+	bool on_gpu;
+	/*
+	 * A transport that cannot read it directly gets staged paths: the driver
+	 * copies each message through pinned bounce buffers (--staging).
+	 */
+	bool staged;
+	/*
+	 * The backend ops for it on this node, given whether a GPU was opened;
+	 * NULL with *why saying why when there is none.
+	 */
+	const struct gdrb_mem_ops *(*resolve)(bool gpu_opened, const char **why);
+};
+
 struct gdrb_buf {
 	void *ptr;
 	size_t len;
@@ -48,9 +82,18 @@ struct gdrb_gpu_info {
 	bool simulated;         /* the test suite's simulated GPU (its name says so) */
 };
 
-/* Parse "host|pinned|device"; on failure *hint may name a likely meant kind. */
+/* Parse a kind's name ("host", "pinned", ...); on failure *hint may name a likely meant kind. */
 int gdrb_mem_kind_parse(const char *text, enum gdrb_mem_kind *kind, const char **hint);
 const char *gdrb_mem_kind_name(enum gdrb_mem_kind kind);
+/* The kind's table: what it is (on the GPU, needs a GPU, staged). */
+const struct gdrb_mem_kind_ops *gdrb_mem_kind(enum gdrb_mem_kind kind);
+/* "host, pinned, device": every kind --mem accepts, in order. */
+char *gdrb_mem_kind_list(char *buf, size_t len);
+/*
+ * Add a kind (its table must outlive the process's use of it); returns its
+ * number, or GDRB_ERR when the name is taken or GDRB_MEM_KINDS_MAX reached.
+ */
+int gdrb_mem_kind_register(const struct gdrb_mem_kind_ops *kind);
 
 /*
  * The ops for a kind on this node. Pinned memory resolves to cudaMallocHost
@@ -59,6 +102,8 @@ const char *gdrb_mem_kind_name(enum gdrb_mem_kind kind);
  * *why says why.
  */
 const struct gdrb_mem_ops *gdrb_mem_ops_get(enum gdrb_mem_kind kind, const char **why);
+/* The ops of the bounce buffers and staging slots of staged paths (pinned memory). */
+const struct gdrb_mem_ops *gdrb_mem_bounce_ops(void);
 
 /* Select the GPU: `want` >= 0 forces it, otherwise local_rank modulo count. */
 int gdrb_gpu_open(int want, int local_rank, struct gdrb_gpu_info *info, char *why, size_t len);

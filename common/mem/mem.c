@@ -110,7 +110,66 @@ static const struct gdrb_mem_ops mlock_ops = {
 	.from_host = host_from_host,
 };
 
-static const char *const kind_names[] = { "host", "pinned", "device" };
+static const struct gdrb_mem_ops *host_resolve(bool gpu, const char **why)
+{
+	(void)gpu;
+	*why = NULL;
+	return &host_ops;
+}
+
+static const struct gdrb_mem_ops *pinned_resolve(bool gpu, const char **why)
+{
+	*why = NULL;
+	return gpu ? &gdrb_mem_cuda_pinned_ops : &mlock_ops;
+}
+
+static const struct gdrb_mem_ops *device_resolve(bool gpu, const char **why)
+{
+	*why = NULL;
+	if (gpu)
+		return &gdrb_mem_cuda_device_ops;
+	*why = gdrb_cuda_built() ? "no usable GPU was opened" : GDRB_NO_CUDA;
+	return NULL;
+}
+
+static const struct gdrb_mem_kind_ops host_kind = {
+	.name = "host", .resolve = host_resolve,
+};
+
+static const struct gdrb_mem_kind_ops pinned_kind = {
+	.name = "pinned", .opens_gpu = true, .resolve = pinned_resolve,
+};
+
+static const struct gdrb_mem_kind_ops device_kind = {
+	.name = "device", .opens_gpu = true, .needs_gpu = true, .on_gpu = true, .staged = true,
+	.resolve = device_resolve,
+};
+
+/* Indexed by enum gdrb_mem_kind; registered kinds follow the built-in ones. */
+static const struct gdrb_mem_kind_ops *kinds[GDRB_MEM_KINDS_MAX] = {
+	[GDRB_MEM_HOST] = &host_kind,
+	[GDRB_MEM_PINNED] = &pinned_kind,
+	[GDRB_MEM_DEVICE] = &device_kind,
+};
+static unsigned nkinds = GDRB_MEM_DEVICE + 1;
+
+int gdrb_mem_kind_register(const struct gdrb_mem_kind_ops *kind)
+{
+	unsigned i;
+
+	for (i = 0; i < nkinds; i++)
+		if (strcasecmp(kinds[i]->name, kind->name) == 0) {
+			gdrb_err("memory kind '%s' registered twice", kind->name);
+			return GDRB_ERR;
+		}
+	if (nkinds == GDRB_MEM_KINDS_MAX) {
+		gdrb_err("memory kind '%s': no room for more than %d kinds", kind->name,
+			 GDRB_MEM_KINDS_MAX);
+		return GDRB_ERR;
+	}
+	kinds[nkinds] = kind;
+	return (int)nkinds++;
+}
 
 int gdrb_mem_kind_parse(const char *text, enum gdrb_mem_kind *kind, const char **hint)
 {
@@ -125,8 +184,8 @@ int gdrb_mem_kind_parse(const char *text, enum gdrb_mem_kind *kind, const char *
 	size_t i;
 
 	*hint = NULL;
-	for (i = 0; i < 3; i++) {
-		if (strcasecmp(text, kind_names[i]) == 0) {
+	for (i = 0; i < nkinds; i++) {
+		if (strcasecmp(text, kinds[i]->name) == 0) {
 			*kind = (enum gdrb_mem_kind)i;
 			return 0;
 		}
@@ -137,9 +196,25 @@ int gdrb_mem_kind_parse(const char *text, enum gdrb_mem_kind *kind, const char *
 	return -1;
 }
 
+const struct gdrb_mem_kind_ops *gdrb_mem_kind(enum gdrb_mem_kind kind)
+{
+	return kinds[kind];
+}
+
 const char *gdrb_mem_kind_name(enum gdrb_mem_kind kind)
 {
-	return kind_names[kind];
+	return kinds[kind]->name;
+}
+
+char *gdrb_mem_kind_list(char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < nkinds && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", kinds[i]->name);
+	return buf;
 }
 
 bool gdrb_gpu_ready(void)
@@ -157,19 +232,14 @@ int gdrb_gpu_open(int want, int local_rank, struct gdrb_gpu_info *info, char *wh
 
 const struct gdrb_mem_ops *gdrb_mem_ops_get(enum gdrb_mem_kind kind, const char **why)
 {
-	*why = NULL;
-	switch (kind) {
-	case GDRB_MEM_HOST:
-		return &host_ops;
-	case GDRB_MEM_PINNED:
-		return gpu_opened ? &gdrb_mem_cuda_pinned_ops : &mlock_ops;
-	case GDRB_MEM_DEVICE:
-		if (gpu_opened)
-			return &gdrb_mem_cuda_device_ops;
-		*why = gdrb_cuda_built() ? "no usable GPU was opened" : GDRB_NO_CUDA;
-		return NULL;
-	}
-	return NULL;
+	return kinds[kind]->resolve(gpu_opened, why);
+}
+
+const struct gdrb_mem_ops *gdrb_mem_bounce_ops(void)
+{
+	const char *why;
+
+	return pinned_resolve(gpu_opened, &why);
 }
 
 int gdrb_buf_alloc(struct gdrb_buf *buf, const struct gdrb_mem_ops *ops, size_t len)

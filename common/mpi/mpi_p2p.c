@@ -47,7 +47,7 @@ int gdrb_mpi_check_direct(struct gdrb_ctx *c)
 	int rank = c->boot->rank;
 
 	gdrb_mpi_cuda_want((enum gdrb_mpi_cuda)mp->cuda);
-	if (c->p->mem != GDRB_MEM_DEVICE) {
+	if (!gdrb_mem_kind(c->p->mem)->on_gpu) {
 		direct->how = "MPI reads and writes the host buffers";
 		return 0;
 	}

@@ -24,6 +24,19 @@ enum {
 	GDRB_ERR_UNSUPP = -77,  /* not available on this node, already logged */
 };
 
+/* The exit code of a return code (0 or GDRB_ERR_*), and back. */
+static inline int gdrb_exit_code(int rc)
+{
+	return rc == 0 ? GDRB_EXIT_OK : rc == GDRB_ERR_USAGE ? GDRB_EXIT_USAGE :
+	       rc == GDRB_ERR_UNSUPP ? GDRB_EXIT_UNSUPPORTED : GDRB_EXIT_FAIL;
+}
+
+static inline int gdrb_err_code(int code)
+{
+	return code == GDRB_EXIT_OK ? 0 : code == GDRB_EXIT_USAGE ? GDRB_ERR_USAGE :
+	       code == GDRB_EXIT_UNSUPPORTED ? GDRB_ERR_UNSUPP : GDRB_ERR;
+}
+
 /* What every CUDA entry of a build without CUDA says (memory, inventory). */
 #define GDRB_NO_CUDA "gdrbench was built without CUDA; reconfigure with --with-cuda"
 
@@ -31,7 +44,6 @@ void gdrb_log_init(const char *prog);
 void gdrb_log_set_rank(int rank, const char *host);
 const char *gdrb_prog(void);
 const char *gdrb_host(void);
-int gdrb_rank(void);
 
 /* Whether this process prints rank-0-only messages (usage errors, skips). */
 int gdrb_log_is_leader(void);

@@ -82,8 +82,8 @@ size_t gdrb_sizes_max(const struct gdrb_sizes *s);
 /*
  * A bandwidth benchmark's buffers hold a window of distinct slots, so that
  * every message in flight has its own bytes to validate; --window-bytes caps
- * the bytes of one window (per buffer). The default 1 GiB is the buffer the
- * default sweep (8:1G) always had: its figures keep their windows.
+ * the bytes of one window (per buffer). The default 1 GiB is the largest
+ * message of the default sweep (8:1G), so that no size of it has its window cut.
  */
 #define GDRB_DEF_WINDOW_BYTES "1G"
 

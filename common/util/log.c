@@ -33,7 +33,6 @@ void gdrb_log_set_rank(int rank, const char *host)
 
 const char *gdrb_prog(void) { return log_prog; }
 const char *gdrb_host(void) { return log_host; }
-int gdrb_rank(void) { return log_rank; }
 int gdrb_log_is_leader(void) { return log_leader; }
 void gdrb_log_set_leader(int leader) { log_leader = leader; }
 void gdrb_set_verbose(int level) { log_verbose = level; }

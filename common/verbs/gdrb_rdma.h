@@ -18,8 +18,6 @@ struct gdrb_rdma_port_attr {
 	bool ethernet;                  /* link layer */
 };
 
-bool gdrb_rdma_built(void);
-
 /*
  * Devices libibverbs lists (at most max names). 0, or GDRB_ERR_UNSUPP with
  * *why when libibverbs cannot list devices (no kernel support, not built).

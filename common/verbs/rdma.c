@@ -11,11 +11,6 @@
 #include "gdrb_log.h"
 #include "gdrb_rdma.h"
 
-bool gdrb_rdma_built(void)
-{
-	return true;
-}
-
 int gdrb_rdma_devices(char (*names)[GDRB_RDMA_NAME_LEN], size_t max, size_t *n,
 		      char *why, size_t len)
 {

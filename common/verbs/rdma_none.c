@@ -10,11 +10,6 @@
 
 #define NOT_BUILT "gdrbench was built without libibverbs; reconfigure with --with-verbs"
 
-bool gdrb_rdma_built(void)
-{
-	return false;
-}
-
 int gdrb_rdma_devices(char (*names)[GDRB_RDMA_NAME_LEN], size_t max, size_t *n,
 		      char *why, size_t len)
 {

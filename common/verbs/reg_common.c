@@ -184,7 +184,7 @@ int gdrb_memlock_need(const struct gdrb_sizes *sizes, unsigned window, size_t wi
 	need->mem = mem;
 	need->buf_bytes = gdrb_buf_bytes(sizes, window, window_bytes, windowed);
 	/* Send and receive; device memory adds the two pinned bounce buffers. */
-	need->nbufs = mem == GDRB_MEM_DEVICE ? 4 : 2;
+	need->nbufs = gdrb_mem_kind(mem)->staged ? 4 : 2;
 	if (need->buf_bytes > SIZE_MAX / need->nbufs) {
 		need->bytes = SIZE_MAX;
 		need->overflow = true;
@@ -215,7 +215,7 @@ void gdrb_memlock_need_text(const struct gdrb_memlock_need *need, char *buf, siz
 		 "a buffer holds the largest message%s", total,
 		 gdrb_size_format(need->max_size, max, sizeof(max)), gdrb_mem_kind_name(need->mem),
 		 need->nbufs, gdrb_size_format(need->buf_bytes, each, sizeof(each)),
-		 need->mem == GDRB_MEM_DEVICE ?
+		 gdrb_mem_kind(need->mem)->on_gpu ?
 			 "send and receive in GPU memory, charged when registered through peer "
 			 "memory, not through dma-buf, and their 2 pinned bounce buffers" :
 			 "send and receive", window);

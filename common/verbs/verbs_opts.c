@@ -134,7 +134,7 @@ static int verbs_check(const struct gdrb_params *p, const void *params)
 {
 	const struct gdrb_verbs_params *v = params;
 
-	if (v->completion == GDRB_COMPLETION_POLL && p->mem == GDRB_MEM_DEVICE) {
+	if (v->completion == GDRB_COMPLETION_POLL && gdrb_mem_kind(p->mem)->on_gpu) {
 		gdrb_usage_err("--completion poll: the CPU never polls GPU memory; with --mem device use imm or auto");
 		return GDRB_ERR_USAGE;
 	}

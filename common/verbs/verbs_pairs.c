@@ -376,16 +376,6 @@ void gdrb_verbs_pairs_describe(void *priv, char *buf, size_t len)
 
 /* --- setup --------------------------------------------------------------- */
 
-/* Map a negative code to a number every rank can agree on, and back. */
-static int agree(struct gdrb_boot *b, int rc)
-{
-	uint64_t code = rc == 0 ? 0 : rc == GDRB_ERR_UNSUPP ? 77 : rc == GDRB_ERR_USAGE ? 2 : 1;
-
-	if (b->allreduce_u64(b, &code, 1, GDRB_OP_MAX))
-		return GDRB_ERR;
-	return code == 0 ? 0 : code == 77 ? GDRB_ERR_UNSUPP : code == 2 ? GDRB_ERR_USAGE : GDRB_ERR;
-}
-
 /*
  * Queue depths within the device's limits, and the one CQ: every QP's
  * receives and its few signaled sends. Too many peers for the CQ: unsupported.
@@ -547,7 +537,7 @@ int gdrb_verbs_pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, str
 	x->vp = gdrb_group_params(p, &gdrb_verbs_opts);
 	x->boot = b;
 	x->bufs = *s->bufs;
-	x->device = p->mem == GDRB_MEM_DEVICE;
+	x->device = gdrb_mem_kind(p->mem)->on_gpu;
 	x->cpu_reads = s->bufs->send->ops->host_accessible;
 	x->npeers = s->npeers;
 	x->peers = calloc(s->npeers, sizeof(*x->peers));
@@ -572,7 +562,7 @@ int gdrb_verbs_pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, str
 		rc = open_and_register(x, p, s);
 	if (!rc)
 		rc = create_qps(x);
-	if ((rc = agree(b, rc)) || (rc = agree_gdr(x, s)))
+	if ((rc = gdrb_boot_agree(b, rc)) || (rc = agree_gdr(x, s)))
 		return rc;
 	rc = connect_peers(x);
 	for (i = 0; !rc && i < x->npeers; i++)
@@ -580,7 +570,7 @@ int gdrb_verbs_pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, str
 			rc = post_recv(&x->peers[i], i);
 	snprintf(s->nic, sizeof(s->nic), "%.63s", x->v.nic);
 	/* Nobody writes before every receive is posted. */
-	if ((rc = agree(b, rc)) || b->barrier(b))
+	if ((rc = gdrb_boot_agree(b, rc)) || b->barrier(b))
 		return rc ? rc : GDRB_ERR;
 	return 0;
 }

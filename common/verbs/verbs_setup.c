@@ -26,21 +26,6 @@
 
 /* --- setup ------------------------------------------------------------------ */
 
-/* Map a negative code to a number every rank can agree on, and back. */
-static uint64_t code_of(int rc)
-{
-	return rc == 0 ? 0 : rc == GDRB_ERR_UNSUPP ? 77 : rc == GDRB_ERR_USAGE ? 2 : 1;
-}
-
-static int agree(struct gdrb_ctx *c, int rc)
-{
-	uint64_t code = code_of(rc);
-
-	if (c->boot->allreduce_u64(c->boot, &code, 1, GDRB_OP_MAX))
-		return GDRB_ERR;
-	return code == 0 ? 0 : code == 77 ? GDRB_ERR_UNSUPP : code == 2 ? GDRB_ERR_USAGE : GDRB_ERR;
-}
-
 /* This rank's GPU in the sysfs topology: the one CUDA opened (bus_id), else local rank modulo GPUs. */
 static int topo_gpu(const char *bus_id, int local_rank, const struct gdrb_topo *t)
 {
@@ -432,7 +417,7 @@ err_ctx_rc:
  */
 static int query_verbs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 {
-	int rc = gdrb_verbs_query(gdrb_verbs_params(c), c->p->mem == GDRB_MEM_DEVICE, v);
+	int rc = gdrb_verbs_query(gdrb_verbs_params(c), gdrb_mem_kind(c->p->mem)->on_gpu, v);
 
 	if (rc)
 		return rc;
@@ -525,7 +510,7 @@ static int register_buffers(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	const int plain = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 
 	gdrb_verbs_set_access(gdrb_verbs_params(c), v);
-	if (c->p->mem == GDRB_MEM_DEVICE) {
+	if (gdrb_mem_kind(c->p->mem)->on_gpu) {
 		if (reg_device(c, v))
 			return GDRB_ERR;
 	} else if (reg_host(c, v, BUF_SEND, &c->send, v->access) ||
@@ -691,7 +676,7 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 		     c->bench->traffic == GDRB_TRAFFIC_UNIDIR && !c->initiator);
 	v->poll = op == GDRB_VERBS_WRITE && c->bench->traffic == GDRB_TRAFFIC_PINGPONG &&
 		  (vp->completion == GDRB_COMPLETION_POLL ||
-		   (vp->completion == GDRB_COMPLETION_AUTO && c->p->mem != GDRB_MEM_DEVICE &&
+		   (vp->completion == GDRB_COMPLETION_AUTO && !gdrb_mem_kind(c->p->mem)->on_gpu &&
 		    vp->wait != GDRB_WAIT_EVENT));
 	srand48((long)getpid() ^ (long)time(NULL));
 	rc = gdrb_verbs_choose(vp, c->have_gpu ? c->gpu.pci_bus_id : NULL, c->boot->local_rank, v);
@@ -699,9 +684,9 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 		rc = open_verbs(c, v);
 	if (!rc)
 		rc = register_buffers(c, v);
-	if ((rc = agree(c, rc)))
+	if ((rc = gdrb_boot_agree(c->boot, rc)))
 		return rc;
-	if (c->p->mem != GDRB_MEM_DEVICE)
+	if (!gdrb_mem_kind(c->p->mem)->on_gpu)
 		c->variants[0].how = op == GDRB_VERBS_READ ? "RDMA read between registered host buffers (ibv_reg_mr)" :
 				     op == GDRB_VERBS_SEND ? "send/receive between registered host buffers (ibv_reg_mr)" :
 				     "RDMA write between registered host buffers (ibv_reg_mr)";
@@ -714,7 +699,7 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 	if (!rc)
 		rc = post_initial_recvs(c, v);
 	/* Nobody sends before every receive is posted. */
-	if ((rc = agree(c, rc)) || c->boot->barrier(c->boot))
+	if ((rc = gdrb_boot_agree(c->boot, rc)) || c->boot->barrier(c->boot))
 		return rc ? rc : GDRB_ERR;
 	c->nic = v->nic;
 	c->link_layer = v->ethernet ? "Ethernet" : "InfiniBand";
@@ -837,6 +822,6 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 	if (v->scatter_cqe[0] && used + 1 < len)
 		snprintf(buf + used, len - used, "\n# %s", v->scatter_cqe);
 	used = strlen(buf);
-	if (c->p->mem == GDRB_MEM_DEVICE && c->variants[0].supported && used < len)
+	if (gdrb_mem_kind(c->p->mem)->on_gpu && c->variants[0].supported && used < len)
 		describe_registration(&v->gpu_mr[0], buf + used, len - used);
 }

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The opening every entry point of a run shares: gdrb_main (a benchmark
+ * descriptor), gdrb_pairs_main (all pairs), and any further one (a layer with
+ * a driver of its own) calls these instead of copying them:
+ *   1. gdrb_run_begin: logging, the options, the test hooks, the entry point's
+ *      own refusals, the bootstrap and the clock;
+ *   2. refusals that need the ranks (layout, CSV file), agreed with
+ *      gdrb_boot_agree_exit() (gdrb_boot.h) so that every rank stops alike;
+ *   3. gdrb_run_open_gpu: the GPU the --mem kind (or the benchmark) needs;
+ *   4. buffers from the kind's ops (gdrb_mem.h: gdrb_mem_ops_get, and the
+ *      bounce buffers of its staged paths where gdrb_mem_kind() says it has them).
+ * The checkers' fault (GDRB_INJECT_CORRUPTION) is applied by
+ * gdrb_run_corrupt() wherever a received buffer is checked.
+ */
+#ifndef GDRB_RUN_H
+#define GDRB_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gdrb_boot.h"
+#include "gdrb_mem.h"
+#include "gdrb_opts.h"
+
+/* What an entry point reads from its command line. */
+struct gdrb_run_args {
+	const struct gdrb_opt_set *opts;
+	const char *summary;            /* the first line of --help */
+	/* Its own refusals once every option is read: 0, or GDRB_ERR_USAGE after one line. NULL: none. */
+	int (*check)(const struct gdrb_params *p);
+};
+
+/*
+ * Start a run: the options into *p, the test hooks, args->check, then the
+ * bootstrap (rank and host in messages, rank 0 the leader, the clock).
+ * true: go on. false: return *code from main (0 after --help or --version;
+ * after bad usage every rank but the leader first waits a while, so that the
+ * leader's line is out before a launcher ends the job).
+ */
+bool gdrb_run_begin(const struct gdrb_run_args *args, struct gdrb_boot *boot, int argc, char **argv,
+		    struct gdrb_params *p, int *code);
+
+/*
+ * Open this rank's GPU where the --mem kind opens one, or where `measures`
+ * (the benchmark's name) measures a GPU whatever --mem says (NULL: none).
+ * *have_gpu says whether one was opened, *gpu what it is and `why` why not.
+ * 0: the run goes on (a kind that falls back without a GPU included);
+ * otherwise GDRB_ERR_USAGE (a bad --gpu) or the failure, said once by the leader.
+ */
+int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p, const char *measures,
+		      struct gdrb_gpu_info *gpu, char *why, size_t len, bool *have_gpu);
+
+/*
+ * The checker tests' fault: where GDRB_INJECT_CORRUPTION names this rank, one
+ * byte in the middle of the `span` bytes received into buf is flipped before
+ * they are checked.
+ */
+void gdrb_run_corrupt(const struct gdrb_boot *boot, struct gdrb_buf *buf, size_t span);
+
+#endif

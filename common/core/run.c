@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The opening every entry point of a run shares (gdrb_run.h). */
+#include "config.h"
+
+#include <unistd.h>
+
+#include "gdrb_clock.h"
+#include "gdrb_inject.h"
+#include "gdrb_log.h"
+#include "gdrb_report.h"
+#include "gdrb_run.h"
+
+/* How long a rank that is not the leader waits after bad usage. */
+#define USAGE_LINGER_S 10
+
+bool gdrb_run_begin(const struct gdrb_run_args *args, struct gdrb_boot *boot, int argc, char **argv,
+		    struct gdrb_params *p, int *code)
+{
+	int rc;
+
+	gdrb_log_init(argv[0]);
+	gdrb_log_set_leader(gdrb_boot_rank_hint(boot) == 0);
+	rc = gdrb_opts_parse(argc, argv, args->opts, args->summary, p);
+	if (rc == GDRB_PARSE_EXIT) {    /* --help, --version */
+		*code = gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+		return false;
+	}
+	if (!rc && gdrb_inject_load())
+		rc = GDRB_ERR_USAGE;
+	if (!rc && args->check)
+		rc = args->check(p);
+	if (rc) {
+		/*
+		 * Every rank parsed the same line and only the leader says why: a
+		 * rank that left first could have its launcher kill the leader
+		 * before the line is out. Its launcher ends it when the leader exits.
+		 */
+		if (!gdrb_log_is_leader())
+			sleep(USAGE_LINGER_S);
+		*code = GDRB_EXIT_USAGE;
+		return false;
+	}
+	if (boot->init(boot, &argc, &argv)) {
+		*code = GDRB_EXIT_FAIL;
+		return false;
+	}
+	gdrb_log_set_rank(boot->size > 1 ? boot->rank : -1, boot->hosts[boot->rank]);
+	gdrb_log_set_leader(boot->rank == 0);
+	gdrb_clock_init(p->monotonic_clock);
+	return true;
+}
+
+int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p, const char *measures,
+		      struct gdrb_gpu_info *gpu, char *why, size_t len, bool *have_gpu)
+{
+	const struct gdrb_mem_kind_ops *kind = gdrb_mem_kind(p->mem);
+	int rc;
+
+	*have_gpu = false;
+	if (!kind->opens_gpu && !measures)
+		return 0;
+	rc = gdrb_gpu_open(p->gpu, boot->local_rank, gpu, why, len);
+	*have_gpu = rc == 0;
+	if (rc == 0 || (!kind->needs_gpu && !measures))
+		return 0;       /* the kind falls back without a GPU (pinned: mlock) */
+	if (rc == GDRB_ERR_USAGE)
+		gdrb_usage_err("%s", why);
+	else if (gdrb_log_is_leader())
+		gdrb_info("unsupported on this node: %s%s: %s", measures ? measures : "--mem ",
+			  measures ? "" : kind->name, why);
+	return rc;
+}
+
+void gdrb_run_corrupt(const struct gdrb_boot *boot, struct gdrb_buf *buf, size_t span)
+{
+	if (gdrb_inject()->corrupt_rank == boot->rank && span)
+		gdrb_buf_corrupt(buf, span / 2);
+}
