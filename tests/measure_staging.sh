@@ -8,7 +8,6 @@
 # The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
 export GDRB_TEST_HOOKS=1
 script=$top_srcdir/scripts/measure-staging
-lib=$top_srcdir/scripts/lib
 
 # --- the model on fixture rows ---------------------------------------------------------------
 # C = 8 GB/s at the 1 MiB fragment, 10 at the 4 MiB message, W = 5: the wire bounds the pipeline.
@@ -31,8 +30,8 @@ mpi_latency,device,staged-serial,,8,10,,ok
 CSV
 }
 model() { # CSV MODE
-	awk -v mode="$2" -v sizes=4194304 -v chunks=1048576 -v target=0.9 -v lat_tol=1.05 \
-		-f "$lib/posix-fns.awk" -f "$lib/staging-model.awk" "$1"
+	PYTHONPATH=$top_srcdir/scripts/lib python3 -m gdrbtool.staging_model "$2" --sizes 4194304 \
+		--chunks 1048576 --target 0.9 --lat-tol 1.05 "$1"
 }
 fixture 4.6 10 >"$WORK/pass.csv"
 fixture 4.4 11 >"$WORK/fail.csv"

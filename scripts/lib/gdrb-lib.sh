@@ -5,7 +5,6 @@
 : "${prog:=gdrbench}"
 
 GDRB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck disable=SC2034 # used by the scripts that source this file (measure-gpu, measure-staging)
 GDRB_LIB=$GDRB_SCRIPTS/lib
 
 # Bad usage or input: one line, exit 2. A failure: one line, exit 1.
@@ -24,6 +23,11 @@ say() {
 # Print the comment block at the top of the calling script (its help).
 print_help() {
 	sed -n '2,/^set -/{/^set -/d;s/^# \{0,1\}//p}' "$0"
+}
+
+# gdrbtool MODULE ARGS...: python3 -m gdrbtool.MODULE ARGS (the Python package in lib/).
+gdrbtool() {
+	PYTHONPATH=$GDRB_LIB${PYTHONPATH:+:$PYTHONPATH} python3 -m "gdrbtool.$1" "${@:2}"
 }
 
 # Scripts whose awk programs need gawk (match() with arrays, asort, strftime) call this first.

@@ -168,8 +168,8 @@ def schema() -> Schema:
 
 def csv_split(line: str) -> List[str]:
     """The fields of one CSV line: a quote opens or closes a quoted part anywhere in a field,
-    "" inside one is a quote (as csv_split of scripts/lib/posix-fns.awk, the awk programs' one
-    splitter, reads them)."""
+    "" inside one is a quote (as csv_split of tests/csv_split.awk, the test suite's awk splitter,
+    reads them)."""
     if '"' not in line:
         return line.split(",")
     fields, cur, inq, i = [], [], False, 0
@@ -296,14 +296,23 @@ def sizes_expand(spec: str) -> Optional[List[int]]:
     return None if any(v < 0 for v in out) else out
 
 
-def size_fmt(v: int) -> str:
-    """"8B", "4KiB", "1MiB", "1GiB"; sizes that are not whole units keep the smaller one."""
+def size_fmt(v: float, sep: str = "") -> str:
+    """"8B", "4KiB", "1MiB", "1GiB" (SEP between number and unit: "4 KiB"); sizes that are not
+    whole units keep the smaller one."""
     units = ["B", "KiB", "MiB", "GiB", "TiB"]
     u = 0
     while u < 4 and v >= 1024 and v % 1024 == 0:
-        v //= 1024
+        v = v // 1024 if isinstance(v, int) else v / 1024
         u += 1
-    return "%d%s" % (v, units[u])
+    return awk_num(v) + sep + units[u]
+
+
+def size_arg(v: int) -> str:
+    """The shortest form the binaries' -m reads: "4M", "512K", "100"."""
+    for suffix, shift in (("T", 40), ("G", 30), ("M", 20), ("K", 10)):
+        if v >= 1 << shift and v % (1 << shift) == 0:
+            return "%d%s" % (v >> shift, suffix)
+    return "%d" % v
 
 
 # --- output helpers ------------------------------------------------------------
@@ -342,6 +351,17 @@ def num_fmt(v: float) -> str:
     if a >= 1:
         return "%.3f" % v
     return "%.4g" % v
+
+
+def sig3(v: float) -> str:
+    """Three significant digits, no exponent below 1000: 0.000842, 3.31, 24.7, 1234."""
+    if v >= 1000 or v <= 0:
+        return "%.0f" % v
+    s, d = v, 0
+    while s < 100 and d < 12:
+        s *= 10
+        d += 1
+    return "%.*f" % (d, v)
 
 
 def duration(seconds: float) -> str:
