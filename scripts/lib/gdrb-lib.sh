@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# gdrb-lib.sh: what the measure-* scripts and lib/node-info share (sourced); scripts/gdrb
+# gdrb-lib.sh: what the bash scripts of measure/ and lib/node-info share (sourced); scripts/gdrb
 # has its own, in Python (lib/gdrbtool/common.py). The script sets prog (its name, for
 # messages) before sourcing this file.
 : "${prog:=gdrbench}"
