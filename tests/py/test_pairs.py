@@ -502,13 +502,13 @@ class Sweep(PairsCase):
             self.assertIn(row, f.read())
 
     def test_eta_counts_rounds_and_metrics(self):
-        from gdrbtool import sweep
-        step = sweep.Step(1, "/bin/true", "gdrb_mpi_pairs", "mpi_pairs", "mpi", "mpi", "host", "8,8M", "0.3", "",
+        from gdrbtool import sweep_plan
+        step = sweep_plan.Step(1, "/bin/true", "gdrb_mpi_pairs", "mpi_pairs", "mpi", "mpi", "host", "8,8M", "0.3", "",
                           "", "", "", "--metric bw,lat")
-        sweep.estimate(step, 16)            # 2 sizes x 15 rounds x (bw + 2 latency phases) x 0.395 s + 2
+        sweep_plan.estimate(step, 16)       # 2 sizes x 15 rounds x (bw + 2 latency phases) x 0.395 s + 2
         self.assertEqual(step.estimate, 37)
         step.args = "--rounds 3"
-        sweep.estimate(step, 16)
+        sweep_plan.estimate(step, 16)
         self.assertEqual(step.estimate, 4)
 
     def test_healthy_fabric_passes(self):
