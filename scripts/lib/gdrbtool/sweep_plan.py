@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
-from . import profile as profile_mod
+from . import pairs as pairs_mod, profile as profile_mod
 from .common import TREE, duration, shell_join, size_fmt, sizes_expand, usage_error
 from .sweep_launch import Host, Placement, find_bin
 from .sweep_options import LABEL, Options
@@ -154,7 +154,7 @@ def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, l
 
 def is_pairs(s: Step) -> bool:
     """An all-pairs benchmark (gdrb_mpi_pairs): its own CSV schema, rank table and matrices."""
-    return s.bench.endswith("_pairs")
+    return pairs_mod.is_all_pairs(s.name)
 
 
 def estimate(s: Step, ranks: int = 2) -> None:
