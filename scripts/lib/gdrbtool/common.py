@@ -5,6 +5,7 @@ all-or-nothing writer, and the small formatting helpers."""
 
 from __future__ import annotations
 
+import argparse
 import errno
 import hashlib
 import json
@@ -59,6 +60,16 @@ def term(s: str) -> str:
     """S fit for a terminal on one line: control characters (an escape sequence read from the
     data would move the cursor, retitle the window, or hide what follows) and line breaks as '?'."""
     return CONTROLS.sub("?", s)
+
+
+class ArgParser(argparse.ArgumentParser):
+    """argparse that refuses bad usage as every gdrbench tool does: one line, exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        message = re.sub(r"^argument ([^ ]+): ", r"\1: ", message)
+        message = re.sub(r"^unrecognized arguments: (.*)", r"unknown option '\1'", message)
+        say(message + "; see --help")
+        sys.exit(EXIT_USAGE)
 
 
 def say(message: str) -> None:
