@@ -1,6 +1,6 @@
 """What every subcommand of scripts/gdrb shares: errors and exit codes, the CSV schema read
 from its one definition (common/core/csv_schema.def), a results CSV reader that refuses what does
-not follow it, message sizes in the binaries' syntax, JSON read as the awk tools read it, the
+not follow it, message sizes in the binaries' syntax, JSON read as text values (Json), the
 all-or-nothing writer, and the small formatting helpers."""
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
             line = line.rstrip("\n")
             if line.endswith("\r"):
                 line = line[:-1]
-            # An empty line has no fields (gdrb.awk's "has 0 fields"), not one empty field.
+            # An empty line has no fields ("has 0 fields"), not one empty field.
             fields = csv_split(line) if line else []
             if len(fields) != nf:
                 raise usage_error("%s:%d: has %d fields, the schema has %d" % (path, lineno, len(fields), nf))
@@ -422,7 +422,7 @@ def path_rank(p: str) -> str:
 # --- JSON ----------------------------------------------------------------------
 
 class Json:
-    """A JSON value read as json.awk's flat array was: text(path...) is the value as written
+    """A JSON value read as text: text(path...) is the value as written
     ("null", "true", numbers as in the file), "" where there is none or it is an object or
     array; j(path...) is the same with null as ""; count(path...) an array's length, 0 when it
     is not an array; at(path...) the value below PATH, itself a Json."""
@@ -492,7 +492,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 def _clean(s: str) -> str:
     """S fit for every output: \\b and \\f as spaces, other control characters (but tab, LF
-    and CR) and lone surrogates as '?', as json.awk read them."""
+    and CR) and lone surrogates as '?'."""
     s = s.replace("\b", " ").replace("\f", " ")
     s = _CONTROL.sub("?", s)
     return s.encode("utf-8", "replace").decode("utf-8")

@@ -7,8 +7,8 @@
         gdrb_copy_bw's rows as a Markdown table: one row per size, a column per copy; bw: GB/s
         (1e9 B/s), p50: median time per copy, us
 
-Fields are read as awk reads them (a missing column is empty, a number is the digits a field
-starts with), so that a damaged CSV still gives a line rather than a traceback."""
+Fields are read leniently (a missing column is empty, a number is the digits a field starts
+with, awk_value), so that a damaged CSV still gives a line rather than a traceback."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ COPIES = ("host,h2d", "pinned,h2d", "host,d2h", "pinned,d2h", "device,d2d")
 
 class Rows:
     """The lines of a CSV after its header, each split into fields by column name; a short line
-    keeps the fields it lacks from the line before it, as awk's split into one array does."""
+    keeps the fields it lacks from the line before it."""
 
     def __init__(self, text: str):
         lines = text.split("\n")

@@ -22,7 +22,7 @@ pace and the first fragment fills the other two:
 Cd and Ch are gdrb_copy_bw's pinned rates at the copy's own size (f for the pipeline, S for
 serial), so the per-copy overhead is in them; W is gdrb_mpi_bw --mem pinned -W 1 at S.
 
-A size is keyed by its text as awk would print it, the sizes and chunks given as they are."""
+A size is keyed by its text: a row's as awk_num writes it, --sizes' and --chunks' as given."""
 
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 def parse_args(argv: Sequence[str]) -> Options:
     """The options, checked; a bad one raises one line naming it and its accepted form (exit 2).
-    -h stops at once (help=True), as the old parser did."""
+    -h stops at once (help=True): what follows it is not read."""
     o = Options()
     i = 0
     while i < len(argv):
