@@ -19,6 +19,15 @@ die() {
 say() {
 	printf '%s: %s\n' "$prog" "$*" >&2
 }
+# Not possible on this machine (no GPU, no MPI): one line, exit 77.
+unsupported() {
+	printf '%s: %s\n' "$prog" "$*" >&2
+	exit 77
+}
+# need_value OPTION VALUE WHAT: bad usage unless the option has a value.
+need_value() {
+	[[ -n ${2:-} ]] || usage_error "$1: expected $3"
+}
 
 # Print the comment block at the top of the calling script (its help).
 print_help() {
