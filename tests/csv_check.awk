@@ -1,5 +1,5 @@
 # Check a gdrbench CSV against the schema (common/core/csv_schema.def, through schema.awk); its fields
-# from csv_split (scripts/lib/posix-fns.awk, loaded first).
+# from csv_split (tests/csv_split.awk, loaded first).
 # Variables (-v): status=S every row has status S; rows=N exactly N data rows;
 # ranks=N every row has N ranks; bench=B only rows of benchmark B are counted;
 # cpu_max=N the CPU percentages' bound (default 101: one thread within its wall window).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A deterministic clock for comparing two builds byte for byte
- * (scripts/compare-builds): LD_PRELOADed into the ranks (mpirun -x
+ * (scripts/measure/compare-builds): LD_PRELOADed into the ranks (mpirun -x
  * LD_PRELOAD=tests/fakeclock.so) of binaries run with --clock monotonic.
  *
  * Reads that the executable itself makes of CLOCK_MONOTONIC(_RAW) and of the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/compare-builds and its fake clock (tests/fakeclock.so): two runs of the same
+# scripts/measure/compare-builds and its fake clock (tests/fakeclock.so): two runs of the same
 # gdrb_mpi_latency must give the same bytes, figures included (stdout of each rank, the CSV);
 # a planted difference in the figures alone (the clock's step 1001 ns in one tree, not 1000)
 # must be reported as different, with exit status 1.
@@ -10,7 +10,7 @@ command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 shim=$top_builddir/tests/fakeclock.so
 [ -f "$shim" ] || fail "$shim is not built (make check builds it: make tests/fakeclock.so)"
 [ "${GDRB_SANITIZE:-0}" = 1 ] && export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
-compare=$top_srcdir/scripts/compare-builds
+compare=$top_srcdir/scripts/measure/compare-builds
 
 rc=0
 python3 "$compare" --only latency "$top_builddir" "$top_builddir" "$WORK/same" >"$WORK/same.log" 2>&1 || rc=$?

@@ -140,9 +140,9 @@ need_memory() {
 }
 
 # The CSVs' columns come from their one definition in common/core (*.def, through tests/schema.awk),
-# their fields from the one awk CSV splitter, csv_split of scripts/lib/posix-fns.awk.
+# their fields from the one awk CSV splitter, tests/csv_split.awk.
 schema_dir=$top_srcdir/common/core
-awk_csv_split=$top_srcdir/scripts/lib/posix-fns.awk
+awk_csv_split=$top_srcdir/tests/csv_split.awk
 
 # csv_check [awk -v ...] CSV...: a results CSV against its schema and tests/csv_check.awk's checks.
 csv_check() {

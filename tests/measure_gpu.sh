@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/measure-gpu end to end on the simulated GPU (its test switch): the report, marked
+# scripts/measure/measure-gpu end to end on the simulated GPU (its test switch): the report, marked
 # simulated and kept out of results/, has copy_bw's figures and a PASS line per step that ran,
 # a reason for every SKIP; a validation failure in a step makes it FAIL and the run exit 1.
 # Without the switch it refuses the simulator (LD_LIBRARY_PATH, or the header alone); without a
@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 # The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
 export GDRB_TEST_HOOKS=1
-script=$top_srcdir/scripts/measure-gpu
+script=$top_srcdir/scripts/measure/measure-gpu
 [ -x "$top_builddir/bench/gdrb_copy_bw" ] || fail "gdrb_copy_bw not built"
 # The tests never build: the build tree is make check's own.
 mg() {
@@ -30,7 +30,7 @@ expect_refused "--build-dir: '/nonexistent' is not a directory" "$script" --buil
 expect_refused "--report: no directory" "$script" --report /nonexistent/gpu.md
 expect_refused "configure arguments after -- need a build" "$script" --no-build -- --with-mpi=no
 expect_refused "unexpected argument 'extra'" "$script" extra
-"$script" --help | grep -q '^  *scripts/measure-gpu \[options\]' || fail "--help prints no usage"
+"$script" --help | grep -q '^  *scripts/measure/measure-gpu \[options\]' || fail "--help prints no usage"
 "$script" --help | grep -q 'test-on-simulator' && fail "--help shows the test switch"
 pass "bad usage: exit 2 with one line; --help from the header comment, without the test switch"
 
@@ -123,11 +123,11 @@ for b in write_lat write_bw read_lat read_bw send_lat send_bw; do
 	grep -q "^| $n | $b | \(PASS\|SKIP\) | " "$report" || { grep "^| $n " "$report"; fail "$b: neither PASS nor SKIP"; }
 	n=$((n + 1))
 done
-# scripts/measure-staging: its report inside this one, its verdicts not judged on the simulator.
+# scripts/measure/measure-staging: its report inside this one, its verdicts not judged on the simulator.
 if [ "${HAVE_MPI:-1}" = 1 ] && command -v "$MPIRUN" >/dev/null 2>&1; then
 	grep -q "^| $n | staging | PASS | 0 | [0-9]* | every run validated; bandwidth SIMULATED (not judged) (ratio [0-9.]*), small messages SIMULATED (not judged) " "$report" ||
 		{ grep "^| $n " "$report"; fail "staging: no PASS line with verdicts not judged"; }
-	grep -q '^`scripts/measure-staging --build-dir \. --time-per-size 0.02 --out OUT/15-staging.raw`$' "$report" || fail "staging: command"
+	grep -q '^`scripts/measure/measure-staging --build-dir \. --time-per-size 0.02 --out OUT/15-staging.raw`$' "$report" || fail "staging: command"
 	grep -q '^#### SIMULATED GPU: the staged path against its model' "$report" || fail "staging: its report is not in this one"
 	grep -q '^##### Pipelined staging against the model$' "$report" || fail "staging: its headings are not below the step's"
 else

@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/measure-hostile on a few of its cases against the built tree: a refusal that holds
+# scripts/measure/measure-hostile on a few of its cases against the built tree: a refusal that holds
 # (PASS), the timeout of -T 0 being off (PASS), and the --selftest cases whose expectation is
 # deliberately wrong: --help taken for a refusal and a default sweep that outlives a 3 s limit
 # must both FAIL (exit 1), the hang killed with every process of its session. The report's shape
@@ -7,7 +7,7 @@
 # or host name of this machine). Bad usage exits 2 with one line; no MPI binaries, 77.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-script=$top_srcdir/scripts/measure-hostile
+script=$top_srcdir/scripts/measure/measure-hostile
 command -v python3 >/dev/null 2>&1 || skip "no python3"
 
 # --- bad usage ---------------------------------------------------------------------------------

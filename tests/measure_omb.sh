@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/measure-omb against a fake OMB source tree this test writes (a configure that writes a
+# scripts/measure/measure-omb against a fake OMB source tree this test writes (a configure that writes a
 # Makefile, binaries that print OMB's tables) and the real gdrbench binaries with a short -t: the
 # out-of-tree build (autogen.sh first where a tree has no configure), the binaries found where
 # OMB keeps them (new and old layouts), the rounds alternating, the report. The fake OMB's
@@ -9,7 +9,7 @@
 # one line; no mpirun or no gdrbench binaries, 77.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-script=$top_srcdir/scripts/measure-omb
+script=$top_srcdir/scripts/measure/measure-omb
 command -v python3 >/dev/null 2>&1 || skip "no python3"
 
 # --- a fake OMB source tree ----------------------------------------------------------------------
@@ -62,7 +62,7 @@ expect_refused "--bw-sizes: expected MIN:MAX, powers of two" "$script" --bw-size
 expect_refused "--np-coll: expected a number of ranks of 2 or more" "$script" --np-coll 1 "$WORK"
 expect_refused "--report: no directory '/nonexistent'" "$script" --report /nonexistent/omb.md "$src"
 expect_refused "--from-raw: no readable run.json in $WORK/empty" "$script" --from-raw "$WORK/empty" --report "$WORK/x.md"
-"$script" --help | grep -q 'scripts/measure-omb \[options\] OMB_SOURCE_DIR' || fail "--help prints no usage"
+"$script" --help | grep -q 'scripts/measure/measure-omb \[options\] OMB_SOURCE_DIR' || fail "--help prints no usage"
 pass "bad usage: exit 2 with one line"
 
 need_mpi
@@ -210,7 +210,7 @@ grep -q '^bw within 5% .*: PASS: ratios 1 KiB 1.031, 2 KiB 1.031, 4 KiB 1.031 (p
 grep -q '^bibw within 5% .*: PASS: ' "$WORK/pass.out" || fail "bibw: no PASS"
 [ "$(grep -c '^[a-z]* *[0-9]* [KM]*i*B  *[0-9.]*  *[0-9.]* \(us\|GB/s\)  *1.031  *0.962..2.000$' "$WORK/pass.out")" -eq 12 ] ||
 	{ cat "$WORK/pass.out"; fail "the table: expected ratio 1.031, 0.962..2.000 at all 12 sizes"; }
-grep -q '^Measured by `scripts/measure-omb .*` on [0-9-]* [0-9:]* UTC; judged again by `scripts/measure-omb --from-raw WORK_DIR` on ' "$WORK/pass.md" ||
+grep -q '^Measured by `scripts/measure/measure-omb .*` on [0-9-]* [0-9:]* UTC; judged again by `scripts/measure/measure-omb --from-raw WORK_DIR` on ' "$WORK/pass.md" ||
 	fail "the report does not say it was judged again"
 grep -q '^- latency at 8 B within 5% of osu_latency: \*\*PASS\*\*: ratio 1.031$' "$WORK/pass.md" || fail "report: latency PASS"
 pass "OMB within 5% of gdrbench's own figures: every target PASS, exit 0"

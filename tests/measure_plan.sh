@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/measure-plan end to end, small: one round at 8 B and 1 KiB with short
+# scripts/measure/measure-plan end to end, small: one round at 8 B and 1 KiB with short
 # budgets and one busy process. The verdict itself depends on the machine's
 # noise; the report's structure, the plan's figures per loaded size and the
 # refusal of bad options do not.
@@ -8,7 +8,7 @@
 need_mpi
 command -v python3 >/dev/null 2>&1 || skip "no python3"
 
-plan=$top_srcdir/scripts/measure-plan
+plan=$top_srcdir/scripts/measure/measure-plan
 rc=0
 "$plan" --build-dir "$top_builddir" --rounds 1 --sizes 8,1K --short 0.01 --long 0.05 --load 1 \
 	--report "$WORK/plan.md" >"$WORK/out" 2>"$WORK/err" || rc=$?

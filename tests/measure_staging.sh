@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/measure-staging: its model on fixture rows (the arithmetic, and a verdict that can fail),
+# scripts/measure/measure-staging: its model on fixture rows (the arithmetic, and a verdict that can fail),
 # then end to end on the simulated GPU with tiny sizes: a report that says SIMULATED at the top,
 # figures in every table, the verdicts not judged, nothing written under results/. Bad usage exits
 # 2 with one line; without a GPU it exits 77; a run that fails validation fails the script (1).
@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 # The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
 export GDRB_TEST_HOOKS=1
-script=$top_srcdir/scripts/measure-staging
-lib=$top_srcdir/scripts/lib
+script=$top_srcdir/scripts/measure/measure-staging
 
 # --- the model on fixture rows ---------------------------------------------------------------
 # C = 8 GB/s at the 1 MiB fragment, 10 at the 4 MiB message, W = 5: the wire bounds the pipeline.
@@ -31,8 +30,8 @@ mpi_latency,device,staged-serial,,8,10,,ok
 CSV
 }
 model() { # CSV MODE
-	awk -v mode="$2" -v sizes=4194304 -v chunks=1048576 -v target=0.9 -v lat_tol=1.05 \
-		-f "$lib/posix-fns.awk" -f "$lib/staging-model.awk" "$1"
+	PYTHONPATH=$top_srcdir/scripts/lib python3 -m gdrbtool.staging_model "$2" --sizes 4194304 \
+		--chunks 1048576 --target 0.9 --lat-tol 1.05 "$1"
 }
 fixture 4.6 10 >"$WORK/pass.csv"
 fixture 4.4 11 >"$WORK/fail.csv"
@@ -62,7 +61,7 @@ expect_refused "--time-per-size: expected seconds" "$script" --time-per-size 0
 expect_refused "--report: no directory" "$script" --report /nonexistent/staging.md
 expect_refused "--build-dir: '/nonexistent' is not a directory" "$script" --build-dir /nonexistent
 expect_refused "unexpected argument 'extra'" "$script" extra
-"$script" --help | grep -q '^  *scripts/measure-staging \[options\]' || fail "--help prints no usage"
+"$script" --help | grep -q '^  *scripts/measure/measure-staging \[options\]' || fail "--help prints no usage"
 pass "bad usage: exit 2 with one line; --help from the header comment"
 
 need_mpi

@@ -5,8 +5,8 @@
 # whole runs, less a baseline run of the same sizes without the injected load
 # (MPI start-up and the real work), plus 2 s for a loaded machine.
 #  - 300 ms every iteration (GDRB_INJECT_STALL=300000/1) at -t 0.02: three
-#    iterations a size; the warm-up used to run two after the cold one, and
-#    the hard stop did not count it (four).
+#    iterations a size, not four (two warm-up iterations after the cold one,
+#    which the hard stop must count).
 #  - 200 ms every 10th iteration, --min-iters 200 at -t 0.1: the minimum
 #    cannot be had, the size stops at 10 x -t;
 #  - two busy loops beside, 14 sizes at -t 0.05 (the baseline: one size).

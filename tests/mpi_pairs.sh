@@ -149,8 +149,8 @@ run_stopped() {
 # time asked is until the line naming it: the ranks' exit after it can take longer than the
 # run (a sanitizer build scans each of the 4 processes for leaks as it exits). The watchdog
 # counts --timeout in time the waiting rank could run (common/util/watchdog.c); 4 polling
-# ranks on a loaded 2-core machine get a fraction of a CPU each (4 to 86 s seen at load 7 to 11
-# for -T 3), so the bound is a hang guard, not -T: tests/timeout.sh holds the watchdog to -T.
+# ranks on a loaded 2-core machine get a fraction of a CPU each (-T 3 takes 4 to 86 s at load 7
+# to 11), so the bound is a hang guard, not -T: tests/timeout.sh holds the watchdog to -T.
 d=$WORK/stop
 run_stopped GDRB_INJECT_PAIRS_STOP=2:2 "a stopped rank"
 [ "$rc" -ne 0 ] || fail "a stopped rank: exit 0"

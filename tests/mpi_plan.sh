@@ -3,7 +3,7 @@
 # MPI binaries. Load is injected with GDRB_INJECT_STALL=US[/EVERY] (rank 0
 # sleeps US microseconds inside the timed region before iteration 0, EVERY,
 # 2 x EVERY ... of each size):
-#  - one slow first iteration (the old plan's single probe) must not cut a size
+#  - one slow first iteration (a plan taken from a single probe would) must not cut a size
 #    short: 8 B still gets its --min-iters;
 #  - a long stall every 5th iteration that the warm-up median does not
 #    predict: the size stops at 10 x the budget, flagged few-samples+noisy, and the run's

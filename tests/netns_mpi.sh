@@ -5,7 +5,7 @@
 # nodes, a collective across 8, gdrb_doctor_mpi across 6 (one line per node), and
 # scripts/gdrb-sweep --hosts across 2: every CSV must count the hosts it crossed; a node cut
 # off the network mid-run named within --timeout. Where
-# gdrb_mpi_pairs is built (issue 12): its rail and node granularities, which read the ranks'
+# gdrb_mpi_pairs is built: its rail and node granularities, which read the ranks'
 # hosts, across 4 and 6 nodes, and nodes with unequal rank counts refused naming them.
 # Skips (77) where the machine has no root, network namespaces, bridges or Open MPI.
 # shellcheck source=lib.sh
@@ -113,11 +113,11 @@ grep -q '^gdrb_mpi_latency: rank 0 (gdrbn1): error: timeout: no answer from rank
 [ "$(($(wc -l <"$csv") - 1))" -ge "$rows_before" ] || fail "gdrbn2 cut off: rows measured before were lost"
 pass "gdrbn2 cut off the network mid-run: rank 1 on gdrbn2 named after $took s (--timeout 3), $rows_before rows kept"
 
-# --- gdrb_mpi_pairs across nodes (switches on when it is built: issue 12 part A) ------------
+# --- gdrb_mpi_pairs across nodes (switches on when it is built) ---------------------------
 # Its granularities read the hosts of the ranks: only distinct nodes can test them.
 pairs=$top_builddir/mpi/gdrb_mpi_pairs
 if [ ! -x "$pairs" ]; then
-	echo "skipped case: gdrb_mpi_pairs is not built (issue 12 part A); granularities across nodes not run"
+	echo "skipped case: gdrb_mpi_pairs is not built; granularities across nodes not run"
 	exit 0
 fi
 # rail: 2 ranks ("GPUs") on each of 4 nodes; local rank i pairs only with local rank i elsewhere.

@@ -3,7 +3,7 @@
 # interposer LD_PRELOADed into the ranks, holds back the messages of the ranks on the host
 # named by GDRB_SLOW_HOST. gdrb_mpi_bw across two nodes must show it: the bandwidth drops
 # when either end is the slow node, and not when the slow host is not in the job. Then,
-# where gdrb_mpi_pairs is built (issue 12), across 6 nodes with gdrbn4 slow: its row and
+# where gdrb_mpi_pairs is built, across 6 nodes with gdrbn4 slow: its row and
 # column of the matrix must read low; and where the pairs tools are there too
 # (scripts/profiles/pairs.profile), the sweep with a `pairs` rule must fail naming node
 # gdrbn4 and no other node, and pass the same nodes without a slow one; gdrbn4's NIC shaped
@@ -49,7 +49,7 @@ pass "gdrb_mpi_bw 64KiB gdrbn1 -> gdrbn2: $base GB/s; slow receiver $recv GB/s; 
 
 # --- all pairs: the slow node named (switches on when gdrb_mpi_pairs is built) -------------
 if [ ! -x "$top_builddir/mpi/gdrb_mpi_pairs" ]; then
-	echo "skipped case: gdrb_mpi_pairs is not built (issue 12 part A); the all-pairs runs did not run"
+	echo "skipped case: gdrb_mpi_pairs is not built; the all-pairs runs did not run"
 	exit 0
 fi
 # gdrb_mpi_pairs across 6 nodes, gdrbn4 (rank 3) slow. Healthy pairs here spread down to half
@@ -95,7 +95,7 @@ if [ ! -f "$top_srcdir/scripts/profiles/pairs.profile" ]; then
 	[ "$rc" -eq 0 ] || { cat "$WORK/direct.out" "$WORK/direct.err"; fail "gdrb_mpi_pairs across 6 nodes exited $rc"; }
 	matrix_check "$WORK/direct" pairs-65536-direct.csv
 	pass "gdrb_mpi_pairs across 6 nodes, gdrbn4 slow: its row and column below half; $(cat "$WORK/direct.check")"
-	echo "skipped case: no scripts/profiles/pairs.profile (issue 12 part B); the all-pairs verdict did not run"
+	echo "skipped case: no scripts/profiles/pairs.profile; the all-pairs verdict did not run"
 	exit 0
 fi
 

@@ -4,7 +4,7 @@
 # checked, none skipped as a per-pair row). Wall time depends on what else this machine runs
 # (make -j check runs MPI tests beside this one): over 5 s of wall time is accepted only when
 # the CPU time of the script and its children stays under 5 s, and the test says so.
-# scripts/measure-scripts records the figures in results/scripts-performance.md.
+# scripts/measure/measure-scripts records the figures in results/scripts-performance.md.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=script_helpers.sh

@@ -4,9 +4,9 @@
 # and the rows measured before the fault must stay in the CSV. Then the same
 # under load, where only progress counts (common/util/watchdog.c):
 #  - busy loops beside, and rank 0 itself off the CPU for 1.2 s at a time (a
-#    machine so loaded that it is not scheduled for seconds: the old watchdog
-#    forgot the idle time it had counted after every such gap, and fired 3 to
-#    5 x late, or never): the frozen peer is named within 1.5 x --timeout of
+#    machine so loaded that it is not scheduled for seconds: a watchdog that
+#    forgets the idle time it counted before each such gap fires 3 to 5 x
+#    late, or never): the frozen peer is named within 1.5 x --timeout of
 #    the time rank 0 could run, plus 1 s (the 50 ms looks, the test's own 0.1 s
 #    polling and a loaded machine's scheduling delays);
 #  - a healthy run with -T 2 under busy loops, each rank off the CPU for 0.5 s

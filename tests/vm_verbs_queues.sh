@@ -3,8 +3,8 @@
 # (tests/vm/rxe-vm.sh), whose rxe0 takes at most 32,767 entries per completion
 # queue (max_cqe):
 # - send_bw with 512 KiB messages in 1 KiB work requests and the default window
-#   of 64 wants 32,776 receives on one QP: ibv_create_cq used to fail with EINVAL.
-#   Now the run goes through with a window of 63, said once on stderr and in each
+#   of 64 wants 32,776 receives on one QP, more than ibv_create_cq takes (EINVAL):
+#   the run goes through with a window of 63, said once on stderr and in each
 #   row's note; with --qps 2 the CQ is shared by two QPs (window 62).
 # - write_bw's target sleeps on a completion channel by default (--wait auto) and
 #   spins with --wait spin, and sleeps with --event: its CPU time

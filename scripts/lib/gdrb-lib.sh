@@ -1,11 +1,10 @@
 # shellcheck shell=bash
-# gdrb-lib.sh: what the measure-* scripts and lib/node-info share (sourced); scripts/gdrb
+# gdrb-lib.sh: what the bash scripts of measure/ and lib/node-info share (sourced); scripts/gdrb
 # has its own, in Python (lib/gdrbtool/common.py). The script sets prog (its name, for
 # messages) before sourcing this file.
 : "${prog:=gdrbench}"
 
 GDRB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck disable=SC2034 # used by the scripts that source this file (measure-gpu, measure-staging)
 GDRB_LIB=$GDRB_SCRIPTS/lib
 
 # Bad usage or input: one line, exit 2. A failure: one line, exit 1.
@@ -20,10 +19,24 @@ die() {
 say() {
 	printf '%s: %s\n' "$prog" "$*" >&2
 }
+# Not possible on this machine (no GPU, no MPI): one line, exit 77.
+unsupported() {
+	printf '%s: %s\n' "$prog" "$*" >&2
+	exit 77
+}
+# need_value OPTION VALUE WHAT: bad usage unless the option has a value.
+need_value() {
+	[[ -n ${2:-} ]] || usage_error "$1: expected $3"
+}
 
 # Print the comment block at the top of the calling script (its help).
 print_help() {
 	sed -n '2,/^set -/{/^set -/d;s/^# \{0,1\}//p}' "$0"
+}
+
+# gdrbtool MODULE ARGS...: python3 -m gdrbtool.MODULE ARGS (the Python package in lib/).
+gdrbtool() {
+	PYTHONPATH=$GDRB_LIB${PYTHONPATH:+:$PYTHONPATH} python3 -m "gdrbtool.$1" "${@:2}"
 }
 
 # Scripts whose awk programs need gawk (match() with arrays, asort, strftime) call this first.

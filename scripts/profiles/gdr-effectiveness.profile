@@ -17,9 +17,9 @@
 #    and bidirectional traffic. Direct below staged means GPUDirect is broken or badly placed
 #    (GPU and NIC across the CPU's root complex or sockets: check the doctor's topology). NCCL's
 #    rule of thumb (busbw +30% with GDR on) is about all-to-all traffic under load; raise the
-#    threshold to what your reference node measures. The old +30% rule was set against serial
-#    staging (copy, wire, copy one after the other, --staging serial), which understates staging
-#    by up to 3x.
+#    threshold to what your reference node measures. Against serial staging (copy, wire, copy
+#    one after the other, --staging serial) a +30% rule would be too easy to pass: serial
+#    understates staging by up to 3x.
 #
 # The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
 

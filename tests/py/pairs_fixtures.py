@@ -1,4 +1,4 @@
-"""Made-up all-pairs results directories (the agreed formats of issue 12): matrix files, the
+"""Made-up all-pairs results directories (the formats of docs/pairs.md): matrix files, the
 rank table and a few pairs.csv rows, their columns by name from their one definitions
 (common/core/pairs_ranks.def, pairs_schema.def). Values are generated, never measured.
 

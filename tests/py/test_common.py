@@ -205,9 +205,9 @@ class AwkTest(unittest.TestCase):
         self.assertEqual(common.csv_split('a,"b,""c""",d'), ["a", 'b,"c"', "d"])
         self.assertEqual(common.csv_split('a,b"c,d"e'), ["a", "bc,de"])
         self.assertEqual(common.csv_split(""), [""])
-        # The awk programs' one splitter (scripts/lib/posix-fns.awk): the same fields, line for line.
+        # The test suite's awk splitter (tests/csv_split.awk): the same fields, line for line.
         prog = '{ n = csv_split($0, f); s = n; for (i = 1; i <= n; i++) s = s "|" f[i]; print s }'
-        out = subprocess.run(["awk", "-f", str(gdrbtest.SCRIPTS / "lib" / "posix-fns.awk"), "-f",
+        out = subprocess.run(["awk", "-f", str(gdrbtest.SRC / "tests" / "csv_split.awk"), "-f",
                               temp_file(self, prog, ".awk")],
                              input="".join(c + "\n" for c in self.SPLIT_CASES), stdout=subprocess.PIPE,
                              universal_newlines=True, check=True).stdout.splitlines()

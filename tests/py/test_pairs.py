@@ -234,6 +234,29 @@ class PairsRuleBench(PairsCase):
                         profile.load(path)
                     self.assertIn("benchmark 'mpi_pairs' is not run by this profile", cm.exception.message)
 
+    def test_all_pairs_is_the_binary_not_its_bench_name(self):
+        """A run line renamed with bench= stays all-pairs; a benchmark whose name ends in _pairs
+        is not all-pairs unless its binary is: the sweep and the profile ask the binary."""
+        from gdrbtool import sweep_plan
+        path = os.path.join(self.work, "renamed.profile")
+        with open(path, "w") as f:
+            f.write("run gdrb_mpi_pairs mem=host bench=fabric\nrun gdrb_mpi_bw mem=host bench=bw_pairs\n"
+                    "pairs bw below=80%median\n")
+        prof = profile.load(path)
+        self.assertEqual([(r.bench, r.all_pairs) for r in prof.runs], [("fabric", True), ("bw_pairs", False)])
+        self.assertEqual([r.bench for r in prof.rules], ["fabric"])
+        for run in prof.runs:
+            step = sweep_plan.Step(1, "/build/mpi/" + run.binary, run.binary, run.bench, "mpi", "mpi", "host",
+                                   "8", "", "", "", "", "", "")
+            self.assertEqual(sweep_plan.is_pairs(step), run.all_pairs, run.bench)
+
+    def test_all_pairs_binaries_are_those_with_the_all_pairs_options(self):
+        # docs/options.md is every binary's --help (tests/docs_options.sh keeps it so).
+        with open(os.path.join(str(gdrbtest.SRC), "docs", "options.md")) as f:
+            sections = re.split(r"^## `[a-z]+/(gdrb_[a-z_]+)`$", f.read(), flags=re.M)[1:]
+        taking = sorted(name for name, text in zip(sections[::2], sections[1::2]) if "--rounds K" in text)
+        self.assertEqual(taking, sorted(pairs.BINARIES))
+
 
 class BadInput(PairsCase):
     def refused(self, lines, message):
@@ -502,13 +525,13 @@ class Sweep(PairsCase):
             self.assertIn(row, f.read())
 
     def test_eta_counts_rounds_and_metrics(self):
-        from gdrbtool import sweep
-        step = sweep.Step(1, "/bin/true", "gdrb_mpi_pairs", "mpi_pairs", "mpi", "mpi", "host", "8,8M", "0.3", "",
+        from gdrbtool import sweep_plan
+        step = sweep_plan.Step(1, "/bin/true", "gdrb_mpi_pairs", "mpi_pairs", "mpi", "mpi", "host", "8,8M", "0.3", "",
                           "", "", "", "--metric bw,lat")
-        sweep.estimate(step, 16)            # 2 sizes x 15 rounds x (bw + 2 latency phases) x 0.395 s + 2
+        sweep_plan.estimate(step, 16)       # 2 sizes x 15 rounds x (bw + 2 latency phases) x 0.395 s + 2
         self.assertEqual(step.estimate, 37)
         step.args = "--rounds 3"
-        sweep.estimate(step, 16)
+        sweep_plan.estimate(step, 16)
         self.assertEqual(step.estimate, 4)
 
     def test_healthy_fabric_passes(self):

@@ -29,7 +29,7 @@ def python_files():
     files = []
     for d in (gdrbtest.SCRIPTS / "lib" / "gdrbtool", gdrbtest.SRC / "tests" / "py"):
         files += sorted(str(p) for p in d.glob("*.py"))
-    for p in sorted(gdrbtest.SCRIPTS.iterdir()):
+    for p in sorted(list(gdrbtest.SCRIPTS.iterdir()) + list((gdrbtest.SCRIPTS / "measure").iterdir())):
         if p.is_file():
             with open(str(p), "rb") as f:
                 first = f.readline()
@@ -137,7 +137,7 @@ class Python38(unittest.TestCase):
     def test_every_file_is_python_38(self):
         files = python_files()
         names = {os.path.relpath(f, str(gdrbtest.SRC)) for f in files}
-        for expected in ("scripts/gdrb", "scripts/measure-omb", "scripts/lib/gdrbtool/sweep.py",
+        for expected in ("scripts/gdrb", "scripts/measure/measure-omb", "scripts/lib/gdrbtool/sweep.py",
                          "tests/py/test_python38.py"):
             self.assertIn(expected, names)
         found = []

@@ -18,7 +18,7 @@ import unittest
 from unittest import mock
 
 import gdrbtest
-from gdrbtool import common, profile, sweep
+from gdrbtool import common, profile, sweep, sweep_meta, sweep_plan, sweep_results
 
 QUICK = str(gdrbtest.SCRIPTS / "profiles" / "quick.profile")
 
@@ -213,9 +213,9 @@ class NumbersTest(Dir):
                 self.assertEqual(w.command(2)[:4], ["srun", "--ntasks=2", "--distribution=block", "--nodes=1"])
 
     def test_rounds_of_thousands_of_digits_do_not_break_the_estimate(self):
-        s = sweep.Step(1, "/bin/true", "gdrb_mpi_pairs", "mpi_pairs", "mpi", "mpi", "host", "8", "", "", "",
+        s = sweep_plan.Step(1, "/bin/true", "gdrb_mpi_pairs", "mpi_pairs", "mpi", "mpi", "host", "8", "", "", "",
                        "", "", "--rounds " + "9" * 5000)
-        sweep.estimate(s, 4)
+        sweep_plan.estimate(s, 4)
         self.assertGreater(s.estimate, 0)
 
     def test_node_info_numbers_past_a_double_are_null_and_meta_stays_json(self):
@@ -223,7 +223,7 @@ class NumbersTest(Dir):
                 '{"state": "4: ACTIVE", "rate_gbps": Infinity}, {"rate_gbps": NaN}]}]}' % ("0" * 400))
         deep = '{"a": ' + "[" * 100000 + "]" * 100000 + "}"
         huge = '{"a": %s}' % ("9" * 5000)
-        found = sweep._json_lines("\n".join([line, deep, huge, '{"b": 1}']))
+        found = sweep_meta.json_lines("\n".join([line, deep, huge, '{"b": 1}']))
         self.assertEqual([obj for _, obj in found][1:], [{"b": 1}])
         node = found[0][1]
         self.assertEqual([p["rate_gbps"] for p in node["nics"][0]["ports"]], [None, None, None])
@@ -301,7 +301,7 @@ class MergeTest(Dir):
                 ",,,,,50.0,,%s,0,ok,,2026-11-21T00:00:00Z,0.1.0" % (mem, path, size, status))
 
     def step(self, mem="host", paths="", sizes="8,64K,1M", layer="local"):
-        return sweep.Step(1, "/bin/true", "gdrb_fake", "fake", layer, "local", mem, sizes, "", "", "", paths,
+        return sweep_plan.Step(1, "/bin/true", "gdrb_fake", "fake", layer, "local", mem, sizes, "", "", "", paths,
                           "", "")
 
     def merge(self, text, fill="failed", note="why, and more", **kw):
@@ -336,7 +336,7 @@ class MergeTest(Dir):
         self.assertEqual((len(m.rows), m.filled), (1, []))
 
     def test_a_file_without_the_header_gives_nothing(self):
-        with mock.patch.object(sweep, "say") as said:
+        with mock.patch.object(sweep_results, "say") as said:
             m = self.merge("benchmark,oops\n" + self.row(8) + "\n", sizes="8")
         said.assert_called_once_with("%s:1: not the schema's header; its rows are not taken" % self.part)
         self.assertEqual((m.rows, m.dropped, len(m.filled)), ([], 1, 1))
@@ -377,8 +377,8 @@ class MergeTest(Dir):
 
 class MetaTest(unittest.TestCase):
     def test_layout_and_nulls(self):
-        text = sweep.meta_text({"schema": "gdrbench-meta-1", "gdrbench_git": sweep._js(""), "np": 2,
-                                "hosts": ["a", "b"], "link_rate_gbps": sweep._jn("400"),
+        text = sweep.meta_text({"schema": "gdrbench-meta-1", "gdrbench_git": sweep_meta.js(""), "np": 2,
+                                "hosts": ["a", "b"], "link_rate_gbps": sweep_meta.jn("400"),
                                 "capabilities": {"gpu": False, "rdma": True},
                                 "nodes": [{"hostname": "a", "gpus": []}], "steps": [], "skipped": []})
         self.assertEqual(text, '{\n  "schema": "gdrbench-meta-1",\n  "gdrbench_git": null,\n  "np": 2,\n'

@@ -127,7 +127,7 @@ class InvalidValue:
 class RuleResult:
     """What one rule of the profile selected and found."""
     rule: profiles.Rule
-    threshold: str                 # the rule's value as profile.awk printed it (awk's number form)
+    threshold: str                 # the rule's value in awk's number form (awk_num)
     limit: float = 0.0             # that value as a number (numeric rules)
     filters: Dict[str, str] = field(default_factory=dict)   # mem path reg pair layer ranks
     size_list: Optional[Set[int]] = None

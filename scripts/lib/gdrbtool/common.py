@@ -1,10 +1,11 @@
 """What every subcommand of scripts/gdrb shares: errors and exit codes, the CSV schema read
 from its one definition (common/core/csv_schema.def), a results CSV reader that refuses what does
-not follow it, message sizes in the binaries' syntax, JSON read as the awk tools read it, the
+not follow it, message sizes in the binaries' syntax, JSON read as text values (Json), the
 all-or-nothing writer, and the small formatting helpers."""
 
 from __future__ import annotations
 
+import argparse
 import errno
 import hashlib
 import json
@@ -59,6 +60,16 @@ def term(s: str) -> str:
     """S fit for a terminal on one line: control characters (an escape sequence read from the
     data would move the cursor, retitle the window, or hide what follows) and line breaks as '?'."""
     return CONTROLS.sub("?", s)
+
+
+class ArgParser(argparse.ArgumentParser):
+    """argparse that refuses bad usage as every gdrbench tool does: one line, exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        message = re.sub(r"^argument ([^ ]+): ", r"\1: ", message)
+        message = re.sub(r"^unrecognized arguments: (.*)", r"unknown option '\1'", message)
+        say(message + "; see --help")
+        sys.exit(EXIT_USAGE)
 
 
 def say(message: str) -> None:
@@ -168,8 +179,8 @@ def schema() -> Schema:
 
 def csv_split(line: str) -> List[str]:
     """The fields of one CSV line: a quote opens or closes a quoted part anywhere in a field,
-    "" inside one is a quote (as csv_split of scripts/lib/posix-fns.awk, the awk programs' one
-    splitter, reads them)."""
+    "" inside one is a quote (as csv_split of tests/csv_split.awk, the test suite's awk splitter,
+    reads them)."""
     if '"' not in line:
         return line.split(",")
     fields, cur, inq, i = [], [], False, 0
@@ -215,7 +226,7 @@ def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
             line = line.rstrip("\n")
             if line.endswith("\r"):
                 line = line[:-1]
-            # An empty line has no fields (gdrb.awk's "has 0 fields"), not one empty field.
+            # An empty line has no fields ("has 0 fields"), not one empty field.
             fields = csv_split(line) if line else []
             if len(fields) != nf:
                 raise usage_error("%s:%d: has %d fields, the schema has %d" % (path, lineno, len(fields), nf))
@@ -296,14 +307,23 @@ def sizes_expand(spec: str) -> Optional[List[int]]:
     return None if any(v < 0 for v in out) else out
 
 
-def size_fmt(v: int) -> str:
-    """"8B", "4KiB", "1MiB", "1GiB"; sizes that are not whole units keep the smaller one."""
+def size_fmt(v: float, sep: str = "") -> str:
+    """"8B", "4KiB", "1MiB", "1GiB" (SEP between number and unit: "4 KiB"); sizes that are not
+    whole units keep the smaller one."""
     units = ["B", "KiB", "MiB", "GiB", "TiB"]
     u = 0
     while u < 4 and v >= 1024 and v % 1024 == 0:
-        v //= 1024
+        v = v // 1024 if isinstance(v, int) else v / 1024
         u += 1
-    return "%d%s" % (v, units[u])
+    return awk_num(v) + sep + units[u]
+
+
+def size_arg(v: int) -> str:
+    """The shortest form the binaries' -m reads: "4M", "512K", "100"."""
+    for suffix, shift in (("T", 40), ("G", 30), ("M", 20), ("K", 10)):
+        if v >= 1 << shift and v % (1 << shift) == 0:
+            return "%d%s" % (v >> shift, suffix)
+    return "%d" % v
 
 
 # --- output helpers ------------------------------------------------------------
@@ -342,6 +362,17 @@ def num_fmt(v: float) -> str:
     if a >= 1:
         return "%.3f" % v
     return "%.4g" % v
+
+
+def sig3(v: float) -> str:
+    """Three significant digits, no exponent below 1000: 0.000842, 3.31, 24.7, 1234."""
+    if v >= 1000 or v <= 0:
+        return "%.0f" % v
+    s, d = v, 0
+    while s < 100 and d < 12:
+        s *= 10
+        d += 1
+    return "%.*f" % (d, v)
 
 
 def duration(seconds: float) -> str:
@@ -391,7 +422,7 @@ def path_rank(p: str) -> str:
 # --- JSON ----------------------------------------------------------------------
 
 class Json:
-    """A JSON value read as json.awk's flat array was: text(path...) is the value as written
+    """A JSON value read as text: text(path...) is the value as written
     ("null", "true", numbers as in the file), "" where there is none or it is an object or
     array; j(path...) is the same with null as ""; count(path...) an array's length, 0 when it
     is not an array; at(path...) the value below PATH, itself a Json."""
@@ -461,7 +492,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 def _clean(s: str) -> str:
     """S fit for every output: \\b and \\f as spaces, other control characters (but tab, LF
-    and CR) and lone surrogates as '?', as json.awk read them."""
+    and CR) and lone surrogates as '?'."""
     s = s.replace("\b", " ").replace("\f", " ")
     s = _CONTROL.sub("?", s)
     return s.encode("utf-8", "replace").decode("utf-8")

@@ -28,6 +28,16 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from .common import MAX_DIGITS, SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, open_regular, size_fmt, usage_error
 
+# The all-pairs binaries (built on gdrb_pairs_main): their rows follow the pairs schema, beside
+# their matrices, and never go into results.csv. tests/py/test_pairs.py checks the list against
+# docs/options.md, where each of them, and no other binary, takes the all-pairs options.
+BINARIES = ("gdrb_mpi_pairs", "gdrb_write_pairs")
+
+
+def is_all_pairs(binary: str) -> bool:
+    """BINARY (a name or a path) is an all-pairs benchmark."""
+    return os.path.basename(binary) in BINARIES
+
 # The size: a size_t's 20 digits at most (a longer one is not a matrix this tool wrote).
 MATRIX_NAME = re.compile(r"pairs-(lat-)?(?:(host|pinned|device)-)?([0-9]{1,20})-([a-z0-9_]+)\.csv")
 RANKS_FILE = "pairs-ranks.csv"

@@ -498,7 +498,7 @@ def install(work: str, out: str, files: List[str]) -> None:
 
 
 def parse_args(argv: List[str]) -> Tuple[str, str, str]:
-    """(RESULTS_DIR, --out, --format), as the old getopt loop took them."""
+    """(RESULTS_DIR, --out, --format) from the command line; a bad option raises one line (exit 2)."""
     out, formats, args = "", "png,svg", []
     i = 0
     while i < len(argv):

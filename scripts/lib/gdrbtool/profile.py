@@ -40,6 +40,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from . import pairs as pairs_mod
 from .common import PROFILES, decimal, integer, read_regular, schema, size_fmt, size_parse, sizes_expand, usage_error
 
 MAX_DEPTH = 8
@@ -65,6 +66,10 @@ class Run:
     paths: str
     validate: str      # "", "on" or "off"
     args: str
+
+    @property
+    def all_pairs(self) -> bool:
+        return pairs_mod.is_all_pairs(self.binary)
 
 
 @dataclass
@@ -502,10 +507,11 @@ def load(file: str) -> Profile:
     p.profile = Profile(file)
     p.parse_file(file, 0)
     # One all-pairs benchmark a profile: the matrices of two would share their file names.
-    pairs = sorted(b for b in p.benches if b.endswith("_pairs"))
+    pairs = sorted({r.bench for r in p.profile.runs if r.all_pairs})
     if len(pairs) > 1:
+        binaries = sorted({r.binary for r in p.profile.runs if r.all_pairs})
         raise _Parser.err(file, "runs %s: a profile runs one all-pairs benchmark (their matrices share file "
-                                "names); put each in a profile of its own" % " and ".join("gdrb_" + b for b in pairs))
+                                "names); put each in a profile of its own" % " and ".join(binaries))
     for rule in p.profile.rules:
         if rule.kind == "pairs" and not rule.bench:
             rule.bench = pairs[0] if pairs else "mpi_pairs"     # a pairs rule without bench=
