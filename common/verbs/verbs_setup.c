@@ -16,6 +16,7 @@
 
 #include "gdrb_inject.h"
 #include "gdrb_log.h"
+#include "gdrb_memlock.h"
 #include "gdrb_node.h"
 #include "gdrb_reg.h"
 #include "gdrb_size.h"
