@@ -1,7 +1,8 @@
 #!/bin/bash
 # layers.sh: each layer of common/ includes only itself and the layers it may use
-# (docs/architecture.md, "Layers"), read from its #include "..." lines; and the check fails
-# on a copy of the tree with one bad include, a duplicate header or a stale exception planted.
+# (docs/architecture.md, "Layers"), read from its #include "..." lines, and a layer's
+# internal headers only the files that may call them; and the check fails on a copy of the
+# tree with one bad include, a duplicate header or a stale exception planted.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -16,6 +17,15 @@ declare -A may=(
 	[mpi]="util boot mem sysinfo core"
 	[doctor]="util mem sysinfo core verbs"
 	[catalog]="util sysinfo mem boot core verbs mpi"
+)
+
+# Inside a layer, the headers that declare what one file offers the layer's others, and
+# the files that may include each: the calls between them go one way. Verbs: p2p uses
+# pipe, both use post; pairs uses setup and post; setup uses post.
+declare -A internal=(
+	[verbs_post.h]="verbs_post.c verbs_pipe.c verbs_p2p.c verbs_setup.c verbs_pairs.c"
+	[verbs_pipe.h]="verbs_pipe.c verbs_p2p.c"
+	[verbs_setup.h]="verbs_setup.c verbs_pairs.c"
 )
 
 # Known violations, "file header" and the reason for each (none today). A listed one that
@@ -49,6 +59,16 @@ check_tree() {
 	while IFS=: read -r rel base; do
 		from=${rel%%/*}
 		to=${owner[$base]:-}
+		if [ -n "${internal[$base]+set}" ]; then
+			case " ${internal[$base]} " in
+			*" ${rel##*/} "*) ;;
+			*)
+				echo "common/$rel includes $base: only ${internal[$base]} may (the calls go one way)"
+				bad=1
+				;;
+			esac
+			continue
+		fi
 		# config.h and other headers from outside common/ belong to no layer
 		if [ -z "$to" ] || [ "$to" = "$from" ]; then
 			continue
@@ -124,6 +144,10 @@ add_include verbs/gdrb_verbs.h gdrb_boot_mpi.h
 caught "verbs using mpi" verbs/gdrb_verbs.h
 add_include util/log.c gdrb_opts.h
 caught "util using core" util/log.c
+add_include verbs/verbs_post.c verbs_pipe.h
+caught "verbs posting calling the pipelined path (a circle)" verbs/verbs_post.c
+add_include verbs/verbs_pipe.c verbs_setup.h
+caught "the pipelined path using the setup's pieces" verbs/verbs_pipe.c
 copy_tree
 cp "$WORK/tree/util/gdrb_size.h" "$WORK/tree/mem/"
 caught "a header in two layers" gdrb_size.h

@@ -16,6 +16,7 @@
 
 #include "gdrb_log.h"
 #include "gdrb_mem.h"
+#include "gdrb_memlock.h"
 #include "gdrb_reg.h"
 #include "gdrb_size.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gdrb_doctor.h"
+#include "gdrb_memlock.h"
 #include "gdrb_reg.h"
 #include "gdrb_size.h"
 

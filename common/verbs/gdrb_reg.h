@@ -8,8 +8,10 @@
  *   peer memory: ibv_reg_mr on the device pointer (needs nvidia_peermem).
  * CUDA driver entry points are reached through cudaGetDriverEntryPointByVersion,
  * never by linking libcuda. Backend reg.c needs verbs and CUDA; reg_none.c is
- * its twin when either is not built. Mode names and errno meanings
- * (reg_common.c) are always built.
+ * its twin when either is not built. Errno meanings and the fallback order
+ * (reg_common.c) are always built; --reg is parsed with the other verbs
+ * options (verbs_opts.c), and what registration charges to RLIMIT_MEMLOCK is
+ * gdrb_memlock.h's.
  */
 #ifndef GDRB_REG_H
 #define GDRB_REG_H
@@ -17,9 +19,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "gdrb_mem.h"
-#include "gdrb_size.h"
 
 struct ibv_pd;
 struct ibv_mr;
@@ -57,54 +56,21 @@ bool gdrb_reg_built(void);
  */
 void *gdrb_cuda_driver_entry(const char *symbol, const char **how);
 
-/* "auto", "dmabuf", "peermem"; GDRB_ERR_USAGE otherwise. */
+/* "auto", "dmabuf", "peermem": --reg's values, and a registration's name in headers and notes. */
+static inline const char *gdrb_reg_mode_name(enum gdrb_reg_mode mode)
+{
+	static const char *const names[] = { "auto", "dmabuf", "peermem" };
+
+	return (unsigned)mode < sizeof(names) / sizeof(names[0]) ? names[mode] : "?";
+}
+
+/* The mode a name gives (--reg, parsed in verbs_opts.c); GDRB_ERR_USAGE for another name. */
 int gdrb_reg_mode_parse(const char *text, enum gdrb_reg_mode *mode);
-const char *gdrb_reg_mode_name(enum gdrb_reg_mode mode);
 
 /* What errno from the registration call of mode means for GPU memory, and the fix. */
 const char *gdrb_reg_explain(enum gdrb_reg_mode mode, int err);
 /* The same for a CUresult from cuMemGetHandleForAddressRange or cuPointerSetAttribute. */
 const char *gdrb_cu_explain(int cu_err);
-
-/*
- * What a run registers against RLIMIT_MEMLOCK. ibv_reg_mr pins host memory
- * and charges it to the limit: the send and receive buffers, and with device
- * memory the two pinned bounce buffers as well; the GPU buffers themselves
- * are charged when registered through peer memory (dma-buf is not), so a
- * device run counts 4 buffers and a host or pinned one 2. Each buffer is
- * gdrb_buf_bytes() of the sizes (-m), the window (-W) and --window-bytes.
- */
-struct gdrb_memlock_need {
-	size_t max_size;                /* the largest message */
-	unsigned window;
-	size_t window_bytes;            /* --window-bytes */
-	bool windowed;                  /* bandwidth benchmarks: a window per buffer */
-	enum gdrb_mem_kind mem;
-	size_t buf_bytes;               /* each buffer */
-	unsigned nbufs;                 /* buffers counted */
-	size_t bytes;                   /* nbufs * buf_bytes; SIZE_MAX when it overflows */
-	bool overflow;
-};
-
-/* 0, or -EOVERFLOW with need->bytes saturated at SIZE_MAX (never wrapped). */
-int gdrb_memlock_need(const struct gdrb_sizes *sizes, unsigned window, size_t window_bytes,
-		      bool windowed, enum gdrb_mem_kind mem, struct gdrb_memlock_need *need);
-/* The need alone: "4GiB", or "more than N bytes" when it overflows. */
-char *gdrb_memlock_total_text(const struct gdrb_memlock_need *need, char *buf, size_t len);
-/*
- * "need 4GiB for -m 1GiB with --mem device: 4 registered buffers of 1GiB
- * (...); a buffer holds ...": the figure and how it was derived.
- */
-void gdrb_memlock_need_text(const struct gdrb_memlock_need *need, char *buf, size_t len);
-/*
- * For a registration that failed with errno err, given this process's limit
- * (unlimited, or limit bytes) and whether CAP_IPC_LOCK exempts it: when err
- * is ENOMEM or EAGAIN, or the limit applies and is below the need, "; <need
- * text>; RLIMIT_MEMLOCK <limit>..." in buf (raise it, when it is below the
- * need) and true; otherwise "" and false.
- */
-bool gdrb_memlock_note(const struct gdrb_memlock_need *need, int err, bool unlimited,
-		       uint64_t limit, bool exempt, char *buf, size_t len);
 
 /*
  * Register device memory [ptr, ptr + len) with pd for access (IBV_ACCESS_*),

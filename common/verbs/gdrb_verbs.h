@@ -6,16 +6,17 @@
  * on fixture sysfs trees): which port to use, which GID, how a message is
  * split into work requests, whether scatter-to-CQE is turned off.
  *
- * The point-to-point machinery (verbs_p2p.c, built with libibverbs): one
- * context owning device, protection domain, completion queues, RC QPs and
- * memory regions; the out-of-band exchange through the bootstrap (never
- * payload); posting split work requests; completion polling that kicks the
- * watchdog only on progress; and the setup, describe, iteration and teardown
- * callbacks the descriptors in bench/ are made of. With device memory the
- * staged path is pipelined (verbs_pipe.c): fragments through the rings of
- * pinned slots, each with a completion of its own, freed slots returned as
- * credits on the control QP; --staging serial keeps whole-message bounce
- * buffers.
+ * The point-to-point machinery (built with libibverbs): one context owning
+ * device, protection domain, completion queues, RC QPs and memory regions,
+ * and the out-of-band exchange through the bootstrap (never payload)
+ * (verbs_setup.c); posting split work requests and completion polling that
+ * kicks the watchdog only on progress (verbs_post.c, which all pairs uses
+ * too); and the setup, describe, iteration and teardown callbacks the
+ * descriptors in bench/ are made of (verbs_setup.c, verbs_p2p.c). With
+ * device memory the staged path is pipelined (verbs_pipe.c): fragments
+ * through the rings of pinned slots, each with a completion of its own, freed
+ * slots returned as credits on the control QP; --staging serial keeps
+ * whole-message bounce buffers.
  */
 #ifndef GDRB_VERBS_H
 #define GDRB_VERBS_H
@@ -184,7 +185,7 @@ enum gdrb_scatter_cqe gdrb_scatter_cqe_choose(bool device, const char *env, char
  */
 int gdrb_scatter_cqe_apply(bool device, enum gdrb_scatter_cqe *choice, char *line, size_t len);
 
-/* --- bench callbacks (verbs_p2p.c) --- */
+/* --- bench callbacks (verbs_setup.c, verbs_p2p.c) --- */
 
 enum gdrb_verbs_op { GDRB_VERBS_WRITE, GDRB_VERBS_READ, GDRB_VERBS_SEND };
 

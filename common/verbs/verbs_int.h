@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The verbs context shared by verbs_setup.c (opening, connecting), verbs_p2p.c
- * (posting, polling) and verbs_pipe.c (pipelined staging through the rings).
+ * The verbs context shared by verbs_setup.c (opening, connecting), verbs_post.c
+ * (posting, polling), verbs_p2p.c (the point-to-point iterations),
+ * verbs_pipe.c (pipelined staging through the rings) and verbs_pairs.c (all
+ * pairs). Each of setup, post and pipe declares what it offers the others in
+ * a header of its own (verbs_setup.h, verbs_post.h, verbs_pipe.h), and the
+ * calls go one way: p2p uses pipe, both use post; pairs uses setup and post;
+ * setup uses post (tests/layers.sh checks who includes which).
  */
 #ifndef GDRB_VERBS_INT_H
 #define GDRB_VERBS_INT_H
@@ -29,6 +34,10 @@
  */
 enum { CTRL_READY = 1, CTRL_ACK = 2, CTRL_DONE = 3, CTRL_CREDIT = 4, CTRL_FRAG = 5, CTRL_KINDS = 6 };
 
+/* A send's wr_id: its queue's tag (struct qp_state) above bit 48, its count below. */
+#define WR_TAG_SHIFT 48
+#define WR_COUNT_MASK ((UINT64_C(1) << WR_TAG_SHIFT) - 1)
+
 /* Pipelined staging: an immediate naming the receiver's ring slot, a receive posted on one (wr_id). */
 #define IMM_RING (UINT32_C(1) << 31)
 #define WR_RING (UINT64_C(1) << 63)
@@ -47,10 +56,14 @@ struct exch {
 	uint32_t ring_slots, pad2;
 };
 
+/* A QP and its send queue's accounting (gdrb_verbs_post_send). */
 struct qp_state {
 	struct ibv_qp *qp;
 	uint64_t posted, completed;     /* send work requests */
 	unsigned unsignaled;            /* posted since the last signaled one */
+	unsigned tag;                   /* its index in its owner's QPs: the top of its sends' wr_id */
+	int peer;                       /* with host set: the rank a posting error names */
+	const char *host;               /* NULL: errors name the operation (one peer, named elsewhere) */
 };
 
 /* The last work request that reads or fills a ring slot: the slot is busy until it completes. */
@@ -103,7 +116,9 @@ struct gdrb_verbs {
 	uint64_t ctrl[CTRL_KINDS], ctrl_used[CTRL_KINDS];
 	uint64_t arrived[GDRB_STAGE_SLOTS];     /* in ring: immediates (write) or receives (send) per slot */
 	uint64_t arrived_used[GDRB_STAGE_SLOTS];
-	bool failed;
+	bool failed;                            /* a completion error was said: say no more */
+	int (*progress)(void *arg);             /* reaps completions while a send queue is full */
+	void *progress_arg;
 	const struct gdrb_variant *pp_variant;
 
 	/* Write ping-pong polling the receive buffer's last byte (host memory only). */
@@ -129,101 +144,5 @@ static inline enum ibv_mtu mtu_enum(int bytes)
 		m++;
 	return m;
 }
-
-/* --- verbs_setup.c: the pieces of setup that all pairs (verbs_pairs.c) shares --- */
-
-/*
- * Device, port and GID into v (dev, port, nic, rate, ethernet, dist, nearest,
- * gid_index, gid_text, gid_type): --ib-dev, else the active port nearest this
- * rank's GPU (gpu_bus_id as CUDA gives it, NULL: GPU local_rank of the node's),
- * else the first active port. 0, or the usage or unsupported code (said once).
- */
-int gdrb_verbs_choose(const struct gdrb_verbs_params *vp, const char *gpu_bus_id, int local_rank,
-		      struct gdrb_verbs *v);
-/*
- * Open the chosen device and read the port and device limits into v (me.lid,
- * me.mtu, me.gid, max_chunk, rd_atom, max_qp_wr, max_cqe); scatter-to-CQE is
- * set first for device receive buffers. The context is closed on failure.
- */
-int gdrb_verbs_query(const struct gdrb_verbs_params *vp, bool device_mem, struct gdrb_verbs *v);
-/* v->access: local and remote read and write, relaxed ordering where asked and built (v->relaxed). */
-void gdrb_verbs_set_access(const struct gdrb_verbs_params *vp, struct gdrb_verbs *v);
-/* Register a host buffer (skipped when buf->ptr is NULL) as v->mr[which], its lkey and me.addr/rkey. */
-int gdrb_verbs_reg_host(const struct gdrb_params *p, bool windowed, struct gdrb_verbs *v, int which,
-			const struct gdrb_buf *buf, int access);
-/*
- * GPUDirect registration of the device send and receive buffers (BUF_SEND,
- * BUF_RECV): 0, or GDRB_ERR_UNSUPP with why (every attempt's error and the fix).
- */
-int gdrb_verbs_reg_device(const struct gdrb_params *p, bool windowed, int reg_mode, struct gdrb_verbs *v,
-			  const struct gdrb_buf *send, const struct gdrb_buf *recv, char *why, size_t len);
-/* The direct path's header line for a registration through used. */
-const char *gdrb_verbs_gdr_how(enum gdrb_reg_mode used);
-/* A RC QP on v->pd, sends on v->send_cq, receives on rcq; v->max_inline set. NULL (said) on failure. */
-struct ibv_qp *gdrb_verbs_create_qp(struct gdrb_verbs *v, struct ibv_cq *rcq, unsigned rx);
-
-/* The other end of a QP. */
-struct gdrb_verbs_remote {
-	uint32_t lid, mtu, qpn, psn;
-	const uint8_t *gid;
-};
-
-/* RC: RESET -> INIT -> RTR (knows the peer) -> RTS; the error names the peer. */
-int gdrb_verbs_connect_qp(const struct gdrb_verbs *v, const struct gdrb_verbs_params *vp, struct ibv_qp *qp,
-			  uint32_t psn, const struct gdrb_verbs_remote *peer, int peer_rank, const char *peer_host);
-/* Destroy what v holds (its QPs, MRs, CQs, PD, device context); v itself stays. */
-void gdrb_verbs_release(struct gdrb_verbs *v);
-
-/* The header's NIC line pieces: "GID index N ADDR (TYPE)" (or "no GRH (LID routing)"), and why this port. */
-void gdrb_verbs_gid_line(const struct gdrb_verbs *v, char *buf, size_t len);
-const char *gdrb_verbs_port_why(const struct gdrb_verbs *v, const struct gdrb_verbs_params *vp);
-
-/* Keep one receive posted on a QP (0-byte: immediates and control messages). */
-int gdrb_verbs_post_empty_recv(struct ibv_qp *qp);
-
-/* --- verbs_p2p.c: posting and polling --- */
-
-/* Reap whatever completed; kicks the watchdog on progress only. */
-int gdrb_verbs_poll(struct gdrb_ctx *c);
-/*
- * Reap whatever completed; a rank that sleeps and found nothing arms the CQs,
- * reaps again (a completion may have come in between) and, still with
- * nothing, sleeps until the channel reports one. The wait loops call it.
- */
-int gdrb_verbs_progress(struct gdrb_ctx *c);
-/* Wait (gdrb_verbs_progress) until *have - *used >= n, then consume n. */
-int gdrb_verbs_wait_count(struct gdrb_ctx *c, uint64_t *have, uint64_t *used, uint64_t n);
-int gdrb_verbs_wait_ctrl(struct gdrb_ctx *c, int kind);
-int gdrb_verbs_send_ctrl(struct gdrb_ctx *c, int kind);
-/* Post one send work request on QP q, waiting for room in its queue. */
-int gdrb_verbs_post_wr(struct gdrb_ctx *c, unsigned q, struct ibv_send_wr *wr, bool signal);
-
-/* Where a message's pieces come from and go to. */
-struct span {
-	char *local;                    /* this rank's first byte (read: where it lands) */
-	uint32_t lkey;
-	uint64_t remote;                /* the peer's first byte (write, read) */
-	uint32_t rkey;
-	bool cpu_reads;                 /* host memory: small writes and sends go inline */
-};
-
-/*
- * One message of len bytes of the operation, split by the largest work
- * request; a write's last piece carries imm when it is not 0. signal: signal
- * the last piece.
- */
-int gdrb_verbs_post_pieces(struct gdrb_ctx *c, unsigned q, const struct span *sp, size_t len,
-			   uint32_t imm, bool signal);
-/* Receives for pieces first.. of a message of len bytes at base, each with wr_id. */
-int gdrb_verbs_post_recvs(struct gdrb_ctx *c, unsigned q, char *base, uint32_t lkey, size_t len,
-			  size_t first, uint64_t wr_id);
-
-/* --- verbs_pipe.c --- */
-
-/* The pipelined staged path of gdrb_verbs_stream and gdrb_verbs_pingpong. */
-int gdrb_verbs_pipe_stream(struct gdrb_ctx *c, size_t size, bool active, bool passive);
-int gdrb_verbs_pipe_pingpong(struct gdrb_ctx *c, size_t size);
-/* Send ping-pong: the receive posted ahead, the first piece of any message into slot 0. */
-int gdrb_verbs_pipe_post_ahead(struct gdrb_ctx *c);
 
 #endif

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The verbs layer's options: its table, its params' defaults and the rules between them. */
+/*
+ * The verbs layer's options: its table, its params' defaults and the rules
+ * between them, --reg's parsing among them. Built into the option catalogue
+ * (every binary): it calls nothing of the verbs library.
+ */
 #include "config.h"
 
 #include <ctype.h>
@@ -16,6 +20,18 @@
 
 const char *const gdrb_completion_names[GDRB_COMPLETION_COUNT] = { "auto", "poll", "imm" };
 const char *const gdrb_wait_names[GDRB_WAIT_COUNT] = { "auto", "spin", "event" };
+
+int gdrb_reg_mode_parse(const char *text, enum gdrb_reg_mode *mode)
+{
+	enum gdrb_reg_mode m;
+
+	for (m = GDRB_REG_AUTO; m <= GDRB_REG_PEERMEM; m++)
+		if (!strcmp(text, gdrb_reg_mode_name(m))) {
+			*mode = m;
+			return 0;
+		}
+	return GDRB_ERR_USAGE;
+}
 
 #define VERBS(field) offsetof(struct gdrb_verbs_params, field)
 

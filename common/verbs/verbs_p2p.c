@@ -1,184 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* RC verbs point-to-point: posting and polling (the data path). */
+/* RC verbs point-to-point: the iterations (ping-pong, windows, reads) on verbs_post.c's posting and polling. */
 #include "config.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include <stdint.h>
 
-#include <arpa/inet.h>
-#include <poll.h>
 #include <infiniband/verbs.h>
 
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
-#include "gdrb_reg.h"
-#include "gdrb_size.h"
 #include "gdrb_verbs.h"
-#include "gdrb_watchdog.h"
 
 #include "verbs_int.h"
-
-static const char *op_name(enum gdrb_verbs_op op)
-{
-	return op == GDRB_VERBS_WRITE ? "RDMA write" : op == GDRB_VERBS_READ ? "RDMA read" : "send";
-}
-
-/* --- completions --------------------------------------------------------- */
-
-static int wc_error(struct gdrb_ctx *c, const struct ibv_wc *wc, const char *what)
-{
-	struct gdrb_verbs *v = c->priv;
-
-	if (!v->failed)
-		gdrb_err("work completion error on %s: %s (status %d, vendor error 0x%x), QP 0x%x, peer rank %d (%s); "
-			 "a peer that exited, a link that went down or a remote access error ends a RC connection",
-			 what, ibv_wc_status_str(wc->status), (int)wc->status, wc->vendor_err,
-			 wc->qp_num, c->peer, c->boot->hosts[c->peer]);
-	v->failed = true;
-	return GDRB_ERR;
-}
-
-static int qp_index(const struct gdrb_verbs *v, uint32_t qpn)
-{
-	unsigned i;
-
-	for (i = 0; i <= v->nqps; i++)
-		if (v->qp[i].qp->qp_num == qpn)
-			return (int)i;
-	return 0;
-}
-
-int gdrb_verbs_post_empty_recv(struct ibv_qp *qp)
-{
-	struct ibv_recv_wr wr = { .wr_id = 0, .sg_list = NULL, .num_sge = 0 }, *bad;
-	int rc = ibv_post_recv(qp, &wr, &bad);
-
-	if (rc)
-		gdrb_err("ibv_post_recv: %s", strerror(rc));
-	return rc ? GDRB_ERR : 0;
-}
-
-/*
- * Reap whatever completed. The watchdog is kicked only when something did:
- * a loop that spins without completions lets --timeout expire.
- */
-static int poll_cqs(struct gdrb_ctx *c)
-{
-	struct gdrb_verbs *v = c->priv;
-	struct ibv_wc wc[POLL_BATCH];
-	int n, i, got = 0;
-
-	n = ibv_poll_cq(v->send_cq, POLL_BATCH, wc);
-	for (i = 0; i < n; i++) {
-		if (wc[i].status != IBV_WC_SUCCESS)
-			return wc_error(c, &wc[i], wc[i].wr_id >> 48 == v->nqps ? "a control send" :
-					op_name(v->op));
-		v->qp[wc[i].wr_id >> 48].completed = wc[i].wr_id & ((UINT64_C(1) << 48) - 1);
-	}
-	got += n > 0 ? n : 0;
-	n = ibv_poll_cq(v->recv_cq, POLL_BATCH, wc);
-	for (i = 0; i < n; i++) {
-		if (wc[i].status != IBV_WC_SUCCESS)
-			return wc_error(c, &wc[i], "a receive");
-		if (wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-			uint32_t imm = ntohl(wc[i].imm_data);
-
-			if (imm & IMM_RING)
-				v->arrived[(imm & ~IMM_RING) % GDRB_STAGE_SLOTS]++;
-			else
-				v->imms++;
-			if (gdrb_verbs_post_empty_recv(v->qp[qp_index(v, wc[i].qp_num)].qp))
-				return GDRB_ERR;
-		} else if (wc[i].wr_id & WR_RING) {
-			v->arrived[(wc[i].wr_id & ~WR_RING) % GDRB_STAGE_SLOTS]++;
-		} else {
-			v->recvs++;
-		}
-	}
-	got += n > 0 ? n : 0;
-	n = ibv_poll_cq(v->ctrl_cq, POLL_BATCH, wc);
-	for (i = 0; i < n; i++) {
-		uint32_t kind = ntohl(wc[i].imm_data);
-
-		if (wc[i].status != IBV_WC_SUCCESS)
-			return wc_error(c, &wc[i], "a control receive");
-		if (kind < CTRL_KINDS)
-			v->ctrl[kind]++;
-		if (gdrb_verbs_post_empty_recv(v->qp[v->nqps].qp))
-			return GDRB_ERR;
-	}
-	got += n > 0 ? n : 0;
-	if (got)
-		gdrb_watchdog_kick();
-	return got;
-}
-
-int gdrb_verbs_poll(struct gdrb_ctx *c)
-{
-	return poll_cqs(c) < 0 ? GDRB_ERR : 0;
-}
-
-/* A tenth of a second at most per sleep: the caller's loop then arms and looks again. */
-#define SLEEP_MS 100
-
-/* Sleep until the channel reports a completion on an armed CQ; acknowledge every event. */
-static int sleep_for_event(struct gdrb_verbs *v)
-{
-	struct pollfd pfd = { .fd = v->channel->fd, .events = POLLIN };
-	struct ibv_cq *cq;
-	void *cq_ctx;
-	int rc = poll(&pfd, 1, SLEEP_MS);
-
-	if (rc < 0 && errno != EINTR) {
-		gdrb_err("poll on the completion channel: %s", strerror(errno));
-		return GDRB_ERR;
-	}
-	/* The channel's fd is non-blocking: take every event it holds. */
-	while (rc > 0 && ibv_get_cq_event(v->channel, &cq, &cq_ctx) == 0)
-		ibv_ack_cq_events(cq, 1);
-	return 0;
-}
-
-int gdrb_verbs_progress(struct gdrb_ctx *c)
-{
-	struct gdrb_verbs *v = c->priv;
-	struct ibv_cq *cqs[3] = { v->send_cq, v->recv_cq, v->ctrl_cq };
-	int n = poll_cqs(c), i, rc;
-
-	if (n || !v->sleeps)
-		return n < 0 ? GDRB_ERR : 0;
-	for (i = 0; i < 3; i++)
-		if ((rc = ibv_req_notify_cq(cqs[i], 0))) {
-			gdrb_err("ibv_req_notify_cq: %s", strerror(rc));
-			return GDRB_ERR;
-		}
-	/* A completion that came before the CQs were armed raises no event: look again. */
-	n = poll_cqs(c);
-	if (n)
-		return n < 0 ? GDRB_ERR : 0;
-	return sleep_for_event(v);
-}
-
-/* Wait until *have - *used >= n, then consume n. */
-int gdrb_verbs_wait_count(struct gdrb_ctx *c, uint64_t *have, uint64_t *used, uint64_t n)
-{
-	while (*have - *used < n)
-		if (gdrb_verbs_progress(c))
-			return GDRB_ERR;
-	*used += n;
-	return 0;
-}
-
-int gdrb_verbs_wait_ctrl(struct gdrb_ctx *c, int kind)
-{
-	struct gdrb_verbs *v = c->priv;
-
-	return gdrb_verbs_wait_count(c, &v->ctrl[kind], &v->ctrl_used[kind], 1);
-}
+#include "verbs_pipe.h"
+#include "verbs_post.h"
 
 /* Wait until every send work request posted on QP q has completed. */
 static int wait_sent(struct gdrb_ctx *c, unsigned q)
@@ -191,81 +25,13 @@ static int wait_sent(struct gdrb_ctx *c, unsigned q)
 	return 0;
 }
 
-/* --- posting -------------------------------------------------------------- */
-
-int gdrb_verbs_post_wr(struct gdrb_ctx *c, unsigned q, struct ibv_send_wr *wr, bool signal)
-{
-	struct gdrb_verbs *v = c->priv;
-	struct qp_state *s = &v->qp[q];
-	struct ibv_send_wr *bad;
-	int rc;
-
-	/* A signaled request at least every half queue, so space always comes back. */
-	while (s->posted - s->completed >= v->tx_depth)
-		if (gdrb_verbs_progress(c))
-			return GDRB_ERR;
-	s->posted++;
-	if (signal || ++s->unsignaled >= v->tx_depth / 2) {
-		wr->send_flags |= IBV_SEND_SIGNALED;
-		s->unsignaled = 0;
-	}
-	wr->wr_id = ((uint64_t)q << 48) | s->posted;
-	rc = ibv_post_send(s->qp, wr, &bad);
-	if (rc) {
-		gdrb_err("ibv_post_send (%s): %s", op_name(v->op), strerror(rc));
-		return GDRB_ERR;
-	}
-	return 0;
-}
-
-int gdrb_verbs_send_ctrl(struct gdrb_ctx *c, int kind)
-{
-	struct gdrb_verbs *v = c->priv;
-	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND_WITH_IMM, .imm_data = htonl((uint32_t)kind),
-				  .send_flags = IBV_SEND_INLINE };
-
-	return gdrb_verbs_post_wr(c, v->nqps, &wr, false);
-}
+/* --- messages ------------------------------------------------------------- */
 
 static int local_buf(const struct gdrb_ctx *c, bool sending)
 {
 	bool staged = c->variant->staged;
 
 	return sending ? (staged ? BUF_SEND_BOUNCE : BUF_SEND) : (staged ? BUF_RECV_BOUNCE : BUF_RECV);
-}
-
-int gdrb_verbs_post_pieces(struct gdrb_ctx *c, unsigned q, const struct span *sp, size_t len,
-			   uint32_t imm, bool signal)
-{
-	struct gdrb_verbs *v = c->priv;
-	size_t i, n = gdrb_wr_count(len, v->max_chunk);
-
-	for (i = 0; i < n; i++) {
-		struct ibv_sge sge;
-		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 };
-		size_t at, chunk;
-		bool last = i + 1 == n;
-
-		gdrb_wr_chunk(len, v->max_chunk, i, &at, &chunk);
-		sge.addr = (uintptr_t)(sp->local + at);
-		sge.length = (uint32_t)chunk;
-		sge.lkey = sp->lkey;
-		wr.opcode = v->op == GDRB_VERBS_SEND ? IBV_WR_SEND :
-			    v->op == GDRB_VERBS_READ ? IBV_WR_RDMA_READ :
-			    last && imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
-		if (wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-			wr.imm_data = htonl(imm);
-		if (v->op != GDRB_VERBS_SEND) {
-			wr.wr.rdma.remote_addr = sp->remote + at;
-			wr.wr.rdma.rkey = sp->rkey;
-		}
-		/* Inline only where the CPU may read the buffer: never device memory. */
-		if (sp->cpu_reads && v->op != GDRB_VERBS_READ && chunk <= v->max_inline)
-			wr.send_flags = IBV_SEND_INLINE;
-		if (gdrb_verbs_post_wr(c, q, &wr, signal && last))
-			return GDRB_ERR;
-	}
-	return 0;
 }
 
 /*
@@ -284,32 +50,7 @@ static int post_msg(struct gdrb_ctx *c, unsigned q, size_t off, size_t len, bool
 		.cpu_reads = c->variant->staged || c->send.ops->host_accessible,
 	};
 
-	return gdrb_verbs_post_pieces(c, q, &sp, len, imm ? 1 : 0, signal);
-}
-
-int gdrb_verbs_post_recvs(struct gdrb_ctx *c, unsigned q, char *base, uint32_t lkey, size_t len,
-			  size_t first, uint64_t wr_id)
-{
-	struct gdrb_verbs *v = c->priv;
-	size_t i, n = gdrb_wr_count(len, v->max_chunk);
-
-	for (i = first; i < n; i++) {
-		struct ibv_sge sge;
-		struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
-		size_t at, chunk;
-		int rc;
-
-		gdrb_wr_chunk(len, v->max_chunk, i, &at, &chunk);
-		sge.addr = (uintptr_t)(base + at);
-		sge.length = (uint32_t)chunk;
-		sge.lkey = lkey;
-		rc = ibv_post_recv(v->qp[q].qp, &wr, &bad);
-		if (rc) {
-			gdrb_err("ibv_post_recv: %s", strerror(rc));
-			return GDRB_ERR;
-		}
-	}
-	return 0;
+	return gdrb_verbs_post_pieces(v, &v->qp[q], &sp, len, imm ? 1 : 0, signal);
 }
 
 /* Receives for one message of len bytes at off of this rank's wire receive buffer. */
@@ -317,7 +58,7 @@ static int post_msg_recvs(struct gdrb_ctx *c, unsigned q, size_t off, size_t len
 {
 	struct gdrb_verbs *v = c->priv;
 
-	return gdrb_verbs_post_recvs(c, q, gdrb_wire_recv(c) + off, v->lkey[local_buf(c, false)], len,
+	return gdrb_verbs_post_recvs(v, &v->qp[q], gdrb_wire_recv(c) + off, v->lkey[local_buf(c, false)], len,
 				     first, 0);
 }
 
@@ -353,7 +94,7 @@ static int switch_path(struct gdrb_ctx *c)
 
 	if ((c->variant->pipelined ? gdrb_verbs_pipe_post_ahead(c) :
 	     post_msg_recvs(c, 0, 0, v->max_chunk < c->bufsize ? v->max_chunk : c->bufsize, 0)) ||
-	    gdrb_verbs_post_wr(c, 0, &flush, false) ||
+	    gdrb_verbs_post_send(v, &v->qp[0], &flush, false) ||
 	    (old_ring ? gdrb_verbs_wait_count(c, &v->arrived[0], &v->arrived_used[0], 1) :
 	     gdrb_verbs_wait_count(c, &v->recvs, &v->recvs_used, 1)))
 		return GDRB_ERR;

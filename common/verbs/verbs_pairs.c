@@ -35,21 +35,25 @@
 #include "gdrb_watchdog.h"
 
 #include "verbs_int.h"
+#include "verbs_post.h"
+#include "verbs_setup.h"
 
 #define RX_CREDITS 16           /* receives kept posted per QP: a peer is never more than 4 messages ahead */
-#define SIGNALED_MAX 4          /* signaled sends a QP may have unreaped (post_wr) */
+#define SIGNALED_MAX 4          /* signaled sends a QP may have unreaped (gdrb_verbs_post_send) */
 #define WR_RECV (UINT64_C(1) << 63)
-#define WR_ID_MASK ((UINT64_C(1) << 48) - 1)
 
-/* What an immediate says; each is counted per peer, so their order across kinds does not matter. */
-enum { MSG_READY, MSG_ACK, MSG_WINDOW, MSG_DATA, MSG_BEGIN, MSG_KINDS };
+/*
+ * What an immediate says; each is counted per peer, so their order across
+ * kinds does not matter. None is 0: a write's immediate of 0 is none.
+ */
+enum { MSG_READY = 1, MSG_ACK, MSG_WINDOW, MSG_DATA, MSG_BEGIN, MSG_KINDS };
 
 /* Receive regions of a peer: its receive buffer (direct path) and its bounce buffer (staged). */
 enum { REG_DIRECT, REG_BOUNCE, NREG };
 
 struct peer {
 	int rank;
-	struct qp_state s;
+	struct qp_state s;      /* tag: its index in peers */
 	uint32_t psn;
 	uint64_t got[MSG_KINDS], used[MSG_KINDS];
 	uint64_t addr[NREG];
@@ -65,7 +69,7 @@ struct vpairs {
 	unsigned npeers;
 	int *slot;              /* slot[rank]: its index in peers, -1 if not met */
 	unsigned cqe;
-	bool device, gdr, cpu_reads, failed;
+	bool device, gdr, cpu_reads;
 	char gdr_why[768];
 };
 
@@ -91,57 +95,49 @@ static const char *host_of(const struct vpairs *x, int rank)
 	return x->boot->hosts[rank];
 }
 
-static int wc_error(struct vpairs *x, const struct ibv_wc *wc, int rank)
+static int post_recv(const struct peer *pr, unsigned slot)
 {
-	if (!x->failed)
-		gdrb_err("work completion error on %s: %s (status %d, vendor error 0x%x), QP 0x%x, peer rank %d (%s); a peer that exited, a link that went down or a remote access error ends a RC connection",
-			 wc->wr_id & WR_RECV ? "a receive" : "an RDMA write or send", ibv_wc_status_str(wc->status),
-			 (int)wc->status, wc->vendor_err, wc->qp_num, rank, rank >= 0 ? host_of(x, rank) : "?");
-	x->failed = true;
-	return GDRB_ERR;
+	return gdrb_verbs_post_empty_recv(&pr->s, WR_RECV | slot);
 }
 
-static int post_recv(struct peer *pr, unsigned slot)
+/* One completion: a send's tells how far its QP has completed; a receive's immediate is counted and put back. */
+static int on_wc(void *arg, const struct ibv_wc *wc)
 {
-	struct ibv_recv_wr wr = { .wr_id = WR_RECV | slot, .sg_list = NULL, .num_sge = 0 }, *bad;
-	int rc = ibv_post_recv(pr->s.qp, &wr, &bad);
+	struct vpairs *x = arg;
+	bool recv = wc->wr_id & WR_RECV;
+	uint64_t slot = recv ? wc->wr_id & ~WR_RECV : wc->wr_id >> WR_TAG_SHIFT;
+	struct peer *pr = slot < x->npeers ? &x->peers[slot] : NULL;
+	uint32_t kind;
 
-	if (rc)
-		gdrb_err("ibv_post_recv (QP with rank %d): %s", pr->rank, strerror(rc));
-	return rc ? GDRB_ERR : 0;
+	if (wc->status != IBV_WC_SUCCESS || !pr)
+		return gdrb_verbs_wc_error(&x->v, wc, recv ? "a receive" : "an RDMA write or send",
+					   pr ? pr->rank : -1, pr ? host_of(x, pr->rank) : "?");
+	if (!recv) {
+		pr->s.completed = wc->wr_id & WR_COUNT_MASK;
+		return 0;
+	}
+	kind = ntohl(wc->imm_data);
+	if (kind < MSG_KINDS)
+		pr->got[kind]++;
+	return post_recv(pr, (unsigned)slot);
 }
 
-/* Reap what completed: count the immediates per peer and kind, put their receives back. */
+/* Reap what completed; the watchdog is kicked only on progress. */
 static int poll_cq(struct vpairs *x)
 {
-	struct ibv_wc wc[POLL_BATCH];
-	int n = ibv_poll_cq(x->v.send_cq, POLL_BATCH, wc), i;
+	int n = gdrb_verbs_reap(&x->v, x->v.send_cq, on_wc, x);
 
-	if (n < 0) {
-		gdrb_err("ibv_poll_cq(%s): %d", x->v.nic, n);
+	if (n < 0)
 		return GDRB_ERR;
-	}
-	for (i = 0; i < n; i++) {
-		bool recv = wc[i].wr_id & WR_RECV;
-		uint64_t slot = recv ? wc[i].wr_id & ~WR_RECV : wc[i].wr_id >> 48;
-		struct peer *pr = slot < x->npeers ? &x->peers[slot] : NULL;
-		uint32_t kind;
-
-		if (wc[i].status != IBV_WC_SUCCESS || !pr)
-			return wc_error(x, &wc[i], pr ? pr->rank : -1);
-		if (!recv) {
-			pr->s.completed = wc[i].wr_id & WR_ID_MASK;
-			continue;
-		}
-		kind = ntohl(wc[i].imm_data);
-		if (kind < MSG_KINDS)
-			pr->got[kind]++;
-		if (post_recv(pr, (unsigned)slot))
-			return GDRB_ERR;
-	}
 	if (n > 0)
 		gdrb_watchdog_kick();
 	return 0;
+}
+
+/* While a send queue is full (struct gdrb_verbs.progress). */
+static int progress(void *x)
+{
+	return poll_cq(x);
 }
 
 static bool have(const struct peer *pr, int kind)
@@ -162,36 +158,9 @@ static int wait_msg(struct vpairs *x, int rank, int kind, const char *what, size
 	return 0;
 }
 
-/* One send work request; a signaled one at least every half queue, so room always comes back. */
-static int post_wr(struct vpairs *x, struct peer *pr, struct ibv_send_wr *wr, bool signal)
-{
-	struct qp_state *s = &pr->s;
-	struct ibv_send_wr *bad;
-	int rc;
-
-	while (s->posted - s->completed >= x->v.tx_depth)
-		if (poll_cq(x))
-			return GDRB_ERR;
-	s->posted++;
-	if (signal || ++s->unsignaled >= x->v.tx_depth / 2) {
-		wr->send_flags |= IBV_SEND_SIGNALED;
-		s->unsignaled = 0;
-	}
-	wr->wr_id = ((uint64_t)x->slot[pr->rank] << 48) | s->posted;
-	rc = ibv_post_send(s->qp, wr, &bad);
-	if (rc) {
-		gdrb_err("ibv_post_send (QP with rank %d, %s): %s", pr->rank, host_of(x, pr->rank), strerror(rc));
-		return GDRB_ERR;
-	}
-	return 0;
-}
-
 static int send_ctrl(struct vpairs *x, int rank, int kind)
 {
-	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND_WITH_IMM, .imm_data = htonl((uint32_t)kind),
-				  .send_flags = IBV_SEND_INLINE };
-
-	return post_wr(x, peer_of(x, rank), &wr, false);
+	return gdrb_verbs_post_ctrl(&x->v, &peer_of(x, rank)->s, (uint32_t)kind);
 }
 
 /* The send region that holds [p, p + len): the peer's matching receive region and the offset. */
@@ -213,40 +182,24 @@ static int region_of(const struct vpairs *x, const char *p, size_t len, int *reg
 
 /*
  * One message of len bytes at p to the same offset of the peer's matching
- * receive region, in pieces of at most max_chunk; the last piece carries the
- * immediate kind (< 0: none) and is signaled when signal.
+ * receive region, RDMA writes in pieces of at most max_chunk; the last piece
+ * carries the immediate kind (< 0: none) and is signaled when signal.
  */
 static int write_msg(struct vpairs *x, int rank, const char *p, size_t len, int kind, bool signal)
 {
 	struct peer *pr = peer_of(x, rank);
-	size_t i, n = gdrb_wr_count(len, x->v.max_chunk), off;
+	struct span sp = { .local = p };
+	size_t off;
 	int reg;
 
 	if (region_of(x, p, len, &reg, &off))
 		return GDRB_ERR;
-	for (i = 0; i < n; i++) {
-		struct ibv_sge sge;
-		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE };
-		size_t at, chunk;
-		bool last = i + 1 == n;
-
-		gdrb_wr_chunk(len, x->v.max_chunk, i, &at, &chunk);
-		sge = (struct ibv_sge){ .addr = (uintptr_t)(p + at), .length = (uint32_t)chunk,
-					.lkey = x->v.lkey[reg == REG_DIRECT ? BUF_SEND : BUF_SEND_BOUNCE] };
-		wr.num_sge = chunk ? 1 : 0;
-		wr.wr.rdma.remote_addr = pr->addr[reg] + off + at;
-		wr.wr.rdma.rkey = pr->rkey[reg];
-		if (last && kind >= 0) {
-			wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-			wr.imm_data = htonl((uint32_t)kind);
-		}
-		/* Inline only where the CPU may read the buffer: never device memory. */
-		if ((reg == REG_BOUNCE || x->cpu_reads) && chunk <= x->v.max_inline)
-			wr.send_flags = IBV_SEND_INLINE;
-		if (post_wr(x, pr, &wr, signal && last))
-			return GDRB_ERR;
-	}
-	return 0;
+	sp.lkey = x->v.lkey[reg == REG_DIRECT ? BUF_SEND : BUF_SEND_BOUNCE];
+	sp.remote = pr->addr[reg] + off;
+	sp.rkey = pr->rkey[reg];
+	/* Inline only where the CPU may read the buffer: never device memory. */
+	sp.cpu_reads = reg == REG_BOUNCE || x->cpu_reads;
+	return gdrb_verbs_post_pieces(&x->v, &pr->s, &sp, len, kind < 0 ? 0 : (uint32_t)kind, signal);
 }
 
 /* --- the ops ------------------------------------------------------------- */
@@ -436,6 +389,9 @@ static int create_qps(struct vpairs *x)
 		x->peers[i].s.qp = gdrb_verbs_create_qp(v, v->send_cq, v->rx_depth);
 		if (!x->peers[i].s.qp)
 			return GDRB_ERR;
+		x->peers[i].s.tag = i;
+		x->peers[i].s.peer = x->peers[i].rank;
+		x->peers[i].s.host = host_of(x, x->peers[i].rank);
 		x->peers[i].psn = (uint32_t)lrand48() & 0xffffff;
 	}
 	return 0;
@@ -534,6 +490,9 @@ int gdrb_verbs_pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, str
 	}
 	*priv = x;
 	x->v.gpu_mr[0].dmabuf_fd = x->v.gpu_mr[1].dmabuf_fd = -1;
+	x->v.op = GDRB_VERBS_WRITE;
+	x->v.progress = progress;
+	x->v.progress_arg = x;
 	x->vp = gdrb_group_params(p, &gdrb_verbs_opts);
 	x->boot = b;
 	x->bufs = *s->bufs;

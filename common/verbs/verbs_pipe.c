@@ -35,6 +35,8 @@
 #include "gdrb_verbs.h"
 
 #include "verbs_int.h"
+#include "verbs_pipe.h"
+#include "verbs_post.h"
 
 static bool wr_done(const struct gdrb_verbs *v, const struct slot_wr *w)
 {
@@ -104,7 +106,7 @@ static int out_post(struct gdrb_ctx *c)
 	if (done <= 0 || (f >= r->slots && !take_ctrl(v, CTRL_CREDIT)))
 		return done < 0 ? GDRB_ERR : 0;
 	gdrb_frag_at(&t->fr, f, &off, &len, NULL);
-	if (gdrb_verbs_post_pieces(c, q, &sp, len, v->op == GDRB_VERBS_WRITE ? IMM_RING | s : 0, true))
+	if (gdrb_verbs_post_pieces(v, &v->qp[q], &sp, len, v->op == GDRB_VERBS_WRITE ? IMM_RING | s : 0, true))
 		return GDRB_ERR;
 	v->out_wr[s] = (struct slot_wr){ .q = q, .id = v->qp[q].posted };
 	t->sent++;
@@ -120,7 +122,7 @@ static int in_post_recvs(struct gdrb_ctx *c, size_t f, size_t first)
 	size_t off, len;
 
 	gdrb_frag_at(&v->rx.fr, f, &off, &len, NULL);
-	return gdrb_verbs_post_recvs(c, (unsigned)(f % v->rx.nq), gdrb_ring_slot(&c->in_ring, f),
+	return gdrb_verbs_post_recvs(v, &v->qp[f % v->rx.nq], gdrb_ring_slot(&c->in_ring, f),
 				     v->lkey[BUF_IN_RING], len, first, WR_RING | (f % c->in_ring.slots));
 }
 
@@ -234,7 +236,7 @@ static int rd_post(struct gdrb_ctx *c)
 		return done < 0 ? GDRB_ERR : 0;
 	v->ctrl_used[CTRL_FRAG]++;
 	gdrb_frag_at(&p->fr, f, &off, &len, NULL);
-	if (gdrb_verbs_post_pieces(c, q, &sp, len, 0, true))
+	if (gdrb_verbs_post_pieces(v, &v->qp[q], &sp, len, 0, true))
 		return GDRB_ERR;
 	v->in_wr[s] = (struct slot_wr){ .q = q, .id = v->qp[q].posted };
 	p->posted++;
@@ -338,7 +340,7 @@ int gdrb_verbs_pipe_post_ahead(struct gdrb_ctx *c)
 	struct gdrb_verbs *v = c->priv;
 	size_t len = c->in_ring.chunk < v->max_chunk ? c->in_ring.chunk : v->max_chunk;
 
-	return gdrb_verbs_post_recvs(c, 0, gdrb_ring_slot(&c->in_ring, 0), v->lkey[BUF_IN_RING], len, 0,
+	return gdrb_verbs_post_recvs(v, &v->qp[0], gdrb_ring_slot(&c->in_ring, 0), v->lkey[BUF_IN_RING], len, 0,
 				     WR_RING);
 }
 

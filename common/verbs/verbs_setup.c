@@ -16,6 +16,7 @@
 
 #include "gdrb_inject.h"
 #include "gdrb_log.h"
+#include "gdrb_memlock.h"
 #include "gdrb_node.h"
 #include "gdrb_reg.h"
 #include "gdrb_size.h"
@@ -23,6 +24,8 @@
 #include "gdrb_watchdog.h"
 
 #include "verbs_int.h"
+#include "verbs_post.h"
+#include "verbs_setup.h"
 
 /* --- setup ------------------------------------------------------------------ */
 
@@ -453,6 +456,7 @@ static int create_verbs(struct gdrb_verbs *v)
 					    gdrb_verbs_create_qp(v, v->ctrl_cq, CTRL_CREDITS);
 		if (!v->qp[i].qp)
 			goto err_qp;
+		v->qp[i].tag = i;
 		v->me.qpn[i] = v->qp[i].qp->qp_num;
 		v->me.psn[i] = (uint32_t)lrand48() & 0xffffff;
 	}
@@ -631,15 +635,15 @@ static int post_initial_recvs(struct gdrb_ctx *c, struct gdrb_verbs *v)
 	unsigned i, k;
 
 	for (k = 0; k < CTRL_CREDITS; k++)
-		if (gdrb_verbs_post_empty_recv(v->qp[v->nqps].qp))
+		if (gdrb_verbs_post_empty_recv(&v->qp[v->nqps], 0))
 			return GDRB_ERR;
 	for (i = 0; v->op == GDRB_VERBS_WRITE && i < v->nqps; i++)
 		for (k = 0; k < v->rx_depth; k++)
-			if (gdrb_verbs_post_empty_recv(v->qp[i].qp))
+			if (gdrb_verbs_post_empty_recv(&v->qp[i], 0))
 				return GDRB_ERR;
 	/* Send ping-pong: the receive the first path switch uses up (see switch_path). */
 	if (v->op == GDRB_VERBS_SEND && c->bench->traffic == GDRB_TRAFFIC_PINGPONG)
-		return gdrb_verbs_post_empty_recv(v->qp[0].qp);
+		return gdrb_verbs_post_empty_recv(&v->qp[0], 0);
 	return 0;
 }
 
@@ -670,6 +674,8 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 	v->gpu_mr[0].dmabuf_fd = v->gpu_mr[1].dmabuf_fd = -1;
 	v->op = op;
 	v->nqps = vp->qps;
+	v->progress = gdrb_verbs_ctx_progress;
+	v->progress_arg = c;
 	/* The target of a one-way write or read bandwidth test only waits for the window's end. */
 	v->sleeps = vp->wait == GDRB_WAIT_EVENT ||
 		    (vp->wait == GDRB_WAIT_AUTO && op != GDRB_VERBS_SEND &&
