@@ -23,6 +23,19 @@ need_mpi() {
 	[ -x "$top_builddir/mpi/gdrb_mpi_latency" ] || skip "MPI binaries not built"
 }
 
+# pids_matching TEXT: the processes whose command line (arguments joined by spaces) contains
+# TEXT, one pid a line, as `pgrep -f` gives them; read from /proc, so that the tests need no
+# procps (a minimal Debian or container image has none).
+pids_matching() {
+	local dir args
+	for dir in /proc/[0-9]*; do
+		[ "${dir#/proc/}" = "$BASHPID" ] && continue
+		mapfile -d '' args <"$dir/cmdline" 2>/dev/null || continue
+		[[ "${args[*]}" == *"$1"* ]] && echo "${dir#/proc/}"
+	done
+	return 0
+}
+
 # mpi NP ARGS...: run under mpirun with NP ranks.
 mpi() {
 	local np=$1
