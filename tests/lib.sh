@@ -65,7 +65,7 @@ use_simgpu() {
 # directory, and the build tree where it lives under the VM's empty /tmp).
 need_vm() {
 	local rc
-	# CI's distcheck: the VM tests already ran twice in that job (plain and sanitizer passes).
+	# A run that has no time for the VM tests (they take minutes each) skips them.
 	[ -z "${GDRB_SKIP_VM_TESTS:-}" ] || skip "GDRB_SKIP_VM_TESTS is set"
 	vm=$top_srcdir/tests/vm/rxe-vm.sh
 	bash "$vm" prepare || {
