@@ -286,10 +286,16 @@ mount -t devpts devpts /host/dev/pts
 for d in /tmp /run /dev/shm; do
 	mount -t tmpfs -o mode=1777 tmpfs "/host$d" || bail "cannot mount tmpfs on $d"
 done
-# Open MPI refuses the node name "(none)"; the name must also resolve.
+# Open MPI refuses the node name "(none)"; the name must also resolve, and a cluster's VMs
+# find each other by name. A root without /etc/hosts (a debootstrap root has none) has
+# nothing to bind it onto in the read-only share: its /etc is copied, with the names added.
 hostname "$vm_hostname"
-{ cat /host/etc/hosts; cat /job/hosts; } >/hosts
-mount --bind /hosts /host/etc/hosts
+{ cat /host/etc/hosts 2>/dev/null; cat /job/hosts; } >/hosts
+if [ -f /host/etc/hosts ]; then
+	mount --bind /hosts /host/etc/hosts
+else
+	cp -a /host/etc /etc.host && cp /hosts /etc.host/hosts && mount --bind /etc.host /host/etc
+fi || bail "cannot put the VMs' names in /etc/hosts"
 mkdir -p /host/run/gdrb-vm
 mount --bind /job /host/run/gdrb-vm
 while read -r tag dir; do
