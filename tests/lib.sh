@@ -23,6 +23,19 @@ need_mpi() {
 	[ -x "$top_builddir/mpi/gdrb_mpi_latency" ] || skip "MPI binaries not built"
 }
 
+# pids_matching TEXT: the processes whose command line (arguments joined by spaces) contains
+# TEXT, one pid a line, as `pgrep -f` gives them; read from /proc, so that the tests need no
+# procps (a minimal Debian or container image has none).
+pids_matching() {
+	local dir args
+	for dir in /proc/[0-9]*; do
+		[ "${dir#/proc/}" = "$BASHPID" ] && continue
+		mapfile -d '' args <"$dir/cmdline" 2>/dev/null || continue
+		[[ "${args[*]}" == *"$1"* ]] && echo "${dir#/proc/}"
+	done
+	return 0
+}
+
 # mpi NP ARGS...: run under mpirun with NP ranks.
 mpi() {
 	local np=$1
@@ -52,7 +65,7 @@ use_simgpu() {
 # directory, and the build tree where it lives under the VM's empty /tmp).
 need_vm() {
 	local rc
-	# CI's distcheck: the VM tests already ran twice in that job (plain and sanitizer passes).
+	# A run that has no time for the VM tests (they take minutes each) skips them.
 	[ -z "${GDRB_SKIP_VM_TESTS:-}" ] || skip "GDRB_SKIP_VM_TESTS is set"
 	vm=$top_srcdir/tests/vm/rxe-vm.sh
 	bash "$vm" prepare || {

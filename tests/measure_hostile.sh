@@ -45,7 +45,7 @@ grep -qx 'FAIL selftest-help-refused (item selftest): exit 0, expected exit 2; .
 grep -qx 'FAIL selftest-hang (item selftest): hang (killed after [0-9.]* s).*' "$WORK/r.out" ||
 	{ cat "$WORK/r.out"; fail "a sweep past its time limit was not reported as a hang"; }
 sleep 1
-pgrep -f 'gdrb_mpi_latency -m 8:1G -t 5' && fail "the hung case left processes behind"
+[ -z "$(pids_matching 'gdrb_mpi_latency -m 8:1G -t 5')" ] || fail "the hung case left processes behind"
 grep -q '^measure-hostile: 2 of 4 cases passed or were skipped, 2 failed; report: ' "$WORK/r.err" ||
 	{ cat "$WORK/r.err"; fail "the closing line"; }
 

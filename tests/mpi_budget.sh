@@ -23,6 +23,8 @@ cleanup() {
 }
 trap cleanup EXIT
 now() { date +%s.%N; }
+# calc EXPR: EXPR's value (awk's arithmetic, so that no bc is needed).
+calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
 # timed_run STALL ARGS...: gdrb_mpi_latency with GDRB_INJECT_STALL=STALL (none if
 # empty), its wall seconds in took.
 timed_run() {
@@ -33,11 +35,11 @@ timed_run() {
 	mpi 2 -x GDRB_INJECT_STALL="$stall" "$top_builddir/mpi/gdrb_mpi_latency" --csv "$WORK/b.csv" "$@" \
 		>"$WORK/out" 2>"$WORK/err" ||
 		{ cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_latency $*"; }
-	took=$(echo "$(now) - $start" | bc)
+	took=$(calc "$(now) - $start")
 }
 # within WALL BASE BOUND WHAT: WALL - BASE <= BOUND + 2.
 within() {
-	[ "$(echo "$1 - $2 <= $3 + 2" | bc)" = 1 ] ||
+	awk -v wall="$1" -v base="$2" -v bound="$3" 'BEGIN { exit !(wall - base <= bound + 2) }' ||
 		{ cat "$WORK/out"; fail "$4: $1 s, baseline $2 s: more than the bound $3 s + 2 s"; }
 	pass "$4: $1 s (baseline $2 s, bound $3 s + 2 s)"
 }
@@ -47,14 +49,14 @@ timed_run "" -m 8:64K -t 0.02
 base=$took
 timed_run 300000/1 -m 8:64K -t 0.02
 wall=$took
-within "$wall" "$base" "$(echo "14 * 3 * 0.3" | bc)" "300 ms iterations, -t 0.02, 14 sizes"
+within "$wall" "$base" "$(calc "14 * 3 * 0.3")" "300 ms iterations, -t 0.02, 14 sizes"
 
 # 3 sizes, 10 x 0.1 s each plus one 200 ms iteration (a GDRB_MAX_STRETCH of 20 fails here).
 timed_run "" -m 8,16,32 -t 0.1 --min-iters 200
 base=$took
 timed_run 200000/10 -m 8,16,32 -t 0.1 --min-iters 200
 wall=$took
-within "$wall" "$base" "$(echo "3 * (10 * 0.1 + 0.2)" | bc)" "200 ms every 10th iteration, --min-iters 200, -t 0.1"
+within "$wall" "$base" "$(calc "3 * (10 * 0.1 + 0.2)")" "200 ms every 10th iteration, --min-iters 200, -t 0.1"
 
 # Two busy loops beside, no injected stall: 14 sizes, 10 x 0.05 s each plus an iteration and, on
 # a loaded machine, the batches' agreements and the gathering of results (0.2 s a size, generous).
@@ -66,4 +68,4 @@ timed_run "" -m 8 -t 0.05
 base=$took
 timed_run "" -m 8:64K -t 0.05
 wall=$took
-within "$wall" "$base" "$(echo "14 * (10 * 0.05 + 0.2)" | bc)" "-t 0.05, 14 sizes, two busy loops beside"
+within "$wall" "$base" "$(calc "14 * (10 * 0.05 + 0.2)")" "-t 0.05, 14 sizes, two busy loops beside"

@@ -61,7 +61,11 @@ grep -q 'interrupted by SIGINT: .*results.csv keeps every row measured so far' "
 json_get "$WORK/run/meta.json" skipped.0.reason | grep -q 'not run: the sweep was interrupted' || fail "meta.json: the step not run"
 grep -q 'This run was interrupted by SIGINT' "$WORK/run/summary.md" || fail "summary.md does not say interrupted"
 sleep 1
-! pgrep -f -- "$WORK/run/" >/dev/null || { pgrep -af -- "$WORK/run/"; fail "benchmark processes survive the interruption"; }
+left=$(pids_matching "$WORK/run/")
+[ -z "$left" ] || {
+	for p in $left; do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done
+	fail "benchmark processes survive the interruption"
+}
 pass "Ctrl-C (SIGINT to the process group): exit 130 within 15 s, $rows complete rows, no process left"
 
 # --- a row half written when Ctrl-C comes: it is dropped, never copied ---------------------

@@ -190,7 +190,10 @@ PATH=$WORK/gpu:$PATH GDRB_SYSFS=$WORK/sys "$sweep" --dry-run --bin-dir "$top_bui
 grep -q -- '/gdrb_mpi_bw -m 8:1G .*--mem device' "$WORK/dry" || { cat "$WORK/dry"; fail "with a GPU, device memory is not planned"; }
 grep -Eq 'skip: gdrb_write_bw mem=device: not built here|/gdrb_write_bw -m 8:1G .*--mem device' "$WORK/dry" || { cat "$WORK/dry"; fail "with an RDMA device, the verbs benchmarks are not considered"; }
 grep -q -- 'gdrb_copy_bw -m 8:1G --csv [^ ]* --label quick$' "$WORK/dry" || { cat "$WORK/dry"; fail "with a GPU, gdrb_copy_bw is not planned without --mem"; }
-# A device run on this machine (no real GPU): the binaries say unsupported, the CSV says so too.
+# A device run on this machine (no real GPU): the binaries say unsupported, the CSV says so too,
+# with the reason: no GPU answers, or this build has no CUDA at all.
+no_gpu='no usable GPU'
+[ "${HAVE_CUDA:-1}" = 1 ] || no_gpu='gdrbench was built without CUDA'
 PATH=$WORK/gpu:$PATH GDRB_SYSFS=$WORK/sys "$sweep" --bin-dir "$top_builddir" --bench latency --mem device --sizes 8 \
 	--out "$WORK/gpurun" >/dev/null 2>"$WORK/gpurun.err"
 rc=$?
@@ -200,7 +203,7 @@ rc=$?
 csv_check "$WORK/gpurun/results.csv" || fail "device sweep: rows do not follow the schema"
 lat_dev=(benchmark=mpi_latency layer=mpi mem=device)
 if csv_has "$WORK/gpurun/results.csv" "${lat_dev[@]}" path=staged reg=staged "${unwindowed[@]}" size_bytes=8 \
-	iterations=0 status=unsupported errors=0 quality= 'note~unsupported here: .*no usable GPU.*' &&
+	iterations=0 status=unsupported errors=0 quality= "note~unsupported here: .*$no_gpu.*" &&
 	csv_has "$WORK/gpurun/results.csv" "${lat_dev[@]}" path=direct reg=mpi-cuda "${unwindowed[@]}" size_bytes=8 \
 		iterations=0 status=unsupported errors=0; then
 	pass "device memory where no GPU is usable: an 'unsupported' row for each path, with the reason, exit 0"

@@ -30,7 +30,7 @@ trap cleanup EXIT
 # rank_pid N: the process of rank N of the run labelled $tag.
 rank_pid() {
 	local pid
-	for pid in $(pgrep -f -- "--label $tag"); do
+	for pid in $(pids_matching "--label $tag"); do
 		if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
 			echo "$pid"
 			return
@@ -112,7 +112,7 @@ named=
 while kill -0 "$launcher" 2>/dev/null; do
 	grep -q 'timeout: no answer from rank 1' "$WORK/err" && { named=$(now); break; }
 	# Four times the limit of running time and more: it will not come.
-	[ "$(echo "$(now) - $start > 60" | bc)" = 1 ] && break
+	awk -v now="$(now)" -v start="$start" 'BEGIN { exit !(now - start > 60) }' && break
 	sleep 0.1
 done
 kill "$pauser" 2>/dev/null
@@ -128,8 +128,8 @@ kill -CONT "$waiter" 2>/dev/null
 wait "$launcher"
 kill -KILL "$victim" 2>/dev/null
 paused=$(awk '{ s += $1 } END { printf "%.1f", s }' "$WORK/paused" 2>/dev/null || echo 0)
-ran=$(echo "$named - $start - ${paused:-0}" | bc)
-[ "$(echo "$ran <= 1.5 * $limit + 1" | bc)" = 1 ] ||
+ran=$(awk -v n="$named" -v s="$start" -v p="${paused:-0}" 'BEGIN { printf "%.3f", n - s - p }')
+awk -v ran="$ran" -v limit="$limit" 'BEGIN { exit !(ran <= 1.5 * limit + 1) }' ||
 	{ cat "$WORK/err"; fail "under load: the frozen peer was named after $ran s of rank 0 running ($paused s paused), more than 1.5 x --timeout $limit + 1 s"; }
 pass "under load, rank 0 paused ${paused} s in all: the frozen peer named after $ran s of running (--timeout $limit)"
 

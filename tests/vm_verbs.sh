@@ -70,8 +70,12 @@ echo "stdout-full $?" >>"$out/rc"
 # Fault 1: rank 1 frozen once two rows are in the CSV; rank 0 must name it within --timeout.
 (
 	until [ "$(wc -l <"$out/freeze.csv" 2>/dev/null || echo 0)" -ge 3 ]; do sleep 0.2; done
-	for p in $(pgrep -f "$bin/gdrb_write_lat"); do
-		tr '\0' '\n' <"/proc/$p/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 && kill -STOP "$p" && echo "$p" >"$out/frozen"
+	# Rank 1's process, found in /proc (the root the VM shares may have no procps).
+	for d in /proc/[0-9]*; do
+		mapfile -d '' args <"$d/cmdline" 2>/dev/null || continue
+		[[ "${args[*]}" == *"$bin/gdrb_write_lat"* ]] || continue
+		p=${d#/proc/}
+		tr '\0' '\n' <"$d/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 && kill -STOP "$p" && echo "$p" >"$out/frozen"
 	done
 ) &
 start=$(date +%s)

@@ -286,10 +286,16 @@ mount -t devpts devpts /host/dev/pts
 for d in /tmp /run /dev/shm; do
 	mount -t tmpfs -o mode=1777 tmpfs "/host$d" || bail "cannot mount tmpfs on $d"
 done
-# Open MPI refuses the node name "(none)"; the name must also resolve.
+# Open MPI refuses the node name "(none)"; the name must also resolve, and a cluster's VMs
+# find each other by name. A root without /etc/hosts (a debootstrap root has none) has
+# nothing to bind it onto in the read-only share: its /etc is copied, with the names added.
 hostname "$vm_hostname"
-{ cat /host/etc/hosts; cat /job/hosts; } >/hosts
-mount --bind /hosts /host/etc/hosts
+{ cat /host/etc/hosts 2>/dev/null; cat /job/hosts; } >/hosts
+if [ -f /host/etc/hosts ]; then
+	mount --bind /hosts /host/etc/hosts
+else
+	cp -a /host/etc /etc.host && cp /hosts /etc.host/hosts && mount --bind /etc.host /host/etc
+fi || bail "cannot put the VMs' names in /etc/hosts"
 mkdir -p /host/run/gdrb-vm
 mount --bind /job /host/run/gdrb-vm
 while read -r tag dir; do
@@ -557,6 +563,8 @@ cmd_run() {
 		net=(-netdev "socket,id=net0,connect=127.0.0.1:$(cat "$job/hub.port")")
 	fi
 	# vm_qemu I ARGS...: VM I's qemu (its console, NIC and job share), in the background.
+	# no_timer_check: on a loaded host the emulated timer ticks too late for the kernel's
+	# IO-APIC timer check, which then panics at boot ("IO-APIC + timer doesn't work!").
 	vm_qemu() {
 		local n=$1 sh=$job/share console=$job/console.log
 		shift
@@ -566,7 +574,7 @@ cmd_run() {
 			-nodefaults -no-user-config -display none -no-reboot \
 			-serial "file:$console" \
 			-kernel "$cache_dir/$kver/vmlinuz" -initrd "$cache_dir/$kver/initrd.img" \
-			-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
+			-append "console=ttyS0 quiet panic=-1 no_timer_check rdinit=/init" \
 			"${net[@]}" -device "virtio-net-pci,netdev=net0,romfile=,mac=52:54:00:12:34:$(printf %02x "$n")" \
 			-virtfs "local,path=/,mount_tag=hostroot,readonly=on,multidevs=remap,security_model=none" \
 			-virtfs "local,path=$(qemu_escape "$sh"),mount_tag=gdrbjob,security_model=none" \
