@@ -14,6 +14,7 @@
 
 #include "gdrb_boot.h"
 #include "gdrb_boot_mpi.h"
+#include "unit_main.h"
 
 #define NONE { false, 0, false, 0 }
 #define QUERY(q) { true, (q), false, 0 }
@@ -118,13 +119,4 @@ static Suite *boot_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(boot_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct unit_test unit_test = { .suite = boot_suite };

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "gdrb_clock.h"
+#include "unit_main.h"
 
 #define RATE 2500.0             /* fake counter: 2.5 GHz, ticks per us */
 #define READ_NS 40              /* each read of either clock takes this long */
@@ -118,12 +119,10 @@ START_TEST(test_real_clock)
 }
 END_TEST
 
-int main(void)
+static Suite *clock_suite(void)
 {
 	Suite *s = suite_create("clock");
 	TCase *tc = tcase_create("calibration");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_undisturbed);
@@ -131,9 +130,7 @@ int main(void)
 	tcase_add_test(tc, test_never_undisturbed);
 	tcase_add_test(tc, test_real_clock);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+const struct unit_test unit_test = { .suite = clock_suite };

@@ -26,6 +26,7 @@
 #include "gdrb_figures.h"
 #include "gdrb_log.h"
 #include "gdrb_transports.h"
+#include "unit_main.h"
 
 #define TOL 1e-9
 
@@ -678,15 +679,5 @@ static Suite *figures_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(figures_suite());
-	int failed;
-
-	/* Each end-to-end test runs gdrb_main, which closes stdout: one process per test. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* Each end-to-end test runs gdrb_main, which closes stdout: one process per test. */
+const struct unit_test unit_test = { .suite = figures_suite, .fork = true };

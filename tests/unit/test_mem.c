@@ -18,6 +18,7 @@
 #include "gdrb_log.h"
 #include "gdrb_mem.h"
 #include "gdrb_pattern.h"
+#include "unit_main.h"
 
 /* Small enough for a default RLIMIT_MEMLOCK of 64 KiB. */
 #define PINNED_LEN ((size_t)48 << 10)
@@ -500,6 +501,7 @@ static Suite *mem_suite(void)
 {
 	Suite *s = suite_create("mem");
 
+	gdrb_log_init("test_mem");
 	add_case(s, "kind_parse", test_kind_parse);
 	add_case(s, "host_ops", test_host_ops);
 	add_case(s, "host_alloc_too_large", test_host_alloc_too_large);
@@ -518,14 +520,4 @@ static Suite *mem_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(mem_suite());
-	int failed;
-
-	gdrb_log_init("test_mem");
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct unit_test unit_test = { .suite = mem_suite };

@@ -19,6 +19,7 @@
 #include "gdrb_reg.h"
 #include "gdrb_transports.h"
 #include "gdrb_verbs.h"
+#include "unit_main.h"
 
 #define PROG "test_opts"
 #define SUMMARY "Unit test of the option parser."
@@ -785,6 +786,7 @@ static Suite *opts_suite(void)
 	Suite *s = suite_create("opts");
 	TCase *tc;
 
+	gdrb_log_init(PROG);
 	add_case(s, "defaults", test_defaults);
 	add_case(s, "sizes", test_sizes);
 	add_case(s, "iterations", test_iterations);
@@ -811,14 +813,4 @@ static Suite *opts_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(opts_suite());
-	int failed;
-
-	gdrb_log_init(PROG);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct unit_test unit_test = { .suite = opts_suite };

@@ -9,6 +9,7 @@
 
 #include "gdrb_log.h"
 #include "gdrb_pairs.h"
+#include "unit_main.h"
 
 #define MAX_M 64
 
@@ -91,13 +92,4 @@ static Suite *pairs_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(pairs_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct unit_test unit_test = { .suite = pairs_suite };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gdrb_pattern.h"
+#include "unit_main.h"
 
 #define LARGE_LEN ((size_t)(1u << 20) + 3)
 #define GUARD 16
@@ -318,13 +319,4 @@ static Suite *pattern_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(pattern_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct unit_test unit_test = { .suite = pattern_suite };

@@ -18,6 +18,7 @@
 #include "gdrb_mem.h"
 #include "gdrb_reg.h"
 #include "gdrb_size.h"
+#include "unit_main.h"
 
 START_TEST(test_modes)
 {
@@ -357,12 +358,10 @@ START_TEST(test_memlock_note)
 }
 END_TEST
 
-int main(void)
+static Suite *reg_suite(void)
 {
 	Suite *s = suite_create("reg");
 	TCase *tc = tcase_create("reg");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_modes);
 	tcase_add_test(tc, test_explain);
@@ -376,9 +375,7 @@ int main(void)
 	tc = tcase_create("driver_entry");
 	tcase_add_test(tc, test_driver_entry);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
 }
+
+const struct unit_test unit_test = { .suite = reg_suite };

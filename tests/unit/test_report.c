@@ -17,6 +17,7 @@
 
 #include "gdrb_log.h"
 #include "gdrb_report.h"
+#include "unit_main.h"
 
 /* The CSV schema scripts and plots depend on, from its one definition (common/core/csv_schema.def). */
 #define GDRB_CSV_COL(name, type) "," #name
@@ -886,6 +887,7 @@ static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
 
+	gdrb_log_init("test_report");
 	add_case(s, "header", test_header, 0);
 	add_case(s, "row_exact", test_row_exact, 0);
 	add_case(s, "field_quoting", test_field_quoting, 0);
@@ -912,14 +914,4 @@ static Suite *report_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(report_suite());
-	int failed;
-
-	gdrb_log_init("test_report");
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct unit_test unit_test = { .suite = report_suite };

@@ -19,6 +19,8 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "unit_main.h"
+
 #define MIB (1u << 20)
 
 typedef CUresult (*get_handle_fn)(void *, CUdeviceptr, size_t, CUmemRangeHandleType, unsigned long long);
@@ -310,6 +312,9 @@ static Suite *simgpu_suite(void)
 	Suite *s = suite_create("simgpu");
 	TCase *tc = tcase_create("semantics");
 
+	/* Each test configures the simulator through its environment before its first call. */
+	unsetenv("SIMGPU_MODE");
+	unsetenv("CUDA_VISIBLE_DEVICES");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, is_simulated);
 	tcase_add_test_raise_signal(tc, cpu_store_faults, SIGSEGV);
@@ -331,17 +336,5 @@ static Suite *simgpu_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(simgpu_suite());
-	int failed;
-
-	/* Each test configures the simulator through its environment before its first call. */
-	unsetenv("SIMGPU_MODE");
-	unsetenv("CUDA_VISIBLE_DEVICES");
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* Two tests die by SIGSEGV by design: one process per test. */
+const struct unit_test unit_test = { .suite = simgpu_suite, .fork = true };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gdrb_size.h"
+#include "unit_main.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
@@ -530,13 +531,4 @@ static Suite *size_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(size_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct unit_test unit_test = { .suite = size_suite };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gdrb_stats.h"
+#include "unit_main.h"
 
 #define TOL 1e-9
 
@@ -201,13 +202,4 @@ static Suite *stats_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(stats_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct unit_test unit_test = { .suite = stats_suite };

@@ -20,11 +20,11 @@
 #include "gdrb_sysfs.h"
 #include "gdrb_topo.h"
 
-#include "fixture_main.h"
+#include "unit_main.h"
 
 #define GIB (1ull << 30)
 
-static char fixtures[PATH_MAX];
+static const char *fixtures;    /* the fixture trees' root (unit_fixtures) */
 
 static const char *sys_of(const char *name)
 {
@@ -840,6 +840,7 @@ static Suite *topo_suite(void)
 	Suite *s = suite_create("topo");
 	TCase *tc;
 
+	fixtures = unit_fixtures();
 	tc = tcase_create("load");
 	tcase_add_test(tc, test_load_dgx8);
 	tcase_add_test(tc, test_load_errors);
@@ -874,7 +875,4 @@ static Suite *topo_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	return run_with_fixtures("test_topo", topo_suite(), fixtures, sizeof(fixtures));
-}
+const struct unit_test unit_test = { .suite = topo_suite };

@@ -19,11 +19,11 @@
 #include "gdrb_sysfs.h"
 #include "gdrb_verbs.h"
 
-#include "fixture_main.h"
+#include "unit_main.h"
 
 #define GIB ((size_t)1 << 30)
 
-static char fixtures[PATH_MAX];
+static const char *fixtures;    /* the fixture trees' root (unit_fixtures) */
 
 static const char *sys_of(const char *name)
 {
@@ -381,6 +381,7 @@ static Suite *verbs_suite(void)
 	Suite *s = suite_create("verbs");
 	TCase *tc = tcase_create("choices");
 
+	fixtures = unit_fixtures();
 	tcase_add_test(tc, test_split);
 	tcase_add_test(tc, test_queue_plan);
 	tcase_add_test(tc, test_port_nearest);
@@ -398,7 +399,4 @@ static Suite *verbs_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	return run_with_fixtures("test_verbs", verbs_suite(), fixtures, sizeof(fixtures));
-}
+const struct unit_test unit_test = { .suite = verbs_suite };
