@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The figure arithmetic (gdrb_figures.h): pure functions, unit-tested in tests/test_figures.c. */
+/* The figure arithmetic (gdrb_figures.h): pure functions, unit-tested in tests/unit/test_figures.c. */
 #include "config.h"
 
 #include <math.h>

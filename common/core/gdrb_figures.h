@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The arithmetic that turns measured samples into the reported figures, as pure
- * functions (tests/test_figures.c checks each factor): what one sample means per
+ * functions (tests/unit/test_figures.c checks each factor): what one sample means per
  * message, the bytes one iteration moves, bandwidth, the collectives' geometry and
  * bus factors, the blocked collectives' size rounding, and the quality column.
  */

@@ -130,7 +130,7 @@ struct gdrb_pairs_ops {
 int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, int argc, char **argv);
 
 /*
- * The shift schedule, pure (tests/test_pairs.c): the K shifts of 1..m-1 that
+ * The shift schedule, pure (tests/unit/test_pairs.c): the K shifts of 1..m-1 that
  * --rounds K --seed S picks (every shift, in order, for K = 0 or m - 1),
  * sorted; and the ping-pong phase of each pair (i, i + k) of a round, so that
  * no rank is in two pairs of one phase (at most 3 phases).

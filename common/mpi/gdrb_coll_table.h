@@ -4,7 +4,7 @@
  * with no MPI in it: its CSV name, its buffer layout and root roles, its bus
  * factor, whether its vector is split in one block per rank, and the size it
  * measures. Each binary (mpi/gdrb_mpi_<name>.c) names its entry and adds only
- * the MPI call; tests/test_figures.c links this table without MPI and checks
+ * the MPI call; tests/unit/test_figures.c links this table without MPI and checks
  * every entry at 1 to 8 ranks.
  */
 #ifndef GDRB_COLL_TABLE_H

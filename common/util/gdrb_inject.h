@@ -11,7 +11,7 @@
  *     variable left in an environment never reaches a figure;
  *   - an active hook names itself in the header and the CSV note of every row
  *     (gdrb_inject_note()), and gdrb accept never passes such a row.
- * No other file reads a GDRB_ variable from the environment (tests/inject.sh).
+ * No other file reads a GDRB_ variable from the environment (tests/integration/inject.sh).
  */
 #ifndef GDRB_INJECT_H
 #define GDRB_INJECT_H

@@ -3,8 +3,8 @@
 # seeds and regression corpus, then fuzz it for GDRB_FUZZ_TIME seconds where its fuzzer is
 # here. A crash fails the test; the input is kept in tests/fuzz/found/TARGET/ of the build
 # tree, for tests/fuzz/corpus/TARGET/regress/ once it is fixed (docs/testing.md, "Fuzzing").
-# shellcheck source=../lib.sh
-. "$(dirname "$0")/../lib.sh"
+# shellcheck source=../support/lib.sh
+. "$(dirname "$0")/../support/lib.sh"
 
 fuzz_dir=$top_srcdir/tests/fuzz
 fuzz_time=${GDRB_FUZZ_TIME:-20}

@@ -179,7 +179,7 @@ def schema() -> Schema:
 
 def csv_split(line: str) -> List[str]:
     """The fields of one CSV line: a quote opens or closes a quoted part anywhere in a field,
-    "" inside one is a quote (as csv_split of tests/csv_split.awk, the test suite's awk splitter,
+    "" inside one is a quote (as csv_split of tests/support/csv_split.awk, the test suite's awk splitter,
     reads them)."""
     if '"' not in line:
         return line.split(",")

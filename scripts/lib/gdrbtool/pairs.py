@@ -129,7 +129,7 @@ def _mem_of_pairs_csv(results: str) -> str:
     return fields[i] if i < len(fields) and fields[i] in ("host", "pinned", "device") else ""
 
 
-SIMULATED_MARK = "simulated GPU: "     # the binary's note on a row measured on tests/simgpu
+SIMULATED_MARK = "simulated GPU: "     # the binary's note on a row measured on tests/support/simgpu
 TEST_HOOK_MARK = "test hook GDRB_"      # the binary's note on a row with a test hook (GDRB_INJECT_*) active
 
 
@@ -161,7 +161,7 @@ def _note_part(results: str, mark: str) -> Optional[str]:
 
 
 def simulated_gpu(results: str) -> str:
-    """The simulated GPU (the test suite's, tests/simgpu) that rows of RESULTS/pairs.csv were
+    """The simulated GPU (the test suite's, tests/support/simgpu) that rows of RESULTS/pairs.csv were
     measured on, as their note names it ("simulated GPU: NAME"); "" if none was."""
     name = _note_part(results, SIMULATED_MARK)
     return "" if name is None else name or "a simulated GPU"

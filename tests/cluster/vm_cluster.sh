@@ -1,0 +1,149 @@
+#!/bin/bash
+# Across real (virtual) nodes: three soft-RoCE VMs (tests/cluster/vm/rxe-vm.sh run --vms 3), each with
+# its own kernel, hostname and rxe0, on one Ethernet segment (qemu socket NICs joined by a hub
+# on local sockets). From gdrb-vm1, mpirun starts daemons on the others through the VMs'
+# remote shell: ranks on three hosts; gdrb_mpi_latency and gdrb_mpi_bw over TCP and the verbs
+# benchmarks over rxe between two VMs, validated, every row counting 2 hosts and the NIC's
+# RoCE v2 GID being the VM's own address; gdrb_doctor_mpi, one line per VM; gdrb-sweep --hosts
+# across two VMs; gdrb_mpi_pairs (TCP) and gdrb_write_pairs (rxe) across all three,
+# healthy PASS; then gdrb-vm3's link degraded with tc inside that VM: gdrb_mpi_pairs' verdict
+# names node gdrb-vm3 and no other. Skips (77) only where the VMs cannot be had.
+# shellcheck source=../support/lib.sh
+. "$(dirname "$0")/../support/lib.sh"
+need_mpi
+# Across nodes it runs the code that vm_verbs.sh and vm_pairs.sh run on one VM pair, which the
+# sanitizer pass keeps; what is its own (launching, the sweep, the verdict) is not C the
+# sanitizers see, and its five minutes are CI's to spend elsewhere.
+[ "${GDRB_SANITIZE:-0}" = 1 ] && skip "a sanitizer build: the cluster runs in the plain pass only"
+[ -x "$top_builddir/bench/gdrb_write_bw" ] || skip "verbs benchmarks not built (no libibverbs at configure time)"
+need_vm
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the VMs' hub and remote shell, gdrb-sweep)"
+
+cat >"$WORK/inside.sh" <<'INSIDE'
+# Runs in gdrb-vm1: $1 the shared work directory, $2 the build tree, $3 the source tree.
+. "$3/tests/cluster/vm/limits.sh"
+out=$1 build=$2 src=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+two=gdrb-vm1,gdrb-vm2
+# mpi NP HOSTS CMD...: one rank per host, TCP between the VMs.
+mpi() {
+	local np=$1 hosts=$2
+	shift 2
+	timeout "$(vm_limit 600)" mpirun -np "$np" --host "$hosts" --mca pml ob1 --mca btl self,tcp "$@"
+}
+# rec NAME CMD...: CMD's output in NAME.out and .err, its exit status in rc.
+rec() {
+	local name=$1
+	shift
+	"$@" >"$out/$name.out" 2>"$out/$name.err"
+	echo "$name $?" >>"$out/rc"
+}
+rec names mpi 3 "$GDRB_VM_HOSTS" hostname
+for b in latency bw; do
+	rec "mpi_$b" mpi 2 "$two" "$build/mpi/gdrb_mpi_$b" -m 8,64K -n 100 -t 0.05 -c -T 60 --csv "$out/mpi.csv"
+done
+for b in write_bw write_lat read_bw send_bw; do
+	rec "$b" mpi 2 "$two" "$build/bench/gdrb_$b" -m 8,64K -n 20 -w 2 -t 0.05 -c -T 60 --csv "$out/verbs.csv"
+done
+rec doctor mpi 3 "$GDRB_VM_HOSTS" "$build/mpi/gdrb_doctor_mpi"
+rec sweep "$src/scripts/gdrb-sweep" --hosts "$two" --bench gdrb_mpi_bw,gdrb_write_bw --mem host \
+	--sizes 8,64K --time-per-size 0.05 --launcher-args "--mca pml ob1 --mca btl self,tcp" \
+	--bin-dir "$build" --out "$out/sweep"
+# All pairs, windows of 4 messages: healthy, then gdrb-vm3's eth0 limited to 2 Mbit/s (0.25 MB/s;
+# a healthy pair moves 3-15 MB/s through the hub) both ways: its sends by netem with a queue of
+# 15 packets (60 ms, under rxe's 67 ms ack timeout), its receives by a police that drops the excess.
+# The limited link is measured over TCP only: rxe over a link that drops packets (soft RoCE has
+# no lossless fabric under it) ended gdrb_write_pairs with a remote invalid request error in
+# one run of three, a transport failure, not a verdict.
+mkdir -p "$out/healthy-mpi" "$out/healthy-verbs" "$out/slow-mpi"
+rec healthy-mpi mpi 3 "$GDRB_VM_HOSTS" "$build/mpi/gdrb_mpi_pairs" -m 256K -W 4 -t 0.3 -T 120 \
+	--csv "$out/healthy-mpi/pairs.csv"
+rec healthy-verbs mpi 3 "$GDRB_VM_HOSTS" "$build/bench/gdrb_write_pairs" -m 256K -W 4 -t 0.3 -T 120 \
+	--csv "$out/healthy-verbs/pairs.csv"
+rec netem "$GDRB_VM_RSH" gdrb-vm3 "tc qdisc add dev eth0 root netem rate 2mbit limit 15 &&
+	tc qdisc add dev eth0 ingress && tc filter add dev eth0 parent ffff: matchall action police rate 2mbit burst 15k drop"
+rec slow-mpi mpi 3 "$GDRB_VM_HOSTS" "$build/mpi/gdrb_mpi_pairs" -m 256K -W 4 -t 0.3 -T 120 \
+	--csv "$out/slow-mpi/pairs.csv"
+INSIDE
+
+vm_opts=(--vms 3 --smp 1)
+vm_inside
+
+ok() { [ "$(status_of "$1")" = 0 ] || { show "$1"; fail "$1 exited $(status_of "$1") in the VMs"; }; }
+
+ok names
+[ "$(sort -u "$WORK/names.out" | tr '\n' ' ')" = "gdrb-vm1 gdrb-vm2 gdrb-vm3 " ] ||
+	{ show names; fail "the ranks do not see 3 distinct hostnames"; }
+pass "3 VMs: mpirun in gdrb-vm1 starts a rank on each, through the VMs' remote shell"
+
+ok mpi_latency
+ok mpi_bw
+csv_check -v status=ok -v rows=4 -v ranks=2 "$WORK/mpi.csv" || fail "mpi.csv does not pass csv_check"
+[ "$(csv_col "$WORK/mpi.csv" hosts | sort -u)" = 2 ] || { cat "$WORK/mpi.csv"; fail "MPI rows do not count 2 hosts"; }
+pass "gdrb_mpi_latency and gdrb_mpi_bw, gdrb-vm1 to gdrb-vm2 over TCP: validated, 2 hosts"
+
+for b in write_bw write_lat read_bw send_bw; do ok "$b"; done
+csv_check -v status=ok -v rows=8 -v ranks=2 "$WORK/verbs.csv" || fail "verbs.csv does not pass csv_check"
+[ "$(csv_count "$WORK/verbs.csv" layer=verbs nic=rxe0:1 hosts=2)" -eq 8 ] ||
+	{ cat "$WORK/verbs.csv"; fail "verbs rows: not layer verbs, rxe0:1, 2 hosts"; }
+# Each VM's rxe0 has its own address: rank 0 in gdrb-vm1 uses 10.0.3.1's RoCE v2 GID.
+grep -q '^# NIC rxe0:1 (rank 0): .*GID index 1 0000:0000:0000:0000:0000:ffff:0a00:0301 (RoCE v2)' \
+	"$WORK/write_bw.out" || { show write_bw; fail "write_bw: rank 0's GID is not gdrb-vm1's RoCE v2 address"; }
+pass "write_bw, write_lat, read_bw, send_bw between gdrb-vm1 and gdrb-vm2 over rxe (RoCE v2 10.0.3.1): validated, 2 hosts"
+
+# The doctor on the VMs' own sysfs: rxe0 is there, a GPU is not, so every node fails check 3
+# and the run exits 1.
+[ "$(status_of doctor)" = 1 ] || { show doctor; fail "gdrb_doctor_mpi exited $(status_of doctor) on GPU-less VMs, expected 1"; }
+for i in 1 2 3; do
+	grep -q "^gdrb-vm$i: FAIL .* 3:gpus=FAIL" "$WORK/doctor.out" || { show doctor; fail "gdrb_doctor_mpi: no line for gdrb-vm$i failing the GPU check"; }
+done
+[ "$(grep -vc '^#' "$WORK/doctor.out")" -eq 3 ] || { show doctor; fail "gdrb_doctor_mpi: not one line per VM"; }
+grep -q '^# 3 nodes, 3 with a FAIL: FAIL' "$WORK/doctor.out" || { show doctor; fail "gdrb_doctor_mpi: no total of 3 nodes"; }
+pass "gdrb_doctor_mpi across 3 VMs: one line per node, each failing 3:gpus (no GPU in a VM), exit 1"
+
+ok sweep
+csv_check -v status=ok "$WORK/sweep/results.csv" || fail "the sweep's results.csv does not pass csv_check"
+[ "$(csv_col "$WORK/sweep/results.csv" hosts | sort -u)" = 2 ] || { cat "$WORK/sweep/results.csv"; fail "sweep rows do not count 2 hosts"; }
+[ "$(csv_col "$WORK/sweep/results.csv" benchmark | sort -u | tr '\n' ' ')" = "mpi_bw write_bw " ] ||
+	{ cat "$WORK/sweep/results.csv"; fail "the sweep lacks mpi_bw or write_bw rows"; }
+for h in gdrb-vm1 gdrb-vm2; do
+	grep -q "\"hostname\": *\"$h\"" "$WORK/sweep/meta.json" || { cat "$WORK/sweep/meta.json"; fail "meta.json lacks $h"; }
+done
+pass "gdrb-sweep --hosts gdrb-vm1,gdrb-vm2: MPI and verbs rows on 2 hosts, meta.json describes both VMs"
+
+# The all-pairs verdicts, judged here (the VMs only measure). Three nodes: the slow one is
+# in 4 of the 6 pairs, so the reference is the best pair, as ClusterKit's; healthy pairs
+# under emulation spread to a quarter of the best, the limited ones fall to a few percent.
+for b in mpi_pairs write_pairs; do
+	cat >"$WORK/$b.profile" <<PROFILE
+description all pairs across the VMs
+run gdrb_$b mem=host sizes=256K time=0.3
+pairs bw below=10%best size=256K
+PROFILE
+done
+ok netem
+# only_vm3 NAME: the verdict of NAME's results names node gdrb-vm3 and nothing else.
+only_vm3() {
+	suspects_only "$WORK/$1/verdict.json" 0 node "node gdrb-vm3 " >"$WORK/$1.suspects"
+}
+for t in mpi verbs; do
+	b=mpi_pairs
+	[ "$t" = verbs ] && b=write_pairs
+	ok "healthy-$t"
+	rc=0
+	"$top_srcdir/scripts/gdrb" accept "$WORK/healthy-$t" "$WORK/$b.profile" >"$WORK/healthy-$t.verdict" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$WORK/healthy-$t.verdict" "$WORK/healthy-$t/pairs-262144-direct.csv"; fail "$t pairs, healthy VMs: accept exited $rc, expected 0"; }
+	if [ "$t" = verbs ]; then
+		[ "$(ranks_count "$WORK/healthy-$t/pairs-ranks.csv" rank=2 host=gdrb-vm3 local_rank=0 gpu= nic=rxe0:1)" -eq 1 ] ||
+			{ cat "$WORK/healthy-$t/pairs-ranks.csv"; fail "verbs pairs: rank 2 is not on gdrb-vm3 with rxe0:1"; }
+		pass "verbs all pairs (gdrb_write_pairs) across 3 VMs over rxe: healthy PASS ($(sed -n 2p "$WORK/healthy-$t.verdict" | sed 's/^ *//'))"
+		continue
+	fi
+	ok "slow-$t"
+	rc=0
+	"$top_srcdir/scripts/gdrb" accept "$WORK/slow-$t" "$WORK/$b.profile" >"$WORK/slow-$t.verdict" 2>&1 || rc=$?
+	[ "$rc" -eq 1 ] || { cat "$WORK/slow-$t.verdict" "$WORK/slow-$t/pairs-262144-direct.csv"; fail "$t pairs, gdrb-vm3 limited: accept exited $rc, expected 1"; }
+	only_vm3 "slow-$t" || { cat "$WORK/slow-$t.verdict" "$WORK/slow-$t/pairs-262144-direct.csv" "$WORK/slow-$t.suspects"
+		fail "$t pairs, gdrb-vm3 limited: the verdict does not name node gdrb-vm3 alone"; }
+	pass "$t all pairs across 3 VMs: healthy PASS; gdrb-vm3's link limited to 2 Mbit/s both ways (tc netem and police in that VM): FAIL, $(paste -sd';' "$WORK/slow-$t.suspects")"
+done

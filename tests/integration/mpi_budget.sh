@@ -1,0 +1,71 @@
+#!/bin/bash
+# What -t guarantees: a size (per path) takes at most 10 x -t, warm-up
+# included, plus one iteration; a size whose one iteration is longer than
+# that, three (the cold first, one more warm-up, one timed). Measured on the wall clock around
+# whole runs, less a baseline run of the same sizes without the injected load
+# (MPI start-up and the real work), plus 2 s for a loaded machine.
+#  - 300 ms every iteration (GDRB_INJECT_STALL=300000/1) at -t 0.02: three
+#    iterations a size, not four (two warm-up iterations after the cold one,
+#    which the hard stop must count).
+#  - 200 ms every 10th iteration, --min-iters 200 at -t 0.1: the minimum
+#    cannot be had, the size stops at 10 x -t;
+#  - two busy loops beside, 14 sizes at -t 0.05 (the baseline: one size).
+# shellcheck source=../support/lib.sh
+. "$(dirname "$0")/../support/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
+need_mpi
+
+busy=()
+cleanup() {
+	for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+now() { date +%s.%N; }
+# calc EXPR: EXPR's value (awk's arithmetic, so that no bc is needed).
+calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
+# timed_run STALL ARGS...: gdrb_mpi_latency with GDRB_INJECT_STALL=STALL (none if
+# empty), its wall seconds in took.
+timed_run() {
+	local stall=$1 start
+	shift
+	rm -f "$WORK/b.csv"
+	start=$(now)
+	mpi 2 -x GDRB_INJECT_STALL="$stall" "$top_builddir/mpi/gdrb_mpi_latency" --csv "$WORK/b.csv" "$@" \
+		>"$WORK/out" 2>"$WORK/err" ||
+		{ cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_latency $*"; }
+	took=$(calc "$(now) - $start")
+}
+# within WALL BASE BOUND WHAT: WALL - BASE <= BOUND + 2.
+within() {
+	awk -v wall="$1" -v base="$2" -v bound="$3" 'BEGIN { exit !(wall - base <= bound + 2) }' ||
+		{ cat "$WORK/out"; fail "$4: $1 s, baseline $2 s: more than the bound $3 s + 2 s"; }
+	pass "$4: $1 s (baseline $2 s, bound $3 s + 2 s)"
+}
+
+# 14 sizes, each iteration 300 ms, 10 x -t = 0.2 s: three iterations a size.
+timed_run "" -m 8:64K -t 0.02
+base=$took
+timed_run 300000/1 -m 8:64K -t 0.02
+wall=$took
+within "$wall" "$base" "$(calc "14 * 3 * 0.3")" "300 ms iterations, -t 0.02, 14 sizes"
+
+# 3 sizes, 10 x 0.1 s each plus one 200 ms iteration (a GDRB_MAX_STRETCH of 20 fails here).
+timed_run "" -m 8,16,32 -t 0.1 --min-iters 200
+base=$took
+timed_run 200000/10 -m 8,16,32 -t 0.1 --min-iters 200
+wall=$took
+within "$wall" "$base" "$(calc "3 * (10 * 0.1 + 0.2)")" "200 ms every 10th iteration, --min-iters 200, -t 0.1"
+
+# Two busy loops beside, no injected stall: 14 sizes, 10 x 0.05 s each plus an iteration and, on
+# a loaded machine, the batches' agreements and the gathering of results (0.2 s a size, generous).
+for _ in 1 2; do
+	(while :; do :; done) &
+	busy+=($!)
+done
+timed_run "" -m 8 -t 0.05
+base=$took
+timed_run "" -m 8:64K -t 0.05
+wall=$took
+within "$wall" "$base" "$(calc "14 * (10 * 0.05 + 0.2)")" "-t 0.05, 14 sizes, two busy loops beside"

@@ -1,0 +1,126 @@
+#!/bin/bash
+# The iteration plan, the buffer layouts and the collectives' sync, on the real
+# MPI binaries. Load is injected with GDRB_INJECT_STALL=US[/EVERY] (rank 0
+# sleeps US microseconds inside the timed region before iteration 0, EVERY,
+# 2 x EVERY ... of each size):
+#  - one slow first iteration (a plan taken from a single probe would) must not cut a size
+#    short: 8 B still gets its --min-iters;
+#  - a long stall every 5th iteration that the warm-up median does not
+#    predict: the size stops at 10 x the budget, flagged few-samples+noisy, and the run's
+#    duration stays bounded;
+#  - a short stall every 50th iteration: the minimum is met, the row is noisy;
+#  - --min-iters stretches a slow size past its budget where it fits 4 x the
+#    budget, and gives way (budget only, not flagged) where it does not.
+# Then --buffers single|slots (window column, validation, device memory through
+# both staged paths on the simulated GPU) and --sync barrier|none.
+# shellcheck source=../support/lib.sh
+. "$(dirname "$0")/../support/lib.sh"
+# The GDRB_INJECT_* test hooks below run only with the test switch (common/util/gdrb_inject.h).
+export GDRB_TEST_HOOKS=1
+need_mpi
+
+csv=$WORK/plan.csv
+# row_field SIZE COLUMN: a column of the aggregate row at SIZE of the last run.
+row_field() {
+	csv_col "$csv" "$2" pair=all size_bytes="$1" | tail -n 1
+}
+lat() { # STALL ARGS...: gdrb_mpi_latency at 8 B with a stall injected
+	local stall=$1
+	shift
+	rm -f "$csv"
+	mpi 2 -x GDRB_INJECT_STALL="$stall" "$top_builddir/mpi/gdrb_mpi_latency" -m 8 --csv "$csv" "$@" \
+		>"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_latency (stall $stall) $*"; }
+	csv_check -v rows=1 "$csv" || fail "stall $stall: schema"
+}
+
+# One slow first iteration (100 ms): the median of the warm-up ignores it.
+lat 100000 -t 0.05 --min-iters 1000 -n 5000
+n=$(row_field 8 iterations)
+[ "$n" -ge 1000 ] || { cat "$WORK/out"; fail "a 100 ms first iteration cut 8 B to $n timed iterations (--min-iters 1000)"; }
+row_field 8 quality | grep -q few-samples && fail "8 B flagged few-samples after a slow first iteration"
+grep -q '^# iterations: warm-up in growing batches .*at least 1000 timed (--min-iters)' "$WORK/out" ||
+	{ cat "$WORK/out"; fail "the header does not give the iteration plan"; }
+pass "a 100 ms first iteration: 8 B still ran $n timed iterations (at least --min-iters 1000), quality $(row_field 8 quality)"
+
+# A 200 ms stall every 5th iteration: 50 iterations (40 ms each on average) cannot be had within
+# 10 x the budget. The minimum is 50, not more: the plan lowers it to what the budget holds where
+# the warm-up's median says the minimum would take over 4 x the budget, and on a loaded machine
+# a spinning ping-pong's median can reach a scheduler tick (a few ms; 200 iterations of 4 ms
+# are 4 x 0.2 s); 50 iterations stay the minimum up to a 16 ms median.
+start=$SECONDS
+lat 200000/5 -t 0.2 --min-iters 50
+secs=$((SECONDS - start))
+n=$(row_field 8 iterations)
+[ "$(row_field 8 quality)" = few-samples+noisy ] ||
+	{ cat "$WORK/out" "$csv"; fail "200 ms every 5th iteration: quality '$(row_field 8 quality)', expected few-samples+noisy"; }
+[ "$n" -lt 50 ] || fail "200 ms every 5th iteration: $n iterations, yet few-samples"
+# 10 x 0.2 s, the warm-up and the MPI start: well within 8 s.
+[ "$secs" -le 8 ] || fail "the size ran $secs s: the 10 x budget stop did not hold"
+pass "200 ms every 5th iteration: stopped at $n iterations in $secs s, flagged few-samples+noisy"
+
+# A 2 ms stall every 50th iteration: the minimum is met, the tail is flagged.
+lat 2000/50 -t 0.2 --min-iters 1000
+n=$(row_field 8 iterations)
+[ "$n" -ge 1000 ] && [ "$(row_field 8 quality)" = noisy ] ||
+	{ cat "$WORK/out" "$csv"; fail "2 ms every 50th iteration: $n iterations, quality '$(row_field 8 quality)', expected >= 1000 and noisy"; }
+pass "2 ms every 50th iteration: $n iterations, flagged noisy (p99 $(row_field 8 lat_p99_us) us, p50 $(row_field 8 lat_p50_us) us)"
+
+# 2 ms every iteration, a 0.05 s budget (about 25 iterations): 30 fit 4 x the budget, 500 do not.
+# (30, not more: on a loaded machine a 2 ms sleep takes 4 ms or more, and 50 of those would
+# pass 4 x the budget, so the plan would rightly give way to it.)
+lat 2000/1 -t 0.05 --min-iters 30
+n=$(row_field 8 iterations)
+[ "$n" -ge 30 ] && ! row_field 8 quality | grep -q few-samples ||
+	{ cat "$WORK/out" "$csv"; fail "--min-iters 30 at 2 ms an iteration: $n iterations, quality $(row_field 8 quality)"; }
+lat 2000/1 -t 0.05 --min-iters 500
+m=$(row_field 8 iterations)
+# (A descheduled sample may still make so short a row noisy on a loaded machine.)
+[ "$m" -lt 100 ] && ! row_field 8 quality | grep -q few-samples ||
+	{ cat "$WORK/out" "$csv"; fail "--min-iters 500 at 2 ms an iteration: $m iterations, quality $(row_field 8 quality), expected the budget's, not few-samples"; }
+pass "2 ms iterations, 0.05 s budget: --min-iters 30 stretched it to $n; --min-iters 500 (past 4 x the budget) gave way to the budget: $m, not flagged few-samples"
+
+# --buffers: the window column, the layout column, validation in both layouts.
+for b in bw bibw; do
+	for layout in slots single; do
+		mpi 2 "$top_builddir/mpi/gdrb_mpi_$b" -c -t 0.02 -n 20 --buffers "$layout" -m 8,1M,16M --window-bytes 32M \
+			--csv "$WORK/buf.csv" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_$b --buffers $layout"; }
+		grep -q "^# buffers $layout: " "$WORK/out" || { cat "$WORK/out"; fail "gdrb_mpi_$b: no '# buffers $layout' line"; }
+	done
+done
+csv_check -v rows=12 -v status=ok "$WORK/buf.csv" || fail "--buffers: schema, or a row not ok"
+# single: a window of 64 at every size; slots: 64 up to the 32 MiB --window-bytes, 2 at 16 MiB.
+[ "$(csv_count "$WORK/buf.csv" stage_chunk= stage_slots= window=64 buffers=single pair=all)" -eq 6 ] || { cat "$WORK/buf.csv"; fail "--buffers single: not a window of 64 at every size"; }
+bw=(benchmark=mpi_bw layer=mpi mem=host path=direct reg=host stage_chunk= stage_slots= buffers=slots pair=all)
+csv_has "$WORK/buf.csv" "${bw[@]}" window=2 size_bytes=16777216 || fail "--buffers slots: 16 MiB not a window of 2"
+csv_has "$WORK/buf.csv" "${bw[@]}" window=64 size_bytes=8 || fail "--buffers slots: 8 B not a window of 64"
+pass "--buffers single (window 64 at 8 B..16 MiB) and slots (64, shrunk to 2 at 16 MiB), bw and bibw validated"
+
+# --sync: the header says what one sample is; both modes validated.
+for mode in barrier none; do
+	mpi 4 "$top_builddir/mpi/gdrb_mpi_bcast" -c -t 0.02 -n 50 -m 8,64K --sync "$mode" --csv "$WORK/sync.csv" \
+		>"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_bcast --sync $mode"; }
+	grep -q "^# sync $mode: " "$WORK/out" || { cat "$WORK/out"; fail "gdrb_mpi_bcast: no '# sync $mode' line"; }
+done
+csv_check -v rows=4 -v status=ok "$WORK/sync.csv" || fail "--sync: schema, or a row not ok"
+pass "gdrb_mpi_bcast --sync barrier and none, 4 ranks, validated, the header says which"
+
+expect_refused "--buffers: unknown mode 'multiple'; accepted: slots, single" "$top_builddir/mpi/gdrb_mpi_bw" --buffers multiple
+expect_refused "--buffers does not apply to gdrb_mpi_latency" "$top_builddir/mpi/gdrb_mpi_latency" --buffers single
+expect_refused "--sync: unknown mode 'yes'; accepted: barrier, none" "$top_builddir/mpi/gdrb_mpi_allreduce" --sync yes
+expect_refused "--sync does not apply to gdrb_mpi_bw" "$top_builddir/mpi/gdrb_mpi_bw" --sync none
+expect_refused "--min-iters: expected an integer from 1 to 16777216, got '0'" "$top_builddir/mpi/gdrb_mpi_latency" --min-iters 0
+
+# Device memory with one buffer: both staged paths (simulated GPU, copies asynchronous).
+if [ "${HAVE_CUDA:-1}" = 1 ] && ls "$top_builddir"/tests/support/simgpu/lib/libcudart.so.* >/dev/null 2>&1; then
+	use_simgpu strict
+	mpi 2 -x SIMGPU_MODE "$top_builddir/mpi/gdrb_mpi_bw" -c --mem device -t 0.02 -n 20 -W 3 --buffers single \
+		--staging both --stage-chunk 4K -m 8,10000,64K --csv "$WORK/dev.csv" >"$WORK/out" 2>"$WORK/err" ||
+		{ cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_bw --mem device --buffers single"; }
+	no_simgpu_errors "$WORK/err"
+	[ "$(csv_count "$WORK/dev.csv" mem=device 'path~staged[-a-z]*' reg=staged 'stage_chunk~[0-9]*' \
+		'stage_slots~[0-9]*' window=3 buffers=single pair=all status=ok errors=0)" -eq 6 ] ||
+		{ cat "$WORK/dev.csv"; fail "--buffers single on device memory: 6 staged rows (pipelined and serial) validated expected"; }
+	pass "--buffers single on (simulated) device memory: pipelined and serial staged rows validated"
+else
+	echo "skipped: --buffers single on device memory (no simulated GPU in this build)"
+fi

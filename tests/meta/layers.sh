@@ -1,0 +1,157 @@
+#!/bin/bash
+# layers.sh: each layer of common/ includes only itself and the layers it may use
+# (docs/architecture.md, "Layers"), read from its #include "..." lines, and a layer's
+# internal headers only the files that may call them; and the check fails on a copy of the
+# tree with one bad include, a duplicate header or a stale exception planted.
+# shellcheck source=../support/lib.sh
+. "$(dirname "$0")/../support/lib.sh"
+
+# The layers each layer may include besides itself.
+declare -A may=(
+	[util]=""
+	[sysinfo]="util"
+	[mem]="util"
+	[boot]="util"
+	[core]="util boot mem sysinfo"
+	[verbs]="util boot mem sysinfo core"
+	[mpi]="util boot mem sysinfo core"
+	[doctor]="util mem sysinfo core verbs"
+	[catalog]="util sysinfo mem boot core verbs mpi"
+)
+
+# Inside a layer, the headers that declare what one file offers the layer's others, and
+# the files that may include each: the calls between them go one way. Verbs: p2p uses
+# pipe, both use post; pairs uses setup and post; setup uses post.
+declare -A internal=(
+	[verbs_post.h]="verbs_post.c verbs_pipe.c verbs_p2p.c verbs_setup.c verbs_pairs.c"
+	[verbs_pipe.h]="verbs_pipe.c verbs_p2p.c"
+	[verbs_setup.h]="verbs_setup.c verbs_pairs.c"
+)
+
+# Known violations, "file header" and the reason for each (none today). A listed one that
+# no longer occurs fails the test too, so that the list only shrinks.
+declare -A exceptions=()
+
+# check_tree DIR: print every include under DIR/<layer>/ that the rules forbid, every
+# header name found in two layers (one -I per folder would pick either) and every
+# exception that no longer occurs; return 1 if there is any.
+check_tree() {
+	local dir=$1 bad=0 f rel layer base from to key
+	local -A owner=() used=()
+	for f in "$dir"/*.[ch] "$dir"/*.def; do
+		[ -e "$f" ] || continue
+		echo "common/${f##*/}: in no layer's folder"
+		bad=1
+	done
+	for f in "$dir"/*/*.[ch] "$dir"/*/*.def; do
+		rel=${f#"$dir"/}
+		layer=${rel%%/*}
+		base=${rel##*/}
+		if [ -z "${may[$layer]+set}" ]; then
+			echo "common/$layer/: not a layer of the rules in tests/meta/layers.sh"
+			bad=1
+		elif [ -n "${owner[$base]+set}" ]; then
+			echo "$base: in both common/${owner[$base]}/ and common/$layer/"
+			bad=1
+		fi
+		owner[$base]=$layer
+	done
+	while IFS=: read -r rel base; do
+		from=${rel%%/*}
+		to=${owner[$base]:-}
+		if [ -n "${internal[$base]+set}" ]; then
+			case " ${internal[$base]} " in
+			*" ${rel##*/} "*) ;;
+			*)
+				echo "common/$rel includes $base: only ${internal[$base]} may (the calls go one way)"
+				bad=1
+				;;
+			esac
+			continue
+		fi
+		# config.h and other headers from outside common/ belong to no layer
+		if [ -z "$to" ] || [ "$to" = "$from" ]; then
+			continue
+		fi
+		case " ${may[$from]} " in *" $to "*) continue ;; esac
+		key="$rel $base"
+		if [ -n "${exceptions[$key]+set}" ]; then
+			used[$key]=1
+			continue
+		fi
+		echo "common/$rel includes $base of $to: $from may include ${may[$from]:-no other layer}"
+		bad=1
+	done < <(cd "$dir" && grep -H -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' -- */*.[ch] */*.def |
+		sed 's/:.*"\([^"]*\)"$/:\1/')
+	for key in "${!exceptions[@]}"; do
+		[ -n "${used[$key]+set}" ] ||
+			{ echo "exception '$key' no longer occurs: remove it from tests/meta/layers.sh"; bad=1; }
+	done
+	return "$bad"
+}
+
+src=$top_srcdir/common
+[ -d "$src/core" ] || fail "no $src/core"
+report=$(check_tree "$src") || fail "common/ breaks the layers' rules:
+$report"
+pass "common/: every include follows the layers' rules, ${#exceptions[@]} known exception(s):"
+for key in "${!exceptions[@]}"; do
+	echo "  common/$key (${exceptions[$key]})"
+done
+
+# An exception that does not occur (as one will when its item is done) must fail too.
+stale="core/driver.c gdrb_verbs.h"
+if out=$(exceptions[$stale]="planted"; check_tree "$src"); then
+	fail "planted a stale exception: not caught"
+fi
+grep -q "$stale" <<<"$out" || fail "planted a stale exception: the report does not name it: $out"
+pass "planted a stale exception caught: $out"
+
+# copy_tree: the tree's sources in $WORK/tree, for planting a fault.
+copy_tree() {
+	local layer
+	rm -rf "$WORK/tree"
+	for layer in "${!may[@]}"; do
+		mkdir -p "$WORK/tree/$layer"
+		cp "$src/$layer"/*.[ch] "$WORK/tree/$layer/"
+	done
+	cp "$src/core/csv_schema.def" "$WORK/tree/core/"
+}
+
+# add_include FILE HEADER: a copy of the tree with FILE including HEADER.
+add_include() {
+	copy_tree
+	printf '#include "%s"\n' "$2" >>"$WORK/tree/$1"
+}
+
+# caught WHAT FILE: the check fails on the planted copy with a line naming FILE.
+caught() {
+	local out
+	if out=$(check_tree "$WORK/tree"); then
+		fail "planted $1: not caught"
+	fi
+	grep -q "$2" <<<"$out" || fail "planted $1: the report does not name $2: $out"
+	pass "planted $1 caught: $out"
+}
+
+add_include core/driver.c gdrb_verbs.h
+caught "core using verbs" core/driver.c
+add_include mem/stage.c gdrb_coll.h
+caught "mem using mpi" mem/stage.c
+add_include mpi/coll.c gdrb_reg.h
+caught "mpi using verbs" mpi/coll.c
+add_include verbs/gdrb_verbs.h gdrb_boot_mpi.h
+caught "verbs using mpi" verbs/gdrb_verbs.h
+add_include util/log.c gdrb_opts.h
+caught "util using core" util/log.c
+add_include verbs/verbs_post.c verbs_pipe.h
+caught "verbs posting calling the pipelined path (a circle)" verbs/verbs_post.c
+add_include verbs/verbs_pipe.c verbs_setup.h
+caught "the pipelined path using the setup's pieces" verbs/verbs_pipe.c
+copy_tree
+cp "$WORK/tree/util/gdrb_size.h" "$WORK/tree/mem/"
+caught "a header in two layers" gdrb_size.h
+copy_tree
+cp "$WORK/tree/util/log.c" "$WORK/tree/"
+caught "a source outside the layers" log.c
+exit 0

@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# Helpers for the tests of scripts/gdrb-* (sourced after lib.sh).
+
+: "${top_srcdir:?source lib.sh first}"
+SCRIPTS=$top_srcdir/scripts
+# shellcheck disable=SC2034 # used by the tests that source this file
+DATA=$top_srcdir/tests/support/data
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
+
+
+# png_ok FILE: the PNG signature and more than a trivial size (an axis and a curve).
+png_ok() {
+	[ -f "$1" ] || return 1
+	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+	[ "$(wc -c <"$1")" -gt 10000 ]
+}
+
+# json_ok FILE: parses as JSON (with the project's own reader, and jq where installed).
+json_ok() {
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from gdrbtool.common import Json; Json.load(sys.argv[2])' \
+		"$SCRIPTS/lib" "$1" 2>/dev/null || return 1
+	if command -v jq >/dev/null 2>&1; then
+		jq -e . "$1" >/dev/null || return 1
+	fi
+}
+
+# json_get FILE PATH: one value of a JSON file as written (numbers as in the file, null, true,
+# false; nothing where there is none), PATH like nodes.0.hostname.
+json_get() {
+	python3 - "$SCRIPTS/lib" "$1" "$2" <<'PY' 2>/dev/null
+import sys
+sys.path.insert(0, sys.argv[1])
+from gdrbtool.common import Json
+j = Json.load(sys.argv[2])
+path = []
+for key in sys.argv[3].split("."):
+    path.append(int(key) if key.isdigit() and isinstance(j.get(*path), list) else key)
+if j.text(*path) or j.get(*path) == "":
+    print(j.text(*path))
+PY
+}

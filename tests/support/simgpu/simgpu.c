@@ -1,0 +1,1262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * simgpu: a simulated CUDA device for gdrbench's test suite. Built as
+ * libcudart.so.N against the real CUDA headers and put in front of the real
+ * runtime with LD_LIBRARY_PATH; never installed. It implements exactly the
+ * runtime calls gdrbench makes and the driver entry points it looks up, and
+ * enforces the CUDA semantics that catch real bugs:
+ *  - device memory lives in its own address range, mapped PROT_NONE (strict
+ *    mode), so a CPU load or store into it faults; the simulator reaches it
+ *    through a second, private mapping of the same pages;
+ *  - copies are bounds-checked against the owning allocation, run on one
+ *    worker thread per stream, take a modelled time, and return when the CUDA
+ *    documentation says they do ("API synchronization behavior"), so a
+ *    missing wait shows up as wrong bytes or as an impossible bandwidth;
+ *  - dma-buf export wants a host-page-aligned range inside one allocation.
+ * It proves behaviour, never speed. Configuration: tests/support/simgpu/README.md.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#define SIM_EXPORT __attribute__((visibility("default")))
+#define SIM_NAME "gdrbench simulated GPU (simgpu)"
+#define MAX_DEVS 16
+#define MAX_ALLOCS 4096
+#define ALLOC_ALIGN (2ull << 20)        /* cudaMalloc's large-allocation granularity */
+#define H2D_TAIL (64u << 10)            /* pageable H2D: this much lands after return */
+
+#ifndef SIMGPU_RUNTIME_VERSION
+#define SIMGPU_RUNTIME_VERSION CUDART_VERSION
+#endif
+
+/* ------------------------------------------------------------------------- */
+/* Configuration and state                                                    */
+
+struct sim_dev {
+	char bus_id[16];        /* "0000:3B:00.0", as CUDA prints it */
+	int domain, bus, slot;
+	size_t used;
+};
+
+enum alloc_kind { A_DEVICE, A_PINNED };
+
+struct sim_alloc {
+	bool live;
+	enum alloc_kind kind;
+	char *base;             /* what the application sees */
+	size_t size;            /* as asked */
+	size_t span;            /* reserved: ALLOC_ALIGN multiple (device), pages (pinned) */
+	size_t heap_off;        /* device: offset in the heap */
+	int dev;
+	int export_fd;          /* a dma-buf fd handed out, -1 if none */
+	struct stat export_st;
+	bool sync_memops;
+};
+
+struct op;
+
+struct sim_stream {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct op *head, *tail;
+	uint64_t enq, done;     /* ops enqueued and completed */
+	bool blocking;          /* synchronises with the legacy stream */
+	bool quit;
+	pthread_t thread;
+	int dev;
+	double busy_until;      /* modelled engine time */
+	struct sim_stream *next_all;
+};
+
+struct sim_event {
+	struct sim_stream *stream;
+	uint64_t seq;           /* complete when stream->done >= seq */
+	bool recorded;
+};
+
+struct dep {
+	struct sim_stream *s;
+	uint64_t seq;
+};
+
+struct op {
+	struct op *next;
+	char *dst;
+	const char *src;
+	size_t len;
+	void *owned;            /* a staging copy to free afterwards */
+	struct dep deps[MAX_DEVS * 8];
+	int ndeps;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	bool no_driver, peermem, dmabuf, have_by_version;
+	int ndev;               /* visible */
+	struct sim_dev dev[MAX_DEVS];
+	int cur;
+	size_t mem_per_dev;
+	int heap_fd;
+	char *dev_view, *shadow;
+	size_t heap_size, heap_next;
+	struct sim_alloc allocs[MAX_ALLOCS];
+	double gbps, latency_us;
+	FILE *trace;
+	struct sim_stream *legacy, *streams;
+	struct sim_stream *retired;     /* destroyed: events recorded on them stay queryable */
+	unsigned long flushes;
+	bool ready;
+} sim = { .lock = PTHREAD_MUTEX_INITIALIZER, .heap_fd = -1 };
+
+static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
+
+static void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sim_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "simgpu: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!sim.trace)
+		return;
+	/* Several ranks may share one trace file: each line names its process. */
+	fprintf(sim.trace, "%ld ", (long)getpid());
+	va_start(ap, fmt);
+	vfprintf(sim.trace, fmt, ap);
+	va_end(ap);
+	fputc('\n', sim.trace);
+	fflush(sim.trace);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double env_double(const char *name, double def)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return def;
+	d = strtod(v, &end);
+	if (*end || d < 0) {
+		sim_log("%s=%s: not a non-negative number, using %g", name, v, def);
+		return def;
+	}
+	return d;
+}
+
+static int parse_bus_id(const char *text, struct sim_dev *d)
+{
+	unsigned dom, bus, slot, fn;
+
+	if (sscanf(text, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) != 4 || fn != 0)
+		return -1;
+	d->domain = (int)dom;
+	d->bus = (int)bus;
+	d->slot = (int)slot;
+	snprintf(d->bus_id, sizeof(d->bus_id), "%04X:%02X:%02X.0", dom, bus, slot);
+	return 0;
+}
+
+/* CUDA_VISIBLE_DEVICES: ordinals into the physical list; the list ends at the first bad entry. */
+static void apply_visible(struct sim_dev *phys, int nphys)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	char *copy, *tok, *save = NULL;
+	int n = 0;
+
+	if (!v) {
+		memcpy(sim.dev, phys, sizeof(*phys) * (size_t)nphys);
+		sim.ndev = nphys;
+		return;
+	}
+	copy = strdup(v);
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long i = strtol(tok, &end, 10);
+
+		if (end == tok || *end || i < 0 || i >= nphys)
+			break;
+		sim.dev[n++] = phys[i];
+	}
+	free(copy);
+	sim.ndev = n;
+}
+
+static void *stream_worker(void *arg);
+
+static struct sim_stream *stream_new(bool blocking)
+{
+	struct sim_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	s->blocking = blocking;
+	s->dev = sim.cur;
+	if (pthread_create(&s->thread, NULL, stream_worker, s)) {
+		free(s);
+		return NULL;
+	}
+	pthread_detach(s->thread);
+	s->next_all = sim.streams;
+	sim.streams = s;
+	return s;
+}
+
+static void sim_init(void)
+{
+	struct sim_dev phys[MAX_DEVS] = { 0 };
+	const char *v;
+	int nphys = 0;
+
+	sim.no_driver = (v = getenv("SIMGPU_DRIVER")) && !strcmp(v, "none");
+	sim.peermem = (v = getenv("SIMGPU_MODE")) && !strcmp(v, "peermem");
+	if (v && strcmp(v, "peermem") && strcmp(v, "strict"))
+		sim_log("SIMGPU_MODE=%s: not strict or peermem, using strict", v);
+	sim.dmabuf = !((v = getenv("SIMGPU_DMABUF")) && !strcmp(v, "0"));
+	sim.gbps = env_double("SIMGPU_COPY_GBPS", 8.0);
+	sim.latency_us = env_double("SIMGPU_LATENCY_US", 5.0);
+	sim.mem_per_dev = (size_t)env_double("SIMGPU_MEM_GIB", 16.0) << 30;
+	if ((v = getenv("SIMGPU_TRACE")) && *v && !(sim.trace = fopen(v, "a")))
+		sim_log("SIMGPU_TRACE=%s: %s", v, strerror(errno));
+
+	v = getenv("SIMGPU_DEVICES");
+	if (!v || !*v)
+		v = "0000:3b:00.0";
+	{
+		char *copy = strdup(v), *tok, *save = NULL;
+
+		for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && nphys < MAX_DEVS;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (parse_bus_id(tok, &phys[nphys])) {
+				sim_log("SIMGPU_DEVICES: '%s' is not a PCI address DDDD:BB:SS.0", tok);
+				continue;
+			}
+			nphys++;
+		}
+		free(copy);
+	}
+	apply_visible(phys, nphys);
+	sim.ready = true;
+}
+
+static void sim_boot(void)
+{
+	pthread_once(&sim_once, sim_init);
+}
+
+/* The device heap: one memfd seen twice, PROT_NONE (strict) for the application, RW for us. */
+static int heap_open(void)
+{
+	int prot = sim.peermem ? PROT_READ | PROT_WRITE : PROT_NONE;
+
+	if (sim.heap_fd >= 0)
+		return 0;
+	sim.heap_size = sim.mem_per_dev * (size_t)(sim.ndev ? sim.ndev : 1);
+	sim.heap_fd = memfd_create("simgpu-device-memory", MFD_CLOEXEC);
+	if (sim.heap_fd < 0 || ftruncate(sim.heap_fd, (off_t)sim.heap_size)) {
+		sim_log("device heap: %s", strerror(errno));
+		return -1;
+	}
+	sim.dev_view = mmap(NULL, sim.heap_size, prot, MAP_SHARED | MAP_NORESERVE, sim.heap_fd, 0);
+	sim.shadow = mmap(NULL, sim.heap_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+			  sim.heap_fd, 0);
+	if (sim.dev_view == MAP_FAILED || sim.shadow == MAP_FAILED) {
+		sim_log("device heap mmap: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Pointers                                                                   */
+
+enum ptr_kind { P_PAGEABLE, P_PINNED, P_DEVICE, P_BAD };
+
+static bool in_heap(const void *p)
+{
+	return sim.dev_view && (const char *)p >= sim.dev_view &&
+	       (const char *)p < sim.dev_view + sim.heap_size;
+}
+
+/* The live allocation holding p, under sim.lock. */
+static struct sim_alloc *find_alloc(const void *p)
+{
+	const char *c = p;
+	int i;
+
+	for (i = 0; i < MAX_ALLOCS; i++) {
+		struct sim_alloc *a = &sim.allocs[i];
+
+		if (a->live && c >= a->base && c < a->base + (a->kind == A_DEVICE ? a->span : a->size))
+			return a;
+	}
+	return NULL;
+}
+
+/* What [p, p+len) is; device and pinned ranges must lie inside one allocation. */
+static enum ptr_kind classify(const void *p, size_t len, struct sim_alloc **owner)
+{
+	struct sim_alloc *a = find_alloc(p);
+
+	*owner = a;
+	if (!a)
+		return in_heap(p) ? P_BAD : P_PAGEABLE;
+	if ((size_t)((const char *)p - a->base) > a->size || len > a->size - (size_t)((const char *)p - a->base))
+		return P_BAD;
+	return a->kind == A_DEVICE ? P_DEVICE : P_PINNED;
+}
+
+static char *shadow_of(const struct sim_alloc *a, const void *p)
+{
+	return sim.shadow + a->heap_off + (size_t)((const char *)p - a->base);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Streams and the copy engine                                                */
+
+/*
+ * A query that finds a copy unfinished gives the CPU away. A real copy engine
+ * needs no CPU, but this one is a thread: on a machine with fewer cores than
+ * busy-polling ranks plus copy threads (2 cores, or a 2-CPU VM) a progress
+ * loop that polls without yielding would keep it off the CPU for a whole
+ * scheduler slice per fragment.
+ */
+static cudaError_t not_ready(void)
+{
+	sched_yield();
+	return cudaErrorNotReady;
+}
+
+static void *stream_worker(void *arg)
+{
+	struct sim_stream *s = arg;
+
+	/* The modelled time is microseconds: not the 50 us a sleep may otherwise be late by. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+
+	for (;;) {
+		struct op *op;
+		double start, finish, wait;
+		int i;
+
+		pthread_mutex_lock(&s->lock);
+		while (!s->head && !s->quit)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (!s->head) {
+			pthread_mutex_unlock(&s->lock);
+			return NULL;
+		}
+		op = s->head;
+		pthread_mutex_unlock(&s->lock);
+
+		for (i = 0; i < op->ndeps; i++) {
+			struct sim_stream *d = op->deps[i].s;
+
+			pthread_mutex_lock(&d->lock);
+			while (d->done < op->deps[i].seq)
+				pthread_cond_wait(&d->cond, &d->lock);
+			pthread_mutex_unlock(&d->lock);
+		}
+		/* The data lands at the end of its modelled transfer time. */
+		start = now_s();
+		if (s->busy_until > start)
+			start = s->busy_until;
+		finish = start + sim.latency_us * 1e-6 + (sim.gbps > 0 ? (double)op->len / (sim.gbps * 1e9) : 0);
+		s->busy_until = finish;
+		wait = finish - now_s();
+		if (wait > 0) {
+			struct timespec ts = { .tv_sec = (time_t)wait,
+					       .tv_nsec = (long)((wait - (double)(time_t)wait) * 1e9) };
+
+			nanosleep(&ts, NULL);
+		}
+		if (op->len)
+			memmove(op->dst, op->src, op->len);
+		free(op->owned);
+
+		pthread_mutex_lock(&s->lock);
+		s->head = op->next;
+		if (!s->head)
+			s->tail = NULL;
+		s->done++;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		free(op);
+	}
+}
+
+static struct sim_stream *resolve_stream(cudaStream_t stream)
+{
+	if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+		return sim.legacy;
+	return (struct sim_stream *)stream;
+}
+
+/* Enqueue, with the legacy stream's implicit synchronisation; returns the op's sequence. */
+static uint64_t enqueue(struct sim_stream *s, char *dst, const char *src, size_t len, void *owned)
+{
+	struct op *op = calloc(1, sizeof(*op));
+	struct sim_stream *o;
+	uint64_t seq;
+
+	if (!op) {
+		/* Out of memory: do it now, in order. */
+		memmove(dst, src, len);
+		free(owned);
+		return 0;
+	}
+	op->dst = dst;
+	op->src = src;
+	op->len = len;
+	op->owned = owned;
+	pthread_mutex_lock(&sim.lock);
+	for (o = sim.streams; o; o = o->next_all) {
+		if (o == s || op->ndeps >= (int)(sizeof(op->deps) / sizeof(op->deps[0])))
+			continue;
+		if ((s == sim.legacy && o->blocking) || (o == sim.legacy && s->blocking)) {
+			pthread_mutex_lock(&o->lock);
+			op->deps[op->ndeps++] = (struct dep){ o, o->enq };
+			pthread_mutex_unlock(&o->lock);
+		}
+	}
+	pthread_mutex_unlock(&sim.lock);
+	pthread_mutex_lock(&s->lock);
+	if (s->tail)
+		s->tail->next = op;
+	else
+		s->head = op;
+	s->tail = op;
+	seq = ++s->enq;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return seq;
+}
+
+static void wait_seq(struct sim_stream *s, uint64_t seq)
+{
+	pthread_mutex_lock(&s->lock);
+	while (s->done < seq)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void wait_stream(struct sim_stream *s)
+{
+	uint64_t seq;
+
+	pthread_mutex_lock(&s->lock);
+	seq = s->enq;
+	pthread_mutex_unlock(&s->lock);
+	wait_seq(s, seq);
+}
+
+static void wait_all(void)
+{
+	struct sim_stream *s;
+
+	for (s = sim.streams; s; s = s->next_all)
+		wait_stream(s);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Errors                                                                     */
+
+static const struct {
+	cudaError_t code;
+	const char *name, *text;
+} errors[] = {
+	{ cudaSuccess, "cudaSuccess", "no error" },
+	{ cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument" },
+	{ cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory" },
+	{ cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",
+	  "CUDA driver version is insufficient for CUDA runtime version" },
+	{ cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected" },
+	{ cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal" },
+	{ cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
+	  "invalid copy direction for memcpy" },
+	{ cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle" },
+	{ cudaErrorNotReady, "cudaErrorNotReady", "device not ready" },
+	{ cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported" },
+};
+
+SIM_EXPORT const char *cudaGetErrorName(cudaError_t err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (errors[i].code == err)
+			return errors[i].name;
+	return "cudaErrorUnknown";
+}
+
+SIM_EXPORT const char *cudaGetErrorString(cudaError_t err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (errors[i].code == err)
+			return errors[i].text;
+	return "unknown error";
+}
+
+/* Every call but the error strings and versions needs a driver and a device. */
+static cudaError_t ready(void)
+{
+	sim_boot();
+	if (sim.no_driver)
+		return cudaErrorInsufficientDriver;
+	if (!sim.ndev)
+		return cudaErrorNoDevice;
+	pthread_mutex_lock(&sim.lock);
+	if (!sim.legacy)
+		sim.legacy = stream_new(true);
+	pthread_mutex_unlock(&sim.lock);
+	return sim.legacy ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Versions and devices                                                       */
+
+SIM_EXPORT cudaError_t cudaRuntimeGetVersion(int *version)
+{
+	if (!version)
+		return cudaErrorInvalidValue;
+	*version = SIMGPU_RUNTIME_VERSION;
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaDriverGetVersion(int *version)
+{
+	sim_boot();
+	if (!version)
+		return cudaErrorInvalidValue;
+	*version = sim.no_driver ? 0 : CUDA_VERSION;
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaGetDeviceCount(int *count)
+{
+	cudaError_t err = ready();
+
+	if (!count)
+		return cudaErrorInvalidValue;
+	*count = err == cudaSuccess ? sim.ndev : 0;
+	return err;
+}
+
+SIM_EXPORT cudaError_t cudaSetDevice(int device)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (device < 0 || device >= sim.ndev)
+		return cudaErrorInvalidDevice;
+	sim.cur = device;
+	trace("cudaSetDevice %d", device);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!prop)
+		return cudaErrorInvalidValue;
+	if (device < 0 || device >= sim.ndev)
+		return cudaErrorInvalidDevice;
+	memset(prop, 0, sizeof(*prop));
+	snprintf(prop->name, sizeof(prop->name), "%s", SIM_NAME);
+	prop->totalGlobalMem = sim.mem_per_dev;
+	prop->major = 9;
+	prop->minor = 0;
+	prop->multiProcessorCount = 1;
+	prop->warpSize = 32;
+	prop->unifiedAddressing = 1;
+	prop->pciDomainID = sim.dev[device].domain;
+	prop->pciBusID = sim.dev[device].bus;
+	prop->pciDeviceID = sim.dev[device].slot;
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *bus_id, int len, int device)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!bus_id || len <= 0)
+		return cudaErrorInvalidValue;
+	if (device < 0 || device >= sim.ndev)
+		return cudaErrorInvalidDevice;
+	snprintf(bus_id, (size_t)len, "%s", sim.dev[device].bus_id);
+	return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Memory                                                                     */
+
+static struct sim_alloc *alloc_slot(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_ALLOCS; i++)
+		if (!sim.allocs[i].live)
+			return &sim.allocs[i];
+	return NULL;
+}
+
+/* First fit in the heap between live device allocations. */
+static bool heap_place(size_t span, size_t *off)
+{
+	size_t at = 0;
+	bool moved = true;
+	int i;
+
+	while (moved) {
+		moved = false;
+		for (i = 0; i < MAX_ALLOCS; i++) {
+			const struct sim_alloc *a = &sim.allocs[i];
+
+			if (a->live && a->kind == A_DEVICE && at < a->heap_off + a->span &&
+			    a->heap_off < at + span) {
+				at = a->heap_off + a->span;
+				moved = true;
+			}
+		}
+	}
+	if (at + span > sim.heap_size || at + span < at)
+		return false;
+	*off = at;
+	return true;
+}
+
+SIM_EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+	struct sim_alloc *a;
+	cudaError_t err = ready();
+	size_t span, off;
+
+	if (err)
+		return err;
+	if (!ptr)
+		return cudaErrorInvalidValue;
+	*ptr = NULL;
+	if (size == 0)
+		return cudaSuccess;
+	if (size > sim.mem_per_dev)
+		return cudaErrorMemoryAllocation;
+	span = (size + ALLOC_ALIGN - 1) & ~(ALLOC_ALIGN - 1);
+	pthread_mutex_lock(&sim.lock);
+	if (heap_open() || sim.dev[sim.cur].used + span > sim.mem_per_dev ||
+	    !(a = alloc_slot()) || !heap_place(span, &off)) {
+		pthread_mutex_unlock(&sim.lock);
+		return cudaErrorMemoryAllocation;
+	}
+	*a = (struct sim_alloc){ .live = true, .kind = A_DEVICE, .base = sim.dev_view + off,
+				 .size = size, .span = span, .heap_off = off, .dev = sim.cur,
+				 .export_fd = -1 };
+	sim.dev[sim.cur].used += span;
+	*ptr = a->base;
+	pthread_mutex_unlock(&sim.lock);
+	trace("cudaMalloc %p %zu dev %d", *ptr, size, a->dev);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+	struct sim_alloc *a;
+	cudaError_t err = ready();
+	long page = sysconf(_SC_PAGESIZE);
+	size_t span;
+	void *p;
+
+	if (err)
+		return err;
+	if (!ptr)
+		return cudaErrorInvalidValue;
+	*ptr = NULL;
+	if (size == 0)
+		return cudaSuccess;
+	span = (size + (size_t)page - 1) & ~((size_t)page - 1);
+	if (span < size)
+		return cudaErrorMemoryAllocation;
+	p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return cudaErrorMemoryAllocation;
+	pthread_mutex_lock(&sim.lock);
+	if (!(a = alloc_slot())) {
+		pthread_mutex_unlock(&sim.lock);
+		munmap(p, span);
+		return cudaErrorMemoryAllocation;
+	}
+	*a = (struct sim_alloc){ .live = true, .kind = A_PINNED, .base = p, .size = size,
+				 .span = span, .dev = sim.cur, .export_fd = -1 };
+	pthread_mutex_unlock(&sim.lock);
+	*ptr = p;
+	trace("cudaMallocHost %p %zu", p, size);
+	return cudaSuccess;
+}
+
+/* A dma-buf fd exported from an allocation and still open when it is freed. */
+static void check_export(struct sim_alloc *a)
+{
+	struct stat st;
+
+	if (a->export_fd < 0)
+		return;
+	if (!fstat(a->export_fd, &st) && st.st_ino == a->export_st.st_ino &&
+	    st.st_dev == a->export_st.st_dev)
+		sim_log("error: cudaFree(%p) while the dma-buf fd %d exported from it is still open "
+			"(deregister and close before freeing)", (void *)a->base, a->export_fd);
+	a->export_fd = -1;
+}
+
+/*
+ * The live allocation of this kind that starts at ptr, with sim.lock held, after
+ * waiting for the device (cudaFree and cudaFreeHost synchronise, as CUDA's do).
+ */
+static struct sim_alloc *freeing(void *ptr, enum alloc_kind kind, const char *call)
+{
+	struct sim_alloc *a;
+
+	wait_all();
+	pthread_mutex_lock(&sim.lock);
+	a = find_alloc(ptr);
+	if (a && a->kind == kind && a->base == (char *)ptr)
+		return a;
+	pthread_mutex_unlock(&sim.lock);
+	sim_log("error: %s(%p): not the start of a live %s allocation", call, ptr,
+		kind == A_DEVICE ? "cudaMalloc" : "cudaMallocHost");
+	return NULL;
+}
+
+SIM_EXPORT cudaError_t cudaFree(void *ptr)
+{
+	struct sim_alloc *a;
+	cudaError_t err = ready();
+
+	if (err || !ptr)
+		return err;
+	if (!(a = freeing(ptr, A_DEVICE, "cudaFree")))
+		return cudaErrorInvalidValue;
+	check_export(a);
+	/* Give the pages back; the range stays reserved (PROT_NONE or RW) for reuse. */
+	fallocate(sim.heap_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)a->heap_off,
+		  (off_t)a->span);
+	sim.dev[a->dev].used -= a->span;
+	a->live = false;
+	pthread_mutex_unlock(&sim.lock);
+	trace("cudaFree %p", ptr);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaFreeHost(void *ptr)
+{
+	struct sim_alloc *a;
+	cudaError_t err = ready();
+
+	if (err || !ptr)
+		return err;
+	if (!(a = freeing(ptr, A_PINNED, "cudaFreeHost")))
+		return cudaErrorInvalidValue;
+	munmap(a->base, a->span);
+	a->live = false;
+	pthread_mutex_unlock(&sim.lock);
+	trace("cudaFreeHost %p", ptr);
+	return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Copies                                                                     */
+
+static const char *kind_name(enum ptr_kind k)
+{
+	return k == P_DEVICE ? "device" : k == P_PINNED ? "pinned" : "pageable";
+}
+
+static bool kind_matches(enum cudaMemcpyKind kind, enum ptr_kind dk, enum ptr_kind sk)
+{
+	bool dd = dk == P_DEVICE, sd = sk == P_DEVICE;
+
+	switch (kind) {
+	case cudaMemcpyDefault: return true;
+	case cudaMemcpyHostToHost: return !dd && !sd;
+	case cudaMemcpyHostToDevice: return dd && !sd;
+	case cudaMemcpyDeviceToHost: return !dd && sd;
+	case cudaMemcpyDeviceToDevice: return dd && sd;
+	default: return false;
+	}
+}
+
+/* Resolve both ends; device ends become shadow addresses. */
+static cudaError_t copy_ends(void **dst, const void **src, size_t len, enum cudaMemcpyKind kind,
+			     enum ptr_kind *dk, enum ptr_kind *sk, const char *call)
+{
+	struct sim_alloc *da, *sa;
+
+	pthread_mutex_lock(&sim.lock);
+	*dk = classify(*dst, len, &da);
+	*sk = classify(*src, len, &sa);
+	if (*dk == P_BAD || *sk == P_BAD) {
+		pthread_mutex_unlock(&sim.lock);
+		sim_log("error: %s(%p <- %p, %zu): the %s range is not inside one live allocation",
+			call, *dst, *src, len, *dk == P_BAD ? "destination" : "source");
+		return cudaErrorInvalidValue;
+	}
+	if (!kind_matches(kind, *dk, *sk)) {
+		pthread_mutex_unlock(&sim.lock);
+		sim_log("error: %s: kind %d does not match %s <- %s", call, (int)kind,
+			kind_name(*dk), kind_name(*sk));
+		return cudaErrorInvalidMemcpyDirection;
+	}
+	if (*dk == P_DEVICE)
+		*dst = shadow_of(da, *dst);
+	if (*sk == P_DEVICE)
+		*src = shadow_of(sa, *src);
+	pthread_mutex_unlock(&sim.lock);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+	enum ptr_kind dk, sk;
+	cudaError_t err = ready();
+	void *orig_dst = dst;
+	const void *orig_src = src;
+
+	if (err)
+		return err;
+	if (!count)
+		return cudaSuccess;
+	if ((err = copy_ends(&dst, &src, count, kind, &dk, &sk, "cudaMemcpy")))
+		return err;
+	trace("cudaMemcpy %p <- %p %zu %s<-%s", orig_dst, orig_src, count, kind_name(dk),
+	      kind_name(sk));
+	if (dk == P_DEVICE && sk == P_DEVICE) {
+		/* "For transfers from device memory to device memory, no host-side synchronization is performed." */
+		enqueue(sim.legacy, dst, src, count, NULL);
+	} else if (dk == P_DEVICE && sk == P_PAGEABLE) {
+		/* Staged: the source is taken now; the call returns before the tail reaches the device. */
+		char *staging = malloc(count);
+		size_t tail = count > H2D_TAIL ? H2D_TAIL : count / 2;
+		uint64_t seq;
+
+		if (!staging)
+			return cudaErrorMemoryAllocation;
+		memcpy(staging, src, count);
+		seq = enqueue(sim.legacy, dst, staging, count - tail, NULL);
+		enqueue(sim.legacy, (char *)dst + (count - tail), staging + (count - tail), tail, staging);
+		wait_seq(sim.legacy, seq);
+	} else {
+		/* Pinned to device, device to host, host to host: synchronous. */
+		wait_seq(sim.legacy, enqueue(sim.legacy, dst, src, count, NULL));
+	}
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+				       enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+	enum ptr_kind dk, sk;
+	cudaError_t err = ready();
+	void *orig_dst = dst;
+	const void *orig_src = src;
+
+	if (err)
+		return err;
+	if (!count)
+		return cudaSuccess;
+	if ((err = copy_ends(&dst, &src, count, kind, &dk, &sk, "cudaMemcpyAsync")))
+		return err;
+	trace("cudaMemcpyAsync %p <- %p %zu %s<-%s stream %p", orig_dst, orig_src, count,
+	      kind_name(dk), kind_name(sk), (void *)stream);
+	/* Every end is read and written when the copy runs, not when it is asked for. */
+	enqueue(resolve_stream(stream), dst, src, count, NULL);
+	return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Streams, events, synchronisation                                           */
+
+SIM_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+	struct sim_stream *s;
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!stream || (flags & ~(unsigned)cudaStreamNonBlocking))
+		return cudaErrorInvalidValue;
+	pthread_mutex_lock(&sim.lock);
+	s = stream_new(!(flags & cudaStreamNonBlocking));
+	pthread_mutex_unlock(&sim.lock);
+	if (!s)
+		return cudaErrorMemoryAllocation;
+	*stream = (cudaStream_t)s;
+	trace("cudaStreamCreate %p flags %u", (void *)s, flags);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *stream)
+{
+	return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
+}
+
+SIM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+	struct sim_stream *s, **pp;
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	s = resolve_stream(stream);
+	if (s == sim.legacy)
+		return cudaErrorInvalidResourceHandle;
+	/* Work already queued still completes, as CUDA promises; the worker then stays idle. */
+	wait_stream(s);
+	pthread_mutex_lock(&sim.lock);
+	for (pp = &sim.streams; *pp; pp = &(*pp)->next_all)
+		if (*pp == s) {
+			*pp = s->next_all;
+			break;
+		}
+	s->next_all = sim.retired;
+	sim.retired = s;
+	pthread_mutex_unlock(&sim.lock);
+	pthread_mutex_lock(&s->lock);
+	s->quit = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	trace("cudaStreamDestroy %p", (void *)s);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	wait_stream(resolve_stream(stream));
+	trace("cudaStreamSynchronize %p", (void *)stream);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+	struct sim_stream *s;
+	cudaError_t err = ready();
+	bool idle;
+
+	if (err)
+		return err;
+	s = resolve_stream(stream);
+	pthread_mutex_lock(&s->lock);
+	idle = s->done >= s->enq;
+	pthread_mutex_unlock(&s->lock);
+	return idle ? cudaSuccess : not_ready();
+}
+
+SIM_EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	wait_all();
+	trace("cudaDeviceSynchronize");
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+	struct sim_event *e;
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!event)
+		return cudaErrorInvalidValue;
+	(void)flags;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return cudaErrorMemoryAllocation;
+	*event = (cudaEvent_t)e;
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+	return cudaEventCreateWithFlags(event, cudaEventDefault);
+}
+
+SIM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+	if (!event)
+		return cudaErrorInvalidResourceHandle;
+	free(event);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+	struct sim_event *e = (struct sim_event *)event;
+	struct sim_stream *s;
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!e)
+		return cudaErrorInvalidResourceHandle;
+	s = resolve_stream(stream);
+	pthread_mutex_lock(&s->lock);
+	e->stream = s;
+	e->seq = s->enq;
+	e->recorded = true;
+	pthread_mutex_unlock(&s->lock);
+	trace("cudaEventRecord %p stream %p", (void *)e, (void *)stream);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+	struct sim_event *e = (struct sim_event *)event;
+	bool done;
+
+	if (!e)
+		return cudaErrorInvalidResourceHandle;
+	if (!e->recorded)
+		return cudaSuccess;
+	pthread_mutex_lock(&e->stream->lock);
+	done = e->stream->done >= e->seq;
+	pthread_mutex_unlock(&e->stream->lock);
+	return done ? cudaSuccess : not_ready();
+}
+
+SIM_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+	struct sim_event *e = (struct sim_event *)event;
+
+	if (!e)
+		return cudaErrorInvalidResourceHandle;
+	if (e->recorded)
+		wait_seq(e->stream, e->seq);
+	trace("cudaEventSynchronize %p", (void *)e);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target,
+							  enum cudaFlushGPUDirectRDMAWritesScope scope)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (target != cudaFlushGPUDirectRDMAWritesTargetCurrentDevice ||
+	    (scope != cudaFlushGPUDirectRDMAWritesToOwner && scope != cudaFlushGPUDirectRDMAWritesToAllDevices))
+		return cudaErrorInvalidValue;
+	__atomic_add_fetch(&sim.flushes, 1, __ATOMIC_RELAXED);
+	trace("cudaDeviceFlushGPUDirectRDMAWrites scope %d", (int)scope);
+	return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Driver entry points                                                        */
+
+static CUresult CUDAAPI sim_cuGetErrorName(CUresult rc, const char **name)
+{
+	static const struct {
+		CUresult rc;
+		const char *name;
+	} names[] = {
+		{ CUDA_SUCCESS, "CUDA_SUCCESS" },
+		{ CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE" },
+		{ CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED" },
+		{ CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED" },
+		{ CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND" },
+	};
+	size_t i;
+
+	if (!name)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].rc == rc) {
+			*name = names[i].name;
+			return CUDA_SUCCESS;
+		}
+	*name = NULL;
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult CUDAAPI sim_cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr dptr)
+{
+	struct sim_alloc *a;
+
+	pthread_mutex_lock(&sim.lock);
+	a = find_alloc((const void *)(uintptr_t)dptr);
+	if (!a || a->kind != A_DEVICE || (uintptr_t)dptr >= (uintptr_t)a->base + a->size) {
+		pthread_mutex_unlock(&sim.lock);
+		return CUDA_ERROR_NOT_FOUND;
+	}
+	if (base)
+		*base = (CUdeviceptr)(uintptr_t)a->base;
+	if (size)
+		*size = a->size;
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+
+static CUresult CUDAAPI sim_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size,
+							  CUmemRangeHandleType type,
+							  unsigned long long flags)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), p = (uintptr_t)dptr;
+	struct sim_alloc *a;
+	int fd;
+
+	trace("cuMemGetHandleForAddressRange %#" PRIxPTR " %zu", p, size);
+	if (!handle || type != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD || flags || !size)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim.dmabuf)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if ((p & (page - 1)) || (size & (page - 1)))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	a = find_alloc((const void *)p);
+	if (!a || a->kind != A_DEVICE || size > a->span - (p - (uintptr_t)a->base)) {
+		pthread_mutex_unlock(&sim.lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	/* A real descriptor of the pages (not a dma-buf: soft-RoCE refuses every dma-buf anyway). */
+	fd = dup(sim.heap_fd);
+	if (fd < 0) {
+		pthread_mutex_unlock(&sim.lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	a->export_fd = fd;
+	fstat(fd, &a->export_st);
+	pthread_mutex_unlock(&sim.lock);
+	*(int *)handle = fd;
+	return CUDA_SUCCESS;
+}
+
+static CUresult CUDAAPI sim_cuPointerSetAttribute(const void *value, CUpointer_attribute attr,
+						  CUdeviceptr ptr)
+{
+	struct sim_alloc *a;
+
+	trace("cuPointerSetAttribute %d %#llx", (int)attr, (unsigned long long)ptr);
+	if (!value || attr != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	a = find_alloc((const void *)(uintptr_t)ptr);
+	if (!a || a->kind != A_DEVICE) {
+		pthread_mutex_unlock(&sim.lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	a->sync_memops = *(const unsigned int *)value != 0;
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+
+static const struct {
+	const char *symbol;
+	void *fn;
+	int since;              /* the CUDA version that introduced this form */
+} entry_points[] = {
+	{ "cuGetErrorName", (void *)sim_cuGetErrorName, 6000 },
+	{ "cuMemGetAddressRange", (void *)sim_cuMemGetAddressRange_v2, 3020 },
+	{ "cuMemGetHandleForAddressRange", (void *)sim_cuMemGetHandleForAddressRange, 11070 },
+	{ "cuPointerSetAttribute", (void *)sim_cuPointerSetAttribute, 6000 },
+};
+
+static cudaError_t entry_point(const char *symbol, void **fn, int version,
+			       enum cudaDriverEntryPointQueryResult *status)
+{
+	cudaError_t err = ready();
+	size_t i;
+
+	if (!symbol || !fn)
+		return cudaErrorInvalidValue;
+	*fn = NULL;
+	if (err)
+		return err;
+	trace("entry point %s %d", symbol, version);
+	for (i = 0; i < sizeof(entry_points) / sizeof(entry_points[0]); i++) {
+		if (strcmp(entry_points[i].symbol, symbol))
+			continue;
+		if (version < entry_points[i].since) {
+			if (status)
+				*status = cudaDriverEntryPointVersionNotSufficent;
+			return cudaSuccess;
+		}
+		*fn = entry_points[i].fn;
+		if (status)
+			*status = cudaDriverEntryPointSuccess;
+		return cudaSuccess;
+	}
+	if (status)
+		*status = cudaDriverEntryPointSymbolNotFound;
+	return cudaSuccess;
+}
+
+#ifndef SIMGPU_NO_BY_VERSION
+SIM_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
+							unsigned int version,
+							unsigned long long flags,
+							enum cudaDriverEntryPointQueryResult *status)
+{
+	(void)flags;
+	return entry_point(symbol, fn, (int)version, status);
+}
+#endif
+
+/* The older form: the runtime's own version picks each symbol's form. */
+SIM_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
+					       enum cudaDriverEntryPointQueryResult *status)
+{
+	(void)flags;
+	return entry_point(symbol, fn, SIMGPU_RUNTIME_VERSION, status);
+}

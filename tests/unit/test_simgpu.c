@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The simulated GPU (tests/support/simgpu) enforces the CUDA semantics the other
+ * tests rely on: each check here is a fault it must catch. Run by
+ * tests/unit/simgpu.sh with the simulator in front of the real runtime. Every
+ * test forks (Check's default), so each sets its configuration before its
+ * first CUDA call.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "unit_main.h"
+
+#define MIB (1u << 20)
+
+typedef CUresult (*get_handle_fn)(void *, CUdeviceptr, size_t, CUmemRangeHandleType, unsigned long long);
+typedef CUresult (*set_attr_fn)(const void *, CUpointer_attribute, CUdeviceptr);
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *dev_alloc(size_t len)
+{
+	void *p = NULL;
+
+	ck_assert_int_eq(cudaMalloc(&p, len), cudaSuccess);
+	return p;
+}
+
+static void *pinned_alloc(size_t len, int fill)
+{
+	void *p = NULL;
+
+	ck_assert_int_eq(cudaMallocHost(&p, len), cudaSuccess);
+	memset(p, fill, len);
+	return p;
+}
+
+static void *entry(const char *symbol)
+{
+	enum cudaDriverEntryPointQueryResult found;
+	void *fn = NULL;
+
+	ck_assert_int_eq(cudaGetDriverEntryPointByVersion(symbol, &fn, CUDA_VERSION, cudaEnableDefault,
+							  &found), cudaSuccess);
+	ck_assert_int_eq(found, cudaDriverEntryPointSuccess);
+	return fn;
+}
+
+START_TEST(is_simulated)
+{
+	struct cudaDeviceProp prop;
+
+	ck_assert_int_eq(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+	ck_assert_msg(strstr(prop.name, "simulated"), "not the simulator: '%s'", prop.name);
+}
+END_TEST
+
+/* A CPU store into device memory faults (strict mode). */
+START_TEST(cpu_store_faults)
+{
+	volatile char *p = dev_alloc(4096);
+
+	p[0] = 1;
+}
+END_TEST
+
+START_TEST(cpu_load_faults)
+{
+	volatile char *p = dev_alloc(4096);
+
+	ck_assert_int_eq(p[10], 0);
+}
+END_TEST
+
+/* A deliberately missing wait: the bytes of an async copy are not there yet. */
+START_TEST(missing_wait_caught)
+{
+	char *d, *h, *src;
+
+	setenv("SIMGPU_LATENCY_US", "200000", 1);
+	d = dev_alloc(MIB);
+	h = pinned_alloc(MIB, 0);
+	src = pinned_alloc(MIB, 0x5a);
+	ck_assert_int_eq(cudaMemcpy(d, src, MIB, cudaMemcpyHostToDevice), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpyAsync(h, d, MIB, cudaMemcpyDeviceToHost, 0), cudaSuccess);
+	ck_assert_msg(h[0] == 0 && h[MIB - 1] == 0, "an async copy landed before its modelled time");
+	ck_assert_int_eq(cudaStreamQuery(0), cudaErrorNotReady);
+	ck_assert_int_eq(cudaStreamSynchronize(0), cudaSuccess);
+	ck_assert_int_eq(h[0], 0x5a);
+	ck_assert_int_eq(h[MIB - 1], 0x5a);
+}
+END_TEST
+
+/* Events: not ready while the copy runs, then the bytes are there. */
+START_TEST(event_orders)
+{
+	cudaStream_t s;
+	cudaEvent_t e;
+	char *d, *h, *src;
+
+	setenv("SIMGPU_LATENCY_US", "100000", 1);
+	d = dev_alloc(MIB);
+	h = pinned_alloc(MIB, 0);
+	src = pinned_alloc(MIB, 7);
+	ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+	ck_assert_int_eq(cudaEventCreate(&e), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpyAsync(d, src, MIB, cudaMemcpyDefault, s), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpyAsync(h, d, MIB, cudaMemcpyDefault, s), cudaSuccess);
+	ck_assert_int_eq(cudaEventRecord(e, s), cudaSuccess);
+	ck_assert_int_eq(cudaEventQuery(e), cudaErrorNotReady);
+	ck_assert_int_eq(h[MIB / 2], 0);
+	ck_assert_int_eq(cudaEventSynchronize(e), cudaSuccess);
+	ck_assert_int_eq(cudaEventQuery(e), cudaSuccess);
+	ck_assert_int_eq(h[MIB / 2], 7);
+	ck_assert_int_eq(cudaEventDestroy(e), cudaSuccess);
+	ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
+}
+END_TEST
+
+/* Device to device returns at once; a synchronous device to host copy takes its time. */
+START_TEST(d2d_is_async)
+{
+	char *a, *b, *h;
+	double t0, d2d, d2h;
+
+	setenv("SIMGPU_LATENCY_US", "200000", 1);
+	a = dev_alloc(MIB);
+	b = dev_alloc(MIB);
+	h = pinned_alloc(MIB, 0);
+	t0 = now_s();
+	ck_assert_int_eq(cudaMemcpy(b, a, MIB, cudaMemcpyDeviceToDevice), cudaSuccess);
+	d2d = now_s() - t0;
+	t0 = now_s();
+	ck_assert_int_eq(cudaMemcpy(h, b, MIB, cudaMemcpyDeviceToHost), cudaSuccess);
+	d2h = now_s() - t0;
+	ck_assert_msg(d2d < 0.1, "device-to-device waited %.3f s", d2d);
+	/* The D2H waits for the D2D before it (stream order) and for itself. */
+	ck_assert_msg(d2h >= 0.35, "device-to-host returned after %.3f s", d2h);
+}
+END_TEST
+
+/* Pageable host to device returns before its tail lands (peermem mode: the CPU can look). */
+START_TEST(pageable_h2d_tail_late)
+{
+	size_t n = 4 * MIB;
+	char *d, *src = malloc(n);
+
+	setenv("SIMGPU_LATENCY_US", "200000", 1);
+	setenv("SIMGPU_MODE", "peermem", 1);
+	ck_assert_ptr_nonnull(src);
+	memset(src, 9, n);
+	d = dev_alloc(n);
+	ck_assert_int_eq(cudaMemcpy(d, src, n, cudaMemcpyHostToDevice), cudaSuccess);
+	memset(src, 1, n);      /* the source may be reused at once */
+	ck_assert_int_eq(((volatile char *)d)[0], 9);
+	ck_assert_msg(((volatile char *)d)[n - 1] == 0, "the tail landed before cudaMemcpy returned");
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(((volatile char *)d)[n - 1], 9);
+	free(src);
+}
+END_TEST
+
+START_TEST(out_of_bounds_refused)
+{
+	char *d = dev_alloc(1000), *h = pinned_alloc(4096, 0);
+
+	ck_assert_int_eq(cudaMemcpy(h, d, 1000, cudaMemcpyDefault), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, d, 1001, cudaMemcpyDefault), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaMemcpy(h, d + 999, 2, cudaMemcpyDefault), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaFree(d), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, d, 8, cudaMemcpyDefault), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaFree(d), cudaErrorInvalidValue);
+}
+END_TEST
+
+START_TEST(direction_checked)
+{
+	char *d = dev_alloc(64), *h = pinned_alloc(64, 0);
+
+	ck_assert_int_eq(cudaMemcpy(h, d, 64, cudaMemcpyHostToDevice), cudaErrorInvalidMemcpyDirection);
+	ck_assert_int_eq(cudaMemcpy(d, h, 64, cudaMemcpyDeviceToHost), cudaErrorInvalidMemcpyDirection);
+	ck_assert_int_eq(cudaMemcpy(d, h, 64, cudaMemcpyHostToDevice), cudaSuccess);
+}
+END_TEST
+
+START_TEST(devices_and_visibility)
+{
+	char bus[32];
+	int n = -1;
+
+	setenv("SIMGPU_DEVICES", "0000:65:00.0,0000:17:00.0,0000:b1:00.0", 1);
+	setenv("CUDA_VISIBLE_DEVICES", "2,1", 1);
+	ck_assert_int_eq(cudaGetDeviceCount(&n), cudaSuccess);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(cudaDeviceGetPCIBusId(bus, sizeof(bus), 0), cudaSuccess);
+	ck_assert_str_eq(bus, "0000:B1:00.0");
+	ck_assert_int_eq(cudaDeviceGetPCIBusId(bus, sizeof(bus), 1), cudaSuccess);
+	ck_assert_str_eq(bus, "0000:17:00.0");
+	ck_assert_int_eq(cudaSetDevice(2), cudaErrorInvalidDevice);
+}
+END_TEST
+
+START_TEST(no_driver)
+{
+	int n = -1;
+
+	setenv("SIMGPU_DRIVER", "none", 1);
+	ck_assert_int_eq(cudaGetDeviceCount(&n), cudaErrorInsufficientDriver);
+	ck_assert_int_eq(n, 0);
+}
+END_TEST
+
+START_TEST(dmabuf_export_rules)
+{
+	get_handle_fn get_handle = (get_handle_fn)entry("cuMemGetHandleForAddressRange");
+	long page = sysconf(_SC_PAGESIZE);
+	char *d = dev_alloc(3 * (size_t)page);
+	int fd = -1;
+
+	ck_assert_int_eq(get_handle(&fd, (CUdeviceptr)(d + 1), (size_t)page,
+				    CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(get_handle(&fd, (CUdeviceptr)d, (size_t)page + 1,
+				    CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(get_handle(&fd, (CUdeviceptr)d, 64u << 20,
+				    CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(get_handle(&fd, (CUdeviceptr)d, 3 * (size_t)page,
+				    CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0), CUDA_SUCCESS);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(close(fd), 0);
+}
+END_TEST
+
+START_TEST(dmabuf_off)
+{
+	get_handle_fn get_handle;
+	char *d;
+	int fd = -1;
+
+	setenv("SIMGPU_DMABUF", "0", 1);
+	get_handle = (get_handle_fn)entry("cuMemGetHandleForAddressRange");
+	d = dev_alloc(4096);
+	ck_assert_int_eq(get_handle(&fd, (CUdeviceptr)d, 4096, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+			 CUDA_ERROR_NOT_SUPPORTED);
+}
+END_TEST
+
+/* Freeing memory whose dma-buf is still open is reported. */
+START_TEST(free_while_exported_reported)
+{
+	get_handle_fn get_handle = (get_handle_fn)entry("cuMemGetHandleForAddressRange");
+	char *d = dev_alloc(4096), said[512] = "";
+	FILE *log = tmpfile();
+	int fd = -1, saved = dup(2);
+
+	ck_assert_ptr_nonnull(log);
+	ck_assert_int_eq(get_handle(&fd, (CUdeviceptr)d, 4096, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+			 CUDA_SUCCESS);
+	dup2(fileno(log), 2);
+	ck_assert_int_eq(cudaFree(d), cudaSuccess);
+	dup2(saved, 2);
+	rewind(log);
+	ck_assert_ptr_nonnull(fgets(said, sizeof(said), log));
+	ck_assert_msg(strstr(said, "still open"), "not reported: '%s'", said);
+}
+END_TEST
+
+START_TEST(sync_memops_device_only)
+{
+	set_attr_fn set_attr = (set_attr_fn)entry("cuPointerSetAttribute");
+	unsigned int on = 1;
+	char *d = dev_alloc(64), *h = pinned_alloc(64, 0);
+
+	ck_assert_int_eq(set_attr(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)d), CUDA_SUCCESS);
+	ck_assert_int_eq(set_attr(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)h),
+			 CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(unknown_entry_point)
+{
+	enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSuccess;
+	void *fn = (void *)1;
+
+	ck_assert_int_eq(cudaGetDriverEntryPointByVersion("cuMemAlloc", &fn, CUDA_VERSION,
+							  cudaEnableDefault, &found), cudaSuccess);
+	ck_assert_int_eq(found, cudaDriverEntryPointSymbolNotFound);
+	ck_assert_ptr_null(fn);
+	ck_assert_int_eq(cudaGetDriverEntryPointByVersion("cuMemGetHandleForAddressRange", &fn, 11000,
+							  cudaEnableDefault, &found), cudaSuccess);
+	ck_assert_int_eq(found, cudaDriverEntryPointVersionNotSufficent);
+}
+END_TEST
+
+static Suite *simgpu_suite(void)
+{
+	Suite *s = suite_create("simgpu");
+	TCase *tc = tcase_create("semantics");
+
+	/* Each test configures the simulator through its environment before its first call. */
+	unsetenv("SIMGPU_MODE");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, is_simulated);
+	tcase_add_test_raise_signal(tc, cpu_store_faults, SIGSEGV);
+	tcase_add_test_raise_signal(tc, cpu_load_faults, SIGSEGV);
+	tcase_add_test(tc, missing_wait_caught);
+	tcase_add_test(tc, event_orders);
+	tcase_add_test(tc, d2d_is_async);
+	tcase_add_test(tc, pageable_h2d_tail_late);
+	tcase_add_test(tc, out_of_bounds_refused);
+	tcase_add_test(tc, direction_checked);
+	tcase_add_test(tc, devices_and_visibility);
+	tcase_add_test(tc, no_driver);
+	tcase_add_test(tc, dmabuf_export_rules);
+	tcase_add_test(tc, dmabuf_off);
+	tcase_add_test(tc, free_while_exported_reported);
+	tcase_add_test(tc, sync_memops_device_only);
+	tcase_add_test(tc, unknown_entry_point);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* Two tests die by SIGSEGV by design: one process per test. */
+const struct unit_test unit_test = { .suite = simgpu_suite, .fork = true };
