@@ -6,7 +6,7 @@
  * pairs). Each of setup, post and pipe declares what it offers the others in
  * a header of its own (verbs_setup.h, verbs_post.h, verbs_pipe.h), and the
  * calls go one way: p2p uses pipe, both use post; pairs uses setup and post;
- * setup uses post (tests/layers.sh checks who includes which).
+ * setup uses post (tests/meta/layers.sh checks who includes which).
  */
 #ifndef GDRB_VERBS_INT_H
 #define GDRB_VERBS_INT_H

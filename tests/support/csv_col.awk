@@ -1,6 +1,6 @@
 # csv_col.awk: columns of a CSV of the project by name (tests/support/lib.sh's csv_col, csv_count, pairs_col,
 # ranks_col). Load schema.awk (with -v schema_def, schema_macro: the file's schema) and
-# tests/csv_split.awk (csv_split) first. Arguments: the file, then filters, each
+# tests/support/csv_split.awk (csv_split) first. Arguments: the file, then filters, each
 # NAME=VALUE (the field is VALUE; empty VALUE: the field is empty), NAME!=VALUE, or NAME~ERE (the
 # whole field matches ERE). -v cols=A,B,...: print those fields of each row that passes every
 # filter, tab-separated; -v count=1: print the number of such rows instead; -v rows=1: the

@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from .common import MAX_DIGITS, SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, open_regular, size_fmt, usage_error
 
 # The all-pairs binaries (built on gdrb_pairs_main): their rows follow the pairs schema, beside
-# their matrices, and never go into results.csv. tests/py/test_pairs.py checks the list against
+# their matrices, and never go into results.csv. tests/tooling/py/test_pairs.py checks the list against
 # docs/options.md, where each of them, and no other binary, takes the all-pairs options.
 BINARIES = ("gdrb_mpi_pairs", "gdrb_write_pairs")
 

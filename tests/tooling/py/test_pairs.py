@@ -251,7 +251,7 @@ class PairsRuleBench(PairsCase):
             self.assertEqual(sweep_plan.is_pairs(step), run.all_pairs, run.bench)
 
     def test_all_pairs_binaries_are_those_with_the_all_pairs_options(self):
-        # docs/options.md is every binary's --help (tests/docs_options.sh keeps it so).
+        # docs/options.md is every binary's --help (tests/meta/docs_options.sh keeps it so).
         with open(os.path.join(str(gdrbtest.SRC), "docs", "options.md")) as f:
             sections = re.split(r"^## `[a-z]+/(gdrb_[a-z_]+)`$", f.read(), flags=re.M)[1:]
         taking = sorted(name for name, text in zip(sections[::2], sections[1::2]) if "--rounds K" in text)
