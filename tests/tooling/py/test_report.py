@@ -180,7 +180,7 @@ class ReportTest(unittest.TestCase):
                 md, html = self.report(d)
                 self.assertIn("| 8B | invalid '%s' | 2.315 | 10.63 | 14.02 | - |" % value, md)
                 self.assertIn("Invalid: %s/results.csv:2: lat_p50_us '%s' is not a finite non-negative decimal number "
-                              "(shown as invalid, never as a number)" % (d, value), md)
+                              "(shown as invalid, never as a number)" % (d, value), rendered(md))
                 self.assertIn("<td>invalid '%s'</td>" % value, html)
                 self.assertNotRegex(md, r"\| 8B \| 0 \|")
 
