@@ -59,8 +59,6 @@ void gdrb_node_memlock_self(struct gdrb_node *node);
 
 const char *gdrb_iommu_mode_name(enum gdrb_iommu_mode mode);
 
-/* Whether a command line has word (exactly, or "word=..." when word ends in '='). */
-bool gdrb_cmdline_has(const char *cmdline, const char *word);
 /* The value of key= on a command line (last one wins); NULL when absent. */
 const char *gdrb_cmdline_value(const char *cmdline, const char *key, char *buf, size_t len);
 

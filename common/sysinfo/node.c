@@ -25,17 +25,6 @@ static const char *next_word(const char *s, size_t *len)
 	return s;
 }
 
-bool gdrb_cmdline_has(const char *cmdline, const char *word)
-{
-	size_t wl = strlen(word), len;
-	const char *w;
-
-	for (w = next_word(cmdline, &len); w; w = next_word(w + len, &len))
-		if (len == wl && !strncmp(w, word, wl))
-			return true;
-	return false;
-}
-
 const char *gdrb_cmdline_value(const char *cmdline, const char *key, char *buf, size_t len)
 {
 	size_t kl = strlen(key), wl;

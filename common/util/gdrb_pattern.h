@@ -12,8 +12,6 @@
 
 uint64_t gdrb_pattern_seed(size_t size, uint64_t iter, unsigned slot, unsigned sender);
 
-/* Write the pattern of seed into host memory [buf, buf + len). */
-void gdrb_pattern_fill(void *buf, size_t len, uint64_t seed);
 
 /*
  * Count bytes of [buf, buf + len) that differ from the pattern of seed; the

@@ -62,11 +62,6 @@ void gdrb_pattern_fill_at(void *buf, size_t len, uint64_t seed, size_t base)
 		p[i] = pattern_byte(seed, base + i);
 }
 
-void gdrb_pattern_fill(void *buf, size_t len, uint64_t seed)
-{
-	gdrb_pattern_fill_at(buf, len, seed, 0);
-}
-
 uint64_t gdrb_pattern_check(const void *buf, size_t len, uint64_t seed, size_t base,
 			    size_t *first_bad)
 {

@@ -216,7 +216,6 @@ static void parse_text(const uint8_t *data, size_t size)
 
 	gdrb_parse_memlock(text, &bytes, &unlimited);
 	gdrb_meminfo_available(text, &bytes);
-	gdrb_cmdline_has(text, "iommu=pt");
 	gdrb_cmdline_value(text, "intel_iommu", value, sizeof(value));
 	gdrb_kernel_at_least(text, 5, 12);
 	gts = gdrb_pci_parse_speed(text);

@@ -100,8 +100,14 @@ need_vm() {
 		export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:fast_unwind_on_malloc=1:quarantine_size_mb=16
 		shares+=(--mem 4096)
 	fi
+	# The trees where the VM's root does not show them (its /tmp is empty): the build tree,
+	# and the source tree where it is another (the sanitizer pass's _sanitize/src).
 	case $top_builddir in
 	/tmp/* | /run/* | /dev/shm/*) shares+=(--share "$top_builddir") ;;
+	esac
+	case $top_srcdir in
+	"$top_builddir") ;;
+	/tmp/* | /run/* | /dev/shm/*) shares+=(--share "$top_srcdir") ;;
 	esac
 }
 

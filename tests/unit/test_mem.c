@@ -239,17 +239,17 @@ static void check_fill_and_check(enum gdrb_mem_kind kind, size_t len)
 	ck_assert_int_eq(gdrb_buf_fill_pattern(&buf, 0, len, seed), 0);
 	ck_assert_uint_eq(gdrb_buf_check_pattern(&buf, 0, len, seed, &first_bad), 0);
 	ck_assert_uint_eq(first_bad, NO_BAD);
-	gdrb_pattern_fill(expect, len, seed);
+	gdrb_pattern_fill_at(expect, len, seed, 0);
 	ck_assert_mem_eq(buf.ptr, expect, len);
 
 	/* A message at an offset starts its pattern there. */
 	ck_assert_int_eq(gdrb_buf_fill_pattern(&buf, off, part, seed2), 0);
-	gdrb_pattern_fill(expect, part, seed2);
+	gdrb_pattern_fill_at(expect, part, seed2, 0);
 	ck_assert_mem_eq((unsigned char *)buf.ptr + off, expect, part);
 	ck_assert_uint_eq(gdrb_buf_check_pattern(&buf, off, part, seed2, &first_bad), 0);
 	/* The bytes around it keep the first pattern. */
 	ck_assert_uint_eq(gdrb_buf_check_pattern(&buf, 0, off, seed, &first_bad), 0);
-	gdrb_pattern_fill(expect, len, seed);
+	gdrb_pattern_fill_at(expect, len, seed, 0);
 	ck_assert_mem_eq((unsigned char *)buf.ptr + off + part, expect + off + part,
 			 len - off - part);
 	/* The whole buffer against the first seed: wrong only inside the message. */

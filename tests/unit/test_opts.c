@@ -531,7 +531,7 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "--mpi-cuda", "" }, "--mpi-cuda: unknown value ''; accepted: auto, yes, no" },
 	{ ALL_GROUPS, { "--mpi-cuda" }, "--mpi-cuda needs a value" },
 	{ GDRB_OPTG_MEM, { "--mpi-cuda", "no" }, "--mpi-cuda does not apply to test_opts" },
-	/* The last of two values used to win silently. */
+	/* An option given twice is refused: neither value wins unseen. */
 	{ ALL_GROUPS, { "-m", "8", "-m", "16" }, "-m/--sizes given twice; give each option once" },
 	{ ALL_GROUPS, { "-m", "8", "--sizes=16" }, "-m/--sizes given twice" },
 	{ ALL_GROUPS, { "--mem", "device", "--mem", "host" }, "--mem given twice" },

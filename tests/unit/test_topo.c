@@ -557,11 +557,8 @@ START_TEST(test_cmdline)
 	uint64_t bytes;
 	bool unlimited;
 
-	ck_assert(gdrb_cmdline_has(line, "iommu=pt"));
-	ck_assert(gdrb_cmdline_has(line, "ro"));
-	ck_assert(!gdrb_cmdline_has(line, "iommu=p"));
-	/* After "--" the words belong to init. */
-	ck_assert(!gdrb_cmdline_has(line, "iommu=off"));
+	/* After "--" the words belong to init: iommu=off there is not the kernel's. */
+	ck_assert_str_eq(gdrb_cmdline_value(line, "iommu", buf, sizeof(buf)), "pt");
 	ck_assert_str_eq(gdrb_cmdline_value(line, "intel_iommu", buf, sizeof(buf)), "on,sm_on");
 	ck_assert_ptr_null(gdrb_cmdline_value(line, "amd_iommu", buf, sizeof(buf)));
 	ck_assert_ptr_null(gdrb_cmdline_value(line, "quiet", buf, sizeof(buf)));
@@ -632,7 +629,6 @@ START_TEST(test_json)
 	gdrb_json_close_array(&j);
 	gdrb_json_open_array(&j, "empty");
 	gdrb_json_close_array(&j);
-	gdrb_json_number(&j, "x", 0.5);
 	gdrb_json_close_object(&j);
 	fclose(f);
 	ck_assert_str_eq(text, "{\n"
@@ -642,8 +638,7 @@ START_TEST(test_json)
 			       "    true,\n"
 			       "    null\n"
 			       "  ],\n"
-			       "  \"empty\": [],\n"
-			       "  \"x\": 0.5\n"
+			       "  \"empty\": []\n"
 			       "}\n");
 	free(text);
 }
