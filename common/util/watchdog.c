@@ -150,7 +150,8 @@ static void *watchdog_main(void *arg)
 	double idle = 0, lingered = -1;        /* lingered >= 0: given up, lingering */
 
 	(void)arg;
-	while (!wd.stop) {
+	/* Once given up, a stop does not end the linger: the process ends as it said it would. */
+	while (!wd.stop || lingered >= 0) {
 		uint64_t mark, now;
 		struct sched_figs me1, main1;
 		double span, c;
