@@ -39,15 +39,17 @@ timed_run() {
 }
 # over WALL BASE BOUND: true when WALL - BASE > BOUND + 2.
 over() { awk -v wall="$1" -v base="$2" -v bound="$3" 'BEGIN { exit !(wall - base > bound + 2) }'; }
-# within WALL BASE BOUND WHAT [ARGS...]: WALL - BASE <= BOUND + 2. A machine whose load rose
-# between the baseline and the run can push a right run over (4.2 s separate the first case's
-# right and wrong runs): over the bound, a case given its ARGS (the same for both runs, the
-# stall in $stall) is measured once more, and fails if over again; a run that takes one
-# iteration too many is over every time.
+# within WALL BASE BOUND WHAT [STALL ARGS...]: WALL - BASE <= BOUND + 2. A machine whose load
+# rose between the baseline and the run can push a right run over (4.2 s separate the first
+# case's right and wrong runs): over the bound, a case given its STALL and ARGS (the same for
+# both runs) is measured once more, and fails if over again; a run that takes one iteration too
+# many is over every time.
 within() {
 	local wall=$1 base=$2 bound=$3 what=$4
 	shift 4
 	if [ $# -gt 0 ] && over "$wall" "$base" "$bound"; then
+		local stall=$1
+		shift
 		echo "$what: $wall s, baseline $base s: over the bound $bound s + 2 s; measuring again"
 		timed_run "" "$@"
 		base=$took
@@ -62,19 +64,17 @@ within() {
 # 14 sizes, each iteration 300 ms, 10 x -t = 0.2 s: three iterations a size.
 timed_run "" -m 8:64K -t 0.02
 base=$took
-stall=300000/1
-timed_run "$stall" -m 8:64K -t 0.02
+timed_run 300000/1 -m 8:64K -t 0.02
 wall=$took
-within "$wall" "$base" "$(calc "14 * 3 * 0.3")" "300 ms iterations, -t 0.02, 14 sizes" -m 8:64K -t 0.02
+within "$wall" "$base" "$(calc "14 * 3 * 0.3")" "300 ms iterations, -t 0.02, 14 sizes" 300000/1 -m 8:64K -t 0.02
 
 # 3 sizes, 10 x 0.1 s each plus one 200 ms iteration (a GDRB_MAX_STRETCH of 20 fails here).
 timed_run "" -m 8,16,32 -t 0.1 --min-iters 200
 base=$took
-stall=200000/10
-timed_run "$stall" -m 8,16,32 -t 0.1 --min-iters 200
+timed_run 200000/10 -m 8,16,32 -t 0.1 --min-iters 200
 wall=$took
 within "$wall" "$base" "$(calc "3 * (10 * 0.1 + 0.2)")" "200 ms every 10th iteration, --min-iters 200, -t 0.1" \
-	-m 8,16,32 -t 0.1 --min-iters 200
+	200000/10 -m 8,16,32 -t 0.1 --min-iters 200
 
 # Two busy loops beside, no injected stall: 14 sizes, 10 x 0.05 s each plus an iteration and, on
 # a loaded machine, the batches' agreements and the gathering of results (0.2 s a size, generous).
