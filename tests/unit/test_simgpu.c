@@ -5,6 +5,15 @@
  * tests/unit/simgpu.sh with the simulator in front of the real runtime. Every
  * test forks (Check's default), so each sets its configuration before its
  * first CUDA call.
+ *
+ * Two groups. "cuda": rules of the real runtime that the simulator reproduces;
+ * the GPU check (a bundle run on a GPU node) runs them on a real GPU too, where
+ * they held on an H200 with CUDA 13.0 (results/gpu-h200). "simulator": its own
+ * settings (SIMGPU_*) and the checks where it is stricter than CUDA: on that
+ * H200 a copy whose kind contradicts its pointers succeeded, and copies past
+ * the end of an allocation and from freed memory ended in SIGSEGV, not in an
+ * error. On a real GPU
+ * only the first group runs, with is_simulated, which must fail there.
  */
 #include "config.h"
 
@@ -14,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cuda.h>
@@ -176,6 +186,7 @@ START_TEST(pageable_h2d_tail_late)
 }
 END_TEST
 
+/* Stricter than CUDA: on a real GPU this case ended in SIGSEGV, not in these errors. */
 START_TEST(out_of_bounds_refused)
 {
 	char *d = dev_alloc(1000), *h = pinned_alloc(4096, 0);
@@ -189,6 +200,7 @@ START_TEST(out_of_bounds_refused)
 }
 END_TEST
 
+/* Stricter than CUDA: the real runtime took a kind that contradicts the pointers. */
 START_TEST(direction_checked)
 {
 	char *d = dev_alloc(64), *h = pinned_alloc(64, 0);
@@ -280,18 +292,31 @@ START_TEST(free_while_exported_reported)
 }
 END_TEST
 
-START_TEST(sync_memops_device_only)
+/* SYNC_MEMOPS on device and on pinned host memory, as the real runtime takes it. */
+START_TEST(sync_memops_taken)
 {
 	set_attr_fn set_attr = (set_attr_fn)entry("cuPointerSetAttribute");
 	unsigned int on = 1;
 	char *d = dev_alloc(64), *h = pinned_alloc(64, 0);
 
 	ck_assert_int_eq(set_attr(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)d), CUDA_SUCCESS);
-	ck_assert_int_eq(set_attr(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)h),
+	ck_assert_int_eq(set_attr(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)h), CUDA_SUCCESS);
+}
+END_TEST
+
+/* ... but not on memory CUDA never gave out (the simulator's own rule). */
+START_TEST(sync_memops_unknown_refused)
+{
+	set_attr_fn set_attr = (set_attr_fn)entry("cuPointerSetAttribute");
+	unsigned int on = 1;
+	static char plain[64];
+
+	ck_assert_int_eq(set_attr(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)plain),
 			 CUDA_ERROR_INVALID_VALUE);
 }
 END_TEST
 
+/* The simulator's closed list: an entry point gdrbench does not use is "not found". */
 START_TEST(unknown_entry_point)
 {
 	enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSuccess;
@@ -307,32 +332,73 @@ START_TEST(unknown_entry_point)
 }
 END_TEST
 
+/*
+ * Whether the runtime in front is the simulator, asked in a child so that this
+ * process never initialises the runtime before a test has set its environment.
+ */
+static bool runtime_is_simulated(char *name, size_t len)
+{
+	int fd[2], status = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fd))
+		return true;
+	pid = fork();
+	if (pid == 0) {
+		struct cudaDeviceProp prop;
+
+		close(fd[0]);
+		if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess &&
+		    write(fd[1], prop.name, strnlen(prop.name, sizeof(prop.name))) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(fd[1]);
+	n = pid > 0 ? read(fd[0], name, len - 1) : -1;
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	name[n > 0 ? n : 0] = '\0';
+	/* No answer (no runtime, no device): the simulator's group runs, and says why it fails. */
+	return n <= 0 || strstr(name, "simulated") != NULL;
+}
+
 static Suite *simgpu_suite(void)
 {
 	Suite *s = suite_create("simgpu");
-	TCase *tc = tcase_create("semantics");
+	TCase *cuda = tcase_create("cuda"), *own = tcase_create("simulator");
+	char name[256];
 
 	/* Each test configures the simulator through its environment before its first call. */
 	unsetenv("SIMGPU_MODE");
 	unsetenv("CUDA_VISIBLE_DEVICES");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, is_simulated);
-	tcase_add_test_raise_signal(tc, cpu_store_faults, SIGSEGV);
-	tcase_add_test_raise_signal(tc, cpu_load_faults, SIGSEGV);
-	tcase_add_test(tc, missing_wait_caught);
-	tcase_add_test(tc, event_orders);
-	tcase_add_test(tc, d2d_is_async);
-	tcase_add_test(tc, pageable_h2d_tail_late);
-	tcase_add_test(tc, out_of_bounds_refused);
-	tcase_add_test(tc, direction_checked);
-	tcase_add_test(tc, devices_and_visibility);
-	tcase_add_test(tc, no_driver);
-	tcase_add_test(tc, dmabuf_export_rules);
-	tcase_add_test(tc, dmabuf_off);
-	tcase_add_test(tc, free_while_exported_reported);
-	tcase_add_test(tc, sync_memops_device_only);
-	tcase_add_test(tc, unknown_entry_point);
-	suite_add_tcase(s, tc);
+	tcase_set_timeout(cuda, 30);
+	tcase_set_timeout(own, 30);
+	tcase_add_test(cuda, is_simulated);
+	tcase_add_test_raise_signal(cuda, cpu_store_faults, SIGSEGV);
+	tcase_add_test_raise_signal(cuda, cpu_load_faults, SIGSEGV);
+	tcase_add_test(cuda, missing_wait_caught);
+	tcase_add_test(cuda, event_orders);
+	tcase_add_test(cuda, dmabuf_export_rules);
+	tcase_add_test(cuda, sync_memops_taken);
+	suite_add_tcase(s, cuda);
+
+	tcase_add_test(own, d2d_is_async);              /* SIMGPU_LATENCY_US */
+	tcase_add_test(own, pageable_h2d_tail_late);    /* SIMGPU_MODE=peermem */
+	tcase_add_test(own, out_of_bounds_refused);     /* stricter than CUDA */
+	tcase_add_test(own, direction_checked);         /* stricter than CUDA */
+	tcase_add_test(own, devices_and_visibility);    /* SIMGPU_DEVICES */
+	tcase_add_test(own, no_driver);                 /* SIMGPU_DRIVER */
+	tcase_add_test(own, dmabuf_off);                /* SIMGPU_DMABUF */
+	tcase_add_test(own, free_while_exported_reported);
+	tcase_add_test(own, sync_memops_unknown_refused);
+	tcase_add_test(own, unknown_entry_point);
+	if (runtime_is_simulated(name, sizeof(name)))
+		suite_add_tcase(s, own);
+	else
+		printf("test_simgpu: a real GPU ('%s'): the simulator's own checks (its settings, and "
+		       "where it is stricter than CUDA) are not run; is_simulated must fail\n", name);
 	return s;
 }
 
