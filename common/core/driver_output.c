@@ -18,13 +18,13 @@
 #include "gdrb_size.h"
 
 /* The parts that are not empty, "; " between them: the one part itself, or joined in buf. */
-static const char *note_of(char *buf, size_t len, const char *a, const char *b, const char *c)
+static const char *note_of(char *buf, size_t len, const char *const *part, size_t nparts)
 {
-	const char *part[] = { a, b, c }, *only = "";
+	const char *only = "";
 	size_t i, at = 0, n = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+	for (i = 0; i < nparts; i++) {
 		if (!part[i] || !*part[i])
 			continue;
 		only = part[i];
@@ -75,8 +75,12 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 	};
 
 	/* An active test hook first, where no cut can drop it; then the label and why. */
-	row.note = note_of(note, sizeof(note), gdrb_inject_note(), v->supported ? label : v->why,
-			   v->supported ? c->window_note : "");
+	const char *parts[] = {
+		gdrb_inject_note(), v->supported ? label : v->why,
+		v->supported ? c->window_note : "", v->supported ? c->gpu_shared : "",
+	};
+
+	row.note = note_of(note, sizeof(note), parts, sizeof(parts) / sizeof(parts[0]));
 
 	if (r->csv && gdrb_csv_append(r->csv, &row))
 		r->exit_code = GDRB_EXIT_FAIL;
@@ -261,6 +265,10 @@ void gdrb_drv_print_header(struct run *r)
 		       c->gpu.name, c->gpu.pci_bus_id, c->gpu.index, c->gpu.count,
 		       c->gpu.runtime_version / 1000, c->gpu.runtime_version % 1000 / 10,
 		       c->gpu.driver_version / 1000, c->gpu.driver_version % 1000 / 10);
+	if (c->gpu_shared[0])
+		fprintf(hdr, "# NOTE: %s: %s\n", c->gpu_shared, c->gpu_time_sliced ?
+			"without MPS the GPU time-slices between the ranks' processes and their copies wait for one another (a small staged message can take several times as long); give each rank its own GPU (--gpu, CUDA_VISIBLE_DEVICES) or start MPS (docs/gpu-sharing.md)" :
+			"the ranks share its copy engines and its PCIe link (docs/gpu-sharing.md)");
 	if (c->have_gpu && c->gpu.simulated)
 		fprintf(hdr, "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
 	if (!c->have_gpu)

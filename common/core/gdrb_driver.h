@@ -82,6 +82,9 @@ struct gdrb_ctx {
 	 * limits it (NULL: no limit of its own); set by setup.
 	 */
 	unsigned (*window_cap)(const struct gdrb_ctx *c, size_t size, char *why, size_t len);
+	/* Ranks on one GPU (gdrb_run_gpu_sharing), rank 0 only: "" when none share. */
+	char gpu_shared[320];
+	bool gpu_time_sliced;   /* a shared GPU without MPS */
 	char window_note[320];  /* why the window is cut at the current size; "" when it is not */
 
 	unsigned mismatches_shown;  /* at the current size and path */

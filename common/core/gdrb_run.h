@@ -52,6 +52,17 @@ int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p,
 		      struct gdrb_gpu_info *gpu, char *why, size_t len, bool *have_gpu);
 
 /*
+ * Whether ranks on one host run on one GPU (every rank calls it once its GPU
+ * is open, with or without one). Rank 0 gets in `note` one clause per shared
+ * GPU ("2 ranks share GPU 0000:17:00.0 on node3 (MPS off)"), "" when none is
+ * shared, and in *time_sliced whether a shared GPU runs without MPS: then the
+ * GPU time-slices between the ranks' processes and each one's copies can wait
+ * for another's (docs/gpu-sharing.md). 0, or GDRB_ERR on rank 0 (no memory).
+ */
+int gdrb_run_gpu_sharing(struct gdrb_boot *boot, const struct gdrb_gpu_info *gpu, bool have_gpu,
+			 char *note, size_t len, bool *time_sliced);
+
+/*
  * The checker tests' fault: where GDRB_INJECT_CORRUPTION names this rank, one
  * byte in the middle of the `span` bytes received into buf is flipped before
  * they are checked.

@@ -2,6 +2,9 @@
 /* The opening every entry point of a run shares (gdrb_run.h). */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "gdrb_clock.h"
@@ -69,6 +72,71 @@ int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p,
 		gdrb_info("unsupported on this node: %s%s: %s", measures ? measures : "--mem ",
 			  measures ? "" : kind->name, why);
 	return rc;
+}
+
+/* What each rank tells rank 0 about its GPU. */
+struct gpu_seat {
+	char bus[32];           /* "" without a GPU */
+	int mps;                /* gdrb_gpu_info.mps */
+};
+
+static const char *mps_word(int mps)
+{
+	return mps > 0 ? "MPS on" : mps == 0 ? "MPS off" : "MPS unknown";
+}
+
+int gdrb_run_gpu_sharing(struct gdrb_boot *boot, const struct gdrb_gpu_info *gpu, bool have_gpu,
+			 char *note, size_t len, bool *time_sliced)
+{
+	struct gpu_seat me, *all = NULL;
+	size_t at = 0;
+	int i, j, groups = 0, rc = 0;
+	bool *seen = NULL;
+
+	note[0] = '\0';
+	*time_sliced = false;
+	if (boot->size < 2)
+		return 0;
+	memset(&me, 0, sizeof(me));
+	if (have_gpu)
+		snprintf(me.bus, sizeof(me.bus), "%s", gpu->pci_bus_id);
+	me.mps = have_gpu ? gpu->mps : -1;
+	if (boot->rank == 0) {
+		all = calloc((size_t)boot->size, sizeof(*all));
+		seen = calloc((size_t)boot->size, sizeof(*seen));
+		if (!all || !seen)
+			rc = GDRB_ERR;  /* the gather still runs, so that no rank waits for this one */
+	}
+	if (boot->gather(boot, &me, sizeof(me), all) || rc || boot->rank != 0) {
+		free(all);
+		free(seen);
+		return boot->rank == 0 && rc ? GDRB_ERR : 0;
+	}
+	/* Ranks on one host with the same PCI address run on one GPU. */
+	for (i = 0; i < boot->size; i++) {
+		int n = 1;
+
+		if (seen[i] || !all[i].bus[0])
+			continue;
+		for (j = i + 1; j < boot->size; j++)
+			if (!seen[j] && !strcmp(all[i].bus, all[j].bus) &&
+			    !strcmp(boot->hosts[i], boot->hosts[j])) {
+				seen[j] = true;
+				n++;
+			}
+		if (n == 1)
+			continue;
+		*time_sliced |= all[i].mps <= 0;
+		if (groups++ < 4 && at < len)
+			at += (size_t)snprintf(note + at, len - at, "%s%d ranks share GPU %s on %s (%s)",
+					       at ? "; " : "", n, all[i].bus, boot->hosts[i],
+					       mps_word(all[i].mps));
+	}
+	if (groups > 4 && at < len)
+		snprintf(note + at, len - at, "; %d more GPUs shared", groups - 4);
+	free(all);
+	free(seen);
+	return 0;
 }
 
 void gdrb_run_corrupt(const struct gdrb_boot *boot, struct gdrb_buf *buf, size_t span)

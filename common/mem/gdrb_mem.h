@@ -80,6 +80,7 @@ struct gdrb_gpu_info {
 	char pci_bus_id[32];    /* "0000:17:00.0" */
 	int runtime_version, driver_version;
 	bool simulated;         /* the test suite's simulated GPU (its name says so) */
+	int mps;                /* contexts shared through MPS: 1 yes, 0 no, -1 unknown (CUDA before 13) */
 };
 
 /* Parse a kind's name ("host", "pinned", ...); on failure *hint may name a likely meant kind. */

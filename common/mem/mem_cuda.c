@@ -134,6 +134,7 @@ int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *w
 
 	memset(info, 0, sizeof(*info));
 	info->index = -1;
+	info->mps = -1;
 	cudaRuntimeGetVersion(&info->runtime_version);
 	cudaDriverGetVersion(&info->driver_version);
 	err = cudaGetDeviceCount(&count);
@@ -169,6 +170,11 @@ int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *w
 	}
 	snprintf(info->name, sizeof(info->name), "%.127s", prop.name);
 	info->simulated = strstr(prop.name, "simulated") != NULL;
+#if CUDART_VERSION >= 13000
+	info->mps = prop.mpsEnabled != 0;
+#else
+	info->mps = -1;
+#endif
 	return 0;
 }
 

@@ -62,6 +62,7 @@ int gdrb_cuda_open(int want, int local_rank, struct gdrb_gpu_info *info, char *w
 	(void)local_rank;
 	memset(info, 0, sizeof(*info));
 	info->index = -1;
+	info->mps = -1;
 	snprintf(why, len, "%s", GDRB_NO_CUDA);
 	return GDRB_ERR_UNSUPP;
 }

@@ -90,6 +90,34 @@ rc=$?
 	{ cat "$WORK/err"; fail "--gpu 2 with two GPUs: exit $rc, expected 2 naming the GPUs there are"; }
 pass "two GPUs: local rank picks the CUDA device, --gpu and CUDA_VISIBLE_DEVICES are honoured"
 
+# Ranks on one GPU (results/gpu-h200: time-sliced without MPS) are named in the
+# header and in each measured row's note; ranks on GPUs of their own are not.
+shared_run() { # NP ARGS...: gdrb_mpi_latency, CSV in $WORK/sh.csv
+	local np=$1
+	shift
+	rm -f "$WORK/sh.csv"
+	mpi "$np" -x SIMGPU_DEVICES -x SIMGPU_MPS "$top_builddir/mpi/gdrb_mpi_latency" -m 8 -t 0.02 -n 20 \
+		--csv "$WORK/sh.csv" "$@" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "shared GPU: np=$np $*"; }
+}
+export SIMGPU_DEVICES=0000:b1:00.0 SIMGPU_MPS=0
+shared_run 2 --mem device
+grep -q "^# NOTE: 2 ranks share GPU 0000:B1:00.0 on [^ ]* (MPS off): without MPS the GPU time-slices" "$WORK/out" ||
+	{ cat "$WORK/out"; fail "two ranks on one GPU: no note in the header"; }
+[ "$(csv_count "$WORK/sh.csv" path=staged 'note~.*2 ranks share GPU 0000:B1:00\.0 on .* \(MPS off\)')" -eq 1 ] ||
+	{ cat "$WORK/sh.csv"; fail "two ranks on one GPU: the staged row's note does not say so"; }
+SIMGPU_MPS=1 shared_run 2 --mem device
+grep -q "^# NOTE: 2 ranks share GPU 0000:B1:00.0 on [^ ]* (MPS on): the ranks share its copy engines" "$WORK/out" ||
+	{ cat "$WORK/out"; fail "two ranks on one GPU under MPS: not said so"; }
+SIMGPU_DEVICES=0000:b1:00.0,0000:17:00.0 shared_run 4 --mem device
+grep -q "^# NOTE: 2 ranks share GPU 0000:B1:00.0 on [^ ]* (MPS off); 2 ranks share GPU 0000:17:00.0 on " "$WORK/out" ||
+	{ cat "$WORK/out"; fail "four ranks on two GPUs: not both GPUs named"; }
+SIMGPU_DEVICES=0000:b1:00.0,0000:17:00.0 shared_run 2 --mem device
+grep -q "share GPU" "$WORK/out" "$WORK/sh.csv" && { cat "$WORK/out"; fail "a GPU per rank: a sharing note"; }
+shared_run 2 --mem pinned
+grep -q "share GPU" "$WORK/out" "$WORK/sh.csv" && { cat "$WORK/out"; fail "pinned memory: a sharing note"; }
+unset SIMGPU_DEVICES SIMGPU_MPS
+pass "ranks that share a GPU are named (MPS off or on); a GPU per rank, or pinned memory, is not"
+
 # Validation reads device memory back through CUDA: a flipped byte in a device
 # receive buffer must be caught.
 GDRB_INJECT_CORRUPTION=1 mpi 2 -x GDRB_INJECT_CORRUPTION "$top_builddir/mpi/gdrb_mpi_latency" \
