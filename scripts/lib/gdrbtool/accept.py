@@ -62,6 +62,7 @@ Value = Union[None, float, str]
 KEPT = 50                    # failures and invalid values each rule keeps for its message and the JSON
 FILTER_KEYS = ("mem", "path", "reg", "pair", "layer", "ranks")
 _NIC_RATE = re.compile(r"([0-9]+(\.[0-9]+)?) ?Gb/s")
+_GPU_SHARED = re.compile(r"[0-9]+ ranks share GPU ")
 _NO_RATE = "no link rate recorded (nic column and meta.json name none; give --link-rate)"
 _HUGE = 1e300
 
@@ -376,6 +377,7 @@ class Judge:
         self._invalid_seen: Set[str] = set()
         self.simulated = ""
         self.test_hook = ""
+        self.gpu_shared = ""
         self.default_rate = 0.0
         self.port_rate: Dict[str, float] = {}
         if meta is not None:
@@ -435,6 +437,9 @@ class Judge:
             if not self.test_hook:
                 hook = pairs.note_part(f[i_note], pairs.TEST_HOOK_MARK)
                 self.test_hook = "" if hook is None else pairs.TEST_HOOK_MARK + hook
+            # Ranks of one host on one GPU (docs/gpu-sharing.md): said with the verdict.
+            if not self.gpu_shared:
+                self.gpu_shared = next((p for p in f[i_note].split("; ") if _GPU_SHARED.match(p)), "")
             rules = self.by_bench.get(f[i_bench])
             if not rules:
                 continue
@@ -573,7 +578,7 @@ class Judge:
             if r.rule.kind == "staged":
                 self.pair_staged(r)
             r.conclude()
-        return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook)
+        return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook, self.gpu_shared)
 
 
 @dataclass
@@ -582,6 +587,7 @@ class Verdict:
     invalid_values: List[InvalidValue]
     simulated: str
     test_hook: str = ""         # a note's "test hook NAME=VALUE": the run was a test's
+    gpu_shared: str = ""        # a note's "N ranks share GPU BUS on HOST (MPS ...)"
 
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rules if r.verdict == verdict)
@@ -601,14 +607,17 @@ class Verdict:
 
     def summary(self) -> str:
         ninvalid = self.count("INVALID")
-        return "%s: %d rules, %d passed, %d failed, %d without data%s%s%s" % (
+        return "%s: %d rules, %d passed, %d failed, %d without data%s%s%s%s" % (
             self.overall, len(self.rules), self.count("PASS"), self.count("FAIL"), self.count("NODATA"),
             ", %d invalid (%s not a number of its column: the results cannot be judged)" % (
                 ninvalid, plural(len(self.invalid_values), "value")) if ninvalid else "",
             "; measured on %s, which proves behaviour, never speed: never a pass; run on real GPUs"
             % self.simulated if self.simulated else "",
             "; measured with the %s active (GDRB_TEST_HOOKS=1): a test's rows, never judged; "
-            "measure again without it" % self.test_hook if self.test_hook else "")
+            "measure again without it" % self.test_hook if self.test_hook else "",
+            "; ranks shared a GPU (%s): a GPU figure that fails may be the sharing's, not the node's; "
+            "measure again with one rank per GPU (docs/gpu-sharing.md)" % self.gpu_shared
+            if self.gpu_shared else "")
 
     def text(self) -> str:
         """What gdrb-accept prints: two lines per rule, each invalid value, the overall line."""
@@ -632,6 +641,7 @@ class Verdict:
         out = ["{\n  \"schema\": \"gdrbench-verdict-1\",\n  \"verdict\": %s,\n  \"profile\": %s,\n  \"results\": %s,\n"
                % (json_str(self.overall), json_str(profile_name), json_str(results)),
                "  \"test_hook\": %s,\n" % (json_str(self.test_hook) if self.test_hook else "null"),
+               "  \"gpu_shared\": %s,\n" % (json_str(self.gpu_shared) if self.gpu_shared else "null"),
                "  \"generated\": %s,\n  \"rules_total\": %d,\n  \"passed\": %d,\n  \"failed\": %d,\n  \"nodata\": %d,\n"
                % (json_str(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))), len(self.rules),
                   self.count("PASS"), self.count("FAIL"), self.count("NODATA")),

@@ -325,6 +325,23 @@ class RuleKinds(AcceptCase):
         self.assertEqual(ran.verdict()["verdict"], "SIMULATED")
         self.assertEqual(ran.junit().get("failures"), "8")
 
+    def test_ranks_that_shared_a_gpu_are_said_with_the_verdict(self):
+        note = common.schema().index["note"]
+
+        def shared(row):
+            f = row.split(",")
+            if f[2] == "device":
+                f[note] = "nightly; 2 ranks share GPU 0000:17:00.0 on node3 (MPS off)"
+            return ",".join(f)
+        ran = self.accept(self.fixture("good-run", edit=shared), "ib-ndr400")
+        self.assertEqual(ran.status, 0, ran.out + ran.err)
+        self.assertRegex(ran.out, r"\nPASS: 8 rules, .*; ranks shared a GPU \(2 ranks share GPU "
+                                  r"0000:17:00\.0 on node3 \(MPS off\)\): a GPU figure that fails")
+        self.assertEqual(ran.verdict()["gpu_shared"], "2 ranks share GPU 0000:17:00.0 on node3 (MPS off)")
+        plain = self.accept(self.fixture("good-run"), "ib-ndr400")
+        self.assertNotIn("shared a GPU", plain.out)
+        self.assertIsNone(plain.verdict()["gpu_shared"])
+
     def test_a_row_measured_with_a_test_hook_is_never_judged(self):
         note = common.schema().index["note"]
 
