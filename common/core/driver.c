@@ -506,34 +506,10 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
  */
 static void default_variants(struct gdrb_ctx *c)
 {
-	struct gdrb_variant *v = c->variants;
-	const char *mem = gdrb_mem_kind_name(c->p->mem);
-	int staging = c->p->staging;
-
 	memset(c->variants, 0, sizeof(c->variants));
-	v[0] = (struct gdrb_variant){ .label = "direct", .mem = mem, .path = "direct",
-				      .reg = "host", .supported = true,
-				      .how = "the transport reads and writes the buffer itself" };
-	c->nvariants = 1;
-	if (!gdrb_mem_kind(c->p->mem)->staged)
-		return;
-	if (c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE) {
-		v[c->nvariants++] = (struct gdrb_variant){
-			.label = "staged", .mem = mem, .path = "staged", .reg = "staged",
-			.staged = true, .supported = true,
-			.how = "cudaMemcpy of the whole buffer to pinned memory before the collective and back after it, copies timed (not pipelined, whatever --staging says: one collective call cut into per-fragment calls would measure another algorithm)" };
-		return;
-	}
-	if (staging != GDRB_STAGING_SERIAL)
-		v[c->nvariants++] = (struct gdrb_variant){
-			.label = "staged", .mem = mem, .path = "staged", .reg = "staged",
-			.staged = true, .pipelined = true, .supported = true,
-			.how = "pipelined: fragments of --stage-chunk through pinned slots, cudaMemcpyAsync on a non-blocking stream per direction; the copy of one fragment overlaps the transfer of another, copies timed" };
-	if (staging != GDRB_STAGING_PIPELINED)
-		v[c->nvariants++] = (struct gdrb_variant){
-			.label = "staged-serial", .mem = mem, .path = "staged-serial", .reg = "staged",
-			.staged = true, .supported = true,
-			.how = "serial: cudaMemcpy of each whole message device->pinned before it is sent, pinned->device after the window arrived, copies timed" };
+	c->nvariants = gdrb_run_paths(c->p->mem, c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE ?
+					   GDRB_SHAPE_COLLECTIVE : GDRB_SHAPE_MESSAGES,
+					   c->p->staging, c->variants);
 }
 
 static int check_layout(struct run *r)

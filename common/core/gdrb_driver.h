@@ -15,6 +15,7 @@
 #include "gdrb_boot.h"
 #include "gdrb_mem.h"
 #include "gdrb_opts.h"
+#include "gdrb_run.h"
 #include "gdrb_stage.h"
 
 enum gdrb_metric {
@@ -32,20 +33,6 @@ enum gdrb_traffic {
 };
 
 #define GDRB_MAX_VARIANTS 8
-
-/* One way of moving the bytes, measured side by side with the others. */
-struct gdrb_variant {
-	const char *label;      /* table column prefix: "direct", "staged", "h2d_pinned" */
-	const char *mem;        /* CSV mem */
-	const char *path;       /* CSV path: direct, staged, or the benchmark's own */
-	const char *reg;        /* CSV reg: host, dmabuf, peermem, mpi-cuda, staged, none */
-	const char *how;        /* one line for the header: how this path moves the bytes */
-	bool staged;            /* bytes pass through pinned bounce memory */
-	bool pipelined;         /* staged in fragments through the rings (else whole messages) */
-	bool supported;
-	char why[640];          /* why not, when !supported */
-	int id;                 /* the benchmark's own tag */
-};
 
 struct gdrb_bench;
 

@@ -23,6 +23,39 @@
 #include "gdrb_mem.h"
 #include "gdrb_opts.h"
 
+/* One way of moving the bytes, measured side by side with the others. */
+struct gdrb_variant {
+	const char *label;      /* table column prefix: "direct", "staged", "h2d_pinned" */
+	const char *mem;        /* CSV mem */
+	const char *path;       /* CSV path: direct, staged, or the benchmark's own */
+	const char *reg;        /* CSV reg: host, dmabuf, peermem, mpi-cuda, staged, none */
+	const char *how;        /* one line for the header: how this path moves the bytes */
+	bool staged;            /* bytes pass through pinned bounce memory */
+	bool pipelined;         /* staged in fragments through the rings (else whole messages) */
+	bool supported;
+	char why[768];          /* why not, when !supported */
+	int id;                 /* the benchmark's own tag */
+};
+
+/* How a staged path moves a message between the GPU and its pinned bounce memory. */
+enum gdrb_stage_shape {
+	GDRB_SHAPE_MESSAGES,    /* point to point: pipelined fragments or serial, as --staging says */
+	GDRB_SHAPE_COLLECTIVE,  /* the whole buffer before and after one collective call */
+	GDRB_SHAPE_PAIRS,       /* all pairs: each whole message around its window (serial) */
+};
+
+#define GDRB_RUN_PATHS_MAX 3
+
+/*
+ * The paths a run measures side by side for its --mem kind, into v (at least
+ * GDRB_RUN_PATHS_MAX): "direct", the transport reading and writing the buffer
+ * itself (reg host; a transport that takes device memory says so afterwards),
+ * then, where the kind is staged, the staged paths the shape allows (`staging`:
+ * --staging, for GDRB_SHAPE_MESSAGES). Returns how many.
+ */
+unsigned gdrb_run_paths(enum gdrb_mem_kind mem, enum gdrb_stage_shape shape, int staging,
+			struct gdrb_variant *v);
+
 /* What an entry point reads from its command line. */
 struct gdrb_run_args {
 	const struct gdrb_opt_set *opts;

@@ -142,14 +142,14 @@ static int copy(struct gdrb_buf *dst, const struct gdrb_buf *src, size_t off, si
 
 struct xfer {
 	struct pairs_run *r;
-	const struct pairs_path *path;
+	const struct gdrb_variant *path;
 	size_t size;
 	unsigned count;
 	int to, from;           /* bandwidth: both; latency: to (initiator) or from (responder) */
 	bool initiator;
 };
 
-static char *wire(struct pairs_run *r, const struct pairs_path *path, bool out)
+static char *wire(struct pairs_run *r, const struct gdrb_variant *path, bool out)
 {
 	return (char *)(out ? (path->staged ? r->send_bounce.ptr : r->send.ptr) :
 			      (path->staged ? r->recv_bounce.ptr : r->recv.ptr));
@@ -351,7 +351,7 @@ static uint64_t check(struct pairs_run *r, size_t size, unsigned k, unsigned cou
 	return errs;
 }
 
-static int measure_bw(struct pairs_run *r, unsigned k, size_t size, const struct pairs_path *path,
+static int measure_bw(struct pairs_run *r, unsigned k, size_t size, const struct gdrb_variant *path,
 		      struct pairs_slot *s)
 {
 	struct xfer x = { .r = r, .path = path, .size = size,
@@ -371,7 +371,7 @@ static int measure_bw(struct pairs_run *r, unsigned k, size_t size, const struct
 }
 
 /* Ping-pong per pair, in the phases of gdrb_pairs_phases. */
-static int measure_lat(struct pairs_run *r, unsigned k, size_t size, const struct pairs_path *path,
+static int measure_lat(struct pairs_run *r, unsigned k, size_t size, const struct gdrb_variant *path,
 		       unsigned *phase, unsigned nphases, struct pairs_slot *s)
 {
 	const struct pairs_member *me = &r->members[r->boot->rank];
@@ -417,7 +417,7 @@ static int measure_round(struct pairs_run *r, unsigned k)
 		for (si = 0; si < r->p.sizes.n && !rc; si++)
 			for (pi = 0; pi < r->paths.n && !rc; pi++) {
 				struct pairs_slot *s = &r->mine[pairs_rec(r, mi, si, pi)];
-				const struct pairs_path *path = &r->paths.v[pi];
+				const struct gdrb_variant *path = &r->paths.v[pi];
 
 				if (!path->supported)
 					s->status = PAIRS_SKIPPED;
@@ -476,20 +476,16 @@ static int alloc_buffers(struct pairs_run *r, struct gdrb_gpu_info *gpu, bool *h
 
 static void set_paths(struct pairs_run *r, const struct gdrb_pairs_setup *s)
 {
-	struct pairs_path *v = r->paths.v;
+	struct gdrb_variant *direct = &r->paths.v[0];
 
-	v[0] = (struct pairs_path){ .name = "direct", .reg = "host", .supported = true,
-				    .how = "the transport reads and writes the buffers itself" };
-	r->paths.n = 1;
+	r->paths.n = gdrb_run_paths(r->p.mem, GDRB_SHAPE_PAIRS, r->p.staging, r->paths.v);
 	if (!gdrb_mem_kind(r->p.mem)->staged)
 		return;
-	v[0].reg = s->direct_reg ? s->direct_reg : "device";
-	v[0].how = s->direct_how ? s->direct_how : "device pointers handed to the transport";
-	v[0].supported = s->direct_device;
-	snprintf(v[0].why, sizeof(v[0].why), "%s", s->why);
-	v[1] = (struct pairs_path){ .name = "staged", .reg = "staged", .staged = true, .supported = true,
-				    .how = "cudaMemcpy of each whole message device->pinned before the window, pinned->device after it, copies timed (serial staging; --staging and --stage-chunk do not apply)" };
-	r->paths.n = 2;
+	/* Device memory: the direct path is the transport's, as its setup answered. */
+	direct->reg = s->direct_reg ? s->direct_reg : "device";
+	direct->how = s->direct_how ? s->direct_how : "device pointers handed to the transport";
+	direct->supported = s->direct_device;
+	snprintf(direct->why, sizeof(direct->why), "%s", s->why);
 }
 
 /* The ranks this rank sends to or receives from in the rounds chosen, each once (calloc'd; NULL: out of memory). */

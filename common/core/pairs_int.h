@@ -9,6 +9,7 @@
 
 #include "gdrb_mem.h"
 #include "gdrb_pairs.h"
+#include "gdrb_run.h"
 #include "gdrb_topo.h"
 
 /* One rank as the rows name it (the rank table), gathered by every rank. */
@@ -36,12 +37,6 @@ struct pairs_cell {
 	uint8_t status, pad;
 };
 
-struct pairs_path {
-	const char *name, *reg, *how;
-	bool staged, supported;
-	char why[768];
-};
-
 struct pairs_run {
 	const struct gdrb_pairs_ops *ops;
 	struct gdrb_boot *boot;
@@ -61,7 +56,7 @@ struct pairs_run {
 
 	struct gdrb_buf send, recv, send_bounce, recv_bounce;
 	struct gdrb_pairs_path_set {
-		struct pairs_path v[2];
+		struct gdrb_variant v[GDRB_RUN_PATHS_MAX];
 		size_t n;
 	} paths;
 	unsigned metrics[2], nmetrics;

@@ -184,7 +184,7 @@ void gdrb_pairs_out_header(const struct pairs_run *r)
 	if (*r->simulated)
 		fprintf(hdr, "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
 	for (i = 0; i < r->paths.n; i++)
-		fprintf(hdr, "# path %s: %s%s\n", r->paths.v[i].name,
+		fprintf(hdr, "# path %s: %s%s\n", r->paths.v[i].label,
 		       r->paths.v[i].supported ? r->paths.v[i].how : "n/a: ",
 		       r->paths.v[i].supported ? "" : r->paths.v[i].why);
 	fprintf(hdr, "# %-5s %5s %-6s %8s %-6s %10s %-11s %10s %10s %-11s %s\n", "round", "shift", "metric",
@@ -210,7 +210,7 @@ static void csv_row(struct pairs_run *r, size_t mi, size_t si, size_t pi, unsign
 	char ts[32];
 
 	fprintf(f, "%s,%s,%s,%s,", r->ops->name, r->ops->layer, gdrb_mem_kind_name(r->p.mem),
-		r->paths.v[pi].name);
+		r->paths.v[pi].label);
 	field(f, r->paths.v[pi].reg);
 	fprintf(f, "%s,%zu,%u,%d,%d,", is_bw(r, mi) ? "bw" : "lat", r->p.sizes.v[si], k, src, dst);
 	field(f, s->host);
@@ -289,7 +289,7 @@ void gdrb_pairs_out_round(struct pairs_run *r, unsigned k)
 					printf("  %-5u %5u %-6s %8s %-6s %10s\n", r->rounds_done, k,
 					       is_bw(r, mi) ? "bw" : "lat",
 					       gdrb_size_format(r->p.sizes.v[si], sz, sizeof(sz)),
-					       r->paths.v[pi].name, "n/a");
+					       r->paths.v[pi].label, "n/a");
 					continue;
 				}
 				qsort(v, nv, sizeof(*v), cmp_double);
@@ -301,7 +301,7 @@ void gdrb_pairs_out_round(struct pairs_run *r, unsigned k)
 					printf("  %-5u %5u %-6s %8s %-6s %10.3f %-11s %10.3f %10.3f %-11s %s\n",
 					       r->rounds_done, k, is_bw(r, mi) ? "bw" : "lat",
 					       gdrb_size_format(r->p.sizes.v[si], sz, sizeof(sz)),
-					       r->paths.v[pi].name, v[0], lp,
+					       r->paths.v[pi].label, v[0], lp,
 					       nv % 2 ? v[nv / 2] : (v[nv / 2 - 1] + v[nv / 2]) / 2,
 					       v[nv - 1], hp, is_bw(r, mi) ? "GB/s" : "us");
 				}
@@ -324,7 +324,7 @@ static int write_matrix(const struct pairs_run *r, size_t mi, size_t si, size_t 
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/pairs-%s%zu-%s.csv", r->dir, is_bw(r, mi) ? "" : "lat-",
-		 r->p.sizes.v[si], r->paths.v[pi].name);
+		 r->p.sizes.v[si], r->paths.v[pi].label);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f) {
@@ -386,7 +386,7 @@ void gdrb_pairs_out_end(const struct pairs_run *r)
 					continue;
 				printf("# matrix %s %s %s (%s), rows = sources, columns = destinations, after %u of %u rounds\n",
 				       is_bw(r, mi) ? "bw" : "lat",
-				       gdrb_size_format(r->p.sizes.v[si], sz, sizeof(sz)), r->paths.v[pi].name,
+				       gdrb_size_format(r->p.sizes.v[si], sz, sizeof(sz)), r->paths.v[pi].label,
 				       is_bw(r, mi) ? "GB/s" : "us", r->rounds_done, r->nshifts);
 				if (n <= MATRIX_SHOW_MAX) {
 					printf("%8s", "src\\dst");

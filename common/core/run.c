@@ -12,6 +12,7 @@
 #include "gdrb_log.h"
 #include "gdrb_report.h"
 #include "gdrb_run.h"
+#include "gdrb_stage.h"
 
 /* How long a rank that is not the leader waits after bad usage. */
 #define USAGE_LINGER_S 10
@@ -72,6 +73,46 @@ int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p,
 		gdrb_info("unsupported on this node: %s%s: %s", measures ? measures : "--mem ",
 			  measures ? "" : kind->name, why);
 	return rc;
+}
+
+unsigned gdrb_run_paths(enum gdrb_mem_kind mem, enum gdrb_stage_shape shape, int staging,
+			struct gdrb_variant *v)
+{
+	const char *name = gdrb_mem_kind_name(mem);
+	unsigned n = 0;
+
+	memset(v, 0, GDRB_RUN_PATHS_MAX * sizeof(*v));
+	v[n++] = (struct gdrb_variant){
+		.label = "direct", .mem = name, .path = "direct", .reg = "host", .supported = true,
+		.how = shape == GDRB_SHAPE_PAIRS ? "the transport reads and writes the buffers itself" :
+			"the transport reads and writes the buffer itself" };
+	if (!gdrb_mem_kind(mem)->staged)
+		return n;
+	if (shape == GDRB_SHAPE_PAIRS) {
+		v[n++] = (struct gdrb_variant){
+			.label = "staged", .mem = name, .path = "staged", .reg = "staged",
+			.staged = true, .supported = true,
+			.how = "cudaMemcpy of each whole message device->pinned before the window, pinned->device after it, copies timed (serial staging; --staging and --stage-chunk do not apply)" };
+		return n;
+	}
+	if (shape == GDRB_SHAPE_COLLECTIVE) {
+		v[n++] = (struct gdrb_variant){
+			.label = "staged", .mem = name, .path = "staged", .reg = "staged",
+			.staged = true, .supported = true,
+			.how = "cudaMemcpy of the whole buffer to pinned memory before the collective and back after it, copies timed (not pipelined, whatever --staging says: one collective call cut into per-fragment calls would measure another algorithm)" };
+		return n;
+	}
+	if (staging != GDRB_STAGING_SERIAL)
+		v[n++] = (struct gdrb_variant){
+			.label = "staged", .mem = name, .path = "staged", .reg = "staged",
+			.staged = true, .pipelined = true, .supported = true,
+			.how = "pipelined: fragments of --stage-chunk through pinned slots, cudaMemcpyAsync on a non-blocking stream per direction; the copy of one fragment overlaps the transfer of another, copies timed" };
+	if (staging != GDRB_STAGING_PIPELINED)
+		v[n++] = (struct gdrb_variant){
+			.label = "staged-serial", .mem = name, .path = "staged-serial", .reg = "staged",
+			.staged = true, .supported = true,
+			.how = "serial: cudaMemcpy of each whole message device->pinned before it is sent, pinned->device after the window arrived, copies timed" };
+	return n;
 }
 
 /* What each rank tells rank 0 about its GPU. */
