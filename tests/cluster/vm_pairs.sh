@@ -30,11 +30,10 @@ need_vm
 
 cat >"$WORK/inside.sh" <<'INSIDE'
 # Runs inside the VM: $1 the shared work directory, $2 the build tree, $3 the source tree.
-. "$3/tests/cluster/vm/limits.sh"
+. "$3/tests/cluster/vm/prelude.sh"
 # The test hooks below (GDRB_INJECT_*, GDRB_VERBS_MAX_MSG) run only with the test switch.
 export GDRB_TEST_HOOKS=1
-out=$1 bin=$2/bench/gdrb_write_pairs
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+bin=$bin/gdrb_write_pairs
 # NAME NP ARGS...: one run into $out/NAME/, its output and exit status kept; -T (the benchmark's
 # watchdog) stretched as the run's limit is, unless a run sets $timeout.
 run() {

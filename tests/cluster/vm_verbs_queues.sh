@@ -20,13 +20,10 @@ need_mpi
 need_vm
 
 cat >"$WORK/inside.sh" <<'INSIDE'
-# Runs inside the VM: $1 the shared work directory, $2 the build tree.
-# $3: the source tree, for the time limits scaled by the boot (tests/cluster/vm/limits.sh).
-. "$3/tests/cluster/vm/limits.sh"
+# Runs inside the VM: $1 the shared work directory, $2 the build tree, $3 the source tree.
+. "$3/tests/cluster/vm/prelude.sh"
 # The test hooks below (GDRB_INJECT_*, GDRB_VERBS_MAX_MSG) run only with the test switch.
 export GDRB_TEST_HOOKS=1
-out=$1 bin=$2/bench
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ibv_devinfo -v -d rxe0 | grep -E 'max_(cqe|qp_wr):' >"$out/limits"
 run() { # NAME BINARY ARGS...: one run, its output and exit status kept
 	local name=$1 b=$2

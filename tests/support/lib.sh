@@ -119,7 +119,7 @@ need_vm() {
 }
 
 # vm_inside: run $WORK/inside.sh in the VM with three arguments, the work directory,
-# the build tree and the source tree (inside.sh sources tests/cluster/vm/limits.sh from it); fail
+# the build tree and the source tree (inside.sh sources tests/cluster/vm/prelude.sh from it); fail
 # unless it exits 0. inside.sh records "NAME STATUS" lines in $WORK/rc and each run's
 # NAME.out and NAME.err: status_of NAME and show NAME. vm_opts (an array, emptied by need_vm):
 # more options for rxe-vm.sh run, e.g. (--vms 3).
