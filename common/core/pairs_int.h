@@ -53,6 +53,8 @@ struct pairs_run {
 	uint64_t seed;
 	bool sampled;           /* --rounds */
 	char simulated[128];    /* the test suite's simulated GPU on some rank: its name; else "" */
+	char gpu_shared[320];   /* ranks on one GPU (gdrb_run_gpu_sharing), rank 0 only; else "" */
+	bool gpu_time_sliced;
 
 	struct gdrb_buf send, recv, send_bounce, recv_bounce;
 	struct gdrb_pairs_path_set {

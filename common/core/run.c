@@ -148,10 +148,12 @@ int gdrb_run_gpu_sharing(struct gdrb_boot *boot, const struct gdrb_gpu_info *gpu
 		if (!all || !seen)
 			rc = GDRB_ERR;  /* the gather still runs, so that no rank waits for this one */
 	}
-	if (boot->gather(boot, &me, sizeof(me), all) || rc || boot->rank != 0) {
+	if (boot->gather(boot, &me, sizeof(me), all))
+		rc = GDRB_ERR;
+	if (rc || boot->rank != 0) {
 		free(all);
 		free(seen);
-		return boot->rank == 0 && rc ? GDRB_ERR : 0;
+		return rc;
 	}
 	/* Ranks on one host with the same PCI address run on one GPU. */
 	for (i = 0; i < boot->size; i++) {

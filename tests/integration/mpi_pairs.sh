@@ -192,8 +192,12 @@ rc=0
 	# Said on the simulated GPU, as the driver says it: the header's NOTE and every row's note.
 	grep -qx "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed" \
 		"$d/out" || { cat "$d/out"; fail "device: no NOTE that the GPU is simulated"; }
-	[ "$(pairs_count "$d/pairs.csv" 'note=simulated GPU: gdrbench simulated GPU (simgpu)')" -eq 48 ] ||
-		{ cat "$d/pairs.csv"; fail "device: not every row's note names the simulated GPU"; }
+	# Three ranks on the one simulated GPU: named in the header and before it in each row's note.
+	[ "$(pairs_count "$d/pairs.csv" 'note~3 ranks share GPU 0000:3B:00\.0 on [^ ]* \(MPS off\); simulated GPU: gdrbench simulated GPU \(simgpu\)')" -eq 48 ] ||
+		{ cat "$d/pairs.csv"; fail "device: not every row's note names the shared and simulated GPU"; }
+	grep -q "^# NOTE: 3 ranks share GPU 0000:3B:00.0 on [^ ]* (MPS off): without MPS the GPU time-slices" "$d/out" ||
+		{ cat "$d/out"; fail "device: no NOTE that the ranks share a GPU"; }
+	! grep -q 'share GPU' "$WORK/np3/out" "$WORK/np3/pairs.csv" || fail "host memory: said to share a GPU"
 	! grep -q 'simulated' "$WORK/np3/out" "$WORK/np3/pairs.csv" || fail "host memory: said to be simulated"
 	[ "$(ranks_count "$d/pairs-ranks.csv" 'rank~[0-9]' 'local_rank~[0-9]' gpu=0000:3b:00.0 nic=)" -eq 3 ] &&
 		pairs_has "$d/pairs.csv" src_gpu=0000:3b:00.0 dst_gpu=0000:3b:00.0 ||

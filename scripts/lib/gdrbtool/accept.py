@@ -62,7 +62,6 @@ Value = Union[None, float, str]
 KEPT = 50                    # failures and invalid values each rule keeps for its message and the JSON
 FILTER_KEYS = ("mem", "path", "reg", "pair", "layer", "ranks")
 _NIC_RATE = re.compile(r"([0-9]+(\.[0-9]+)?) ?Gb/s")
-_GPU_SHARED = re.compile(r"[0-9]+ ranks share GPU ")
 _NO_RATE = "no link rate recorded (nic column and meta.json name none; give --link-rate)"
 _HUGE = 1e300
 
@@ -439,7 +438,7 @@ class Judge:
                 self.test_hook = "" if hook is None else pairs.TEST_HOOK_MARK + hook
             # Ranks of one host on one GPU (docs/gpu-sharing.md): said with the verdict.
             if not self.gpu_shared:
-                self.gpu_shared = next((p for p in f[i_note].split("; ") if _GPU_SHARED.match(p)), "")
+                self.gpu_shared = next((p for p in f[i_note].split("; ") if pairs.GPU_SHARED.match(p)), "")
             rules = self.by_bench.get(f[i_bench])
             if not rules:
                 continue
@@ -574,6 +573,7 @@ class Judge:
             # The pairs CSV's note says where the matrices came from a simulated GPU.
             self.simulated = self.simulated or pairs.simulated_gpu(self.results_dir)
             self.test_hook = self.test_hook or pairs.test_hook(self.results_dir)
+            self.gpu_shared = self.gpu_shared or pairs.gpu_shared(self.results_dir)
         for r in self.results:
             if r.rule.kind == "staged":
                 self.pair_staged(r)

@@ -139,9 +139,10 @@ def note_part(note: str, mark: str) -> Optional[str]:
     return next((part[len(mark):] for part in note.split("; ") if part.startswith(mark)), None)
 
 
-def _note_part(results: str, mark: str) -> Optional[str]:
+def _note_part(results: str, mark: str, whole: Optional["re.Pattern[str]"] = None) -> Optional[str]:
     """The first part ("; " between parts) of a note of RESULTS/pairs.csv that starts with
-    MARK, less MARK; None if no note has one."""
+    MARK, less MARK; with WHOLE, the first part that WHOLE matches at its start, as it is (MARK
+    then only picks the lines to read). None if no note has one."""
     try:
         with open_regular(os.path.join(results, PAIRS_CSV), mode="r", encoding="utf-8", errors="replace") as f:
             header = f.readline().rstrip("\r\n").split(",")
@@ -152,7 +153,9 @@ def _note_part(results: str, mark: str) -> Optional[str]:
                 if mark not in line:
                     continue
                 fields = csv_split(line.rstrip("\r\n"))
-                part = note_part(fields[i] if i < len(fields) else "", mark)
+                note = fields[i] if i < len(fields) else ""
+                part = note_part(note, mark) if whole is None else \
+                    next((p for p in note.split("; ") if whole.match(p)), None)
                 if part is not None:
                     return part
     except OSError:
@@ -165,6 +168,15 @@ def simulated_gpu(results: str) -> str:
     measured on, as their note names it ("simulated GPU: NAME"); "" if none was."""
     name = _note_part(results, SIMULATED_MARK)
     return "" if name is None else name or "a simulated GPU"
+
+
+GPU_SHARED = re.compile(r"[0-9]+ ranks share GPU ")
+
+
+def gpu_shared(results: str) -> str:
+    """Where ranks of one host ran on one GPU in RESULTS/pairs.csv, the note's part that says so
+    ("2 ranks share GPU 0000:17:00.0 on node3 (MPS off)"); "" if none did."""
+    return _note_part(results, " ranks share GPU ", GPU_SHARED) or ""
 
 
 def test_hook(results: str) -> str:

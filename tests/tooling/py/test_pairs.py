@@ -208,6 +208,15 @@ class Simulated(PairsCase):
         status, out, err, v = self.accept(d, "pairs bw below=80%median size=8M")
         self.assertEqual((status, v["verdict"]), (0, "PASS"), out + err)
 
+    def test_matrices_of_ranks_that_shared_a_gpu_say_so(self):
+        d = self.simulated("a label; 3 ranks share GPU 0000:3B:00.0 on n00 (MPS off)")
+        self.assertEqual(pairs.gpu_shared(d), "3 ranks share GPU 0000:3B:00.0 on n00 (MPS off)")
+        status, out, err, v = self.accept(d, "pairs bw below=80%median size=8M")
+        self.assertEqual((status, v["verdict"], v["gpu_shared"]),
+                         (0, "PASS", "3 ranks share GPU 0000:3B:00.0 on n00 (MPS off)"), out + err)
+        self.assertIn("ranks shared a GPU (3 ranks share GPU", out)
+        self.assertEqual(pairs.gpu_shared(self.simulated("a label; the ranks share GPU memory")), "")
+
     def test_matrices_measured_with_a_test_hook_are_never_judged(self):
         # The binary's note where GDRB_INJECT_HOSTS named the hosts (its commas made '_').
         d = self.simulated("test hook GDRB_INJECT_HOSTS=a_a_b_b; a label")
