@@ -266,9 +266,7 @@ void gdrb_drv_print_header(struct run *r)
 		       c->gpu.runtime_version / 1000, c->gpu.runtime_version % 1000 / 10,
 		       c->gpu.driver_version / 1000, c->gpu.driver_version % 1000 / 10);
 	if (c->gpu_shared[0])
-		fprintf(hdr, "# NOTE: %s: %s\n", c->gpu_shared, c->gpu_time_sliced ?
-			"without MPS the GPU time-slices between the ranks' processes and their copies wait for one another (a small staged message can take several times as long); give each rank its own GPU (--gpu, CUDA_VISIBLE_DEVICES) or start MPS (docs/gpu-sharing.md)" :
-			"the ranks share its copy engines and its PCIe link (docs/gpu-sharing.md)");
+		fprintf(hdr, "# NOTE: %s: %s\n", c->gpu_shared, gdrb_run_gpu_sharing_why(c->gpu_time_sliced));
 	if (c->have_gpu && c->gpu.simulated)
 		fprintf(hdr, "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
 	if (!c->have_gpu)

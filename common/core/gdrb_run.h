@@ -94,6 +94,8 @@ int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p,
  */
 int gdrb_run_gpu_sharing(struct gdrb_boot *boot, const struct gdrb_gpu_info *gpu, bool have_gpu,
 			 char *note, size_t len, bool *time_sliced);
+/* What the header says after the note of gdrb_run_gpu_sharing: why it matters, what to do. */
+const char *gdrb_run_gpu_sharing_why(bool time_sliced);
 
 /*
  * The checker tests' fault: where GDRB_INJECT_CORRUPTION names this rank, one

@@ -182,9 +182,7 @@ void gdrb_pairs_out_header(const struct pairs_run *r)
 	       r->pp->metrics & GDRB_PAIRS_LAT ? " lat (us, one way = round trip / 2, ping-pong phases)" : "",
 	       r->p.window, gdrb_size_format(r->p.window_bytes, sz, sizeof(sz)), gdrb_mem_kind_name(r->p.mem));
 	if (r->gpu_shared[0])
-		fprintf(hdr, "# NOTE: %s: %s\n", r->gpu_shared, r->gpu_time_sliced ?
-			"without MPS the GPU time-slices between the ranks' processes and their copies wait for one another; give each rank its own GPU (--gpu, CUDA_VISIBLE_DEVICES) or start MPS (docs/gpu-sharing.md)" :
-			"the ranks share its copy engines and its PCIe link (docs/gpu-sharing.md)");
+		fprintf(hdr, "# NOTE: %s: %s\n", r->gpu_shared, gdrb_run_gpu_sharing_why(r->gpu_time_sliced));
 	if (*r->simulated)
 		fprintf(hdr, "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
 	for (i = 0; i < r->paths.n; i++)

@@ -126,6 +126,13 @@ static const char *mps_word(int mps)
 	return mps > 0 ? "MPS on" : mps == 0 ? "MPS off" : "MPS unknown";
 }
 
+const char *gdrb_run_gpu_sharing_why(bool time_sliced)
+{
+	return time_sliced ?
+		"without MPS the GPU time-slices between the ranks' processes and their copies wait for one another (a small staged message can take several times as long); give each rank its own GPU (--gpu, CUDA_VISIBLE_DEVICES) or start MPS (docs/gpu-sharing.md)" :
+		"the ranks share its copy engines and its PCIe link (docs/gpu-sharing.md)";
+}
+
 int gdrb_run_gpu_sharing(struct gdrb_boot *boot, const struct gdrb_gpu_info *gpu, bool have_gpu,
 			 char *note, size_t len, bool *time_sliced)
 {
