@@ -55,8 +55,9 @@ done
 pass "np 2, 3, 4: complete bw and lat matrices, $((4 * 3 * 4)) rows at np 4, rank table"
 
 # Latency phases longer than --timeout: with 3 ranks a phase times one pair while the third rank
-# goes on to the next phase and waits there on a rank still timing; it waits up to 4 x -t
-# beyond --timeout (pairs.c busy_s()), so a healthy run does not give up (it did with -t 2 -T 1).
+# goes on to the next phase and waits there on a rank still timing; it waits up to 10 x -t
+# beyond --timeout (pairs.c busy_s()), so a healthy run does not give up (it did with -t 2 -T 1,
+# and with 4 x -t under the sanitizers beside other tests).
 d=$WORK/longphase
 mkdir -p "$d"
 mpi 3 "$bin" --metric lat -m 8 -n 10000000 -t 2 -T 1 --rounds 1 --seed 1 --csv "$d/pairs.csv" >"$d/out" 2>"$d/err" ||
