@@ -12,8 +12,8 @@
  * settings (SIMGPU_*) and the checks where it is stricter than CUDA: on that
  * H200 a copy whose kind contradicts its pointers succeeded, and copies past
  * the end of an allocation and from freed memory ended in SIGSEGV, not in an
- * error. On a real GPU
- * only the first group runs, with is_simulated, which must fail there.
+ * error. On a real GPU only the first group runs, with is_simulated, which
+ * must fail there.
  */
 #include "config.h"
 
