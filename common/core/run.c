@@ -75,6 +75,15 @@ int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p,
 	return rc;
 }
 
+/* A staged path of the kind called `mem`: its bytes pass through pinned memory as `how` says. */
+static struct gdrb_variant staged_path(const char *mem, const char *label, bool pipelined,
+				       const char *how)
+{
+	return (struct gdrb_variant){ .label = label, .mem = mem, .path = label, .reg = "staged",
+				      .staged = true, .pipelined = pipelined, .supported = true,
+				      .how = how };
+}
+
 unsigned gdrb_run_paths(enum gdrb_mem_kind mem, enum gdrb_stage_shape shape, int staging,
 			struct gdrb_variant *v)
 {
@@ -89,29 +98,17 @@ unsigned gdrb_run_paths(enum gdrb_mem_kind mem, enum gdrb_stage_shape shape, int
 	if (!gdrb_mem_kind(mem)->staged)
 		return n;
 	if (shape == GDRB_SHAPE_PAIRS) {
-		v[n++] = (struct gdrb_variant){
-			.label = "staged", .mem = name, .path = "staged", .reg = "staged",
-			.staged = true, .supported = true,
-			.how = "cudaMemcpy of each whole message device->pinned before the window, pinned->device after it, copies timed (serial staging; --staging and --stage-chunk do not apply)" };
+		v[n++] = staged_path(name, "staged", false, "cudaMemcpy of each whole message device->pinned before the window, pinned->device after it, copies timed (serial staging; --staging and --stage-chunk do not apply)");
 		return n;
 	}
 	if (shape == GDRB_SHAPE_COLLECTIVE) {
-		v[n++] = (struct gdrb_variant){
-			.label = "staged", .mem = name, .path = "staged", .reg = "staged",
-			.staged = true, .supported = true,
-			.how = "cudaMemcpy of the whole buffer to pinned memory before the collective and back after it, copies timed (not pipelined, whatever --staging says: one collective call cut into per-fragment calls would measure another algorithm)" };
+		v[n++] = staged_path(name, "staged", false, "cudaMemcpy of the whole buffer to pinned memory before the collective and back after it, copies timed (not pipelined, whatever --staging says: one collective call cut into per-fragment calls would measure another algorithm)");
 		return n;
 	}
 	if (staging != GDRB_STAGING_SERIAL)
-		v[n++] = (struct gdrb_variant){
-			.label = "staged", .mem = name, .path = "staged", .reg = "staged",
-			.staged = true, .pipelined = true, .supported = true,
-			.how = "pipelined: fragments of --stage-chunk through pinned slots, cudaMemcpyAsync on a non-blocking stream per direction; the copy of one fragment overlaps the transfer of another, copies timed" };
+		v[n++] = staged_path(name, "staged", true, "pipelined: fragments of --stage-chunk through pinned slots, cudaMemcpyAsync on a non-blocking stream per direction; the copy of one fragment overlaps the transfer of another, copies timed");
 	if (staging != GDRB_STAGING_PIPELINED)
-		v[n++] = (struct gdrb_variant){
-			.label = "staged-serial", .mem = name, .path = "staged-serial", .reg = "staged",
-			.staged = true, .supported = true,
-			.how = "serial: cudaMemcpy of each whole message device->pinned before it is sent, pinned->device after the window arrived, copies timed" };
+		v[n++] = staged_path(name, "staged-serial", false, "serial: cudaMemcpy of each whole message device->pinned before it is sent, pinned->device after the window arrived, copies timed");
 	return n;
 }
 
