@@ -768,10 +768,10 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
 	if (code == GDRB_EXIT_OK)
 		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(open_gpu(r)));
-	if (code == GDRB_EXIT_OK)
+	/* The same answer on every rank (the options): only a run on the GPU gathers. */
+	if (code == GDRB_EXIT_OK && (gdrb_mem_kind(r->p.mem)->on_gpu || bench->needs_gpu))
 		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(gdrb_run_gpu_sharing(
-			boot, &c->gpu, c->have_gpu && (gdrb_mem_kind(r->p.mem)->on_gpu || bench->needs_gpu),
-			c->gpu_shared, sizeof(c->gpu_shared),
+			boot, &c->gpu, c->have_gpu, c->gpu_shared, sizeof(c->gpu_shared),
 			&c->gpu_time_sliced)));
 	if (code == GDRB_EXIT_OK && !bench->own_buffers) {
 		default_variants(c);

@@ -85,8 +85,9 @@ int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p,
 		      struct gdrb_gpu_info *gpu, char *why, size_t len, bool *have_gpu);
 
 /*
- * Whether ranks on one host run on one GPU (every rank calls it once its GPU
- * is open, with or without one). Rank 0 gets in `note` one clause per shared
+ * Whether ranks on one host run on one GPU (every rank of a run on GPU memory
+ * calls it once its GPU is open, with or without one; a run on host memory
+ * need not, and skips the gather). Rank 0 gets in `note` one clause per shared
  * GPU ("2 ranks share GPU 0000:17:00.0 on node3 (MPS off)"), "" when none is
  * shared, and in *time_sliced whether a shared GPU runs without MPS: then the
  * GPU time-slices between the ranks' processes and each one's copies can wait

@@ -573,11 +573,13 @@ static int setup(struct pairs_run *r)
 			snprintf(r->simulated, sizeof(r->simulated), "%s",
 				 have_gpu && gpu.simulated ? gpu.name : "a simulated GPU");
 	}
-	code = gdrb_boot_agree_exit(r->boot, gdrb_exit_code(gdrb_run_gpu_sharing(
-		r->boot, &gpu, have_gpu && gdrb_mem_kind(r->p.mem)->on_gpu, r->gpu_shared,
-		sizeof(r->gpu_shared), &r->gpu_time_sliced)));
-	if (code)
-		return code;
+	if (gdrb_mem_kind(r->p.mem)->on_gpu) {     /* the same on every rank: the options */
+		code = gdrb_boot_agree_exit(r->boot, gdrb_exit_code(gdrb_run_gpu_sharing(
+			r->boot, &gpu, have_gpu, r->gpu_shared, sizeof(r->gpu_shared),
+			&r->gpu_time_sliced)));
+		if (code)
+			return code;
+	}
 	me = r->members[r->boot->rank];
 	describe_member(r, &me, have_gpu && gdrb_mem_kind(r->p.mem)->on_gpu ? &gpu : NULL);
 	if (ts.nic[0])     /* the transport knows the NIC it uses: no guess */
