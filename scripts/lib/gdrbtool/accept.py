@@ -438,7 +438,7 @@ class Judge:
                 self.test_hook = "" if hook is None else pairs.TEST_HOOK_MARK + hook
             # Ranks of one host on one GPU (docs/gpu-sharing.md): said with the verdict.
             if not self.gpu_shared:
-                self.gpu_shared = next((p for p in f[i_note].split("; ") if pairs.GPU_SHARED.match(p)), "")
+                self.gpu_shared = pairs.note_match(f[i_note], pairs.GPU_SHARED) or ""
             rules = self.by_bench.get(f[i_bench])
             if not rules:
                 continue

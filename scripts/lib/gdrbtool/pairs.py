@@ -139,6 +139,12 @@ def note_part(note: str, mark: str) -> Optional[str]:
     return next((part[len(mark):] for part in note.split("; ") if part.startswith(mark)), None)
 
 
+def note_match(note: str, pattern: "re.Pattern[str]") -> Optional[str]:
+    """The first part ("; " between parts) of NOTE that PATTERN matches at its start, as it is;
+    None if none does."""
+    return next((part for part in note.split("; ") if pattern.match(part)), None)
+
+
 def _note_part(results: str, mark: str, whole: Optional["re.Pattern[str]"] = None) -> Optional[str]:
     """The first part ("; " between parts) of a note of RESULTS/pairs.csv that starts with
     MARK, less MARK; with WHOLE, the first part that WHOLE matches at its start, as it is (MARK
@@ -154,8 +160,7 @@ def _note_part(results: str, mark: str, whole: Optional["re.Pattern[str]"] = Non
                     continue
                 fields = csv_split(line.rstrip("\r\n"))
                 note = fields[i] if i < len(fields) else ""
-                part = note_part(note, mark) if whole is None else \
-                    next((p for p in note.split("; ") if whole.match(p)), None)
+                part = note_part(note, mark) if whole is None else note_match(note, whole)
                 if part is not None:
                     return part
     except OSError:
