@@ -61,13 +61,10 @@ rec healthy-mpi mpi 3 "$GDRB_VM_HOSTS" "$build/mpi/gdrb_mpi_pairs" -m 256K -W 4 
 rec healthy-verbs mpi 3 "$GDRB_VM_HOSTS" "$build/bench/gdrb_write_pairs" -m 256K -W 4 -t 0.3 -T 120 \
 	--csv "$out/healthy-verbs/pairs.csv"
 # The healthy median pair in GB/s (the matrix's off-diagonal cells), as kbit/s over 16.
-rate=$(awk -F, 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != "") v[n++] = $i + 0 }
-	END {
-		if (!n) { print 2000; exit }
-		for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-		r = int(v[int((n - 1) / 2)] * 8e6 / 16)
-		print (r > 2000 ? 2000 : (r < 64 ? 64 : r))
-	}' "$out/healthy-mpi/pairs-262144-direct.csv")
+rate=$(awk -F, 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != "") print $i + 0 }' \
+	"$out/healthy-mpi/pairs-262144-direct.csv" | sort -g |
+	awk '{ v[NR] = $1 } END { r = NR ? int(v[int((NR + 1) / 2)] * 8e6 / 16) : 2000
+		print (r > 2000 ? 2000 : (r < 64 ? 64 : r)) }')
 echo "$rate" >"$out/netem.rate"
 rec netem "$GDRB_VM_RSH" gdrb-vm3 "tc qdisc add dev eth0 root netem rate ${rate}kbit limit 15 &&
 	tc qdisc add dev eth0 ingress && tc filter add dev eth0 parent ffff: matchall action police rate ${rate}kbit burst 15k drop"
