@@ -3,8 +3,9 @@
  * MPI collectives on the common driver. A collective is a descriptor: its
  * entry of the collectives' table (gdrb_coll_table.h: name, buffer layout,
  * whether it reduces, which side the root plays, bus-bandwidth factor), a
- * summary and the one MPI call. This module owns data initialisation, the
- * expected result, the staged path and element counts above INT_MAX.
+ * summary and the one MPI call. This module maps the collective's data
+ * (gdrb_coll_data.h: geometry, values, expected results) onto MPI's types and
+ * MPI_IN_PLACE, and owns the staged path and element counts above INT_MAX.
  */
 #ifndef GDRB_COLL_H
 #define GDRB_COLL_H

@@ -37,7 +37,9 @@ expect2 "--root: rank 9 does not exist" 3 "$bin/gdrb_mpi_bcast" -m 8 --root 9
 expect2 "--op does not apply to gdrb_mpi_allgather" 2 "$bin/gdrb_mpi_allgather" --op sum
 expect2 "--dtype does not apply to gdrb_mpi_bcast" 2 "$bin/gdrb_mpi_bcast" --dtype int32
 expect2 "--op: unknown reduction 'avg'" 2 "$bin/gdrb_mpi_allreduce" --op avg
-expect2 "--dtype: unknown type 'half'" 2 "$bin/gdrb_mpi_allreduce" --dtype half
+expect2 "--dtype: unknown type 'quad'" 2 "$bin/gdrb_mpi_allreduce" --dtype quad
+expect2 "--dtype half: MPI has no such type" 2 "$bin/gdrb_mpi_allreduce" --dtype half
+expect2 "--dtype bfloat16: MPI has no such type" 3 "$bin/gdrb_mpi_reduce" --dtype bfloat16
 expect2 "6 bytes is not a multiple of the 4-byte int32" 2 "$bin/gdrb_mpi_allreduce" -m 8,6 --dtype int32
 expect2 "--root does not apply to gdrb_mpi_allreduce" 2 "$bin/gdrb_mpi_allreduce" --root 0
 expect2 "--in-place does not apply to gdrb_mpi_bcast" 2 "$bin/gdrb_mpi_bcast" --in-place

@@ -512,7 +512,7 @@ static const struct bad_case bad_cases[] = {
 	{ GDRB_OPTG_MEM, { "--root", "1" }, "--root does not apply to test_opts" },
 	{ GDRB_OPTG_NO_SIZES, { "-m", "8" }, "--sizes does not apply to test_opts" },
 	{ T_REDUCE, { "--op", "avg" }, "--op: unknown reduction 'avg'; accepted: sum, prod, min, max" },
-	{ T_REDUCE, { "--dtype", "half" }, "--dtype: unknown type 'half'; accepted" },
+	{ T_REDUCE, { "--dtype", "quad" }, "--dtype: unknown type 'quad'; accepted" },
 	{ T_ROOT, { "--root", "-1" }, "--root: expected an integer" },
 	{ ALL_GROUPS, { "--completion", "event" }, "--completion: unknown mode 'event'; accepted: auto, poll, imm" },
 	/* The CPU never polls GPU memory, whatever order the options come in. */

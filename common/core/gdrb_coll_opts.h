@@ -12,7 +12,9 @@
 
 #include "gdrb_opts.h"
 
-enum gdrb_dtype { GDRB_INT8, GDRB_INT32, GDRB_INT64, GDRB_FLOAT, GDRB_DOUBLE, GDRB_DTYPE_COUNT };
+/* half and bfloat16 are NCCL's (MPI has no such type and refuses them). */
+enum gdrb_dtype { GDRB_INT8, GDRB_INT32, GDRB_INT64, GDRB_FLOAT, GDRB_DOUBLE, GDRB_HALF, GDRB_BFLOAT16,
+		  GDRB_DTYPE_COUNT };
 enum gdrb_redop { GDRB_SUM, GDRB_PROD, GDRB_MIN, GDRB_MAX, GDRB_REDOP_COUNT };
 /* What separates two timed calls of a collective. */
 enum gdrb_sync { GDRB_SYNC_BARRIER, GDRB_SYNC_NONE, GDRB_SYNC_COUNT };

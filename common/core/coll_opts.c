@@ -7,8 +7,9 @@
 #include "gdrb_coll_opts.h"
 #include "gdrb_opts.h"
 
-const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double" };
-const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT] = { 1, 4, 8, 4, 8 };
+const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64", "float", "double",
+							     "half", "bfloat16" };
+const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT] = { 1, 4, 8, 4, 8, 2, 2 };
 const char *const gdrb_redop_names[GDRB_REDOP_COUNT] = { "sum", "prod", "min", "max" };
 const char *const gdrb_sync_names[GDRB_SYNC_COUNT] = { "barrier", "none" };
 
@@ -24,7 +25,7 @@ static const struct gdrb_opt coll_table[] = {
 	  .when = GDRB_COLL_OPT_REDUCE, .parse = gdrb_opt_enum, .off = COLL(op),
 	  .names = gdrb_redop_names, .nnames = GDRB_REDOP_COUNT, .what = "reduction" },
 	{ .name = "dtype", .arg = "TYPE",
-	  .help = "element type: int8, int32, int64, float or double (default float); sizes must be multiples of its size",
+	  .help = "element type: int8, int32, int64, float, double, half or bfloat16 (the last two NCCL only) (default float); sizes must be multiples of its size",
 	  .when = GDRB_COLL_OPT_REDUCE, .parse = gdrb_opt_enum, .off = COLL(dtype),
 	  .names = gdrb_dtype_names, .nnames = GDRB_DTYPE_COUNT, .what = "type" },
 	{ .name = "root", .arg = "N",
