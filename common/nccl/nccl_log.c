@@ -374,9 +374,9 @@ static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l)
 	if (!msg)
 		return;
 	if (take(&msg, "Channel ") || take(&msg, "Ring "))
-		ok = channel_conn(msg, l) || !strstr(msg, " via ");
+		ok = channel_conn(msg, l) || !strstr(msg, " via");
 	else if (take(&msg, "CollNet "))
-		ok = collnet_conn(msg, l) || !strstr(msg, " via ");
+		ok = collnet_conn(msg, l) || !strstr(msg, " via");
 	else if (take(&msg, "Connected all rings"))
 		ok = rings_line(msg, l);
 	else if (take(&msg, "NCCL version "))
