@@ -17,6 +17,7 @@ declare -A may=(
 	[mpi]="util boot mem sysinfo core"
 	[doctor]="util mem sysinfo core verbs"
 	[catalog]="util sysinfo mem boot core verbs mpi"
+	[nccl]="util boot mem sysinfo core"
 )
 
 # Inside a layer, the headers that declare what one file offers the layer's others, and
@@ -140,6 +141,10 @@ add_include mem/stage.c gdrb_coll.h
 caught "mem using mpi" mem/stage.c
 add_include mpi/coll.c gdrb_reg.h
 caught "mpi using verbs" mpi/coll.c
+add_include nccl/nccl_log.c gdrb_verbs.h
+caught "nccl using verbs" nccl/nccl_log.c
+add_include core/report.c gdrb_nccl_log.h
+caught "core using nccl" core/report.c
 add_include verbs/gdrb_verbs.h gdrb_boot_mpi.h
 caught "verbs using mpi" verbs/gdrb_verbs.h
 add_include util/log.c gdrb_opts.h

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Which transports NCCL really used, read back from its INFO log (NCCL_DEBUG=INFO,
+ * NCCL_DEBUG_SUBSYS=INIT,NET, NCCL_DEBUG_FILE): one line per connection, from
+ * src/transport/{net,p2p,shm,coll_net}.cc of every NCCL since 2.4. Plain C: no NCCL,
+ * CUDA or MPI, so it builds everywhere and the tests and the fuzzer link it alone.
+ *
+ * The file is untrusted text: it is read in bounded chunks, lines over
+ * GDRB_NCCL_LINE_MAX bytes or holding a NUL are skipped, counters saturate, and the
+ * names copied out keep [A-Za-z0-9._-] only (anything else becomes '_').
+ */
+#ifndef GDRB_NCCL_LOG_H
+#define GDRB_NCCL_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Longer lines are skipped; NCCL's own lines stop at 1023 bytes (src/debug.cc). */
+#define GDRB_NCCL_LINE_MAX 4096
+/* The longest network or transport name kept; a longer one is cut to this. */
+#define GDRB_NCCL_NAME_MAX 23
+
+/*
+ * What one log (or, summed, every rank's) says. Fixed-size fields only, no pointers:
+ * a rank sends the struct as bytes (GDRB_NCCL_LINKS_WIRE bytes) and the receiver
+ * checks them with gdrb_nccl_links_from_wire before use.
+ */
+struct gdrb_nccl_links {
+	uint32_t net;          /* network connection lines, [send] and [receive] */
+	uint32_t net_gdr;      /* of which /GDRDMA (GPUDirect RDMA for that connection) */
+	uint32_t net_pxn;      /* of which through another GPU's NIC: NET/<name>/<dev>(<proxy>) */
+	uint32_t collnet;      /* CollNet (e.g. SHARP) connection lines */
+	uint32_t collnet_gdr;  /* of which /GDRDMA */
+	uint32_t p2p;          /* P2P/... (IPC, CUMEM, MNNVL, direct pointer, indirect) */
+	uint32_t shm;          /* SHM/... */
+	uint32_t other;        /* "via X/..." of a transport not named above */
+	uint32_t unparsed;     /* NCCL INFO lines that looked like a connection but did not parse */
+	uint32_t rings;        /* "Connected all rings" lines, any form */
+	int32_t ring_gdr;      /* "Connected all rings, use ring PXN %d GDR %d": lowest GDR, -1 absent */
+	int32_t ring_pxn;      /* the same line's PXN: highest, -1 absent */
+	uint32_t lines;        /* lines read */
+	uint32_t skipped;      /* lines too long, holding a NUL, or cut off at the end */
+	char nets[48];         /* network names, "+"-joined ("IB", "IB+Socket"); "..." ends a cut list */
+	char collnets[32];     /* CollNet names, the same way */
+	char others[48];       /* transports not understood, the same way */
+	char version[32];      /* from "NCCL version X.Y.Z...", "" absent, "mixed" when ranks differ */
+};
+
+#define GDRB_NCCL_LINKS_WIRE sizeof(struct gdrb_nccl_links)
+
+/* An empty record: counts 0, ring flags -1, names "". */
+void gdrb_nccl_links_init(struct gdrb_nccl_links *l);
+
+/* Adds the log read from f (to its end) to l; 0, or -EIO on a read error (l then holds
+ * what came before it). Seek f first to read only what a later step wrote. */
+int gdrb_nccl_log_parse(FILE *f, struct gdrb_nccl_links *l);
+
+/* The same from memory: len bytes of data, NULs and all. */
+void gdrb_nccl_log_parse_mem(const void *data, size_t len, struct gdrb_nccl_links *l);
+
+/* Reads the log at path into l (initialised first); 0, or a negative errno with a
+ * one-line reason in why: a missing file, a link, anything but a regular file. */
+int gdrb_nccl_log_read(const char *path, struct gdrb_nccl_links *l, char *why, size_t why_len);
+
+/* Adds one rank's record to a sum over ranks: counts saturate, names are joined,
+ * ring_gdr keeps the lowest seen and ring_pxn the highest. */
+void gdrb_nccl_links_add(struct gdrb_nccl_links *sum, const struct gdrb_nccl_links *one);
+
+/* The record as received from another rank (len bytes): 0 and copied into l, or -EINVAL
+ * (l untouched) where the length, a name, a flag or a terminator is not what
+ * gdrb_nccl_log_parse writes. */
+int gdrb_nccl_links_from_wire(struct gdrb_nccl_links *l, const void *buf, size_t len);
+
+/* The transports that carried data, "+"-joined in the order NET, COLLNET, P2P, SHM,
+ * others: "NET/IB+P2P+SHM"; "" where no connection line was seen. Cut to fit len. */
+void gdrb_nccl_transports(const struct gdrb_nccl_links *l, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The reader of NCCL's INFO log (gdrb_nccl_log.h). The lines it understands, after
+ * the prefix "<host>:<pid>:<tid> [<cudaDev>] NCCL INFO " (src/debug.cc; since 2.26 a
+ * timestamp may come first), in every form NCCL has printed them:
+ *   Channel %02d/%d : %d[%d] -> %d[%d] [send] via NET/%s/%d(%d)/GDRDMA(PCI)/Shared
+ *     (2.12 on; the (proxy) PXN form, "(PCI)" from 2.26; [%lx] bus ids before 2.18;
+ *     "Channel %02d :" without the connection index before 2.12; "Ring %02d : %d -> %d"
+ *     in 2.4 and older)
+ *   Channel %02d/%01d : %d[%d] -> %d[%d] via P2P/IPC|CUMEM|MNNVL|direct pointer|indirect/...
+ *   Channel %02d : %d[%d] -> %d[%d] via SHM/%s/%s (2.30: via SHM/direct)
+ *   CollNet %02d/%1d : %d [send] via COLLNET/%s/%d/GDRDMA(PCI)
+ *   Connected all rings[, use ring PXN %d GDR %d (2.24 on)]
+ *   NCCL version %s
+ * Everything else (WARN, TRACE, the ring and tree listings, a user's own prints) is
+ * passed over. A line that starts like a connection but does not parse is counted in
+ * unparsed, so that a format NCCL changes shows up instead of reading as "no network".
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gdrb_nccl_log.h"
+
+_Static_assert(sizeof(struct gdrb_nccl_links) == 14 * 4 + 48 + 32 + 48 + 32,
+	       "struct gdrb_nccl_links has padding: its wire form would carry stray bytes");
+
+/* A line being assembled from chunks; bad once it holds a NUL or outgrows line. */
+struct reader {
+	struct gdrb_nccl_links *l;
+	size_t len;
+	bool bad;
+	char line[GDRB_NCCL_LINE_MAX + 1];
+};
+
+static void bump(uint32_t *n)
+{
+	if (*n < UINT32_MAX)
+		(*n)++;
+}
+
+static uint32_t sat_add(uint32_t a, uint32_t b)
+{
+	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-';
+}
+
+static bool version_char(char c)
+{
+	return name_char(c) || c == '+';
+}
+
+/* Whether the "+"-joined set already holds name. */
+static bool set_has(const char *set, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = set;
+
+	while (*p) {
+		const char *end = strchr(p, '+');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == n && memcmp(p, name, n) == 0)
+			return true;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return false;
+}
+
+/*
+ * Adds the first n bytes of name to the set, cleaned: [A-Za-z0-9._-] kept, anything
+ * else '_', a leading '.' too (so no name reads as the "..." that ends a cut set), at
+ * most GDRB_NCCL_NAME_MAX bytes. Room for "+..." is always kept, and used once full.
+ */
+static void set_add(char *set, size_t size, const char *name, size_t n)
+{
+	char clean[GDRB_NCCL_NAME_MAX + 1];
+	size_t i, have = strlen(set);
+
+	if (n > GDRB_NCCL_NAME_MAX)
+		n = GDRB_NCCL_NAME_MAX;
+	for (i = 0; i < n; i++)
+		clean[i] = name_char(name[i]) && !(i == 0 && name[i] == '.') ? name[i] : '_';
+	clean[n] = '\0';
+	if (n == 0 || set_has(set, clean) || set_has(set, "..."))
+		return;
+	if (have + (have ? 1 : 0) + n + 4 < size)
+		snprintf(set + have, size - have, "%s%s", have ? "+" : "", clean);
+	else
+		snprintf(set + have, size - have, "%s...", have ? "+" : "");
+}
+
+/* Every name of src's set into dst's. */
+static void set_merge(char *dst, size_t size, const char *src)
+{
+	const char *p = src;
+
+	while (*p) {
+		const char *end = strchr(p, '+');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == 3 && memcmp(p, "...", 3) == 0) {
+			size_t have = strlen(dst);
+
+			if (!set_has(dst, "..."))
+				snprintf(dst + have, size - have, "%s...", have ? "+" : "");
+		} else {
+			set_add(dst, size, p, len);
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+}
+
+/* Skips the literal word at *p; false (and *p as it was) if it is not there. */
+static bool take(const char **p, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(*p, word, n) != 0)
+		return false;
+	*p += n;
+	return true;
+}
+
+/* A decimal of 1 to 9 digits (below 10^9: no overflow) into *v. */
+static bool take_num(const char **p, int32_t *v)
+{
+	const char *s = *p;
+	int32_t n = 0;
+	int digits = 0;
+
+	while (*s >= '0' && *s <= '9') {
+		if (++digits > 9)
+			return false;
+		n = n * 10 + (*s++ - '0');
+	}
+	if (!digits)
+		return false;
+	*v = n;
+	*p = s;
+	return true;
+}
+
+/* "<rank>" or "<rank>[<dev>]": dev the CUDA device (decimal, 2.18 on) or the PCI bus id
+ * (%lx, up to 2.17), perhaps -1. */
+static bool take_endpoint(const char **p)
+{
+	const char *s = *p;
+	int32_t rank;
+	int digits = 0;
+
+	if (!take_num(&s, &rank))
+		return false;
+	if (*s == '[') {
+		s++;
+		if (*s == '-')
+			s++;
+		while ((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') || (*s >= 'A' && *s <= 'F')) {
+			if (++digits > 16)
+				return false;
+			s++;
+		}
+		if (!digits || *s++ != ']')
+			return false;
+	}
+	*p = s;
+	return true;
+}
+
+/* After a network device: "/GDRDMA", "(PCI)", "/Shared" in any order, then the end
+ * (spaces allowed); *gdr says whether /GDRDMA was among them. */
+static bool take_net_suffixes(const char *s, bool *gdr)
+{
+	*gdr = false;
+	for (;;) {
+		if (take(&s, "/GDRDMA"))
+			*gdr = true;
+		else if (!take(&s, "(PCI)") && !take(&s, "/Shared"))
+			break;
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s == '\0';
+}
+
+/* "NET/<name>/<dev>[(<proxy>)]<suffixes>" (s past "NET/"). */
+static bool net_conn(const char *s, struct gdrb_nccl_links *l)
+{
+	const char *name = s, *slash = strchr(s, '/');
+	int32_t dev, proxy;
+	bool pxn = false, gdr;
+
+	if (!slash || slash == name)
+		return false;
+	s = slash + 1;
+	if (!take_num(&s, &dev))
+		return false;
+	if (*s == '(') {
+		s++;
+		if (!take_num(&s, &proxy) || *s++ != ')')
+			return false;
+		pxn = true;
+	}
+	if (!take_net_suffixes(s, &gdr))
+		return false;
+	bump(&l->net);
+	if (gdr)
+		bump(&l->net_gdr);
+	if (pxn)
+		bump(&l->net_pxn);
+	set_add(l->nets, sizeof(l->nets), name, (size_t)(slash - name));
+	return true;
+}
+
+/* "Channel ..." or "Ring ...": a connection through NET, P2P, SHM or another transport. */
+static bool channel_conn(const char *s, struct gdrb_nccl_links *l)
+{
+	int32_t channel, conn;
+	const char *end;
+
+	if (!take_num(&s, &channel))
+		return false;
+	if (take(&s, "/") && !take_num(&s, &conn))
+		return false;
+	if (!take(&s, " : ") || !take_endpoint(&s) || !take(&s, " -> ") || !take_endpoint(&s))
+		return false;
+	if (!take(&s, " [send]"))
+		(void)take(&s, " [receive]");
+	if (!take(&s, " via "))
+		return false;
+	if (take(&s, "NET/"))
+		return net_conn(s, l);
+	if (take(&s, "P2P/")) {
+		bump(&l->p2p);
+		return true;
+	}
+	if (take(&s, "SHM/")) {
+		bump(&l->shm);
+		return true;
+	}
+	end = strchr(s, '/');
+	if (!end)
+		end = s + strlen(s);
+	if (end == s)
+		return false;
+	bump(&l->other);
+	set_add(l->others, sizeof(l->others), s, (size_t)(end - s));
+	return true;
+}
+
+/* "CollNet %02d/%1d : %d [send] via COLLNET/%s/%d%s%s" (src/transport/coll_net.cc). */
+static bool collnet_conn(const char *s, struct gdrb_nccl_links *l)
+{
+	int32_t channel, conn, rank, dev;
+	const char *name, *slash;
+	bool gdr;
+
+	if (!take_num(&s, &channel) || !take(&s, "/") || !take_num(&s, &conn) ||
+	    !take(&s, " : ") || !take_num(&s, &rank))
+		return false;
+	if (!take(&s, " [send]") && !take(&s, " [receive]"))
+		return false;
+	if (!take(&s, " via COLLNET/"))
+		return false;
+	name = s;
+	slash = strchr(s, '/');
+	if (!slash || slash == name)
+		return false;
+	s = slash + 1;
+	if (!take_num(&s, &dev) || !take_net_suffixes(s, &gdr))
+		return false;
+	bump(&l->collnet);
+	if (gdr)
+		bump(&l->collnet_gdr);
+	set_add(l->collnets, sizeof(l->collnets), name, (size_t)(slash - name));
+	return true;
+}
+
+/* "Connected all rings" and, 2.24 on, ", use ring PXN %d GDR %d" (both 0 or 1). */
+static bool rings_line(const char *s, struct gdrb_nccl_links *l)
+{
+	int32_t pxn, gdr;
+
+	bump(&l->rings);
+	if (*s == '\0')
+		return true;
+	if (!take(&s, ", use ring PXN ") || !take_num(&s, &pxn) || !take(&s, " GDR ") ||
+	    !take_num(&s, &gdr) || *s != '\0' || pxn > 1 || gdr > 1)
+		return false;
+	if (l->ring_gdr < 0 || gdr < l->ring_gdr)
+		l->ring_gdr = gdr;
+	if (pxn > l->ring_pxn)
+		l->ring_pxn = pxn;
+	return true;
+}
+
+/* "NCCL version 2.28.9+cuda12.9": the first token, cleaned, kept if none is yet. */
+static void version_line(const char *s, struct gdrb_nccl_links *l)
+{
+	size_t i;
+
+	if (l->version[0])
+		return;
+	for (i = 0; s[i] && s[i] != ' ' && i < sizeof(l->version) - 1; i++)
+		l->version[i] = version_char(s[i]) ? s[i] : '_';
+	l->version[i] = '\0';
+}
+
+/* Skips digits backwards from *p (not past line); false if there are none. */
+static bool back_digits(const char *line, const char **p)
+{
+	const char *s = *p;
+
+	while (s > line && s[-1] >= '0' && s[-1] <= '9')
+		s--;
+	if (s == *p)
+		return false;
+	*p = s;
+	return true;
+}
+
+/* Skips the character c backwards from *p; false if it is not there. */
+static bool back_char(const char *line, const char **p, char c)
+{
+	if (*p == line || (*p)[-1] != c)
+		return false;
+	(*p)--;
+	return true;
+}
+
+/* The message after "<host>:<pid>:<tid> [<dev>] NCCL INFO ", or NULL for any other line. */
+static const char *info_message(const char *line)
+{
+	static const char marker[] = "] NCCL INFO ";
+	const char *m = strstr(line, marker), *p = m;
+
+	if (!m || !back_digits(line, &p))
+		return NULL;
+	(void)back_char(line, &p, '-');
+	if (!back_char(line, &p, '[') || !back_char(line, &p, ' ') || !back_digits(line, &p) ||
+	    !back_char(line, &p, ':') || !back_digits(line, &p) || !back_char(line, &p, ':'))
+		return NULL;
+	/* A host name, not empty. */
+	if (p == line || p[-1] == ' ')
+		return NULL;
+	return m + sizeof(marker) - 1;
+}
+
+static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l)
+{
+	const char *msg;
+	bool ok = true;
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
+		len--;
+	line[len] = '\0';
+	if (line[0] == '#')
+		return;
+	msg = info_message(line);
+	if (!msg)
+		return;
+	if (take(&msg, "Channel ") || take(&msg, "Ring "))
+		ok = channel_conn(msg, l) || !strstr(msg, " via");
+	else if (take(&msg, "CollNet "))
+		ok = collnet_conn(msg, l) || !strstr(msg, " via");
+	else if (take(&msg, "Connected all rings"))
+		ok = rings_line(msg, l);
+	else if (take(&msg, "NCCL version "))
+		version_line(msg, l);
+	if (!ok)
+		bump(&l->unparsed);
+}
+
+/* The line held so far is complete (or, at the end, cut off). */
+static void end_line(struct reader *r, bool complete)
+{
+	bump(&r->l->lines);
+	if (r->bad || !complete)
+		bump(&r->l->skipped);
+	else
+		parse_line(r->line, r->len, r->l);
+	r->len = 0;
+	r->bad = false;
+}
+
+static void feed(struct reader *r, const char *data, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		size_t part = nl ? (size_t)(nl - data) : n;
+
+		if (!r->bad) {
+			if (part > GDRB_NCCL_LINE_MAX - r->len || memchr(data, '\0', part)) {
+				r->bad = true;
+			} else {
+				memcpy(r->line + r->len, data, part);
+				r->len += part;
+			}
+		}
+		if (!nl)
+			return;
+		end_line(r, true);
+		data = nl + 1;
+		n -= part + 1;
+	}
+}
+
+static void finish(struct reader *r)
+{
+	if (r->len || r->bad)
+		end_line(r, false);
+}
+
+void gdrb_nccl_links_init(struct gdrb_nccl_links *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->ring_gdr = -1;
+	l->ring_pxn = -1;
+}
+
+void gdrb_nccl_log_parse_mem(const void *data, size_t len, struct gdrb_nccl_links *l)
+{
+	struct reader r = { .l = l };
+
+	feed(&r, data, len);
+	finish(&r);
+}
+
+int gdrb_nccl_log_parse(FILE *f, struct gdrb_nccl_links *l)
+{
+	struct reader r = { .l = l };
+	char chunk[16384];
+	size_t got;
+
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		feed(&r, chunk, got);
+	finish(&r);
+	return ferror(f) ? -EIO : 0;
+}
+
+int gdrb_nccl_log_read(const char *path, struct gdrb_nccl_links *l, char *why, size_t why_len)
+{
+	struct stat st;
+	FILE *f;
+	int fd, rc;
+
+	gdrb_nccl_links_init(l);
+	/* O_NONBLOCK: a FIFO planted in its place must not hang the open. */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(why, why_len, "NCCL log %s: %s%s", path, strerror(-rc),
+			 rc == -ELOOP ? " (a symbolic link: not followed)" : "");
+		return rc;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		snprintf(why, why_len, "NCCL log %s: not a regular file", path);
+		close(fd);
+		return rc;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		rc = -errno;
+		snprintf(why, why_len, "NCCL log %s: %s", path, strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	rc = gdrb_nccl_log_parse(f, l);
+	if (rc)
+		snprintf(why, why_len, "NCCL log %s: read error", path);
+	fclose(f);
+	return rc;
+}
+
+void gdrb_nccl_links_add(struct gdrb_nccl_links *sum, const struct gdrb_nccl_links *one)
+{
+	sum->net = sat_add(sum->net, one->net);
+	sum->net_gdr = sat_add(sum->net_gdr, one->net_gdr);
+	sum->net_pxn = sat_add(sum->net_pxn, one->net_pxn);
+	sum->collnet = sat_add(sum->collnet, one->collnet);
+	sum->collnet_gdr = sat_add(sum->collnet_gdr, one->collnet_gdr);
+	sum->p2p = sat_add(sum->p2p, one->p2p);
+	sum->shm = sat_add(sum->shm, one->shm);
+	sum->other = sat_add(sum->other, one->other);
+	sum->unparsed = sat_add(sum->unparsed, one->unparsed);
+	sum->rings = sat_add(sum->rings, one->rings);
+	sum->lines = sat_add(sum->lines, one->lines);
+	sum->skipped = sat_add(sum->skipped, one->skipped);
+	if (one->ring_gdr >= 0 && (sum->ring_gdr < 0 || one->ring_gdr < sum->ring_gdr))
+		sum->ring_gdr = one->ring_gdr;
+	if (one->ring_pxn > sum->ring_pxn)
+		sum->ring_pxn = one->ring_pxn;
+	set_merge(sum->nets, sizeof(sum->nets), one->nets);
+	set_merge(sum->collnets, sizeof(sum->collnets), one->collnets);
+	set_merge(sum->others, sizeof(sum->others), one->others);
+	if (!sum->version[0])
+		memcpy(sum->version, one->version, sizeof(sum->version));
+	else if (one->version[0] && strcmp(sum->version, one->version) != 0)
+		snprintf(sum->version, sizeof(sum->version), "mixed");
+}
+
+/* A terminated text of its field's characters ("+" joins names), no empty name. */
+static bool wire_text(const char *s, size_t size, bool (*ok)(char), bool joined)
+{
+	const char *nul = memchr(s, '\0', size);
+	size_t i;
+
+	if (!nul)
+		return false;
+	for (i = 0; s + i < nul; i++) {
+		if (joined && s[i] == '+') {
+			if (i == 0 || s[i + 1] == '+' || s[i + 1] == '\0')
+				return false;
+		} else if (!ok(s[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+int gdrb_nccl_links_from_wire(struct gdrb_nccl_links *l, const void *buf, size_t len)
+{
+	struct gdrb_nccl_links w;
+
+	if (len != sizeof(w))
+		return -EINVAL;
+	memcpy(&w, buf, sizeof(w));
+	if (w.net_gdr > w.net || w.net_pxn > w.net || w.collnet_gdr > w.collnet ||
+	    w.skipped > w.lines || w.ring_gdr < -1 || w.ring_gdr > 1 || w.ring_pxn < -1 ||
+	    w.ring_pxn > 1)
+		return -EINVAL;
+	if (!wire_text(w.nets, sizeof(w.nets), name_char, true) ||
+	    !wire_text(w.collnets, sizeof(w.collnets), name_char, true) ||
+	    !wire_text(w.others, sizeof(w.others), name_char, true) ||
+	    !wire_text(w.version, sizeof(w.version), version_char, false))
+		return -EINVAL;
+	/* Bytes after a terminator are not looked at again: clear them. */
+	memset(w.nets + strlen(w.nets), 0, sizeof(w.nets) - strlen(w.nets));
+	memset(w.collnets + strlen(w.collnets), 0, sizeof(w.collnets) - strlen(w.collnets));
+	memset(w.others + strlen(w.others), 0, sizeof(w.others) - strlen(w.others));
+	memset(w.version + strlen(w.version), 0, sizeof(w.version) - strlen(w.version));
+	*l = w;
+	return 0;
+}
+
+/* Appends prefix and token (n bytes of it) to buf, "+" first if buf is not empty. */
+static void append(char *buf, size_t len, const char *prefix, const char *token, int n)
+{
+	size_t have = strlen(buf);
+
+	snprintf(buf + have, len - have, "%s%s%.*s", have ? "+" : "", prefix, n, token);
+}
+
+/* Appends every name of the "+"-joined set, each after prefix. */
+static void append_set(char *buf, size_t len, const char *prefix, const char *set)
+{
+	const char *p = set;
+
+	while (*p) {
+		const char *end = strchr(p, '+');
+
+		append(buf, len, prefix, p, end ? (int)(end - p) : (int)strlen(p));
+		if (!end)
+			break;
+		p = end + 1;
+	}
+}
+
+void gdrb_nccl_transports(const struct gdrb_nccl_links *l, char *buf, size_t len)
+{
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if (l->net)
+		append_set(buf, len, "NET/", l->nets);
+	if (l->collnet)
+		append_set(buf, len, "COLLNET/", l->collnets);
+	if (l->p2p)
+		append(buf, len, "", "P2P", 3);
+	if (l->shm)
+		append(buf, len, "", "SHM", 3);
+	if (l->other)
+		append_set(buf, len, "", l->others);
+}

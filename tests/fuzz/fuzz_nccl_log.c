@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The NCCL INFO log reader (common/nccl/nccl_log.c) on any bytes: it returns, its
+ * counts hold together (GDRDMA and PXN within the network's, skipped within lines), its
+ * names are terminated, "+"-joined [A-Za-z0-9._-] that its own wire check accepts, the
+ * sum over two ranks is the sum, and the transports' text fits its buffer.
+ */
+#include "config.h"
+
+#include "fuzz.h"
+#include "gdrb_nccl_log.h"
+
+static void check(const struct gdrb_nccl_links *l, const char *what)
+{
+	char text[64];
+
+	if (l->net_gdr > l->net || l->net_pxn > l->net || l->collnet_gdr > l->collnet ||
+	    l->skipped > l->lines)
+		fuzz_broken("%s: counts out of order (net %u gdr %u pxn %u, lines %u skipped %u)",
+			    what, l->net, l->net_gdr, l->net_pxn, l->lines, l->skipped);
+	if (gdrb_nccl_links_from_wire(&(struct gdrb_nccl_links){ 0 }, l, sizeof(*l)) != 0)
+		fuzz_broken("%s: the record fails its own wire check (nets '%.48s' others '%.48s')",
+			    what, l->nets, l->others);
+	gdrb_nccl_transports(l, text, sizeof(text));
+	if (memchr(text, '\0', sizeof(text)) == NULL)
+		fuzz_broken("%s: transports' text not terminated", what);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct gdrb_nccl_links one, sum;
+	FILE *f;
+
+	gdrb_nccl_links_init(&one);
+	gdrb_nccl_log_parse_mem(data, size, &one);
+	check(&one, "one log");
+	if (one.lines == 0 && size > 0)
+		fuzz_broken("%zu bytes read as no line", size);
+
+	gdrb_nccl_links_init(&sum);
+	gdrb_nccl_links_add(&sum, &one);
+	gdrb_nccl_links_add(&sum, &one);
+	check(&sum, "two ranks");
+	if (one.net < UINT32_MAX / 2 && sum.net != 2 * one.net)
+		fuzz_broken("two ranks of %u network lines summed to %u", one.net, sum.net);
+
+	/* The FILE reader agrees with the one from memory. */
+	f = fmemopen((void *)(size ? data : (const uint8_t *)""), size ? size : 1, "rb");
+	if (f && size) {
+		struct gdrb_nccl_links again;
+
+		gdrb_nccl_links_init(&again);
+		if (gdrb_nccl_log_parse(f, &again) != 0 || memcmp(&again, &one, sizeof(one)) != 0)
+			fuzz_broken("the FILE reader and the memory reader disagree");
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}

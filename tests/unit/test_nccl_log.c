@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of common/nccl/nccl_log.c: the counts of every fixture log of
+ * tests/support/data/nccl-logs (its README lists them), the older forms of each line, the
+ * sum over ranks, the transports' text, the wire form, and hostile input.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gdrb_nccl_log.h"
+#include "unit_main.h"
+
+#define PREFIX "node-a:41207:41207 [0] NCCL INFO "
+
+struct fixture {
+	const char *file;
+	uint32_t net, gdr, pxn, p2p, shm, other, unparsed, lines, skipped;
+	int32_t ring_gdr, ring_pxn;
+	const char *nets, *others, *version, *transports;
+};
+
+static const struct fixture fixtures[] = {
+	{ "nccl-2.18.3-ib-gdr.log", 4, 4, 0, 0, 0, 0, 0, 18, 0, -1, -1, "IB", "",
+	  "2.18.3+cuda12.2", "NET/IB" },
+	{ "nccl-2.21.5-ib-nogdr.log", 6, 0, 0, 0, 0, 0, 0, 16, 0, -1, -1, "IB", "",
+	  "2.21.5+cuda12.4", "NET/IB" },
+	{ "nccl-2.23.4-ib-mixed.log", 4, 2, 0, 0, 0, 0, 0, 13, 0, -1, -1, "IB", "",
+	  "2.23.4+cuda12.6", "NET/IB" },
+	{ "nccl-2.27.7-ib-pxn.log", 4, 4, 2, 1, 0, 0, 0, 12, 0, 1, 1, "IB", "",
+	  "2.27.7+cuda12.9", "NET/IB+P2P" },
+	{ "nccl-2.27.7-socket.log", 4, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, "Socket", "",
+	  "2.27.7+cuda12.9", "NET/Socket" },
+	{ "nccl-2.28.9-p2p-shm.log", 0, 0, 0, 4, 2, 0, 0, 13, 0, 1, 0, "", "",
+	  "2.28.9+cuda13.0", "P2P+SHM" },
+	{ "nccl-2.28.9-noise.log", 3, 3, 0, 0, 0, 1, 2, 20, 2, 1, 0, "IB", "UCCL",
+	  "2.28.9+cuda13.0", "NET/IB+UCCL" },
+	{ "nccl-2.30.7-ib-p2p-shm.log", 4, 4, 0, 2, 1, 0, 0, 13, 0, 1, 0, "IB", "",
+	  "2.30.7+cuda13.0", "NET/IB+P2P+SHM" },
+};
+#define N_FIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
+
+static void fixture_path(char *path, size_t len, const char *file)
+{
+	const char *src = getenv("top_srcdir");
+
+	snprintf(path, len, "%s/tests/support/data/nccl-logs/%s", src ? src : ".", file);
+}
+
+static void read_fixture(const char *file, struct gdrb_nccl_links *l)
+{
+	char path[4096], why[512] = "";
+
+	fixture_path(path, sizeof(path), file);
+	ck_assert_msg(gdrb_nccl_log_read(path, l, why, sizeof(why)) == 0, "%s", why);
+}
+
+/* A log given as text, parsed from memory. */
+static struct gdrb_nccl_links parse_text(const char *text, size_t len)
+{
+	struct gdrb_nccl_links l;
+
+	gdrb_nccl_links_init(&l);
+	gdrb_nccl_log_parse_mem(text, len, &l);
+	return l;
+}
+
+#define PARSE(text) parse_text(text, sizeof(text) - 1)
+
+START_TEST(test_fixtures)
+{
+	const struct fixture *f = &fixtures[_i];
+	struct gdrb_nccl_links l;
+	char text[128];
+
+	read_fixture(f->file, &l);
+#define EQ(field, want) \
+	ck_assert_msg(l.field == (want), "%s: " #field " %lld, want %lld", f->file, \
+		      (long long)l.field, (long long)(want))
+	EQ(net, f->net);
+	EQ(net_gdr, f->gdr);
+	EQ(net_pxn, f->pxn);
+	EQ(p2p, f->p2p);
+	EQ(shm, f->shm);
+	EQ(other, f->other);
+	EQ(unparsed, f->unparsed);
+	EQ(lines, f->lines);
+	EQ(skipped, f->skipped);
+	EQ(ring_gdr, f->ring_gdr);
+	EQ(ring_pxn, f->ring_pxn);
+	EQ(rings, 1u);
+	EQ(collnet, 0u);
+#undef EQ
+	ck_assert_msg(!strcmp(l.nets, f->nets), "%s: nets '%s'", f->file, l.nets);
+	ck_assert_msg(!strcmp(l.others, f->others), "%s: others '%s'", f->file, l.others);
+	ck_assert_msg(!strcmp(l.version, f->version), "%s: version '%s'", f->file, l.version);
+	gdrb_nccl_transports(&l, text, sizeof(text));
+	ck_assert_msg(!strcmp(text, f->transports), "%s: transports '%s', want '%s'", f->file,
+		      text, f->transports);
+}
+END_TEST
+
+/* The forms older and rarer NCCLs print, one line each. */
+START_TEST(test_forms)
+{
+	struct gdrb_nccl_links l;
+
+	/* 2.4.8 net.cc:306: "Ring %02d : %d -> %d [send] via NET/%s/%d%s" */
+	l = PARSE(PREFIX "Ring 00 : 0 -> 1 [send] via NET/IB/0/GDRDMA\n");
+	ck_assert_uint_eq(l.net, 1);
+	ck_assert_uint_eq(l.net_gdr, 1);
+	/* 2.11.4 net.cc:120: "Channel %02d : %d[%lx] -> %d[%lx] [send]", bus ids in hex */
+	l = PARSE(PREFIX "Channel 00 : 0[7000] -> 1[b000] [receive] via NET/IB/1\n");
+	ck_assert_uint_eq(l.net, 1);
+	ck_assert_uint_eq(l.net_gdr, 0);
+	/* 2.17.1 net.cc:187: PXN with bus ids, and /Shared */
+	l = PARSE(PREFIX "Channel 03/1 : 0[7000] -> 9[b000] [send] via NET/IB/2(3)/GDRDMA/Shared\n");
+	ck_assert_uint_eq(l.net, 1);
+	ck_assert_uint_eq(l.net_gdr, 1);
+	ck_assert_uint_eq(l.net_pxn, 1);
+	/* 2.11.4 p2p.cc:190 and 2.4.8 p2p.cc:479 */
+	l = PARSE(PREFIX "Channel 00 : 0[7000] -> 1[b000] via P2P/IPC/read\n" PREFIX
+		  "Ring 00 : 0 -> 1 via P2P/common device\n" PREFIX
+		  "Channel 00/1 : 0[0] -> 2[2] via P2P/indirect/1[1]/read\n");
+	ck_assert_uint_eq(l.p2p, 3);
+	/* 2.28.9 coll_net.cc:182 */
+	l = PARSE(PREFIX "CollNet 00/0 : 0 [send] via COLLNET/SHARP/0/GDRDMA\n" PREFIX
+		  "CollNet 00/1 : 0 [receive] via COLLNET/SHARP/0\n");
+	ck_assert_uint_eq(l.collnet, 2);
+	ck_assert_uint_eq(l.collnet_gdr, 1);
+	ck_assert_uint_eq(l.net, 0);
+	ck_assert_str_eq(l.collnets, "SHARP");
+	/* A plugin's name with a space (aws-ofi-nccl), cleaned; CRLF line ends. */
+	l = PARSE(PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/AWS Libfabric/0/GDRDMA\r\n");
+	ck_assert_uint_eq(l.net_gdr, 1);
+	ck_assert_str_eq(l.nets, "AWS_Libfabric");
+	/* A negative device (no CUDA device) and a timestamp in front (2.26 on). */
+	l = PARSE("[2025-01-01 00:00:00] h:1:2 [-1] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] "
+		  "via NET/IB/0\n");
+	ck_assert_uint_eq(l.net, 1);
+	/* Comment lines are not read. */
+	l = PARSE("# " PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0\n");
+	ck_assert_uint_eq(l.net, 0);
+	ck_assert_uint_eq(l.lines, 1);
+}
+END_TEST
+
+START_TEST(test_merge)
+{
+	struct gdrb_nccl_links sum, one;
+	char text[128];
+	size_t i;
+
+	gdrb_nccl_links_init(&sum);
+	for (i = 0; i < N_FIXTURES; i++) {
+		read_fixture(fixtures[i].file, &one);
+		gdrb_nccl_links_add(&sum, &one);
+	}
+	ck_assert_uint_eq(sum.net, 4 + 6 + 4 + 4 + 4 + 0 + 3 + 4);
+	ck_assert_uint_eq(sum.net_gdr, 4 + 0 + 2 + 4 + 0 + 0 + 3 + 4);
+	ck_assert_uint_eq(sum.net_pxn, 2);
+	ck_assert_uint_eq(sum.p2p, 1 + 4 + 2);
+	ck_assert_uint_eq(sum.shm, 2 + 1);
+	ck_assert_uint_eq(sum.unparsed, 2);
+	ck_assert_uint_eq(sum.skipped, 2);
+	ck_assert_uint_eq(sum.rings, N_FIXTURES);
+	ck_assert_int_eq(sum.ring_gdr, 0);  /* the Socket log's GDR 0 wins */
+	ck_assert_int_eq(sum.ring_pxn, 1);  /* the PXN log's */
+	ck_assert_str_eq(sum.nets, "IB+Socket");
+	ck_assert_str_eq(sum.version, "mixed");
+	gdrb_nccl_transports(&sum, text, sizeof(text));
+	ck_assert_str_eq(text, "NET/IB+NET/Socket+P2P+SHM+UCCL");
+
+	/* Ranks of one version keep it; a rank without the line does not change it. */
+	gdrb_nccl_links_init(&sum);
+	read_fixture("nccl-2.27.7-ib-pxn.log", &one);
+	gdrb_nccl_links_add(&sum, &one);
+	one.version[0] = '\0';
+	gdrb_nccl_links_add(&sum, &one);
+	read_fixture("nccl-2.27.7-socket.log", &one);
+	gdrb_nccl_links_add(&sum, &one);
+	ck_assert_str_eq(sum.version, "2.27.7+cuda12.9");
+	ck_assert_uint_eq(sum.net, 12);
+
+	/* Counts saturate instead of wrapping. */
+	sum.net = UINT32_MAX - 1;
+	gdrb_nccl_links_add(&sum, &one);
+	ck_assert_uint_eq(sum.net, UINT32_MAX);
+}
+END_TEST
+
+START_TEST(test_transports)
+{
+	struct gdrb_nccl_links l;
+	char text[16];
+
+	gdrb_nccl_links_init(&l);
+	memset(text, 'x', sizeof(text));
+	gdrb_nccl_transports(&l, text, sizeof(text));
+	ck_assert_str_eq(text, "");
+	read_fixture("nccl-2.30.7-ib-p2p-shm.log", &l);
+	gdrb_nccl_transports(&l, text, 7);
+	ck_assert_str_eq(text, "NET/IB");
+	gdrb_nccl_transports(&l, text, 5);
+	ck_assert_str_eq(text, "NET/");
+	gdrb_nccl_transports(&l, text, 1);
+	ck_assert_str_eq(text, "");
+	text[0] = 'x';
+	gdrb_nccl_transports(&l, text, 0);
+	ck_assert_int_eq(text[0], 'x');
+}
+END_TEST
+
+START_TEST(test_wire)
+{
+	struct gdrb_nccl_links l, got, bad;
+	unsigned char bytes[GDRB_NCCL_LINKS_WIRE];
+
+	read_fixture("nccl-2.28.9-noise.log", &l);
+	memcpy(bytes, &l, sizeof(bytes));
+	ck_assert_int_eq(gdrb_nccl_links_from_wire(&got, bytes, sizeof(bytes)), 0);
+	ck_assert_int_eq(memcmp(&got, &l, sizeof(l)), 0);
+	ck_assert_int_eq(gdrb_nccl_links_from_wire(&got, bytes, sizeof(bytes) - 1), -EINVAL);
+
+	/* Each planted fault is refused and leaves the record as it was. */
+	for (int fault = 0; fault < 7; fault++) {
+		bad = l;
+		switch (fault) {
+		case 0: memset(bad.nets, 'A', sizeof(bad.nets)); break;    /* no terminator */
+		case 1: bad.net_gdr = bad.net + 1; break;
+		case 2: bad.ring_gdr = 7; break;
+		case 3: strcpy(bad.others, "a,b"); break;                  /* a CSV comma */
+		case 4: strcpy(bad.nets, "IB++x"); break;                   /* an empty name */
+		case 5: strcpy(bad.version, "2.28\n"); break;
+		case 6: bad.skipped = bad.lines + 1; break;
+		}
+		memcpy(bytes, &bad, sizeof(bytes));
+		memset(&got, 0x5a, sizeof(got));
+		ck_assert_msg(gdrb_nccl_links_from_wire(&got, bytes, sizeof(bytes)) == -EINVAL,
+			      "planted fault %d accepted", fault);
+		ck_assert_msg(((unsigned char *)&got)[0] == 0x5a, "fault %d: record changed", fault);
+	}
+}
+END_TEST
+
+START_TEST(test_hostile)
+{
+	static const char conn[] = PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n";
+	size_t big = (size_t)1 << 20, i;
+	char *text = malloc(big + 2 * sizeof(conn));
+	struct gdrb_nccl_links l;
+
+	ck_assert_ptr_nonnull(text);
+	/* A 1 MiB line (holding a connection line's text) skipped, the next line read. */
+	memset(text, 'x', big);
+	memcpy(text + 100, conn, sizeof(conn) - 2);
+	text[big] = '\n';
+	memcpy(text + big + 1, conn, sizeof(conn) - 1);
+	l = parse_text(text, big + sizeof(conn));
+	ck_assert_uint_eq(l.lines, 2);
+	ck_assert_uint_eq(l.skipped, 1);
+	ck_assert_uint_eq(l.net, 1);
+	/* The same with no newline at all: one line, cut off, skipped. */
+	l = parse_text(text, big);
+	ck_assert_uint_eq(l.lines, 1);
+	ck_assert_uint_eq(l.skipped, 1);
+	ck_assert_uint_eq(l.net, 0);
+	free(text);
+
+	/* A NUL inside a connection line: the line is skipped, not half-read. */
+	l = parse_text(PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0\0/GDRDMA\n",
+		       sizeof(PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0\0/GDRDMA\n") - 1);
+	ck_assert_uint_eq(l.skipped, 1);
+	ck_assert_uint_eq(l.net, 0);
+	/* Non-UTF-8 bytes in a name are cleaned; in a look-alike prefix the line is not NCCL's. */
+	l = PARSE(PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/I\xff\xfe/0\n"
+		  "\xc3\x28:1:2 [0] NCCL INFO NCCL version 9.9\xff\n");
+	ck_assert_str_eq(l.nets, "I__");
+	ck_assert_str_eq(l.version, "9.9_");
+	/* Only the prefix; prefixes missing a part. */
+	l = PARSE(PREFIX "\n" "node-a:41207:41207 [0] NCCL INFO\n" ":1:2 [0] NCCL INFO NCCL version 1\n"
+		  "h:1: [0] NCCL INFO NCCL version 1\n" "h::2 [0] NCCL INFO NCCL version 1\n"
+		  "h:1:2 [] NCCL INFO NCCL version 1\n" "h:1:2[0] NCCL INFO NCCL version 1\n"
+		  "] NCCL INFO NCCL version 1\n");
+	ck_assert_uint_eq(l.lines, 8);
+	ck_assert_str_eq(l.version, "");
+	ck_assert_uint_eq(l.net + l.p2p + l.shm + l.other + l.unparsed + l.rings, 0);
+	/* Numbers out of range, or malformed: counted as unparsed, never as a connection. */
+	l = PARSE(PREFIX "Channel 4294967296/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n"
+		  PREFIX "Channel 00/0 : 9999999999[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n"
+		  PREFIX "Channel 00/0 : 0[0] -> 1[12345678901234567] [send] via NET/IB/0\n"
+		  PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/99999999999\n"
+		  PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0(-1)/GDRDMA\n"
+		  PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET//0\n"
+		  PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDR\n"
+		  PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via \n"
+		  PREFIX "CollNet 00/0 : 0 [send] via COLLNET/SHARP/x\n"
+		  PREFIX "Connected all rings, use ring PXN 2 GDR 5\n"
+		  PREFIX "Connected all rings, use ring PXN 0 GDR -1\n");
+	ck_assert_uint_eq(l.unparsed, 11);
+	ck_assert_uint_eq(l.net + l.collnet + l.other, 0);
+	ck_assert_int_eq(l.ring_gdr, -1);
+	ck_assert_uint_eq(l.rings, 2);
+	/* Many and long names: the sets stay bounded, end in "...", hold no empty name. */
+	gdrb_nccl_links_init(&l);
+	for (i = 0; i < 40; i++) {
+		char line[256];
+		int n = snprintf(line, sizeof(line), PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via "
+				 "NET/net%zu-with-a-name-longer-than-kept/0\n" PREFIX
+				 "Channel 00/0 : 0[0] -> 1[0] via X%zu/y\n", i, i);
+
+		gdrb_nccl_log_parse_mem(line, (size_t)n, &l);
+	}
+	ck_assert_uint_eq(l.net, 40);
+	ck_assert_uint_eq(l.other, 40);
+	ck_assert_uint_le(strlen(l.nets), sizeof(l.nets) - 1);
+	ck_assert_str_eq(l.nets, "net0-with-a-name-longer+...");
+	ck_assert_str_eq(l.others + strlen(l.others) - 4, "+...");
+	ck_assert_ptr_null(strstr(l.others, "++"));
+}
+END_TEST
+
+/* A line across two of the reader's chunks reads whole; files it refuses. */
+START_TEST(test_files)
+{
+	static const char conn[] = PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n";
+	char dir[] = "/tmp/test_nccl_log.XXXXXX", path[256], why[512];
+	struct gdrb_nccl_links l;
+	FILE *f = tmpfile();
+	size_t at;
+
+	ck_assert_ptr_nonnull(f);
+	for (at = 0; at + 100 < 16384 - 20; at += 100)
+		fprintf(f, "%099d\n", 0);
+	fputs(conn, f);
+	rewind(f);
+	gdrb_nccl_links_init(&l);
+	ck_assert_int_eq(gdrb_nccl_log_parse(f, &l), 0);
+	ck_assert_uint_eq(l.net_gdr, 1);
+	ck_assert_uint_eq(l.skipped, 0);
+	fclose(f);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	ck_assert_int_eq(gdrb_nccl_log_read(path, &l, why, sizeof(why)), -ENOENT);
+	ck_assert_ptr_null(strchr(why, '\n'));
+	ck_assert_ptr_nonnull(strstr(why, "missing"));
+	ck_assert_int_eq(gdrb_nccl_log_read(dir, &l, why, sizeof(why)), -EINVAL);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(gdrb_nccl_log_read(path, &l, why, sizeof(why)), -EINVAL);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	ck_assert_int_eq(symlink("/etc/hostname", path), 0);
+	ck_assert_int_eq(gdrb_nccl_log_read(path, &l, why, sizeof(why)), -ELOOP);
+	ck_assert_ptr_nonnull(strstr(why, "link"));
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+static Suite *nccl_log_suite(void)
+{
+	Suite *s = suite_create("nccl_log");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, test_fixtures, 0, (int)N_FIXTURES);
+	tcase_add_test(tc, test_forms);
+	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_transports);
+	tcase_add_test(tc, test_wire);
+	tcase_add_test(tc, test_hostile);
+	tcase_add_test(tc, test_files);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+const struct unit_test unit_test = { .suite = nccl_log_suite };
