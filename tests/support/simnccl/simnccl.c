@@ -382,21 +382,24 @@ static bool peer_lost(const struct ncclComm *comm, int peer)
 }
 
 /*
- * Wait until ready(arg), or until a peer in peers[0..npeers) (all ranks when
- * peers is NULL) is lost or this communicator is aborted. Returns ncclSuccess,
- * ncclRemoteError (a peer) or ncclInternalError (aborted here).
+ * Wait until ready(arg), or until a peer in peers[0..*npeers) (all ranks when
+ * peers is NULL) is lost or this communicator is aborted. ready() may shrink
+ * the list to the peers still waited for: one that finished its part and left
+ * is no loss. Returns ncclSuccess, ncclRemoteError (a peer) or
+ * ncclInternalError (aborted here).
  */
 static ncclResult_t wait_for(struct ncclComm *comm, bool (*ready)(struct ncclComm *, void *),
-			     void *arg, const int *peers, int npeers)
+			     void *arg, const int *peers, const int *npeers)
 {
 	for (;;) {
 		uint32_t seen = atomic_load(&comm->seg->doorbell);
-		int i, n = peers ? npeers : comm->nranks;
+		int i, n;
 
 		if (ready(comm, arg))
 			return ncclSuccess;
 		if (atomic_load(&comm->aborting))
 			return ncclInternalError;
+		n = peers ? *npeers : comm->nranks;
 		for (i = 0; i < n; i++) {
 			int peer = peers ? peers[i] : i;
 
@@ -634,7 +637,7 @@ static ncclResult_t arrive(struct ncclComm *comm, uint64_t phase)
 {
 	atomic_store_explicit(&comm->seg->rank[comm->rank].arrived, phase, memory_order_release);
 	ring_doorbell(comm->seg);
-	return wait_for(comm, all_arrived, &phase, NULL, 0);
+	return wait_for(comm, all_arrived, &phase, NULL, NULL);
 }
 
 /* A collective, chunk by chunk through the slots. */
@@ -766,6 +769,8 @@ static ncclResult_t p2p_step(struct ncclComm *comm, struct op *op, bool *moved)
 struct p2p_set {
 	struct op **ops;
 	int nops;
+	int *peers;             /* of the operations not done yet */
+	int npeers;
 	ncclResult_t res;
 };
 
@@ -789,6 +794,10 @@ static bool p2p_progress(struct ncclComm *comm, void *arg)
 				all_done = false;
 		}
 	} while (any && !all_done && !set->res);
+	set->npeers = 0;
+	for (i = 0; i < set->nops; i++)
+		if (set->ops[i]->moved < set->ops[i]->count * type_size(set->ops[i]->dtype))
+			set->peers[set->npeers++] = set->ops[i]->root;
 	return all_done || set->res;
 }
 
@@ -800,16 +809,13 @@ static bool p2p_progress(struct ncclComm *comm, void *arg)
 static ncclResult_t run_p2p(struct ncclComm *comm, struct op **ops, int nops)
 {
 	struct p2p_set set = { .ops = ops, .nops = nops };
-	int *peers = malloc(sizeof(*peers) * (size_t)nops);
 	ncclResult_t res;
-	int i;
 
-	if (!peers)
+	set.peers = malloc(sizeof(*set.peers) * (size_t)nops);
+	if (!set.peers)
 		return ncclSystemError;
-	for (i = 0; i < nops; i++)
-		peers[i] = ops[i]->root;
-	res = wait_for(comm, p2p_progress, &set, peers, nops);
-	free(peers);
+	res = wait_for(comm, p2p_progress, &set, set.peers, &set.npeers);
+	free(set.peers);
 	return set.res ? set.res : res;
 }
 
