@@ -100,6 +100,8 @@ struct dep {
 
 struct op {
 	struct op *next;
+	cudaHostFn_t fn;        /* cudaLaunchHostFunc: called in stream order, no copy */
+	void *fn_arg;
 	char *dst;
 	const char *src;
 	size_t len;
@@ -397,6 +399,11 @@ static void *stream_worker(void *arg)
 				pthread_cond_wait(&d->cond, &d->lock);
 			pthread_mutex_unlock(&d->lock);
 		}
+		if (op->fn) {
+			/* A host function takes the engine's place: no modelled copy time. */
+			op->fn(op->fn_arg);
+			goto done;
+		}
 		/* The data lands at the end of its modelled transfer time. */
 		start = now_s();
 		if (s->busy_until > start)
@@ -413,7 +420,7 @@ static void *stream_worker(void *arg)
 		if (op->len)
 			memmove(op->dst, op->src, op->len);
 		free(op->owned);
-
+done:
 		pthread_mutex_lock(&s->lock);
 		s->head = op->next;
 		if (!s->head)
@@ -432,23 +439,15 @@ static struct sim_stream *resolve_stream(cudaStream_t stream)
 	return (struct sim_stream *)stream;
 }
 
-/* Enqueue, with the legacy stream's implicit synchronisation; returns the op's sequence. */
-static uint64_t enqueue(struct sim_stream *s, char *dst, const char *src, size_t len, void *owned)
+/*
+ * Enqueue a prepared op, with the legacy stream's implicit synchronisation;
+ * returns the op's sequence.
+ */
+static uint64_t enqueue_op(struct sim_stream *s, struct op *op)
 {
-	struct op *op = calloc(1, sizeof(*op));
 	struct sim_stream *o;
 	uint64_t seq;
 
-	if (!op) {
-		/* Out of memory: do it now, in order. */
-		memmove(dst, src, len);
-		free(owned);
-		return 0;
-	}
-	op->dst = dst;
-	op->src = src;
-	op->len = len;
-	op->owned = owned;
 	pthread_mutex_lock(&sim.lock);
 	for (o = sim.streams; o; o = o->next_all) {
 		if (o == s || op->ndeps >= (int)(sizeof(op->deps) / sizeof(op->deps[0])))
@@ -470,6 +469,24 @@ static uint64_t enqueue(struct sim_stream *s, char *dst, const char *src, size_t
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return seq;
+}
+
+/* Enqueue a copy; returns the op's sequence. */
+static uint64_t enqueue(struct sim_stream *s, char *dst, const char *src, size_t len, void *owned)
+{
+	struct op *op = calloc(1, sizeof(*op));
+
+	if (!op) {
+		/* Out of memory: do it now, in order. */
+		memmove(dst, src, len);
+		free(owned);
+		return 0;
+	}
+	op->dst = dst;
+	op->src = src;
+	op->len = len;
+	op->owned = owned;
+	return enqueue_op(s, op);
 }
 
 static void wait_seq(struct sim_stream *s, uint64_t seq)
@@ -582,6 +599,18 @@ SIM_EXPORT cudaError_t cudaGetDeviceCount(int *count)
 		return cudaErrorInvalidValue;
 	*count = err == cudaSuccess ? sim.ndev : 0;
 	return err;
+}
+
+SIM_EXPORT cudaError_t cudaGetDevice(int *device)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!device)
+		return cudaErrorInvalidValue;
+	*device = sim.cur;
+	return cudaSuccess;
 }
 
 SIM_EXPORT cudaError_t cudaSetDevice(int device)
@@ -985,6 +1014,31 @@ SIM_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 		return err;
 	wait_stream(resolve_stream(stream));
 	trace("cudaStreamSynchronize %p", (void *)stream);
+	return cudaSuccess;
+}
+
+/*
+ * The host function runs on the stream's worker once the work before it is
+ * done, and the work after it waits for its return, as CUDA documents. Like
+ * CUDA's, it must not call the runtime: a library that needs to (simnccl)
+ * hands the work to a thread of its own and waits for it.
+ */
+SIM_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data)
+{
+	struct op *op;
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!fn)
+		return cudaErrorInvalidValue;
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return cudaErrorMemoryAllocation;
+	op->fn = fn;
+	op->fn_arg = user_data;
+	trace("cudaLaunchHostFunc stream %p", (void *)stream);
+	enqueue_op(resolve_stream(stream), op);
 	return cudaSuccess;
 }
 
