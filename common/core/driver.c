@@ -507,6 +507,10 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 static void default_variants(struct gdrb_ctx *c)
 {
 	memset(c->variants, 0, sizeof(c->variants));
+	if (c->bench->paths) {
+		c->nvariants = c->bench->paths(c, c->variants);
+		return;
+	}
 	c->nvariants = gdrb_run_paths(c->p->mem, c->bench->traffic == GDRB_TRAFFIC_COLLECTIVE ?
 					   GDRB_SHAPE_COLLECTIVE : GDRB_SHAPE_MESSAGES,
 					   c->p->staging, c->variants);
@@ -727,7 +731,8 @@ static void report_peak_memory(struct gdrb_boot *b)
 
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)
 {
-	const struct gdrb_opt_set set = { bench->opt_core, bench->opt_groups, bench->opt_known, NULL };
+	const struct gdrb_opt_set set = { bench->opt_core, bench->opt_groups, bench->opt_known, NULL,
+					  bench->default_mem };
 	const struct gdrb_run_args args = { &set, bench->summary, NULL };
 	struct run *r;
 	struct gdrb_ctx *c;

@@ -108,6 +108,15 @@ struct gdrb_bench {
 	 * without).
 	 */
 	bool needs_gpu;
+	enum gdrb_mem_kind default_mem; /* --mem when the command line gives none (0: host) */
+
+	/*
+	 * The paths it measures, into v (at most GDRB_MAX_VARIANTS), and how many; NULL:
+	 * gdrb_run_paths() for the --mem kind. A library that stages on its own (NCCL: its
+	 * environment picks one path per process) gives its one path, staged by no bounce
+	 * buffer of the driver's.
+	 */
+	size_t (*paths)(const struct gdrb_ctx *c, struct gdrb_variant *v);
 
 	/* Collectives: the bus-bandwidth factor for algbw -> busbw (nccl-tests' convention). */
 	double (*bus_factor)(const struct gdrb_ctx *c);

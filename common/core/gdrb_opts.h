@@ -22,11 +22,13 @@
 /* The core's own options a binary takes beyond the common ones (struct gdrb_bench.opt_core). */
 enum gdrb_opt_core {
 	GDRB_OPTG_COMMON = 1u << 0,   /* iterations, time, csv, validate, ...: always */
-	GDRB_OPTG_MEM = 1u << 1,      /* --mem, --gpu, --staging, --stage-chunk */
+	GDRB_OPTG_MEM = 1u << 1,      /* --mem, --gpu (and STAGING) */
 	GDRB_OPTG_WINDOW = 1u << 2,   /* --window, --window-bytes, --buffers (bandwidth benchmarks) */
 	GDRB_OPTG_SIZES = 1u << 3,    /* -m: implied unless GDRB_OPTG_NO_SIZES */
 	GDRB_OPTG_NO_SIZES = 1u << 4, /* the benchmark has no message size (barrier) */
 	GDRB_OPTG_BIDIR = 1u << 5,    /* -b: both ranks of a pair send at once (UNIDIR made BIDIR) */
+	GDRB_OPTG_STAGING = 1u << 6,  /* --staging, --stage-chunk: implied by MEM unless NO_STAGING */
+	GDRB_OPTG_NO_STAGING = 1u << 7, /* the library stages on its own (NCCL): no staging options */
 };
 
 /* Where the messages of a window live: a slot each, or all in one buffer (OMB's default). */
@@ -125,6 +127,7 @@ struct gdrb_opt_set {
 	const struct gdrb_opt_use *groups;
 	const struct gdrb_opt_group *const *known;
 	const char *sizes;      /* the binary's default -m, as --help shows it; NULL: GDRB_DEF_SIZES */
+	enum gdrb_mem_kind mem; /* the binary's default --mem (0: host) */
 };
 
 #define GDRB_MAX_OPT_GROUPS 8

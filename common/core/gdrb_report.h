@@ -48,6 +48,10 @@ struct gdrb_row {
 	const char *quality;            /* GDRB_Q_*; NULL: not measured */
 	const char *note;
 	const char *timestamp;          /* NULL: now */
+	/* What a library says of the path it took (NCCL); NULL or "": none. */
+	const char *transport;          /* "NET/IB+P2P", or "unknown" (the note says why) */
+	const char *gdr_connections;    /* "16/16": network connections with GPUDirect RDMA of all */
+	const char *library;            /* "NCCL 2.28.9", "NCCL 2.28.9 (simulated)" */
 };
 
 /* The CSV header line, without newline. */

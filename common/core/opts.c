@@ -66,12 +66,12 @@ static const struct gdrb_opt core_table[] = {
 	  .flags = GDRB_OPT_GPU_MEM, .needs = "it picks the GPU of device and pinned memory" },
 	{ .name = "staging", .arg = "MODE",
 	  .help = "the staged path with --mem device: pipelined (fragments, copies overlapped with the transfer), serial (whole-message copies, then the transfer) or both (default pipelined)",
-	  .when = GDRB_OPTG_MEM, .parse = gdrb_opt_enum, .off = CORE(staging),
+	  .when = GDRB_OPTG_STAGING, .parse = gdrb_opt_enum, .off = CORE(staging),
 	  .names = gdrb_staging_names, .nnames = GDRB_STAGING_COUNT, .what = "mode",
 	  .flags = GDRB_OPT_DEVICE, .needs = "only --mem device has a staged path" },
 	{ .name = "stage-chunk", .arg = "SIZE",
 	  .help = "fragment size of pipelined staging, 4K to 1G (default " GDRB_DEF_STAGE_CHUNK ", " GDRB_STR(GDRB_STAGE_SLOTS) " bounce slots per direction)",
-	  .when = GDRB_OPTG_MEM, .parse = gdrb_opt_size, .off = CORE(stage_chunk),
+	  .when = GDRB_OPTG_STAGING, .parse = gdrb_opt_size, .off = CORE(stage_chunk),
 	  .min = GDRB_STAGE_CHUNK_MIN, .max = GDRB_STAGE_CHUNK_MAX,
 	  .what = "from 4K to 1G (512K, 1M)", .flags = GDRB_OPT_DEVICE,
 	  .needs = "only --mem device has a staged path" },
@@ -322,13 +322,15 @@ struct table {
 	size_t n;
 };
 
-/* COMMON always applies, and sizes unless the benchmark has none. */
+/* COMMON always applies, sizes unless the benchmark has none, staging with memory unless it stages itself. */
 static unsigned core_bits(const struct gdrb_opt_set *set)
 {
 	unsigned bits = (set ? set->core : 0) | GDRB_OPTG_COMMON;
 
 	if (!(bits & GDRB_OPTG_NO_SIZES))
 		bits |= GDRB_OPTG_SIZES;
+	if ((bits & GDRB_OPTG_MEM) && !(bits & GDRB_OPTG_NO_STAGING))
+		bits |= GDRB_OPTG_STAGING;
 	return bits;
 }
 
@@ -383,6 +385,8 @@ int gdrb_opts_defaults(struct gdrb_params *p, const struct gdrb_opt_set *set)
 	p->time_per_size = GDRB_DEF_TIME_PER_SIZE;
 	p->timeout = GDRB_DEF_TIMEOUT;
 	p->mem = GDRB_MEM_HOST;
+	if (set && set->mem)
+		p->mem = set->mem;
 	p->gpu = -1;
 	p->window = GDRB_DEF_WINDOW;
 	gdrb_size_parse(GDRB_DEF_WINDOW_BYTES, &p->window_bytes, &err);
@@ -474,6 +478,10 @@ void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summ
 		if (o->parse == parse_sizes && set && set->sizes && strstr(o->help, "(default "))
 			fprintf(out, "  %-26s %.*s(default %s)\n", lhs,
 				(int)(strstr(o->help, "(default ") - o->help), o->help, set->sizes);
+		else if (o->parse == parse_mem && set && set->mem && strstr(o->help, "(default "))
+			fprintf(out, "  %-26s %.*s(default %s)\n", lhs,
+				(int)(strstr(o->help, "(default ") - o->help), o->help,
+				gdrb_mem_kind_name(set->mem));
 		else
 			fprintf(out, "  %-26s %s\n", lhs, o->help);
 	}

@@ -667,7 +667,7 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 {
 	struct gdrb_opt_use groups[GDRB_MAX_OPT_GROUPS] = { { &gdrb_pairs_opts, GDRB_PAIRS_OPTS } };
 	const struct gdrb_opt_set set = { GDRB_OPTG_MEM | GDRB_OPTG_WINDOW, groups, ops->opt_known,
-					  GDRB_PAIRS_DEF_SIZES };
+					  GDRB_PAIRS_DEF_SIZES, GDRB_MEM_HOST };
 	const struct gdrb_run_args args = { &set, ops->summary, refuse_core };
 	struct pairs_run *r;
 	size_t g = 1;

@@ -285,6 +285,9 @@ int gdrb_csv_write(FILE *f, const struct gdrb_row *r)
 	csv_str(f, r->note);
 	csv_str(f, r->timestamp ? r->timestamp : gdrb_timestamp(ts, sizeof(ts)));
 	csv_str(f, PACKAGE_VERSION);
+	csv_str(f, r->transport ? r->transport : "");
+	csv_str(f, r->gdr_connections ? r->gdr_connections : "");
+	csv_str(f, r->library ? r->library : "");
 	fputc('\n', f);
 	if (fflush(f) != 0 || ferror(f)) {
 		gdrb_err("writing the CSV failed: %s", strerror(errno));

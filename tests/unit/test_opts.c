@@ -79,7 +79,7 @@ static struct gdrb_opt_set opt_set(unsigned groups)
 	uses[2] = (struct gdrb_opt_use){ &gdrb_verbs_opts,
 		(groups & T_VERBS ? GDRB_VERBS_OPTS | GDRB_VERBS_OPT_P2P : 0u) | (groups & T_COMPLETION ? GDRB_VERBS_OPT_COMPLETION : 0u) };
 	uses[3] = (struct gdrb_opt_use){ NULL, 0 };
-	return (struct gdrb_opt_set){ groups & 0xffffu, uses, gdrb_opt_catalog, NULL };
+	return (struct gdrb_opt_set){ groups & 0xffffu, uses, gdrb_opt_catalog, NULL, GDRB_MEM_HOST };
 }
 
 static const struct gdrb_verbs_params *verbs_of(const struct gdrb_params *p)

@@ -127,6 +127,10 @@ class Schema:
         if not self.columns:
             raise failure("%s: no %s lines: not the CSV schema" % (path, macro))
         self.header = ",".join(self.columns)
+        # Version 1 files (csv_schema.def): the columns up to `version`, read with the rest empty.
+        self.v1_columns = (len(self.columns) if "version" not in self.columns
+                           else self.columns.index("version") + 1)
+        self.v1_header = ",".join(self.columns[:self.v1_columns])
         self.index = {name: i for i, name in enumerate(self.columns)}
         self.numeric = {n for n, t in self.types.items() if t != "text"}
         self.integer = {n for n, t in self.types.items() if t == "integer"}
@@ -210,18 +214,23 @@ def csv_split(line: str) -> List[str]:
 def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
     """The data rows of a results CSV as (line number, fields). Refuses, with one line
     "FILE:LINE: ..." and exit 2, a file whose first line is not the schema's header or a
-    row with another number of fields."""
+    row with another number of fields. A version 1 file's rows come with the newer columns
+    empty."""
     s = schema()
     try:
         f = open_regular(path, mode="r", newline="", encoding="utf-8", errors="replace")
     except OSError as e:
         raise usage_error("%s: cannot read: %s" % (path, e.strerror))
     with f:
-        first = f.readline()
-        if first.rstrip("\r\n") != s.header:
+        first = f.readline().rstrip("\r\n")
+        if first == s.header:
+            nf = len(s.columns)
+        elif first == s.v1_header:
+            nf = s.v1_columns
+        else:
             raise usage_error("%s:1: not a gdrbench results CSV: the first line must be the schema's "
                               "header (results/README.md), starting 'benchmark,layer,mem,path,'" % path)
-        nf = len(s.columns)
+        pad = [""] * (len(s.columns) - nf)
         for lineno, line in enumerate(f, start=2):
             line = line.rstrip("\n")
             if line.endswith("\r"):
@@ -230,7 +239,7 @@ def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
             fields = csv_split(line) if line else []
             if len(fields) != nf:
                 raise usage_error("%s:%d: has %d fields, the schema has %d" % (path, lineno, len(fields), nf))
-            yield lineno, fields
+            yield lineno, fields + pad
 
 
 def csv_quote(s: str) -> str:
