@@ -6,6 +6,7 @@
 
 #include "gdrb_boot_mpi.h"
 #include "gdrb_coll_opts.h"
+#include "gdrb_nccl_opts.h"
 #include "gdrb_pairs.h"
 #include "gdrb_transports.h"
 #include "gdrb_verbs.h"
@@ -15,5 +16,6 @@ const struct gdrb_opt_group *const gdrb_opt_catalog[] = {
 	&gdrb_coll_opts,
 	&gdrb_mpi_opts,
 	&gdrb_pairs_opts,
+	&gdrb_nccl_opts,
 	NULL,
 };

@@ -473,6 +473,8 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 			      c->bench->needs_gpu ? "the GPU" : "the transport", v->label, size);
 	rc = c->bench->begin && (c->bench->begin(c, size) || c->boot->barrier(c->boot)) ? GDRB_ERR :
 	     plan_and_measure(r, size, &n, &want, &errors, &total_us, &cpu_pct);
+	if (!rc && c->bench->end)
+		rc = c->bench->end(c, size);
 	if (rc) {
 		/* The peer may be blocked mid-iteration: take every rank down. */
 		gdrb_err("%s failed at size %zu on the %s path", c->bench->name, size, v->label);
@@ -573,8 +575,9 @@ static void cap_window(struct run *r, size_t size)
 	int len = 0;
 
 	c->window_note[0] = '\0';
-	/* A window --window-bytes cut is part of what the row measured: said in the row. */
-	if (c->window < c->p->window)
+	/* A window --window-bytes cut is part of what the row measured: said in the row (only
+	 * where there is a window: latency and collectives run one message, and -W is not theirs). */
+	if (gdrb_has_window(c->bench) && c->window < c->p->window)
 		len = snprintf(c->window_note, sizeof(c->window_note), "window %u of -W %u: --window-bytes %s",
 			       c->window, c->p->window,
 			       gdrb_size_format(c->p->window_bytes, bytes, sizeof(bytes)));

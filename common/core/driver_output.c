@@ -72,12 +72,16 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.status = o->status,
 		.errors = o->errors,
 		.quality = o->quality,
+		.transport = c->lib_transport,
+		.gdr_connections = c->lib_gdr,
+		.library = c->lib_name,
 	};
 
 	/* An active test hook first, where no cut can drop it; then the label and why. */
 	const char *parts[] = {
 		gdrb_inject_note(), v->supported ? label : v->why,
-		v->supported ? c->window_note : "", v->supported ? c->gpu_shared : "",
+		v->supported ? c->window_note : "", v->supported ? c->lib_note : "",
+		v->supported ? c->gpu_shared : "",
 	};
 
 	row.note = note_of(note, sizeof(note), parts, sizeof(parts) / sizeof(parts[0]));

@@ -74,6 +74,13 @@ struct gdrb_ctx {
 	bool gpu_time_sliced;   /* a shared GPU without MPS */
 	char window_note[320];  /* why the window is cut at the current size; "" when it is not */
 
+	/*
+	 * What a library that picks its own path says it took (NCCL), set by the benchmark's
+	 * `end` on rank 0 for the rows of the size: the CSV transport, gdr_connections and
+	 * library, and a part of the note; "": none.
+	 */
+	char lib_transport[96], lib_gdr[32], lib_name[64], lib_note[512];
+
 	unsigned mismatches_shown;  /* at the current size and path */
 	size_t check_span;      /* bytes of result this rank checks at this size (fault injection) */
 	void *priv;             /* the benchmark's state */
@@ -135,6 +142,11 @@ struct gdrb_bench {
 	int (*begin)(struct gdrb_ctx *c, size_t size);
 	/* One timed iteration of this rank's role at `size`. */
 	int (*iteration)(struct gdrb_ctx *c, size_t size);
+	/*
+	 * After a size on a path is measured, on every rank, untimed: what the library
+	 * says it used (c->lib_*). NULL: none. GDRB_ERR only where a rank is lost.
+	 */
+	int (*end)(struct gdrb_ctx *c, size_t size);
 	/* Validation (untimed); NULL: the driver's point-to-point pattern. */
 	int (*prepare)(struct gdrb_ctx *c, size_t size, uint64_t iter);
 	uint64_t (*check)(struct gdrb_ctx *c, size_t size, uint64_t iter);

@@ -16,7 +16,7 @@ declare -A may=(
 	[verbs]="util boot mem sysinfo core"
 	[mpi]="util boot mem sysinfo core"
 	[doctor]="util mem sysinfo core verbs"
-	[catalog]="util sysinfo mem boot core verbs mpi"
+	[catalog]="util sysinfo mem boot core verbs mpi nccl"
 	[nccl]="util boot mem sysinfo core"
 )
 

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* NCCL collectives on the common driver (gdrb_nccl.h), on the collectives' data (gdrb_coll_data.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gdrb_coll_data.h"
+#include "gdrb_coll_opts.h"
+#include "gdrb_driver.h"
+#include "gdrb_log.h"
+#include "gdrb_nccl.h"
+#include "gdrb_transports.h"
+#include "nccl_int.h"
+
+static const struct gdrb_nccl_coll *coll;
+static struct gdrb_coll_kind kind;      /* the table's entry with NCCL's name and flags */
+static struct gdrb_nccl nccl;
+static struct gdrb_coll_geom geom;
+
+static bool reduces(void) { return kind.flags & GDRB_COLL_REDUCES; }
+
+static ncclDataType_t nccl_type(enum gdrb_dtype t)
+{
+	switch (t) {
+	case GDRB_INT8: return ncclInt8;
+	case GDRB_INT32: return ncclInt32;
+	case GDRB_INT64: return ncclInt64;
+	case GDRB_FLOAT: return ncclFloat32;
+	case GDRB_HALF: return ncclFloat16;
+#if HAVE_DECL_NCCLBFLOAT16
+	case GDRB_BFLOAT16: return ncclBfloat16;
+#endif
+	default: return ncclFloat64;
+	}
+}
+
+static ncclRedOp_t nccl_op(enum gdrb_redop op)
+{
+	static const ncclRedOp_t ops[] = { ncclSum, ncclProd, ncclMin, ncclMax };
+
+	return ops[op];
+}
+
+static size_t nccl_adjust_size(const struct gdrb_ctx *c, size_t size)
+{
+	return gdrb_coll_size(&kind, size, gdrb_dtype_sizes[gdrb_coll_params(c->p)->dtype], c->boot->size);
+}
+
+static double nccl_bus_factor(const struct gdrb_ctx *c)
+{
+	return kind.bus_factor(c->boot->size);
+}
+
+static bool nccl_uses_send(const struct gdrb_ctx *c)
+{
+	return gdrb_coll_uses_send(c, &kind);
+}
+
+/*
+ * The geometry at size, in NCCL's in-place convention: the input where the
+ * MPI convention puts it, but reduce_scatter's output at this rank's block of
+ * the buffer (recvbuff == sendbuff + rank x recvcount).
+ */
+static void geometry(const struct gdrb_ctx *c, size_t size)
+{
+	if (geom.valid && geom.size == size)
+		return;
+	gdrb_coll_geometry(c, &kind, size, &geom);
+	if (kind.layout == GDRB_LAYOUT_SCATTER && geom.send_in_place)
+		geom.out_off = (size_t)c->boot->rank * geom.block * geom.elem;
+}
+
+static void nccl_describe(const struct gdrb_ctx *c, char *buf, size_t len)
+{
+	int n = snprintf(buf, len,
+			 "%s: a sample is one call and the synchronisation of its stream (cudaStreamQuery polled, NCCL's asynchronous error watched), on one rank, timed on the host as nccl-tests times a call; calls back to back, no barrier\n# %s:",
+			 kind.name, kind.name);
+
+	if (n > 0 && (size_t)n < len)
+		gdrb_coll_describe_call(c, &kind, buf + n, len - (size_t)n);
+	n = (int)strlen(buf);
+	if ((size_t)n + 4 < len) {
+		snprintf(buf + n, len - (size_t)n, "\n# ");
+		gdrb_nccl_describe(c, &nccl, buf + n + 3, len - (size_t)n - 3);
+	}
+}
+
+static int nccl_setup(struct gdrb_ctx *c)
+{
+	int rc = gdrb_nccl_check_mem(c);
+
+	if (!rc)
+		rc = gdrb_coll_check_params(c, &kind);
+	if (rc)
+		return rc;
+	return gdrb_nccl_open(c, &nccl);
+}
+
+static int nccl_iteration(struct gdrb_ctx *c, size_t size)
+{
+	const struct gdrb_coll_params *cp = gdrb_coll_params(c->p);
+	struct gdrb_nccl_call k;
+
+	geometry(c, size);
+	k.send = (const char *)(geom.in_recv ? c->recv.ptr : c->send.ptr) + geom.in_off;
+	k.recv = (char *)c->recv.ptr + geom.out_off;
+	k.count = geom.per_call;
+	k.elem = geom.elem;
+	k.type = reduces() ? nccl_type(cp->dtype) : ncclInt8;
+	k.op = nccl_op(cp->op);
+	k.root = cp->root;
+	k.nranks = c->boot->size;
+	k.comm = nccl.comm;
+	k.stream = nccl.stream;
+	if (gdrb_nccl_check(c, &nccl, coll->call(&k), kind.name, size))
+		return GDRB_ERR;
+	return gdrb_nccl_sync(c, &nccl, kind.name, size);
+}
+
+static int nccl_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
+{
+	geometry(c, size);
+	return gdrb_coll_fill(c, &kind, &geom, iter);
+}
+
+static uint64_t nccl_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
+{
+	geometry(c, size);
+	return gdrb_coll_verify(c, &kind, &geom, iter);
+}
+
+static int nccl_end(struct gdrb_ctx *c, size_t size)
+{
+	return gdrb_nccl_end(c, &nccl, size);
+}
+
+static size_t nccl_paths(const struct gdrb_ctx *c, struct gdrb_variant *v)
+{
+	return gdrb_nccl_path(c, v);
+}
+
+static void nccl_teardown(struct gdrb_ctx *c)
+{
+	(void)c;
+	gdrb_nccl_close(&nccl);
+	gdrb_coll_data_free();
+	geom.valid = false;
+}
+
+int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *desc, struct gdrb_boot *boot, int argc, char **argv)
+{
+	static struct gdrb_opt_use groups[] = {
+		{ &gdrb_coll_opts, 0 },
+		{ &gdrb_nccl_opts, GDRB_NCCL_OPTS },
+		{ NULL, 0 },
+	};
+	struct gdrb_bench bench;
+
+	coll = desc;
+	kind = *desc->kind;
+	kind.name = desc->name;
+	kind.flags &= ~desc->no_flags;
+	if (kind.flags & GDRB_COLL_REDUCES)
+		groups[0].select |= GDRB_COLL_OPT_REDUCE;
+	if (kind.flags & GDRB_COLL_ROOTED)
+		groups[0].select |= GDRB_COLL_OPT_ROOT;
+	if (kind.flags & GDRB_COLL_IN_PLACE)
+		groups[0].select |= GDRB_COLL_OPT_IN_PLACE;
+	bench = (struct gdrb_bench){
+		.name = kind.name,
+		.layer = "nccl",
+		.summary = desc->summary,
+		.metric = GDRB_METRIC_LAT,
+		.traffic = GDRB_TRAFFIC_COLLECTIVE,
+		.opt_core = GDRB_OPTG_MEM | GDRB_OPTG_NO_STAGING,
+		.opt_groups = groups,
+		.opt_known = gdrb_opt_catalog,
+		.default_mem = GDRB_MEM_DEVICE,
+		.paths = nccl_paths,
+		.bus_factor = nccl_bus_factor,
+		.adjust_size = nccl_adjust_size,
+		.describe = nccl_describe,
+		.uses_send = nccl_uses_send,
+		.setup = nccl_setup,
+		.iteration = nccl_iteration,
+		.end = nccl_end,
+		.prepare = nccl_prepare,
+		.check = nccl_check,
+		.teardown = nccl_teardown,
+	};
+	return gdrb_main(&bench, boot, argc, argv);
+}

@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* NCCL's communicator, environment and log (nccl_int.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gdrb_coll_opts.h"
+#include "gdrb_log.h"
+#include "gdrb_nccl_log.h"
+#include "nccl_int.h"
+
+extern char **environ;
+
+/* What the test suite's simulated NCCL exports (tests/support/simnccl): never real NCCL. */
+#define SIMNCCL_MARKER "gdrb_simnccl_simulated"
+
+/* Variables that look like NCCL's but that NCCL never reads, and the one meant. */
+static const struct {
+	const char *name, *meant;
+} lookalikes[] = {
+	{ "NCCL_NET_GDR", "NCCL_NET_GDR_LEVEL" },
+	{ "NCCL_GDR_LEVEL", "NCCL_NET_GDR_LEVEL" },
+	{ "NCCL_NET_GDR_ENABLE", "NCCL_NET_GDR_LEVEL" },
+	{ "NCCL_GDRDMA", "NCCL_NET_GDR_LEVEL" },
+	{ "NCCL_P2P_DISABLED", "NCCL_P2P_DISABLE" },
+	{ "NCCL_SHM_DISABLED", "NCCL_SHM_DISABLE" },
+	{ "NCCL_IB_DISABLED", "NCCL_IB_DISABLE" },
+	{ "NCCL_DEBUG_LEVEL", "NCCL_DEBUG" },
+};
+
+/* Copy untrusted text (the environment) as printable ASCII, ';' made '_', at most max bytes. */
+static void clean(char *dst, size_t len, const char *src, size_t max)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i < max && i + 1 < len; i++) {
+		unsigned char ch = (unsigned char)src[i];
+
+		dst[i] = ch < 0x20 || ch > 0x7e || ch == ';' ? '_' : (char)ch;
+	}
+	if (len)
+		dst[i] = '\0';
+}
+
+size_t gdrb_nccl_path(const struct gdrb_ctx *c, struct gdrb_variant *v)
+{
+	int gdr = gdrb_nccl_params(c->p)->gdr;
+
+	v->label = gdr == GDRB_NCCL_GDR_OFF ? "staged" : "direct";
+	v->path = v->label;
+	v->mem = gdrb_mem_kind_name(c->p->mem);
+	v->reg = "nccl";
+	v->how = gdr == GDRB_NCCL_GDR_OFF ?
+		 "NCCL with GPUDirect RDMA off (NCCL_NET_GDR_LEVEL=LOC): its network connections stage through host memory" :
+		 gdr == GDRB_NCCL_GDR_ON ?
+		 "NCCL with GPUDirect RDMA allowed at any GPU-NIC distance (NCCL_NET_GDR_LEVEL=SYS); the transport columns say whether it was used" :
+		 "NCCL as it chooses (GPUDirect RDMA where the GPU and NIC are close enough); the transport columns say whether it was used";
+	v->supported = true;
+	v->staged = false;      /* NCCL stages on its own: no bounce buffer of the driver's */
+	return 1;
+}
+
+int gdrb_nccl_check_mem(const struct gdrb_ctx *c)
+{
+	if (c->p->mem == GDRB_MEM_HOST) {
+		gdrb_usage_err("--mem host: NCCL's kernels read and write GPU-accessible memory only; accepted: device (the default), pinned");
+		return GDRB_ERR_USAGE;
+	}
+	if (!gdrb_mem_kind(c->p->mem)->on_gpu && c->p->mem != GDRB_MEM_PINNED) {
+		gdrb_usage_err("--mem %s: NCCL takes device or pinned memory; accepted: device (the default), pinned",
+			       gdrb_mem_kind_name(c->p->mem));
+		return GDRB_ERR_USAGE;
+	}
+#if !HAVE_DECL_NCCLBFLOAT16
+	if (gdrb_coll_params(c->p) && gdrb_coll_params(c->p)->dtype == GDRB_BFLOAT16) {
+		gdrb_usage_err("--dtype bfloat16: the NCCL this was built with (%s) has no bfloat16; accepted: int8, int32, int64, float, double, half",
+			       GDRB_NCCL_VERSION_STRING);
+		return GDRB_ERR_USAGE;
+	}
+#endif
+	return 0;
+}
+
+/* ---- the environment ---- */
+
+/* NCCL_DEBUG's levels that print INFO lines. */
+static bool debug_info(const char *level)
+{
+	return level && (!strcasecmp(level, "INFO") || !strcasecmp(level, "TRACE"));
+}
+
+/* The file NCCL_DEBUG_FILE names for this process (%h host, %p pid, as NCCL expands them). */
+static int expand_debug_file(const char *pattern, char *out, size_t len)
+{
+	size_t o = 0;
+	const char *p;
+
+	for (p = pattern; *p; p++) {
+		int n;
+
+		if (p[0] == '%' && p[1] == 'h')
+			n = snprintf(out + o, len - o, "%s", gdrb_host());
+		else if (p[0] == '%' && p[1] == 'p')
+			n = snprintf(out + o, len - o, "%d", (int)getpid());
+		else if (p[0] == '%' && p[1] == '%')
+			n = snprintf(out + o, len - o, "%%");
+		else
+			n = snprintf(out + o, len - o, "%c", *p);
+		if (n < 0 || (size_t)n >= len - o)
+			return -1;
+		o += (size_t)n;
+		if (p[0] == '%' && p[1])
+			p++;
+	}
+	return 0;
+}
+
+static int set(const char *name, const char *value)
+{
+	if (setenv(name, value, 1) == 0)
+		return 0;
+	gdrb_err("cannot set %s: %s", name, strerror(errno));
+	return GDRB_ERR;
+}
+
+/*
+ * Before NCCL starts: the GPUDirect level, the network-only switches, and the
+ * INFO log of the INIT and NET subsystems into a private file, keeping the
+ * user's own NCCL_DEBUG* choices (a user's file is read where it is).
+ */
+static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
+{
+	const struct gdrb_nccl_params *np = gdrb_nccl_params(c->p);
+	const char *level = getenv("NCCL_DEBUG"), *file = getenv("NCCL_DEBUG_FILE");
+	const char *old = getenv("NCCL_NET_GDR_LEVEL");
+	int at = 0;
+
+	if (np->gdr == GDRB_NCCL_GDR_ON || np->gdr == GDRB_NCCL_GDR_OFF) {
+		const char *want = np->gdr == GDRB_NCCL_GDR_ON ? "SYS" : "LOC";
+
+		if (old && strcmp(old, want) && c->boot->rank == 0) {
+			char shown[64];
+
+			clean(shown, sizeof(shown), old, 40);
+			gdrb_warn("--nccl-gdr %s sets NCCL_NET_GDR_LEVEL=%s in place of the environment's %s",
+				  gdrb_nccl_gdr_names[np->gdr], want, shown);
+		}
+		if (set("NCCL_NET_GDR_LEVEL", want))
+			return GDRB_ERR;
+		at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at, "--nccl-gdr %s: NCCL_NET_GDR_LEVEL=%s",
+			       gdrb_nccl_gdr_names[np->gdr], want);
+	} else {
+		at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at, "--nccl-gdr auto: %s",
+			       old ? "NCCL_NET_GDR_LEVEL as the environment sets it" : "NCCL's own GPUDirect rule");
+	}
+	if (np->net_only) {
+		if (set("NCCL_P2P_DISABLE", "1") || set("NCCL_SHM_DISABLE", "1"))
+			return GDRB_ERR;
+		snprintf(n->setting + at, sizeof(n->setting) - (size_t)at,
+			 "; --nccl-net-only: NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1");
+	}
+	/* INFO at least, so that the connection lines are written; the user's TRACE stays. */
+	n->echo = file || !level || !*level ? 0 : debug_info(level) ? 2 : 1;
+	if (!debug_info(level) && set("NCCL_DEBUG", "INFO"))
+		return GDRB_ERR;
+	if (!getenv("NCCL_DEBUG_SUBSYS") && set("NCCL_DEBUG_SUBSYS", "INIT,NET"))
+		return GDRB_ERR;
+	if (file) {
+		if (expand_debug_file(file, n->log, sizeof(n->log))) {
+			n->log[0] = '\0';
+			if (c->boot->rank == 0)
+				gdrb_warn("NCCL_DEBUG_FILE is longer than %zu bytes expanded: NCCL's log is not read back, the transport columns say unknown",
+					  sizeof(n->log) - 1);
+		}
+		return 0;
+	}
+	{
+		const char *tmp = getenv("TMPDIR");
+		int len;
+
+		if (!tmp || !*tmp || tmp[0] != '/' || strlen(tmp) > 160)
+			tmp = "/tmp";
+		len = snprintf(n->dir, sizeof(n->dir), "%s/gdrb-nccl.XXXXXX", tmp);
+		if (len < 0 || (size_t)len >= sizeof(n->dir) || !mkdtemp(n->dir)) {
+			gdrb_err("cannot make a private folder for NCCL's log under %s: %s", tmp, strerror(errno));
+			n->dir[0] = '\0';
+			return GDRB_ERR;
+		}
+		snprintf(n->log, sizeof(n->log), "%s/nccl.log", n->dir);
+	}
+	return set("NCCL_DEBUG_FILE", n->log);
+}
+
+/* Rank 0's NCCL_* variables in force, and a warning for each lookalike NCCL ignores. */
+static void read_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
+{
+	char **e;
+	size_t at = 0, i;
+
+	n->env[0] = '\0';
+	if (c->boot->rank != 0)
+		return;
+	for (e = environ; e && *e; e++) {
+		char item[160];
+		const char *eq = strchr(*e, '=');
+
+		if (strncmp(*e, "NCCL_", 5) || !eq)
+			continue;
+		/* The private log's path says nothing and is gone after the run. */
+		if (n->dir[0] && !strncmp(*e, "NCCL_DEBUG_FILE=", 16))
+			continue;
+		for (i = 0; i < sizeof(lookalikes) / sizeof(lookalikes[0]); i++)
+			if ((size_t)(eq - *e) == strlen(lookalikes[i].name) &&
+			    !strncmp(*e, lookalikes[i].name, (size_t)(eq - *e)))
+				gdrb_warn("%s is not a variable NCCL reads; %s is", lookalikes[i].name,
+					  lookalikes[i].meant);
+		clean(item, sizeof(item), *e, 120);
+		if (at + strlen(item) + 2 < sizeof(n->env))
+			at += (size_t)snprintf(n->env + at, sizeof(n->env) - at, "%s%s", at ? " " : "", item);
+	}
+}
+
+/* How many RDMA devices sysfs lists here (-1: cannot tell). */
+static int rdma_devices(void)
+{
+	DIR *d = opendir("/sys/class/infiniband");
+	struct dirent *de;
+	int k = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			k++;
+	closedir(d);
+	return k;
+}
+
+/* ---- the communicator ---- */
+
+/* One line per rank that failed, gathered so that rank 0 says the first one once. */
+struct fail_note {
+	int32_t failed;
+	char text[472];
+};
+
+int gdrb_nccl_open(struct gdrb_ctx *c, struct gdrb_nccl *n)
+{
+	struct gdrb_boot *b = c->boot;
+	struct fail_note mine = { 0 }, *all = NULL;
+	ncclUniqueId id;
+	ncclResult_t nr = ncclSuccess;
+	int rc, v = 0, r, nfailed = 0;
+
+	memset(n, 0, sizeof(*n));
+	rc = setup_env(c, n);
+	rc = gdrb_boot_agree(b, rc);
+	if (rc)
+		return rc;
+	read_env(c, n);
+	n->rdma_devices = b->rank == 0 ? rdma_devices() : -1;
+	n->simulated = dlsym(RTLD_DEFAULT, SIMNCCL_MARKER) != NULL;
+	if (ncclGetVersion(&v) == ncclSuccess) {
+		n->version = v;
+		/* NCCL_VERSION_CODE: X*1000+Y*100+Z before 2.9, X*10000+Y*100+Z since. */
+		if (v >= 10000)
+			snprintf(n->library, sizeof(n->library), "NCCL %d.%d.%d%s", v / 10000, v / 100 % 100,
+				 v % 100, n->simulated ? " (simulated)" : "");
+		else
+			snprintf(n->library, sizeof(n->library), "NCCL %d.%d.%d%s", v / 1000, v / 100 % 10,
+				 v % 100, n->simulated ? " (simulated)" : "");
+	} else {
+		snprintf(n->library, sizeof(n->library), "NCCL (version unknown)%s",
+			 n->simulated ? " (simulated)" : "");
+	}
+
+	memset(&id, 0, sizeof(id));
+	if (b->rank == 0 && (nr = ncclGetUniqueId(&id)) != ncclSuccess)
+		snprintf(mine.text, sizeof(mine.text), "ncclGetUniqueId: %s", ncclGetErrorString(nr));
+	rc = gdrb_boot_agree(b, nr == ncclSuccess ? 0 : GDRB_ERR_UNSUPP);
+	if (!rc)
+		rc = b->bcast(b, &id, sizeof(id), 0) ? GDRB_ERR : 0;
+	if (!rc) {
+		cudaError_t ce = cudaStreamCreateWithFlags(&n->stream, cudaStreamNonBlocking);
+
+		if (ce != cudaSuccess) {
+			snprintf(mine.text, sizeof(mine.text), "cudaStreamCreateWithFlags: %s",
+				 cudaGetErrorString(ce));
+			nr = ncclUnhandledCudaError;
+		} else {
+			n->have_stream = true;
+			nr = ncclCommInitRank(&n->comm, b->size, id, b->rank);
+			if (nr == ncclSuccess)
+				n->have_comm = true;
+			else
+				snprintf(mine.text, sizeof(mine.text), "ncclCommInitRank: %s (%s)%s",
+					 ncclGetErrorString(nr), ncclGetLastError(NULL), "");
+		}
+		rc = nr == ncclSuccess ? 0 : GDRB_ERR_UNSUPP;
+	}
+	mine.failed = rc != 0;
+	if (b->rank == 0 && !(all = calloc((size_t)b->size, sizeof(*all))))
+		return GDRB_ERR;
+	if (gdrb_boot_step_gather(b, &mine, sizeof(mine), all, "starting NCCL", 0)) {
+		free(all);
+		return GDRB_ERR;
+	}
+	if (b->rank == 0) {
+		int first = -1;
+
+		for (r = 0; r < b->size; r++) {
+			all[r].text[sizeof(all[r].text) - 1] = '\0';
+			if (all[r].failed && !nfailed++)
+				first = r;
+		}
+		/* One line: the first rank's cause, how many failed, and a shared GPU where there is one. */
+		if (first >= 0)
+			gdrb_err("NCCL cannot run here: rank %d (%s): %s (%d of %d ranks failed)%s%s%s", first,
+				 b->hosts[first], all[first].text, nfailed, b->size,
+				 c->gpu_shared[0] ? "; " : "", c->gpu_shared,
+				 c->gpu_shared[0] ? ": NCCL needs a GPU of its own for each rank" : "");
+	}
+	free(all);
+	return gdrb_boot_agree(b, rc);
+}
+
+int gdrb_nccl_check(const struct gdrb_ctx *c, struct gdrb_nccl *n, ncclResult_t rc, const char *what,
+		    size_t size)
+{
+	if (rc == ncclSuccess)
+		return 0;
+	n->failed = true;
+	gdrb_err("rank %d: NCCL error in %s at size %zu: %s (%s)", c->boot->rank, what, size,
+		 ncclGetErrorString(rc), ncclGetLastError(n->comm));
+	return GDRB_ERR;
+}
+
+int gdrb_nccl_sync(const struct gdrb_ctx *c, struct gdrb_nccl *n, const char *what, size_t size)
+{
+	for (;;) {
+		cudaError_t ce = cudaStreamQuery(n->stream);
+		ncclResult_t ar = ncclSuccess;
+
+		if (ce == cudaSuccess)
+			return 0;
+		if (ce != cudaErrorNotReady) {
+			n->failed = true;
+			gdrb_err("rank %d: CUDA error waiting for %s at size %zu: %s", c->boot->rank, what, size,
+				 cudaGetErrorString(ce));
+			return GDRB_ERR;
+		}
+		if (ncclCommGetAsyncError(n->comm, &ar) != ncclSuccess || (ar != ncclSuccess && ar != ncclInProgress))
+			return gdrb_nccl_check(c, n, ar != ncclSuccess ? ar : ncclInternalError, what, size);
+	}
+}
+
+/* ---- the log, read back ---- */
+
+struct log_wire {
+	struct gdrb_nccl_links links;
+	int32_t readable;
+	char why[188];
+};
+
+/* Rank 0: the row's columns and note from every rank's links. */
+static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *all)
+{
+	struct gdrb_nccl_links sum;
+	char transports[96];
+	int r, bad = -1;
+	size_t at = 0;
+	bool direct = gdrb_nccl_params(c->p)->gdr != GDRB_NCCL_GDR_OFF;
+	uint32_t lines;
+
+	gdrb_nccl_links_init(&sum);
+	c->lib_note[0] = '\0';
+	for (r = 0; r < c->boot->size; r++) {
+		struct gdrb_nccl_links one;
+
+		all[r].why[sizeof(all[r].why) - 1] = '\0';
+		if (!all[r].readable || gdrb_nccl_links_from_wire(&one, &all[r].links, sizeof(all[r].links))) {
+			if (bad < 0)
+				bad = r;
+			continue;
+		}
+		gdrb_nccl_links_add(&sum, &one);
+	}
+	snprintf(c->lib_name, sizeof(c->lib_name), "%s", n->library);
+	c->lib_gdr[0] = '\0';
+	if (bad >= 0) {
+		snprintf(c->lib_transport, sizeof(c->lib_transport), "unknown");
+		at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
+				       "transport unknown: NCCL's log on rank %d (%s) could not be read: %s", bad,
+				       c->boot->hosts[bad], all[bad].readable ? "its counts were not valid" : all[bad].why);
+	} else {
+		lines = sum.net + sum.collnet + sum.p2p + sum.shm + sum.other;
+		gdrb_nccl_transports(&sum, transports, sizeof(transports));
+		if (lines) {
+			snprintf(c->lib_transport, sizeof(c->lib_transport), "%s", transports);
+			snprintf(c->lib_gdr, sizeof(c->lib_gdr), "%u/%u", (unsigned)sum.net_gdr, (unsigned)sum.net);
+		} else if (c->boot->size == 1) {
+			snprintf(c->lib_transport, sizeof(c->lib_transport), "none");
+			snprintf(c->lib_gdr, sizeof(c->lib_gdr), "0/0");
+			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
+					       "one rank: NCCL connects to no one");
+		} else {
+			snprintf(c->lib_transport, sizeof(c->lib_transport), "unknown");
+			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
+					       "transport unknown: no connection line in NCCL's INFO log (%u lines read; NCCL_DEBUG_SUBSYS must include INIT or NET)",
+					       (unsigned)sum.lines);
+		}
+		if (direct && sum.net_gdr < sum.net && at < sizeof(c->lib_note))
+			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
+					       "%sGPUDirect allowed but NCCL used NET/%s without GDRDMA on %u of %u connections",
+					       at ? "; " : "", sum.nets[0] ? sum.nets : "?",
+					       (unsigned)(sum.net - sum.net_gdr), (unsigned)sum.net);
+		if (!direct && sum.net_gdr && at < sizeof(c->lib_note))
+			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
+					       "%sGPUDirect switched off but NCCL used GDRDMA on %u of %u connections",
+					       at ? "; " : "", (unsigned)sum.net_gdr, (unsigned)sum.net);
+		if (strstr(transports, "NET/Socket") && n->rdma_devices > 0 && at < sizeof(c->lib_note))
+			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
+					       "%sNCCL used NET/Socket though rank 0's node has %d RDMA device(s) (NCCL_IB_DISABLE, NCCL_NET or the IB plugin?)",
+					       at ? "; " : "", n->rdma_devices);
+		if (sum.unparsed && at < sizeof(c->lib_note))
+			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
+					       "%s%u NCCL log line(s) looked like connections but were not understood",
+					       at ? "; " : "", (unsigned)sum.unparsed);
+	}
+	if (n->env[0] && at < sizeof(c->lib_note))
+		snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%.*s", at ? "; " : "", (int)(sizeof(c->lib_note) / 2), n->env);
+}
+
+int gdrb_nccl_end(struct gdrb_ctx *c, struct gdrb_nccl *n, size_t size)
+{
+	struct log_wire mine, *all = NULL;
+	int rc;
+
+	memset(&mine, 0, sizeof(mine));
+	gdrb_nccl_links_init(&mine.links);
+	if (!n->log[0])
+		snprintf(mine.why, sizeof(mine.why), "NCCL_DEBUG_FILE could not be expanded");
+	else
+		mine.readable = gdrb_nccl_log_read(n->log, &mine.links, mine.why, sizeof(mine.why)) == 0;
+	if (c->boot->rank == 0 && !(all = calloc((size_t)c->boot->size, sizeof(*all))))
+		return GDRB_ERR;
+	rc = gdrb_boot_step_gather(c->boot, &mine, sizeof(mine), all, "reading NCCL's log", size);
+	if (!rc && c->boot->rank == 0)
+		compose(c, n, all);
+	free(all);
+	return rc;
+}
+
+void gdrb_nccl_describe(const struct gdrb_ctx *c, const struct gdrb_nccl *n, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%s%s; %s\n"
+		 "# NCCL's INFO log: each rank's is read back after every size (%s); the CSV transport column lists the transports of its connections, gdr_connections the network connections that used GPUDirect RDMA (/GDRDMA) of all\n"
+		 "# NCCL environment (rank 0): %s",
+		 n->library, n->simulated ? ": the test suite's simulated NCCL (tests/support/simnccl), which proves behaviour, never speed" : "",
+		 n->setting, n->dir[0] ? "a private file per rank" : "the file NCCL_DEBUG_FILE names",
+		 n->env[0] ? n->env : "none");
+	(void)c;
+}
+
+/* What the user's NCCL_DEBUG would have shown on stdout, from the private log onto stderr. */
+static void echo(const struct gdrb_nccl *n)
+{
+	FILE *f;
+	char line[1024];
+
+	if (!n->dir[0] || !(f = fopen(n->log, "r")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (n->echo == 2 || (n->echo == 1 && strstr(line, " NCCL WARN ")))
+			fputs(line, stderr);
+	fclose(f);
+}
+
+void gdrb_nccl_close(struct gdrb_nccl *n)
+{
+	if (n->have_comm) {
+		if (n->failed)
+			ncclCommAbort(n->comm);
+		else
+			ncclCommDestroy(n->comm);
+		n->have_comm = false;
+	}
+	if (n->have_stream) {
+		cudaStreamDestroy(n->stream);
+		n->have_stream = false;
+	}
+	if (n->dir[0]) {
+		echo(n);
+		unlink(n->log);
+		rmdir(n->dir);
+		n->dir[0] = '\0';
+	}
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inside the NCCL layer: the communicator, its environment and its log
+ * (nccl_comm.c), shared by the collectives (nccl_coll.c) and send/receive
+ * (nccl_sendrecv.c).
+ */
+#ifndef GDRB_NCCL_INT_H
+#define GDRB_NCCL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "gdrb_driver.h"
+#include "gdrb_nccl_opts.h"
+
+struct gdrb_nccl {
+	ncclComm_t comm;
+	cudaStream_t stream;
+	bool have_comm, have_stream;
+	bool failed;                    /* an NCCL error was seen: abort, do not destroy */
+	int version;                    /* ncclGetVersion */
+	bool simulated;                 /* the test suite's simnccl (its marker symbol) */
+	char library[64];               /* "NCCL 2.28.9", "... (simulated)" */
+	char dir[256];                  /* the private log's folder; "" when the user names the file */
+	char log[384];                  /* the log this rank reads back; "" none */
+	int echo;                       /* what the user's NCCL_DEBUG (without a file) showed on stdout:
+					   0 nothing, 1 WARN lines, 2 every line; copied to stderr at the end */
+	char env[640];                  /* rank 0: the NCCL_* variables in force, "NAME=VALUE ..." */
+	char setting[320];              /* what --nccl-gdr and --nccl-net-only set, for the header */
+	int rdma_devices;               /* RDMA devices in sysfs on rank 0 (-1 unknown) */
+};
+
+/* The one path of a process: direct with GPUDirect allowed, staged with it off. */
+size_t gdrb_nccl_path(const struct gdrb_ctx *c, struct gdrb_variant *v);
+
+/*
+ * The options' rules that need nothing started (--mem, --dtype bfloat16 where NCCL
+ * has none): 0 or GDRB_ERR_USAGE after one line.
+ */
+int gdrb_nccl_check_mem(const struct gdrb_ctx *c);
+
+/* Set NCCL's environment, then start the communicator and the stream; 0, GDRB_ERR_UNSUPP
+ * after one line from rank 0 naming the first rank that failed and why, or GDRB_ERR. */
+int gdrb_nccl_open(struct gdrb_ctx *c, struct gdrb_nccl *n);
+
+/* Wait for the stream, watching NCCL's asynchronous error: 0, or GDRB_ERR after one line
+ * naming this rank, what was running and NCCL's error. */
+int gdrb_nccl_sync(const struct gdrb_ctx *c, struct gdrb_nccl *n, const char *what, size_t size);
+
+/* Check an NCCL call's result the same way. */
+int gdrb_nccl_check(const struct gdrb_ctx *c, struct gdrb_nccl *n, ncclResult_t rc, const char *what,
+		    size_t size);
+
+/* After a size: every rank's log read back, rank 0 fills c->lib_* (the driver's `end`). */
+int gdrb_nccl_end(struct gdrb_ctx *c, struct gdrb_nccl *n, size_t size);
+
+/* The header's lines on NCCL (without the leading "# " of the first). */
+void gdrb_nccl_describe(const struct gdrb_ctx *c, const struct gdrb_nccl *n, char *buf, size_t len);
+
+/* Destroy (or, after an error, abort) the communicator; remove the private log. */
+void gdrb_nccl_close(struct gdrb_nccl *n);
+
+#endif

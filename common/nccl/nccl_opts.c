@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The NCCL options: their table, defaults and rule (gdrb_nccl_opts.h). */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "gdrb_log.h"
+#include "gdrb_nccl_opts.h"
+
+const char *const gdrb_nccl_gdr_names[GDRB_NCCL_GDR_COUNT] = { "auto", "on", "off", "both" };
+
+#define NCCLP(field) offsetof(struct gdrb_nccl_params, field)
+
+static const struct gdrb_opt nccl_table[] = {
+	{ .name = "nccl-gdr", .arg = "MODE",
+	  .help = "GPUDirect RDMA for NCCL's network connections, set before NCCL starts: auto (NCCL's own choice), on (NCCL_NET_GDR_LEVEL=SYS: allowed at any GPU-NIC distance; the CSV path direct) or off (NCCL_NET_GDR_LEVEL=LOC: NCCL stages through host memory; the CSV path staged); one setting per process, so both paths are two runs (gdrb sweep --profile nccl-gdr pairs them) (default auto)",
+	  .when = GDRB_NCCL_OPTS, .parse = gdrb_opt_enum, .off = NCCLP(gdr),
+	  .names = gdrb_nccl_gdr_names, .nnames = GDRB_NCCL_GDR_COUNT, .what = "mode" },
+	{ .name = "nccl-net-only",
+	  .help = "NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1: ranks on one node talk through the network too (a node's GPUs and NICs tested on their own)",
+	  .when = GDRB_NCCL_OPTS, .parse = gdrb_opt_set_bool, .off = NCCLP(net_only), .value = 1 },
+};
+
+static void nccl_defaults(void *params)
+{
+	struct gdrb_nccl_params *np = params;
+
+	np->gdr = GDRB_NCCL_GDR_AUTO;
+	np->net_only = false;
+}
+
+static int nccl_check(const struct gdrb_params *p, const void *params)
+{
+	const struct gdrb_nccl_params *np = params;
+
+	(void)p;
+	if (np->gdr != GDRB_NCCL_GDR_BOTH)
+		return 0;
+	gdrb_usage_err("--nccl-gdr both: NCCL reads its settings once per process, so each path is its own launch; run --nccl-gdr on (or auto) and --nccl-gdr off, or 'gdrb sweep --profile nccl-gdr', which runs both and pairs their rows; accepted here: auto, on, off");
+	return GDRB_ERR_USAGE;
+}
+
+const struct gdrb_opt_group gdrb_nccl_opts = {
+	.name = "nccl",
+	.opts = nccl_table,
+	.nopts = sizeof(nccl_table) / sizeof(nccl_table[0]),
+	.size = sizeof(struct gdrb_nccl_params),
+	.defaults = nccl_defaults,
+	.check = nccl_check,
+};
