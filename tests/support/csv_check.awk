@@ -25,16 +25,27 @@ FNR == 1 {
 	st = F[COL["status"]]
 	if (st !~ /^(ok|unsupported|failed|invalid-data)$/) bad("unknown status '" st "'")
 	if (status != "" && st != status) bad("status " st ", expected " status)
-	if (F[COL["layer"]] !~ /^(mpi|verbs|local)$/) bad("unknown layer " F[COL["layer"]])
+	if (F[COL["layer"]] !~ /^(mpi|verbs|local|nccl)$/) bad("unknown layer " F[COL["layer"]])
 	if (F[COL["path"]] == "") bad("empty path")
-	if (F[COL["reg"]] !~ /^(host|dmabuf|peermem|mpi-cuda|staged|none)$/) bad("unknown reg " F[COL["reg"]])
+	if (F[COL["reg"]] !~ /^(host|dmabuf|peermem|mpi-cuda|staged|none|nccl)$/) bad("unknown reg " F[COL["reg"]])
 	if (F[COL["size_bytes"]] !~ /^[1-9][0-9]*$/ && !(F[COL["benchmark"]] == "mpi_barrier" && F[COL["size_bytes"]] == "0"))
 		bad("size_bytes not a positive integer")
 	if (F[COL["errors"]] !~ /^[0-9]+$/) bad("errors not an integer")
 	if (ranks != "" && F[COL["ranks"]] != ranks) bad("ranks " F[COL["ranks"]] ", expected " ranks)
 	if (F[COL["timestamp"]] !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$/) bad("bad timestamp")
 	if (F[COL["version"]] == "") bad("empty version")
-	coll = F[COL["benchmark"]] ~ /^mpi_(allreduce|allgather|reduce_scatter|alltoall|bcast|reduce|gather|scatter|barrier)$/
+	coll = F[COL["benchmark"]] ~ /^(mpi|nccl)_(allreduce|allgather|reduce_scatter|alltoall|bcast|reduce|gather|scatter|barrier|sendrecv)$/
+	# What NCCL says it used: its rows only, from its log (docs/csv-schema.md).
+	nccl = F[COL["layer"]] == "nccl"
+	if (nccl && (st == "ok" || st == "invalid-data")) {
+		if (F[COL["transport"]] !~ /^(unknown|none|[A-Za-z0-9][A-Za-z0-9_.\/-]*(\+[A-Za-z0-9][A-Za-z0-9_.\/-]*)*)$/)
+			bad("NCCL row with transport '" F[COL["transport"]] "'")
+		if (F[COL["transport"]] != "unknown" && F[COL["gdr_connections"]] !~ /^[0-9]+\/[0-9]+$/)
+			bad("NCCL row with gdr_connections '" F[COL["gdr_connections"]] "'")
+		if (F[COL["library"]] !~ /^NCCL [0-9]/) bad("NCCL row with library '" F[COL["library"]] "'")
+	}
+	if (!nccl && (F[COL["transport"]] != "" || F[COL["gdr_connections"]] != "" || F[COL["library"]] != ""))
+		bad("transport columns on a row that is not NCCL's")
 	payload = F[COL["size_bytes"]] != "0"
 	if (st == "ok" || st == "invalid-data") {
 		if (F[COL["iterations"]] !~ /^[1-9][0-9]*$/) bad("no iterations")

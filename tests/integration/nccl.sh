@@ -1,0 +1,113 @@
+#!/bin/bash
+# The NCCL binaries on the simulated NCCL (tests/support/simnccl) over the simulated GPU,
+# one GPU a rank: every gdrb_nccl_* at 2, 3 and 4 ranks (sendrecv at 2 and 4), validated,
+# every CSV row checked (layer nccl, path direct, reg nccl, the transport columns from the
+# log, the library simulated); in place; every --dtype, every --op; a flipped element
+# caught; GPUDirect on and off side by side on a simulated two-node IB fabric, with the
+# connections' /GDRDMA counted from NCCL's log; a NIC without GPUDirect, sockets and
+# --nccl-net-only named in the rows.
+# shellcheck source=../support/lib.sh
+. "$(dirname "$0")/../support/lib.sh"
+
+use_simgpu strict
+need_mpi
+bin=$top_builddir/nccl
+[ -x "$bin/gdrb_nccl_allreduce" ] || skip "built without NCCL"
+lib=$top_builddir/tests/support/simnccl/lib
+ls "$lib"/libnccl.so.* >/dev/null 2>&1 || skip "the simulated NCCL is not built"
+export LD_LIBRARY_PATH=$lib:$LD_LIBRARY_PATH
+export SIMGPU_DEVICES=0000:3b:00.0,0000:5e:00.0,0000:86:00.0,0000:af:00.0
+# Nothing from the caller's environment steers NCCL; a short modelled delay per call.
+unset NCCL_DEBUG NCCL_DEBUG_SUBSYS NCCL_DEBUG_FILE NCCL_P2P_DISABLE NCCL_SHM_DISABLE \
+	NCCL_IB_DISABLE NCCL_NET NCCL_NET_GDR_LEVEL SIMNCCL_RANKS_PER_NODE SIMNCCL_NET \
+	SIMNCCL_NIC_GDR SIMNCCL_FAIL_AFTER SIMNCCL_FAIL_RANK
+export SIMNCCL_DELAY_US=50
+
+csv=$WORK/nccl.csv
+run() { # NP BINARY ARGS...: validated, into $csv; fails the test unless it exits 0
+	local np=$1 b=$2
+	shift 2
+	mpi "$np" "$bin/gdrb_nccl_$b" -c -t 0.01 -n 20 --csv "$csv" "$@" >"$WORK/out" 2>"$WORK/err" ||
+		{ cat "$WORK/out" "$WORK/err"; fail "gdrb_nccl_$b np=$np $*"; }
+	no_simgpu_errors "$WORK/err"
+}
+
+rows=0
+for np in 2 3 4; do
+	for b in allreduce allgather reduce_scatter alltoall bcast reduce sendrecv; do
+		# sendrecv pairs ranks; 4 ranks for the collectives that split blocks or exchange.
+		case $b$np in sendrecv3 | allgather4 | bcast4 | reduce4) continue ;; esac
+		run "$np" "$b" -m 8,4K,1M
+		rows=$((rows + 3))
+	done
+done
+csv_check -v status=ok -v rows=$rows "$csv" || fail "CSV rows"
+agg=(layer=nccl mem=device path=direct reg=nccl pair=all transport=P2P gdr_connections=0/0)
+[ "$(csv_count "$csv" "${agg[@]}")" -eq "$rows" ] || { cat "$csv"; fail "rows lack layer nccl, path direct, reg nccl, transport P2P, 0/0"; }
+grep -q ',NCCL [0-9.]* (simulated)$' "$csv" || fail "the library column does not say the NCCL was simulated"
+# Blocked sizes round down to whole blocks: 1 MiB over 3 ranks is 1048575 B.
+csv_has "$csv" benchmark=nccl_allgather ranks=3 size_bytes=1048575 || fail "no rounded size for 3 ranks"
+# busbw = algbw x 2(n-1)/n for allreduce with 4 ranks, 1 for sendrecv.
+{
+	csv_col "$csv" algbw_GBps,busbw_GBps benchmark=nccl_allreduce ranks=4 | sed 's/^/1.5\t/'
+	csv_col "$csv" algbw_GBps,busbw_GBps benchmark=nccl_sendrecv | sed 's/^/1\t/'
+} | awk -F'\t' '{ d = $3 - $2 * $1; bad += d < -2e-9 || d > 2e-9; n++ } END { exit (bad || n != 9) }' ||
+	fail "bus factors"
+grep -q '^# NCCL 2.28.9 (simulated): the test suite.s simulated NCCL' "$WORK/out" || { cat "$WORK/out"; fail "the header does not say the NCCL is simulated"; }
+pass "7 binaries at 2, 3 and 4 ranks: $rows rows validated, transport P2P from the log, simulated NCCL named, bus factors"
+
+: >"$csv"
+for b in allreduce allgather reduce_scatter reduce; do
+	run 3 "$b" -m 12,3K --in-place
+done
+csv_check -v status=ok -v rows=8 "$csv" || fail "in-place rows"
+grep -q 'in-place yes' "$WORK/out" || fail "the header does not say in place"
+pass "--in-place: allreduce, allgather, reduce_scatter (output at the rank's block), reduce"
+
+: >"$csv"
+ops=(sum prod min max)
+i=0
+for dt in int8 int32 int64 float double half bfloat16; do
+	op=${ops[i % 4]}
+	i=$((i + 1))
+	run 3 allreduce -m 8,4K --dtype "$dt" --op "$op"
+	grep -q "^# nccl_allreduce: --op $op --dtype $dt;" "$WORK/out" || fail "header lacks $op $dt"
+done
+run 2 reduce_scatter -m 16,4K --dtype half --op max
+csv_check -v status=ok -v rows=16 "$csv" || fail "dtype rows"
+pass "every --dtype (int8 int32 int64 float double half bfloat16) and --op, exact results"
+
+# A flipped element on rank 1 is caught, named and counted.
+: >"$csv"
+GDRB_TEST_HOOKS=1 GDRB_INJECT_CORRUPTION=1 mpi 2 "$bin/gdrb_nccl_allreduce" -m 4K -c -t 0.01 -n 5 \
+	--csv "$csv" >"$WORK/out" 2>"$WORK/err" && fail "a corrupted element was not caught (exit 0)"
+grep -q 'element .* of the result is' "$WORK/err" || { cat "$WORK/err"; fail "the wrong element is not named"; }
+csv_check -v status=invalid-data -v rows=1 "$csv" || fail "the corrupted row is not invalid-data"
+pass "a flipped element on rank 1: exit 1, named, the row invalid-data"
+
+# Two simulated nodes over IB (a rank a node): GPUDirect on and off in two launches, the
+# connections' /GDRDMA counted from every rank's log.
+: >"$csv"
+export SIMNCCL_RANKS_PER_NODE=1
+run 2 allreduce -m 8,1M --nccl-gdr on
+run 2 allreduce -m 8,1M --nccl-gdr off
+grep -q 'NCCL_NET_GDR_LEVEL=LOC' "$WORK/out" || fail "the header does not show NCCL_NET_GDR_LEVEL=LOC"
+[ "$(csv_count "$csv" path=direct transport=NET/IB gdr_connections=8/8)" -eq 2 ] ||
+	{ cat "$csv"; fail "--nccl-gdr on: not NET/IB with 8 of 8 connections GDRDMA"; }
+[ "$(csv_count "$csv" path=staged transport=NET/IB gdr_connections=0/8)" -eq 2 ] ||
+	{ cat "$csv"; fail "--nccl-gdr off: not staged NET/IB with 0 of 8 GDRDMA"; }
+pass "GPUDirect on and off: direct rows NET/IB 8/8 GDRDMA, staged rows NET/IB 0/8"
+
+: >"$csv"
+SIMNCCL_NIC_GDR=0 run 2 allreduce -m 8
+csv_has "$csv" path=direct transport=NET/IB gdr_connections=0/8 ||
+	{ cat "$csv"; fail "a NIC without GPUDirect: not 0 of 8"; }
+grep -q 'GPUDirect allowed but NCCL used NET/IB without GDRDMA on 8 of 8 connections' "$csv" ||
+	{ cat "$csv"; fail "the note does not say GPUDirect was allowed but not used"; }
+SIMNCCL_NET=Socket run 2 sendrecv -m 8
+csv_has "$csv" benchmark=nccl_sendrecv transport=NET/Socket || { cat "$csv"; fail "sockets not named"; }
+unset SIMNCCL_RANKS_PER_NODE
+run 2 allreduce -m 8 --nccl-net-only
+csv_has "$csv" transport=NET/IB gdr_connections=8/8 || { cat "$csv"; fail "--nccl-net-only: ranks of one node not through the network"; }
+grep -q 'NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1' "$csv" || fail "--nccl-net-only: the variables are not in the note"
+pass "a NIC without GPUDirect named in the note, sockets, --nccl-net-only through NET/IB"

@@ -1,0 +1,81 @@
+#!/bin/bash
+# Bad input to the NCCL binaries, on the simulated NCCL over the simulated GPU: a bad or
+# impossible --nccl-gdr, host memory, a staging option, an odd sendrecv, --nccl-* on an MPI
+# binary (exit 2, one line each); two ranks on one GPU (exit 77, one line naming the cause);
+# an NCCL error in a timed call (exit 1 naming the rank and NCCL's error, the rows measured
+# before kept); a log that cannot be read and one without connection lines (transport
+# unknown, the note says why); a variable NCCL does not read (a one-line warning).
+# shellcheck source=../support/lib.sh
+. "$(dirname "$0")/../support/lib.sh"
+
+use_simgpu strict
+need_mpi
+bin=$top_builddir/nccl
+[ -x "$bin/gdrb_nccl_allreduce" ] || skip "built without NCCL"
+lib=$top_builddir/tests/support/simnccl/lib
+ls "$lib"/libnccl.so.* >/dev/null 2>&1 || skip "the simulated NCCL is not built"
+export LD_LIBRARY_PATH=$lib:$LD_LIBRARY_PATH
+export SIMGPU_DEVICES=0000:3b:00.0,0000:5e:00.0,0000:86:00.0,0000:af:00.0
+unset NCCL_DEBUG NCCL_DEBUG_SUBSYS NCCL_DEBUG_FILE NCCL_P2P_DISABLE NCCL_SHM_DISABLE \
+	NCCL_IB_DISABLE NCCL_NET NCCL_NET_GDR_LEVEL SIMNCCL_RANKS_PER_NODE SIMNCCL_NET \
+	SIMNCCL_NIC_GDR SIMNCCL_FAIL_AFTER SIMNCCL_FAIL_RANK
+export SIMNCCL_DELAY_US=50
+
+expect_code() { # CODE PATTERN NP ARGS...: exit CODE, one line of ours on stderr holding PATTERN
+	local code=$1 pattern=$2 np=$3 rc=0 prog
+	shift 3
+	prog=$(basename "$1")
+	mpi "$np" "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	[ "$rc" -eq "$code" ] || { cat "$WORK/out" "$WORK/err"; fail "'$prog ${*:2}' exited $rc, expected $code"; }
+	[ "$(our_lines "$prog" "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "'$prog ${*:2}': not one line"; }
+	grep -q -- "$pattern" "$WORK/err" || { cat "$WORK/err"; fail "'$prog ${*:2}': lacks '$pattern'"; }
+	! grep -qv '^#' "$WORK/out" || { cat "$WORK/out"; fail "'$prog ${*:2}' measured something"; }
+	pass "np=$np $prog ${*:2} -> $code: $(grep -m1 -- "$pattern" "$WORK/err")"
+}
+ar=$bin/gdrb_nccl_allreduce
+expect_code 2 "--nccl-gdr: unknown mode 'maybe'; accepted: auto, on, off, both" 2 "$ar" --nccl-gdr maybe
+expect_code 2 "--nccl-gdr both: NCCL reads its settings once per process" 2 "$ar" --nccl-gdr both
+expect_code 2 "--mem host: NCCL's kernels read and write GPU-accessible memory only" 2 "$ar" --mem host
+expect_code 2 "--staging does not apply to gdrb_nccl_allreduce" 2 "$ar" --staging serial
+expect_code 2 "it needs an even number of ranks" 3 "$bin/gdrb_nccl_sendrecv" -m 8
+expect_code 2 "--root: rank 5 does not exist" 2 "$bin/gdrb_nccl_reduce" -m 8 --root 5
+expect_code 2 "--in-place does not apply to gdrb_nccl_alltoall" 2 "$bin/gdrb_nccl_alltoall" --in-place
+if [ -x "$top_builddir/mpi/gdrb_mpi_allreduce" ]; then
+	expect_code 2 "--nccl-gdr does not apply to gdrb_mpi_allreduce" 2 "$top_builddir/mpi/gdrb_mpi_allreduce" --nccl-gdr off
+fi
+# Two ranks on the one simulated GPU: NCCL refuses them, said once with the shared GPU.
+SIMGPU_DEVICES=0000:3b:00.0 expect_code 77 "NCCL cannot run here: rank 0 .*Duplicate GPU detected.*2 ranks share GPU" \
+	2 "$ar" -m 8
+
+# An NCCL error during a timed call: rank 1's 60th operation fails (the first size's
+# warm-up and iterations are fewer), the rank and NCCL's error named, earlier rows kept.
+csv=$WORK/fail.csv
+rc=0
+SIMNCCL_FAIL_AFTER=60 SIMNCCL_FAIL_RANK=1 mpi 2 "$ar" -m 8,16,32,64,128 -n 20 -w 2 -t 0.01 \
+	--csv "$csv" >"$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" -ne 0 ] || { cat "$WORK/err"; fail "an NCCL error in a timed call: exit 0"; }
+grep -q 'rank 1: NCCL error in nccl_allreduce at size [0-9]*: unhandled system error' "$WORK/err" ||
+	{ cat "$WORK/err"; fail "the NCCL error does not name rank 1 and NCCL's error string"; }
+rows=$(($(wc -l <"$csv") - 1))
+[ "$rows" -ge 1 ] && [ "$rows" -lt 5 ] && csv_check -v status=ok "$csv" ||
+	{ cat "$csv"; fail "the rows measured before the error were not kept ($rows)"; }
+pass "an NCCL error in a timed call: exit $rc naming rank 1 and 'unhandled system error', $rows row(s) kept"
+
+# The log: one NCCL cannot write (its folder does not exist), one that leaves out the
+# connection lines (the user's NCCL_DEBUG_SUBSYS): transport unknown, the note says why.
+csv=$WORK/log.csv
+NCCL_DEBUG_FILE=$WORK/no/such/dir/nccl.%p.log mpi 2 "$ar" -m 8 -t 0.01 --csv "$csv" >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/err"; fail "an unwritable NCCL_DEBUG_FILE failed the run"; }
+csv_has "$csv" transport=unknown gdr_connections= || { cat "$csv"; fail "an unreadable log: transport not unknown"; }
+grep -q "transport unknown: NCCL's log on rank 0 (.*) could not be read" "$csv" || { cat "$csv"; fail "the note does not say the log could not be read"; }
+: >"$csv"
+NCCL_DEBUG_SUBSYS=COLL mpi 2 "$ar" -m 8 -t 0.01 --csv "$csv" >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/err"; fail "NCCL_DEBUG_SUBSYS=COLL failed the run"; }
+grep -q 'transport unknown: no connection line in NCCL.s INFO log' "$csv" || { cat "$csv"; fail "a log without connection lines: not said"; }
+csv_check -v status=ok "$csv" || fail "CSV rows"
+pass "an unwritable log and one without connection lines: transport unknown, the note says why"
+
+NCCL_NET_GDR=1 mpi 2 "$ar" -m 8 -t 0.01 >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "NCCL_NET_GDR=1 failed the run"; }
+[ "$(grep -c 'NCCL_NET_GDR is not a variable NCCL reads; NCCL_NET_GDR_LEVEL is' "$WORK/err")" -eq 1 ] ||
+	{ cat "$WORK/err"; fail "NCCL_NET_GDR=1: not one warning naming NCCL_NET_GDR_LEVEL"; }
+pass "NCCL_NET_GDR=1: one warning naming NCCL_NET_GDR_LEVEL"
