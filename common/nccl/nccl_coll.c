@@ -15,7 +15,6 @@
 
 static const struct gdrb_nccl_coll *coll;
 static struct gdrb_coll_kind kind;      /* the table's entry with NCCL's name and flags */
-static struct gdrb_nccl nccl;
 static struct gdrb_coll_geom geom;
 
 static bool reduces(void) { return kind.flags & GDRB_COLL_REDUCES; }
@@ -82,7 +81,7 @@ static void nccl_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 	n = (int)strlen(buf);
 	if ((size_t)n + 4 < len) {
 		snprintf(buf + n, len - (size_t)n, "\n# ");
-		gdrb_nccl_describe(c, &nccl, buf + n + 3, len - (size_t)n - 3);
+		gdrb_nccl_describe(c, buf + n + 3, len - (size_t)n - 3);
 	}
 }
 
@@ -94,7 +93,7 @@ static int nccl_setup(struct gdrb_ctx *c)
 		rc = gdrb_coll_check_params(c, &kind);
 	if (rc)
 		return rc;
-	return gdrb_nccl_open(c, &nccl);
+	return gdrb_nccl_open(c);
 }
 
 static int nccl_iteration(struct gdrb_ctx *c, size_t size)
@@ -111,11 +110,11 @@ static int nccl_iteration(struct gdrb_ctx *c, size_t size)
 	k.op = nccl_op(cp->op);
 	k.root = cp->root;
 	k.nranks = c->boot->size;
-	k.comm = nccl.comm;
-	k.stream = nccl.stream;
-	if (gdrb_nccl_check(c, &nccl, coll->call(&k), kind.name, size))
+	k.comm = gdrb_nccl()->comm;
+	k.stream = gdrb_nccl()->stream;
+	if (gdrb_nccl_check(c, coll->call(&k), kind.name, size))
 		return GDRB_ERR;
-	return gdrb_nccl_sync(c, &nccl, kind.name, size);
+	return gdrb_nccl_sync(c, kind.name, size);
 }
 
 static int nccl_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
@@ -130,20 +129,10 @@ static uint64_t nccl_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	return gdrb_coll_verify(c, &kind, &geom, iter);
 }
 
-static int nccl_end(struct gdrb_ctx *c, size_t size)
-{
-	return gdrb_nccl_end(c, &nccl, size);
-}
-
-static size_t nccl_paths(const struct gdrb_ctx *c, struct gdrb_variant *v)
-{
-	return gdrb_nccl_path(c, v);
-}
-
 static void nccl_teardown(struct gdrb_ctx *c)
 {
 	(void)c;
-	gdrb_nccl_close(&nccl);
+	gdrb_nccl_close();
 	gdrb_coll_data_free();
 	geom.valid = false;
 }
@@ -177,14 +166,14 @@ int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *desc, struct gdrb_boot *boo
 		.opt_groups = groups,
 		.opt_known = gdrb_opt_catalog,
 		.default_mem = GDRB_MEM_DEVICE,
-		.paths = nccl_paths,
+		.paths = gdrb_nccl_path,
 		.bus_factor = nccl_bus_factor,
 		.adjust_size = nccl_adjust_size,
 		.describe = nccl_describe,
 		.uses_send = nccl_uses_send,
 		.setup = nccl_setup,
 		.iteration = nccl_iteration,
-		.end = nccl_end,
+		.end = gdrb_nccl_end,
 		.prepare = nccl_prepare,
 		.check = nccl_check,
 		.teardown = nccl_teardown,

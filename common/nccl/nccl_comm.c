@@ -18,6 +18,13 @@
 
 extern char **environ;
 
+static struct gdrb_nccl the;
+
+const struct gdrb_nccl *gdrb_nccl(void)
+{
+	return &the;
+}
+
 /* What the test suite's simulated NCCL exports (tests/support/simnccl): never real NCCL. */
 #define SIMNCCL_MARKER "gdrb_simnccl_simulated"
 
@@ -251,8 +258,9 @@ struct fail_note {
 	char text[472];
 };
 
-int gdrb_nccl_open(struct gdrb_ctx *c, struct gdrb_nccl *n)
+int gdrb_nccl_open(struct gdrb_ctx *c)
 {
+	struct gdrb_nccl *n = &the;
 	struct gdrb_boot *b = c->boot;
 	struct fail_note mine = { 0 }, *all = NULL;
 	ncclUniqueId id;
@@ -331,9 +339,10 @@ int gdrb_nccl_open(struct gdrb_ctx *c, struct gdrb_nccl *n)
 	return gdrb_boot_agree(b, rc);
 }
 
-int gdrb_nccl_check(const struct gdrb_ctx *c, struct gdrb_nccl *n, ncclResult_t rc, const char *what,
-		    size_t size)
+int gdrb_nccl_check(const struct gdrb_ctx *c, ncclResult_t rc, const char *what, size_t size)
 {
+	struct gdrb_nccl *n = &the;
+
 	if (rc == ncclSuccess)
 		return 0;
 	n->failed = true;
@@ -342,8 +351,10 @@ int gdrb_nccl_check(const struct gdrb_ctx *c, struct gdrb_nccl *n, ncclResult_t 
 	return GDRB_ERR;
 }
 
-int gdrb_nccl_sync(const struct gdrb_ctx *c, struct gdrb_nccl *n, const char *what, size_t size)
+int gdrb_nccl_sync(const struct gdrb_ctx *c, const char *what, size_t size)
 {
+	struct gdrb_nccl *n = &the;
+
 	for (;;) {
 		cudaError_t ce = cudaStreamQuery(n->stream);
 		ncclResult_t ar = ncclSuccess;
@@ -357,7 +368,7 @@ int gdrb_nccl_sync(const struct gdrb_ctx *c, struct gdrb_nccl *n, const char *wh
 			return GDRB_ERR;
 		}
 		if (ncclCommGetAsyncError(n->comm, &ar) != ncclSuccess || (ar != ncclSuccess && ar != ncclInProgress))
-			return gdrb_nccl_check(c, n, ar != ncclSuccess ? ar : ncclInternalError, what, size);
+			return gdrb_nccl_check(c, ar != ncclSuccess ? ar : ncclInternalError, what, size);
 	}
 }
 
@@ -438,8 +449,9 @@ static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *al
 		snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%.*s", at ? "; " : "", (int)(sizeof(c->lib_note) / 2), n->env);
 }
 
-int gdrb_nccl_end(struct gdrb_ctx *c, struct gdrb_nccl *n, size_t size)
+int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
 {
+	struct gdrb_nccl *n = &the;
 	struct log_wire mine, *all = NULL;
 	int rc;
 
@@ -458,8 +470,10 @@ int gdrb_nccl_end(struct gdrb_ctx *c, struct gdrb_nccl *n, size_t size)
 	return rc;
 }
 
-void gdrb_nccl_describe(const struct gdrb_ctx *c, const struct gdrb_nccl *n, char *buf, size_t len)
+void gdrb_nccl_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
+	const struct gdrb_nccl *n = &the;
+
 	snprintf(buf, len,
 		 "%s%s; %s\n"
 		 "# NCCL's INFO log: each rank's is read back after every size (%s); the CSV transport column lists the transports of its connections, gdr_connections the network connections that used GPUDirect RDMA (/GDRDMA) of all\n"
@@ -484,8 +498,10 @@ static void echo(const struct gdrb_nccl *n)
 	fclose(f);
 }
 
-void gdrb_nccl_close(struct gdrb_nccl *n)
+void gdrb_nccl_close(void)
 {
+	struct gdrb_nccl *n = &the;
+
 	if (n->have_comm) {
 		if (n->failed)
 			ncclCommAbort(n->comm);

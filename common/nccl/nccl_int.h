@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Inside the NCCL layer: the communicator, its environment and its log
- * (nccl_comm.c), shared by the collectives (nccl_coll.c) and send/receive
- * (nccl_sendrecv.c).
+ * Inside the NCCL layer: the process's one communicator, its stream, its
+ * environment and its log (nccl_comm.c), shared by the collectives
+ * (nccl_coll.c) and send/receive (nccl_sendrecv.c). gdrb_nccl_path and
+ * gdrb_nccl_end are the driver's `paths` and `end` callbacks as they are.
  */
 #ifndef GDRB_NCCL_INT_H
 #define GDRB_NCCL_INT_H
@@ -16,6 +17,7 @@
 #include "gdrb_driver.h"
 #include "gdrb_nccl_opts.h"
 
+/* The process's communicator (one: NCCL's environment is read once per process). */
 struct gdrb_nccl {
 	ncclComm_t comm;
 	cudaStream_t stream;
@@ -44,23 +46,25 @@ int gdrb_nccl_check_mem(const struct gdrb_ctx *c);
 
 /* Set NCCL's environment, then start the communicator and the stream; 0, GDRB_ERR_UNSUPP
  * after one line from rank 0 naming the first rank that failed and why, or GDRB_ERR. */
-int gdrb_nccl_open(struct gdrb_ctx *c, struct gdrb_nccl *n);
+int gdrb_nccl_open(struct gdrb_ctx *c);
+
+/* The communicator and its stream, once open. */
+const struct gdrb_nccl *gdrb_nccl(void);
 
 /* Wait for the stream, watching NCCL's asynchronous error: 0, or GDRB_ERR after one line
  * naming this rank, what was running and NCCL's error. */
-int gdrb_nccl_sync(const struct gdrb_ctx *c, struct gdrb_nccl *n, const char *what, size_t size);
+int gdrb_nccl_sync(const struct gdrb_ctx *c, const char *what, size_t size);
 
 /* Check an NCCL call's result the same way. */
-int gdrb_nccl_check(const struct gdrb_ctx *c, struct gdrb_nccl *n, ncclResult_t rc, const char *what,
-		    size_t size);
+int gdrb_nccl_check(const struct gdrb_ctx *c, ncclResult_t rc, const char *what, size_t size);
 
 /* After a size: every rank's log read back, rank 0 fills c->lib_* (the driver's `end`). */
-int gdrb_nccl_end(struct gdrb_ctx *c, struct gdrb_nccl *n, size_t size);
+int gdrb_nccl_end(struct gdrb_ctx *c, size_t size);
 
 /* The header's lines on NCCL (without the leading "# " of the first). */
-void gdrb_nccl_describe(const struct gdrb_ctx *c, const struct gdrb_nccl *n, char *buf, size_t len);
+void gdrb_nccl_describe(const struct gdrb_ctx *c, char *buf, size_t len);
 
 /* Destroy (or, after an error, abort) the communicator; remove the private log. */
-void gdrb_nccl_close(struct gdrb_nccl *n);
+void gdrb_nccl_close(void);
 
 #endif

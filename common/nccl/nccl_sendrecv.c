@@ -18,7 +18,6 @@
 #include "gdrb_transports.h"
 #include "nccl_int.h"
 
-static struct gdrb_nccl nccl;
 
 static int peer_of(const struct gdrb_ctx *c)
 {
@@ -40,7 +39,7 @@ static void sr_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 			 c->boot->size / 2, c->boot->size / 2);
 
 	if (n > 0 && (size_t)n < len)
-		gdrb_nccl_describe(c, &nccl, buf + n, len - (size_t)n);
+		gdrb_nccl_describe(c, buf + n, len - (size_t)n);
 }
 
 static int sr_setup(struct gdrb_ctx *c)
@@ -54,21 +53,21 @@ static int sr_setup(struct gdrb_ctx *c)
 	}
 	if (rc)
 		return rc;
-	return gdrb_nccl_open(c, &nccl);
+	return gdrb_nccl_open(c);
 }
 
 static int sr_iteration(struct gdrb_ctx *c, size_t size)
 {
 	int peer = peer_of(c);
 
-	if (gdrb_nccl_check(c, &nccl, ncclGroupStart(), "ncclGroupStart", size) ||
-	    gdrb_nccl_check(c, &nccl, ncclSend(c->send.ptr, size, ncclInt8, peer, nccl.comm, nccl.stream),
+	if (gdrb_nccl_check(c, ncclGroupStart(), "ncclGroupStart", size) ||
+	    gdrb_nccl_check(c, ncclSend(c->send.ptr, size, ncclInt8, peer, gdrb_nccl()->comm, gdrb_nccl()->stream),
 			    "ncclSend", size) ||
-	    gdrb_nccl_check(c, &nccl, ncclRecv(c->recv.ptr, size, ncclInt8, peer, nccl.comm, nccl.stream),
+	    gdrb_nccl_check(c, ncclRecv(c->recv.ptr, size, ncclInt8, peer, gdrb_nccl()->comm, gdrb_nccl()->stream),
 			    "ncclRecv", size) ||
-	    gdrb_nccl_check(c, &nccl, ncclGroupEnd(), "ncclGroupEnd", size))
+	    gdrb_nccl_check(c, ncclGroupEnd(), "ncclGroupEnd", size))
 		return GDRB_ERR;
-	return gdrb_nccl_sync(c, &nccl, "nccl_sendrecv", size);
+	return gdrb_nccl_sync(c, "nccl_sendrecv", size);
 }
 
 static int sr_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
@@ -91,20 +90,10 @@ static uint64_t sr_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	return bad;
 }
 
-static int sr_end(struct gdrb_ctx *c, size_t size)
-{
-	return gdrb_nccl_end(c, &nccl, size);
-}
-
-static size_t sr_paths(const struct gdrb_ctx *c, struct gdrb_variant *v)
-{
-	return gdrb_nccl_path(c, v);
-}
-
 static void sr_teardown(struct gdrb_ctx *c)
 {
 	(void)c;
-	gdrb_nccl_close(&nccl);
+	gdrb_nccl_close();
 }
 
 int gdrb_nccl_sendrecv_main(struct gdrb_boot *boot, int argc, char **argv)
@@ -123,12 +112,12 @@ int gdrb_nccl_sendrecv_main(struct gdrb_boot *boot, int argc, char **argv)
 		.opt_groups = groups,
 		.opt_known = gdrb_opt_catalog,
 		.default_mem = GDRB_MEM_DEVICE,
-		.paths = sr_paths,
+		.paths = gdrb_nccl_path,
 		.bus_factor = sr_bus_factor,
 		.describe = sr_describe,
 		.setup = sr_setup,
 		.iteration = sr_iteration,
-		.end = sr_end,
+		.end = gdrb_nccl_end,
 		.prepare = sr_prepare,
 		.check = sr_check,
 		.teardown = sr_teardown,

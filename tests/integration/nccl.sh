@@ -9,19 +9,8 @@
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
-use_simgpu strict
 need_mpi
-bin=$top_builddir/nccl
-[ -x "$bin/gdrb_nccl_allreduce" ] || skip "built without NCCL"
-lib=$top_builddir/tests/support/simnccl/lib
-ls "$lib"/libnccl.so.* >/dev/null 2>&1 || skip "the simulated NCCL is not built"
-export LD_LIBRARY_PATH=$lib:$LD_LIBRARY_PATH
-export SIMGPU_DEVICES=0000:3b:00.0,0000:5e:00.0,0000:86:00.0,0000:af:00.0
-# Nothing from the caller's environment steers NCCL; a short modelled delay per call.
-unset NCCL_DEBUG NCCL_DEBUG_SUBSYS NCCL_DEBUG_FILE NCCL_P2P_DISABLE NCCL_SHM_DISABLE \
-	NCCL_IB_DISABLE NCCL_NET NCCL_NET_GDR_LEVEL SIMNCCL_RANKS_PER_NODE SIMNCCL_NET \
-	SIMNCCL_NIC_GDR SIMNCCL_FAIL_AFTER SIMNCCL_FAIL_RANK
-export SIMNCCL_DELAY_US=50
+use_simnccl
 
 csv=$WORK/nccl.csv
 run() { # NP BINARY ARGS...: validated, into $csv; fails the test unless it exits 0

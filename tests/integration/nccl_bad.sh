@@ -8,18 +8,8 @@
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
-use_simgpu strict
 need_mpi
-bin=$top_builddir/nccl
-[ -x "$bin/gdrb_nccl_allreduce" ] || skip "built without NCCL"
-lib=$top_builddir/tests/support/simnccl/lib
-ls "$lib"/libnccl.so.* >/dev/null 2>&1 || skip "the simulated NCCL is not built"
-export LD_LIBRARY_PATH=$lib:$LD_LIBRARY_PATH
-export SIMGPU_DEVICES=0000:3b:00.0,0000:5e:00.0,0000:86:00.0,0000:af:00.0
-unset NCCL_DEBUG NCCL_DEBUG_SUBSYS NCCL_DEBUG_FILE NCCL_P2P_DISABLE NCCL_SHM_DISABLE \
-	NCCL_IB_DISABLE NCCL_NET NCCL_NET_GDR_LEVEL SIMNCCL_RANKS_PER_NODE SIMNCCL_NET \
-	SIMNCCL_NIC_GDR SIMNCCL_FAIL_AFTER SIMNCCL_FAIL_RANK
-export SIMNCCL_DELAY_US=50
+use_simnccl
 
 expect_code() { # CODE PATTERN NP ARGS...: exit CODE, one line of ours on stderr holding PATTERN
 	local code=$1 pattern=$2 np=$3 rc=0 prog
@@ -47,11 +37,12 @@ fi
 SIMGPU_DEVICES=0000:3b:00.0 expect_code 77 "NCCL cannot run here: rank 0 .*Duplicate GPU detected.*2 ranks share GPU" \
 	2 "$ar" -m 8
 
-# An NCCL error during a timed call: rank 1's 60th operation fails (the first size's
-# warm-up and iterations are fewer), the rank and NCCL's error named, earlier rows kept.
+# An NCCL error during a timed call: rank 1's 31st operation fails (a size runs at most 2
+# warm-up and 20 timed calls, and -t 1 holds all of them however loaded the machine: the
+# error lands in the second size), the rank and NCCL's error named, earlier rows kept.
 csv=$WORK/fail.csv
 rc=0
-SIMNCCL_FAIL_AFTER=60 SIMNCCL_FAIL_RANK=1 mpi 2 "$ar" -m 8,16,32,64,128 -n 20 -w 2 -t 0.01 \
+SIMNCCL_FAIL_AFTER=30 SIMNCCL_FAIL_RANK=1 mpi 2 "$ar" -m 8,16,32,64,128 -n 20 -w 2 -t 1 \
 	--csv "$csv" >"$WORK/out" 2>"$WORK/err" || rc=$?
 [ "$rc" -ne 0 ] || { cat "$WORK/err"; fail "an NCCL error in a timed call: exit 0"; }
 grep -q 'rank 1: NCCL error in nccl_allreduce at size [0-9]*: unhandled system error' "$WORK/err" ||

@@ -80,6 +80,24 @@ use_simgpu() {
 	unset CUDA_VISIBLE_DEVICES SIMGPU_DRIVER
 }
 
+# use_simnccl: the NCCL binaries on the simulated NCCL (tests/support/simnccl) over the simulated
+# GPU in strict mode, one simulated GPU a rank (four), a short modelled delay per call, nothing
+# from the caller's environment steering NCCL or the simulator; skip where either is not built.
+# Sets bin (the nccl/ build folder).
+use_simnccl() {
+	local lib=$top_builddir/tests/support/simnccl/lib
+	use_simgpu strict
+	bin=$top_builddir/nccl
+	[ -x "$bin/gdrb_nccl_allreduce" ] || skip "built without NCCL"
+	ls "$lib"/libnccl.so.* >/dev/null 2>&1 || skip "the simulated NCCL is not built"
+	export LD_LIBRARY_PATH=$lib:$LD_LIBRARY_PATH
+	export SIMGPU_DEVICES=0000:3b:00.0,0000:5e:00.0,0000:86:00.0,0000:af:00.0
+	unset NCCL_DEBUG NCCL_DEBUG_SUBSYS NCCL_DEBUG_FILE NCCL_P2P_DISABLE NCCL_SHM_DISABLE \
+		NCCL_IB_DISABLE NCCL_NET NCCL_NET_GDR_LEVEL SIMNCCL_RANKS_PER_NODE SIMNCCL_NET \
+		SIMNCCL_NIC_GDR SIMNCCL_FAIL_AFTER SIMNCCL_FAIL_RANK
+	export SIMNCCL_DELAY_US=50
+}
+
 # need_vm: the soft-RoCE VM (tests/cluster/vm/rxe-vm.sh) prepared, or skip where it cannot
 # be had here. Sets vm (the harness) and shares (--share options: the work
 # directory, and the build tree where it lives under the VM's empty /tmp).
