@@ -14,6 +14,7 @@
 #include "gdrb_coll_opts.h"
 #include "gdrb_log.h"
 #include "gdrb_nccl_log.h"
+#include "gdrb_size.h"
 #include "nccl_int.h"
 
 extern char **environ;
@@ -464,8 +465,18 @@ int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
 	if (c->boot->rank == 0 && !(all = calloc((size_t)c->boot->size, sizeof(*all))))
 		return GDRB_ERR;
 	rc = gdrb_boot_step_gather(c->boot, &mine, sizeof(mine), all, "reading NCCL's log", size);
-	if (!rc && c->boot->rank == 0)
+	if (!rc && c->boot->rank == 0) {
+		char was[sizeof(c->lib_transport) + sizeof(c->lib_gdr)], now[sizeof(was)], sz[32];
+
+		snprintf(was, sizeof(was), "%s %s", c->lib_transport, c->lib_gdr);
 		compose(c, n, all);
+		snprintf(now, sizeof(now), "%s %s", c->lib_transport, c->lib_gdr);
+		/* In the table, where it changes: the connections NCCL made by the end of this size. */
+		if (strcmp(was, now))
+			printf("# from %s on: transport %s%s%s%s\n", gdrb_size_format(size, sz, sizeof(sz)),
+			       c->lib_transport, c->lib_gdr[0] ? ", GPUDirect RDMA on " : "", c->lib_gdr,
+			       c->lib_gdr[0] ? " network connections" : "");
+	}
 	free(all);
 	return rc;
 }
