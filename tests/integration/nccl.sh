@@ -81,6 +81,8 @@ export SIMNCCL_RANKS_PER_NODE=1
 run 2 allreduce -m 8,1M --nccl-gdr on
 run 2 allreduce -m 8,1M --nccl-gdr off
 grep -q 'NCCL_NET_GDR_LEVEL=LOC' "$WORK/out" || fail "the header does not show NCCL_NET_GDR_LEVEL=LOC"
+grep -q '^# from 8B on: transport NET/IB, GPUDirect RDMA on 0/8 network connections$' "$WORK/out" ||
+	{ cat "$WORK/out"; fail "the table does not say the transport and its GPUDirect connections"; }
 [ "$(csv_count "$csv" path=direct transport=NET/IB gdr_connections=8/8)" -eq 2 ] ||
 	{ cat "$csv"; fail "--nccl-gdr on: not NET/IB with 8 of 8 connections GDRDMA"; }
 [ "$(csv_count "$csv" path=staged transport=NET/IB gdr_connections=0/8)" -eq 2 ] ||
