@@ -104,17 +104,23 @@ static bool debug_info(const char *level)
 	return level && (!strcasecmp(level, "INFO") || !strcasecmp(level, "TRACE"));
 }
 
-/* The file NCCL_DEBUG_FILE names for this process (%h host, %p pid, as NCCL expands them). */
+/*
+ * The file NCCL_DEBUG_FILE names for this process, expanded as NCCL does (debug.cc):
+ * %h the host name up to its first dot, %p the process id, %% a percent sign.
+ */
 static int expand_debug_file(const char *pattern, char *out, size_t len)
 {
+	char host[256] = "";
 	size_t o = 0;
 	const char *p;
 
+	if (gethostname(host, sizeof(host) - 1) == 0)
+		host[strcspn(host, ".")] = '\0';
 	for (p = pattern; *p; p++) {
 		int n;
 
 		if (p[0] == '%' && p[1] == 'h')
-			n = snprintf(out + o, len - o, "%s", gdrb_host());
+			n = snprintf(out + o, len - o, "%s", host);
 		else if (p[0] == '%' && p[1] == 'p')
 			n = snprintf(out + o, len - o, "%d", (int)getpid());
 		else if (p[0] == '%' && p[1] == '%')
@@ -197,7 +203,11 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 			tmp = "/tmp";
 		len = snprintf(n->dir, sizeof(n->dir), "%s/gdrb-nccl.XXXXXX", tmp);
 		if (len < 0 || (size_t)len >= sizeof(n->dir) || !mkdtemp(n->dir)) {
-			gdrb_err("cannot make a private folder for NCCL's log under %s: %s", tmp, strerror(errno));
+			char shown[192];
+
+			clean(shown, sizeof(shown), tmp, 160);
+			gdrb_err("cannot make a private folder for NCCL's log under %s (TMPDIR): %s", shown,
+				 strerror(errno));
 			n->dir[0] = '\0';
 			return GDRB_ERR;
 		}

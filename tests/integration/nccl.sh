@@ -102,3 +102,13 @@ run 2 allreduce -m 8 --nccl-net-only
 csv_has "$csv" transport=NET/IB gdr_connections=8/8 || { cat "$csv"; fail "--nccl-net-only: ranks of one node not through the network"; }
 grep -q 'NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1' "$csv" || fail "--nccl-net-only: the variables are not in the note"
 pass "a NIC without GPUDirect named in the note, sockets, --nccl-net-only through NET/IB"
+
+# A user's own NCCL log settings kept: their file (%h and %p expanded as NCCL does) is read
+# where it is and left there; their INFO level without a file still reaches them (stderr).
+: >"$csv"
+NCCL_DEBUG=INFO NCCL_DEBUG_FILE=$WORK/user.%h.%p.log run 2 allreduce -m 8
+csv_has "$csv" transport=P2P gdr_connections=0/0 || { cat "$csv"; fail "the user's NCCL_DEBUG_FILE was not read"; }
+[ "$(find "$WORK" -name 'user.*.log' | wc -l)" -eq 2 ] || fail "the user's two log files are not kept"
+NCCL_DEBUG=INFO run 2 allreduce -m 8
+grep -q 'NCCL INFO Channel 00/.* via P2P' "$WORK/err" || { cat "$WORK/err"; fail "NCCL_DEBUG=INFO without a file: the log did not reach stderr"; }
+pass "a user's NCCL_DEBUG_FILE read where it is and kept; NCCL_DEBUG=INFO without a file shown on stderr"
