@@ -68,6 +68,13 @@ have_gpu() {
 	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
 }
 
+# rank_counts: the rank counts of a test that runs every collective at several: 2 3 4; the
+# sanitizer pass 2 and 3 (even and odd: every rounding and layout path of the code it checks for
+# memory errors; four ranks on two cores under ASan cost the most, and prove no other path).
+rank_counts() {
+	if [ "${GDRB_SANITIZE:-0}" = 1 ]; then echo 2 3; else echo 2 3 4; fi
+}
+
 # use_simgpu [strict|peermem]: put the simulated GPU (tests/support/simgpu) in front of
 # the CUDA runtime for this test and the ranks it starts; skip when it is not built.
 # The GPUs sit at the PCI addresses of SIMGPU_DEVICES (default one, 0000:3b:00.0).
