@@ -16,15 +16,24 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
       needs=gpu,rdma           skip the line where this host has no GPU / RDMA device
       launch=mpi|local         through the launcher (default) or as one local process
       sizes= time= iters= validate= np=   this line's own values
-      bench=NAME layer=mpi|verbs|local    the CSV benchmark and layer (default: the
-                               binary without "gdrb_"; verbs when needs=rdma, local
-                               when launch=local, else mpi)
+      bench=NAME layer=mpi|verbs|local|nccl   the CSV benchmark and layer (default: the
+                               binary without "gdrb_"; nccl for gdrb_nccl_*, verbs when
+                               needs=rdma, local when launch=local, else mpi)
       paths=LIST               the rows a complete run writes at each size, as PATH or
-                               MEM:PATH (default direct, plus staged for device memory)
-      args="..."               more arguments for the binary
+                               MEM:PATH (default direct, plus staged for device memory;
+                               NCCL: staged with --nccl-gdr=off, else direct)
+      args="..."               more arguments for the binary, split at spaces; an option's
+                               value after '=' keeps it one word: args=--nccl-gdr=off
+  NCCL binaries (gdrb_nccl_*) take mem=device (the default for them) or pinned, and measure
+  one path a launch (NCCL reads its environment once): GPUDirect on and off are two run lines,
+  args=--nccl-gdr=auto (or on) and args=--nccl-gdr=off, whose rows pair by size as the
+  direct and staged rows of one MPI or verbs run do.
   doctor BINARY [args="..."]  run BINARY (gdrb_NAME, as for run) --json, keep its output as
                              doctor.json
   rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]   see `gdrb accept --help`
+  rule NAME BENCH gdr_connections all [key=value ...]
+                             NCCL rows: every network connection used GPUDirect RDMA
+                             (G/N with G = N > 0); path=direct unless path= says otherwise
   pairs METRIC below|above=FACTOR [key=value ...]   a rule on the all-pairs matrices, relative
                              to the fabric (docs/pairs.md), e.g.
                              pairs bw below=80%median size=8M
@@ -48,6 +57,8 @@ MAX_INCLUDES = 64           # in all: a fan-out of includes is bounded, not only
 MAX_BYTES = 1 << 20         # a profile is a page of text, not a device's stream
 # What run and doctor lines may name: a gdrbench binary, found in the build tree or on PATH.
 BINARY_NAME = re.compile(r"gdrb_[a-z0-9_]+")
+LAYERS = "mpi,verbs,local,nccl"
+GDR_COLUMN = "gdr_connections"   # the one column the "all" rule form reads
 
 
 @dataclass
@@ -86,7 +97,7 @@ class Rule:
     bench: str
     column: str
     op: str            # >= <= > < = != in
-    kind: str          # abs, link, staged or text
+    kind: str          # abs, link, staged, text, pairs or gdr (gdr_connections all)
     value: object      # float for abs/link/staged (the column's unit, or a percentage), str for text
     text: str          # the threshold as written, for people
     filters: Dict[str, str] = field(default_factory=dict)   # sizes as "MIN:MAX" (MAX may be inf) or a comma list
@@ -149,6 +160,18 @@ def _is_num(s: str) -> bool:
 def _shown(s: str) -> str:
     """S for a message: its first 40 characters (a value of thousands of digits is one line)."""
     return s if len(s) <= 40 else s[:40] + "..."
+
+
+def nccl_gdr(args: str) -> Optional[str]:
+    """The value of the last --nccl-gdr in ARGS (as --nccl-gdr=V or --nccl-gdr V, as the
+    binaries' getopt_long reads it); None when ARGS has none."""
+    words, value = args.split(), None
+    for i, w in enumerate(words):
+        if w.startswith("--nccl-gdr="):
+            value = w[len("--nccl-gdr="):]
+        elif w == "--nccl-gdr":
+            value = words[i + 1] if i + 1 < len(words) else ""
+    return value
 
 
 def read_lines(path: str) -> List[str]:
@@ -280,7 +303,7 @@ class _Parser:
         if len(t) < 2 or "=" in t[1]:
             raise self.err(where, "run needs a binary name first, e.g. 'run gdrb_mpi_bw mem=host,device'")
         binary = self.binary(where, "run", t[1])
-        kv = {"mem": "host", "needs": "", "launch": "mpi", "sizes": self.sizes, "time": self.time,
+        kv = {"mem": "", "needs": "", "launch": "mpi", "sizes": self.sizes, "time": self.time,
               "iters": self.iters, "validate": self.validate, "np": "", "paths": "", "bench": "",
               "layer": "", "args": ""}
         for word in t[2:]:
@@ -291,6 +314,9 @@ class _Parser:
                 raise self.err(where, "run: unknown key '%s'; accepted: mem, needs, launch, sizes, time, iters, "
                                       "validate, np, paths, bench, layer, args" % m.group(1))
             kv[m.group(1)] = m.group(2)
+        nccl = (kv["layer"] or ("nccl" if binary.startswith("gdrb_nccl_") else "")) == "nccl"
+        # NCCL refuses pageable host memory: its binaries measure device memory by default.
+        kv["mem"] = kv["mem"] or ("device" if nccl else "host")
         if kv["mem"] != "none":
             self.check_list(where, "mem", kv["mem"], "host,pinned,device")
         if kv["needs"]:
@@ -316,12 +342,36 @@ class _Parser:
             raise self.err(where, "bench=: expected lower-case letters, digits and '_', got '%s'" % bench)
         layer = kv["layer"]
         if not layer:
-            layer = "local" if kv["launch"] == "local" else "verbs" if "rdma" in kv["needs"].split(",") else "mpi"
-        self.check_list(where, "layer", layer, "mpi,verbs,local")
+            layer = "nccl" if nccl else "local" if kv["launch"] == "local" else \
+                "verbs" if "rdma" in kv["needs"].split(",") else "mpi"
+        self.check_list(where, "layer", layer, LAYERS)
+        paths = kv["paths"]
+        gdr = nccl_gdr(kv["args"])
+        if gdr is not None and not nccl:
+            raise self.err(where, "run: --nccl-gdr applies to the NCCL binaries (gdrb_nccl_*, layer=nccl), not %s"
+                           % binary)
+        if nccl:
+            paths = paths or self.check_nccl(where, kv, gdr)
         self.benches[bench] = True
         self.profile.runs.append(Run(where, binary, bench, layer, kv["launch"], kv["mem"], kv["needs"],
-                                     kv["sizes"], kv["time"], kv["iters"], kv["np"], kv["paths"],
+                                     kv["sizes"], kv["time"], kv["iters"], kv["np"], paths,
                                      kv["validate"], kv["args"]))
+
+    def check_nccl(self, where: str, kv: Dict[str, str], gdr: Optional[str]) -> str:
+        """An NCCL run line's memory kinds, launch, ranks and --nccl-gdr; the path its rows take
+        (NCCL reads its environment once per process: one path a launch)."""
+        if kv["mem"] == "none" or "host" in kv["mem"].split(","):
+            raise self.err(where, "run: NCCL refuses pageable host memory; mem=device (the default) or pinned")
+        if kv["launch"] == "local":
+            raise self.err(where, "run: NCCL ranks start through MPI (launch=mpi); launch=local does not apply")
+        if kv["np"] == "1":
+            raise self.err(where, "run: NCCL runs need at least 2 ranks on separate GPUs; np=1 does not apply")
+        if gdr == "both":
+            raise self.err(where, "run: --nccl-gdr both: NCCL reads its environment once per process; give two "
+                                  "run lines, args=--nccl-gdr=auto and args=--nccl-gdr=off")
+        if gdr not in (None, "auto", "on", "off"):
+            raise self.err(where, "run: --nccl-gdr: expected auto, on or off, got '%s'" % _shown(gdr))
+        return "staged" if gdr == "off" else "direct"
 
     def parse_doctor(self, where: str, t: List[str]) -> None:
         if len(t) < 2 or "=" in t[1]:
@@ -335,7 +385,7 @@ class _Parser:
 
     def parse_rule(self, where: str, t: List[str]) -> None:
         s = schema()
-        if len(t) < 6:
+        if len(t) < 6 and not (len(t) == 5 and t[4] == "all"):
             raise self.err(where, "rule needs NAME BENCH COLUMN OP THRESHOLD, e.g. 'rule bw-large mpi_bw "
                                   "bw_GBps >= 20 GB/s sizes=1M:'")
         name, bench, column, op = t[1], t[2], t[3], t[4]
@@ -367,7 +417,7 @@ class _Parser:
             if k == "mem":
                 self.check_list(where, "mem", v, "host,pinned,device")
             if k == "layer":
-                self.check_list(where, "layer", v, "mpi,verbs,local")
+                self.check_list(where, "layer", v, LAYERS)
             if k == "sizes":
                 m = re.match(r"^([^:,]*):([^:,]*)$", v)
                 if m:
@@ -383,7 +433,18 @@ class _Parser:
                     v = ",".join(str(x) for x in sizes)
             filters[k] = v
         value: object
-        if op in (">=", "<=", ">", "<"):
+        if op == "all":
+            if column != GDR_COLUMN:
+                raise self.err(where, "rule %s: 'all' judges %s (G/N: the NCCL network connections that used "
+                                      "GPUDirect RDMA of all), not %s" % (name, GDR_COLUMN, column))
+            if thr:
+                raise self.err(where, "rule %s: expected '%s all' and no threshold, e.g. 'rule gdr-used "
+                                      "nccl_allreduce %s all path=direct', got '%s'"
+                               % (name, GDR_COLUMN, GDR_COLUMN, " ".join([op] + thr)))
+            # The direct path is where GPUDirect is allowed: the staged rows are meant to have none.
+            filters.setdefault("path", "direct")
+            kind, value, text = "gdr", "all", ""
+        elif op in (">=", "<=", ">", "<"):
             if column not in s.numeric:
                 raise self.err(where, "rule %s: %s needs a numeric column; '%s' is text (use =, != or in)"
                                % (name, op, column))
@@ -429,7 +490,8 @@ class _Parser:
                     name, op, " list, e.g. dmabuf,peermem" if op == "in" else ""))
             kind, value, text = "text", thr[0], thr[0]
         else:
-            raise self.err(where, "rule %s: unknown operator '%s'; accepted: >= <= > < = != in" % (name, op))
+            raise self.err(where, "rule %s: unknown operator '%s'; accepted: >= <= > < = != in, and all "
+                                  "(gdr_connections)" % (name, op))
         self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters))
 
 

@@ -41,8 +41,9 @@ Options:
   --validate         check every byte (-c) in every benchmark
   --label TEXT       run label (default: the profile name)
   --out DIR          results directory (default results/<UTC date>-<label>)
-  --bin-dir DIR      look for the binaries in DIR (and DIR/mpi, DIR/bench) first; then the
-                     build tree next to this script, then PATH (may be given more than once)
+  --bin-dir DIR      look for the binaries in DIR (and DIR/mpi, DIR/bench, DIR/nccl) first;
+                     then the build tree next to this script, then PATH (may be given more
+                     than once)
   --link-rate GBITS  port rate for "% of link" rules instead of the one read from sysfs
   --dry-run          print what would run and why anything is skipped; run nothing
   -h, --help         this help
@@ -266,7 +267,7 @@ class Sweep:
             self.show_table(os.path.join(self.out, "logs", s.base + ".out"))
 
             self.meta["steps"].append({
-                "n": s.n, "binary": js(s.name), "benchmark": js(s.bench), "mem": js(s.mem),
+                "n": s.n, "binary": js(s.name), "args": js(s.args), "benchmark": js(s.bench), "mem": js(s.mem),
                 "sizes": js(s.sizes), "command": js(cmdline), "exit": rc, "status": status, "rows": rows,
                 "filled": filled, "dropped": dropped, "seconds": secs, "log": "logs/%s.log" % s.base})
             self.write_meta()

@@ -44,9 +44,9 @@ def probe(sysfs: str) -> Host:
 
 
 def find_bin(name: str, bin_dirs: Sequence[str], root: str = str(TREE)) -> str:
-    """NAME in each --bin-dir (and its mpi/, bench/), then the build tree, then PATH; "" if none."""
+    """NAME in each --bin-dir (and its mpi/, bench/, nccl/), then the build tree, then PATH; "" if none."""
     for d in list(bin_dirs) + [root]:
-        for sub in (".", "mpi", "bench"):
+        for sub in (".", "mpi", "bench", "nccl"):
             p = os.path.join(d, sub, name)
             if os.path.isfile(p) and os.access(p, os.X_OK):
                 return os.path.join(os.path.abspath(os.path.join(d, sub)), name)

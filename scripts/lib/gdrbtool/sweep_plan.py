@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional
 
 from . import pairs as pairs_mod, profile as profile_mod
-from .common import TREE, duration, shell_join, size_fmt, sizes_expand, usage_error
+from .common import TREE, duration, shell_join, size_fmt, sizes_expand, term, usage_error
 from .sweep_launch import Host, Placement, find_bin
 from .sweep_options import LABEL, Options
 
@@ -43,7 +43,9 @@ class Step:
 
     @property
     def title(self) -> str:
-        return self.name + (" mem=" + self.mem if self.mem else "")
+        # The arguments tell two runs of one binary apart (NCCL with GPUDirect on and off).
+        args = " ".join(self.args.split())
+        return self.name + (" mem=" + self.mem if self.mem else "") + (" " + term(args) if args else "")
 
 
 @dataclass

@@ -20,6 +20,8 @@ from .sweep_plan import Step
 # --- a step's rows into results.csv ---------------------------------------------------------
 
 def _reg_of(mem: str, path: str, layer: str) -> str:
+    if layer == "nccl":
+        return "nccl"           # NCCL registers (or stages) on its own, on both paths
     if path in ("staged", "staged-serial"):
         return "staged"
     if layer == "local":
