@@ -64,6 +64,13 @@ FILTER_KEYS = ("mem", "path", "reg", "pair", "layer", "ranks")
 _NIC_RATE = re.compile(r"([0-9]+(\.[0-9]+)?) ?Gb/s")
 _NO_RATE = "no link rate recorded (nic column and meta.json name none; give --link-rate)"
 _HUGE = 1e300
+TEXT_KINDS = ("text", "gdr")   # rules whose values are text, not numbers
+# gdr_connections: G/N, each a count of connections.
+_GDR = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
+# The NCCL binaries' note parts that say why GPUDirect was not used, or why the log was not read.
+GDR_UNUSED_MARK = "GPUDirect allowed but "
+TRANSPORT_UNKNOWN_MARK = "transport unknown: "
+NO_NETWORK = "no network connection: nothing to judge (ranks on one node? use --nccl-net-only)"
 
 
 def json_num(v: float) -> str:
@@ -152,8 +159,9 @@ class RuleResult:
 
     @classmethod
     def of(cls, rule: profiles.Rule) -> "RuleResult":
-        text = rule.value if rule.kind == "text" else awk_num(float(rule.value))
-        r = cls(rule, text, 0.0 if rule.kind == "text" else float(text))
+        textual = rule.kind in TEXT_KINDS
+        text = rule.value if textual else awk_num(float(rule.value))
+        r = cls(rule, text, 0.0 if textual else float(text))
         for k, v in rule.filters.items():
             if k == "sizes":
                 if ":" in v:
@@ -200,6 +208,8 @@ class RuleResult:
 
     def rule_text(self) -> str:
         r = self.rule
+        if r.kind == "gdr":
+            return "%s %s all (%s)" % (r.bench, r.column, self.filters_text())
         return "%s %s %s %s (%s)" % (r.bench, r.column, r.op, r.text, self.filters_text())
 
     def unit(self) -> str:
@@ -218,7 +228,7 @@ class RuleResult:
             self.min_size = size
         if self.max_size is None or size > self.max_size:
             self.max_size = size
-        if value is None or threshold is None or self.rule.kind == "text":
+        if value is None or threshold is None or self.rule.kind in TEXT_KINDS:
             m = _HUGE if ok else -_HUGE
         else:
             m = margin(value, self.rule.op, threshold)
@@ -239,7 +249,7 @@ class RuleResult:
 
     def worst_text(self) -> str:
         w, u, rule = self.worst, self.unit(), self.rule
-        if rule.kind == "text":
+        if rule.kind in TEXT_KINDS:
             return "%s %s at %s" % (rule.column, "'%s'" % w.value if w.value else "empty", size_fmt(w.size))
         if rule.kind == "staged":
             return "worst %s%s against %s%s (%s%% of staged) at %s" % (
@@ -428,10 +438,13 @@ class Judge:
     def read(self, rows: Iterable[Tuple[int, List[str]]]) -> None:
         ix = self.index
         i_bench, i_size, i_gpu, i_note = ix["benchmark"], ix["size_bytes"], ix["gpu"], ix["note"]
+        i_lib = ix["library"]
         for lineno, f in rows:
-            # A GPU that is the test suite's simulator proves behaviour, never speed.
+            # A GPU or an NCCL that is the test suite's simulator proves behaviour, never speed.
             if "simulated" in f[i_gpu]:
-                self.simulated = f[i_gpu]
+                self.simulate(f[i_gpu])
+            if "(simulated)" in f[i_lib]:
+                self.simulate(f[i_lib])
             # A row measured with a test hook active (its note names it) is a test's, never judged.
             if not self.test_hook:
                 hook = pairs.note_part(f[i_note], pairs.TEST_HOOK_MARK)
@@ -455,6 +468,11 @@ class Judge:
             for r in rules:
                 if r.filters_match(f, ix) and r.size_ok(size):
                     self.check_row(r, f, size, lineno)
+
+    def simulate(self, name: str) -> None:
+        """NAME (a simulated GPU or library) among what the rows were measured on, each once."""
+        if name not in self.simulated.split(" and "):
+            self.simulated = name if not self.simulated else self.simulated + " and " + name
 
     def invalid(self, r: RuleResult, size: Optional[int], lineno: int, column: str, value: str, why: str) -> None:
         """Rule R read a value that is not a number of its column's form; each value is listed
@@ -481,6 +499,9 @@ class Judge:
         rule, ix = r.rule, self.index
         status, note = f[ix["status"]], f[ix["note"]]
         v = f[ix[rule.column]]
+        if rule.kind == "gdr":
+            self.check_gdr(r, f, size, lineno)
+            return
         bad = rule.kind != "text" and not self.value_ok(r, size, lineno, rule.column, v)
         if bad and rule.kind != "staged":
             return
@@ -531,6 +552,37 @@ class Judge:
         u = r.unit()
         r.record(size, ok, value, limit, "" if ok else "%s%s %s %s%s%s" % (
             num_fmt(value), u, NOT[rule.op], num_fmt(limit), u, extra))
+
+    def check_gdr(self, r: RuleResult, f: List[str], size: int, lineno: int) -> None:
+        """"gdr_connections all": the row's network connections all used GPUDirect RDMA (G/N
+        with G = N > 0); otherwise the binary's note says why, or this says there was no
+        network connection to judge."""
+        ix = self.index
+        status, note, v = f[ix["status"]], f[ix["note"]], f[ix["gdr_connections"]]
+        if status != "ok":
+            r.record(size, False, v, r.threshold, status_why(status, note))
+            return
+        if f[ix["transport"]] == "unknown":
+            why = pairs.note_part(note, TRANSPORT_UNKNOWN_MARK)
+            r.record(size, False, v, r.threshold, TRANSPORT_UNKNOWN_MARK + (why or "the note gives no reason"))
+            return
+        if v == "":
+            r.record(size, False, v, r.threshold, "gdr_connections is empty (not an NCCL row, or a version 1 CSV)")
+            return
+        m = _GDR.fullmatch(v)
+        if not m or int(m.group(1)) > int(m.group(2)):
+            self.invalid(r, size, lineno, "gdr_connections", v, "not G/N (connections with GPUDirect RDMA of all, "
+                                                               "G at most N)")
+            return
+        used, total = int(m.group(1)), int(m.group(2))
+        if total == 0:
+            r.record(size, False, v, r.threshold, NO_NETWORK)
+        elif used < total:
+            why = pairs.note_part(note, GDR_UNUSED_MARK)
+            r.record(size, False, v, r.threshold, GDR_UNUSED_MARK + why if why is not None else
+                     "GDRDMA on %d of %d network connections (%s)" % (used, total, f[ix["transport"]] or "transport empty"))
+        else:
+            r.record(size, True, v, r.threshold, "")
 
     def pair_staged(self, r: RuleResult) -> None:
         """"% of staged": each direct row against the staged row of the same size, memory kind,
@@ -634,7 +686,7 @@ class Verdict:
             return json_num(v) if isinstance(v, float) else "null" if v is None else json_str(v)
 
         def val(r: RuleResult, v: Value) -> str:
-            if r.rule.kind == "text":
+            if r.rule.kind in TEXT_KINDS:
                 return "null" if not v else json_str(str(v))
             return num(v)
 
@@ -700,7 +752,7 @@ class Verdict:
             elif r.verdict == "INVALID":
                 out.append("      <error type=\"invalid\" message=\"%s\">%s (%s)</error>\n" % (msg, msg, where))
             elif self.simulated and r.verdict != "NODATA":
-                out.append("      <failure type=\"simulated\" message=\"measured on a simulated GPU\">%s (%s)</failure>\n"
+                out.append("      <failure type=\"simulated\" message=\"measured on a simulator\">%s (%s)</failure>\n"
                            % (msg, where))
             elif r.verdict != "PASS":
                 out.append("      <failure type=\"%s\" message=\"%s\">%s (%s)</failure>\n" % (
