@@ -3,8 +3,10 @@ gdrb-accept has written verdict.json), the run and its command, the environment 
 node (from meta.json), the steps of the sweep, and per benchmark and memory kind a table
 with every path side by side and the staged/direct ratio, next to its figure. report.html
 is self-contained: the PNG figures are embedded (base64), so it can be mailed or attached.
-All-pairs matrices (pairs-*.csv, docs/pairs.md) get a section: each matrix's summary, the
-suspects the verdict named, its heat map, and the matrix itself up to 16 ranks.
+NCCL rows get a table of the path NCCL took (transport, gdr_connections, library: whether
+GPUDirect RDMA carried the bytes), a line per run. All-pairs matrices (pairs-*.csv,
+docs/pairs.md) get a section: each matrix's summary, the suspects the verdict named, its
+heat map, and the matrix itself up to 16 ranks.
 gdrb-sweep runs this last; run it by hand after gdrb-accept or gdrb-plot to refresh.
 
   scripts/gdrb-report RESULTS_DIR
@@ -71,8 +73,53 @@ class Group:
 
 
 @dataclass
+class Transport:
+    """Consecutive aggregate NCCL rows (one run, mostly) that say the same of the path NCCL
+    took: their sizes, transport, gdr_connections, library and the note's word on it."""
+    bench: str
+    mem: str
+    path: str
+    status: str
+    transport: str
+    gdr: str
+    library: str
+    why: str                     # the note's "GPUDirect allowed but ..." or "transport unknown: ..."
+    first: int = 0
+    last: int = 0
+    count: int = 0
+
+    def key(self) -> Tuple[str, ...]:
+        return (self.bench, self.mem, self.path, self.status, self.transport, self.gdr, self.library, self.why)
+
+    def carried(self) -> str:
+        """Whether GPUDirect RDMA carried the bytes, in words."""
+        if self.status != "ok":
+            return "not measured (status %s)" % self.status
+        if self.transport == "unknown":
+            return "unknown: " + (self.why or "NCCL's log could not be read")
+        m = re.fullmatch(r"([0-9]{1,9})/([0-9]{1,9})", self.gdr)
+        if not m:
+            return "-" if self.gdr == "" else "invalid '%s'" % self.gdr
+        used, total = int(m.group(1)), int(m.group(2))
+        if total == 0:
+            return "no network connection"
+        if self.path == "staged":
+            if used == 0:
+                return "no, as asked (GPUDirect off: staged through host memory)"
+            return "yes, though switched off: " + (self.why or "GDRDMA on %d of %d network connections" % (used, total))
+        if used == total:
+            return "yes, every network connection"
+        return "no: " + (self.why or "GDRDMA on %d of %d network connections" % (used, total))
+
+
+# The NCCL note parts that say why GPUDirect did not carry the bytes (docs/nccl.md).
+_TRANSPORT_WHY = ("GPUDirect allowed but ", "GPUDirect switched off but ", "transport unknown: ")
+
+
+@dataclass
 class Results:
     groups: List[Group] = field(default_factory=list)
+    transports: List[Transport] = field(default_factory=list)    # NCCL rows, in file order
     # (column, value) -> "FILE:LINE: COLUMN 'VALUE' is WHY" where it was first read.
     bad_where: Dict[Tuple[str, str], str] = field(default_factory=dict)
     bad_sizes: List[str] = field(default_factory=list)
@@ -83,6 +130,7 @@ def read_results(csv_path: str) -> Results:
     col = s.index
     i_pair, i_size, i_bench, i_mem, i_path = col["pair"], col["size_bytes"], col["benchmark"], col["mem"], col["path"]
     i_status, i_note = col["status"], col["note"]
+    i_layer, i_transport, i_gdr, i_lib = col["layer"], col["transport"], col["gdr_connections"], col["library"]
     i_p50, i_p99, i_bw, i_busbw = (col[c] for c in SHOWN)
     shown = [(c, col[c]) for c in SHOWN]
     res = Results()
@@ -105,6 +153,15 @@ def read_results(csv_path: str) -> Results:
                                                  f[i_p50], f[i_p99], f[i_bw], f[i_busbw])
         if f[i_busbw] != "":
             g.has_busbw = True
+        if f[i_layer] == "nccl" or f[i_transport] != "":
+            why = next((part for part in f[i_note].split("; ") if part.startswith(_TRANSPORT_WHY)), "")
+            t = Transport(f[i_bench], f[i_mem], f[i_path], status, f[i_transport], f[i_gdr], f[i_lib], why)
+            last = res.transports[-1] if res.transports else None
+            if last is None or last.key() != t.key():
+                t.first = int(size)
+                res.transports.append(t)
+                last = t
+            last.last, last.count = int(size), last.count + 1
         for name, i in shown:
             v = f[i]
             if v != "" and (name, v) not in res.bad_where:
@@ -200,6 +257,7 @@ class Report:
         self.env_section()
         self.steps_section()
         self.results_section()
+        self.transport_section()
         self.pairs_section()
         self.out(None, "</body></html>")
 
@@ -220,7 +278,8 @@ class Report:
         for i in range(v.count("rules")):
             def r(key: str) -> str:
                 return v.text("rules", i, key)
-            check = "%s %s %s %s (%s)" % (r("benchmark"), r("column"), r("op"), r("threshold"), r("selection"))
+            check = "%s (%s)" % (" ".join(w for w in (r("benchmark"), r("column"), r("op"), r("threshold")) if w),
+                                 r("selection"))
             if r("kind") == "pairs":
                 check = "%s %s pairs %s (%s)" % (r("benchmark"), "bw" if r("column").endswith("_GBps") else "lat",
                                                  r("threshold"), r("selection"))
@@ -297,7 +356,8 @@ class Report:
                 def t(key: str) -> str:
                     return m.text("steps", i, key)
                 status, code = t("status"), t("exit")
-                self.table_row([t("n"), t("binary"), t("mem"),
+                args = " ".join(t("args").split())      # two runs of one binary: NCCL's GPUDirect on and off
+                self.table_row([t("n"), t("binary") + (" " + args if args else ""), t("mem"),
                                 status + (" (exit %s)" % code if code not in ("0", "") else ""),
                                 t("rows"), t("seconds") + " s", t("log")],
                                "" if status == "ok" else "fail" if status == "failed" else "nodata")
@@ -380,6 +440,28 @@ class Report:
             self.para("Invalid: %s (shown as invalid, never as a number)" % where)
         for where in self.results.bad_sizes:
             self.para("Invalid: %s (row not shown)" % where)
+
+    def transport_section(self) -> None:
+        """What NCCL's own log says its connections used, run by run: whether GPUDirect RDMA
+        carried the bytes (docs/nccl.md)."""
+        runs = self.results.transports
+        if not runs:
+            return
+        self.out("\n## NCCL: the path NCCL took\n", "<h2>NCCL: the path NCCL took</h2>")
+        self.para("From NCCL's INFO log, every rank's, after every size (docs/nccl.md): on the direct path "
+                  "GPUDirect RDMA should carry every network connection (gdr_connections G/N with G = N); on the "
+                  "staged path none. Rows of one run that say the same are one line.")
+        self.table_head(["benchmark", "memory", "path", "sizes", "transport", "gdr_connections", "library",
+                         "GPUDirect RDMA carried the bytes"], False)
+        for t in runs:
+            sizes = common.size_fmt(t.first) if t.first == t.last else "%s..%s (%d)" % (
+                common.size_fmt(t.first), common.size_fmt(t.last), t.count)
+            carried = t.carried()
+            good = carried.startswith("yes, every") if t.path == "direct" else carried.startswith("no, as asked")
+            cls = "" if good or t.status != "ok" else "fail"
+            self.table_row([t.bench, t.mem, t.path, sizes, t.transport or "-", t.gdr or "-", t.library or "-",
+                            carried], cls)
+        self.table_end()
 
     def group_table(self, g: Group) -> None:
         lat = is_latency(g.bench)
