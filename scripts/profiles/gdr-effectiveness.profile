@@ -21,6 +21,14 @@
 #    one after the other, --staging serial) a +30% rule would be too easy to pass: serial
 #    understates staging by up to 3x.
 #
+# NCCL (where configure built its binaries: docs/nccl.md) is measured with GPUDirect allowed and
+# off, so that the figures and the report show its two curves and which transport its
+# connections used (the report's "NCCL: the path NCCL took"), but it is judged by nccl-gdr, not
+# here: its rules would fail with "no data" on every node pair where gdrbench was built without
+# NCCL, a verbs-only acceptance among them, and ib-ndr400, ib-hdr200, roce-200g and roce-400g
+# include this profile. For NCCL's verdict: gdrb sweep --profile nccl-gdr, or a profile file
+# with "include gdr-effectiveness" and "include nccl-gdr".
+#
 # The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
 
 description GPUDirect RDMA effectiveness: GPU registration used, latency halved, bandwidth not below pipelined staging
@@ -33,3 +41,7 @@ rule gdr-bandwidth   write_bw   bw_GBps    >=  100% of staged   mem=device sizes
 # With a CUDA-aware MPI (MPIX_Query_cuda_support() = 1), the same checks through MPI:
 # rule mpi-gdr-latency   mpi_latency lat_p50_us <= 50% of staged  mem=device sizes=8:4K
 # rule mpi-gdr-bandwidth mpi_bw      bw_GBps    >= 100% of staged mem=device sizes=1M:
+
+# NCCL's allreduce, GPUDirect allowed (direct rows) and off (staged rows): measured, not judged.
+run gdrb_nccl_allreduce mem=device needs=gpu args="--nccl-gdr=auto --nccl-net-only"
+run gdrb_nccl_allreduce mem=device needs=gpu args="--nccl-gdr=off --nccl-net-only"
