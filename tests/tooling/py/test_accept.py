@@ -393,8 +393,9 @@ class Profiles(AcceptCase):
 
     def test_every_shipped_profile_passes_the_good_run_and_fails_the_bad_ones(self):
         shipped = sorted(n[:-len(".profile")] for n in os.listdir(str(gdrbtest.SCRIPTS / "profiles")))
-        # quick and full have no rules; pairs judges the all-pairs matrices (test_pairs.py).
-        self.assertEqual(sorted(list(self.VERDICTS) + ["full", "pairs", "quick"]), shipped)
+        # quick and full have no rules; pairs judges the all-pairs matrices (test_pairs.py);
+        # nccl-gdr NCCL's rows (test_nccl.py).
+        self.assertEqual(sorted(list(self.VERDICTS) + ["full", "nccl-gdr", "pairs", "quick"]), shipped)
         word = {"P": "PASS", "F": "FAIL"}
         for name, runs in self.VERDICTS.items():
             options = ["--link-rate", "200"] if "200" in name else []
