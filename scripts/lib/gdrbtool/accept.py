@@ -4,7 +4,8 @@ measured value, the threshold and the sizes concerned.
   scripts/gdrb-accept [options] RESULTS_DIR PROFILE
 
 RESULTS_DIR is what gdrb-sweep wrote (results.csv, meta.json); PROFILE is a shipped profile
-name (gdr-effectiveness, ib-ndr400, ib-hdr200, roce-200g, roce-400g, pairs) or a profile file.
+name (gdr-effectiveness, nccl-gdr, ib-ndr400, ib-hdr200, roce-200g, roce-400g, pairs) or a
+profile file.
 Rules (one per line in the profile, documented in README.md, "Profiles"):
 
   rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]
@@ -14,6 +15,13 @@ Rules (one per line in the profile, documented in README.md, "Profiles"):
   rule port      write_bw  bw_GBps    >= 90% of link   mem=device path=direct sizes=1M:
   rule gdr-lat   write_lat lat_p50_us <= 50% of staged mem=device sizes=8:4K
   rule gdr-reg   write_bw  reg        in dmabuf,peermem mem=device path=direct
+  rule gdr-used  nccl_allreduce gdr_connections all    path=direct
+
+"gdr_connections all" (NCCL rows) passes a row whose G/N has G = N > 0: every network
+connection used GPUDirect RDMA; it fails G < N with the binary's note (GPUDirect allowed but
+NCCL used NET/IB without GDRDMA on X of N connections), 0/0 as no network connection (nothing
+to judge), and a transport 'unknown' with the note's reason. Rows measured on the simulated
+GPU or NCCL (gpu "simulated", library "(simulated)") make the verdict SIMULATED: never a pass.
 
 All-pairs matrices (pairs-*.csv of gdrb_mpi_pairs, in RESULTS_DIR; docs/pairs.md) are judged
 relative to the fabric, and the verdict names the suspect node, link or rail:

@@ -26,7 +26,8 @@ Progress on stderr: [3/24] gdrb_write_bw mem=device 8B..1GiB  41 s  ETA 3 min
 
 Options:
   --profile P        quick (default), full, a shipped acceptance profile (gdr-effectiveness,
-                     ib-ndr400, ib-hdr200, roce-200g, roce-400g, pairs) or a profile file
+                     nccl-gdr, ib-ndr400, ib-hdr200, roce-200g, roce-400g, pairs) or a
+                     profile file
   --launcher L       mpirun or srun (default srun inside a Slurm allocation, else mpirun)
   --hosts A,B        hosts, optionally with slots (A:8,B:8); rank i pairs with rank i+N/2,
                      so with N ranks spread evenly each pair crosses hosts
