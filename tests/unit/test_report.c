@@ -562,7 +562,18 @@ static void check_rejected(const char *name, const char *contents)
 
 START_TEST(test_open_other_header)
 {
+	const char *v1_end = strstr(SCHEMA, ",version,");
+	char v1[4096];
+	int v1_len;
+
 	check_rejected("other.csv", "size,latency\n8,1.0\n");
+	/* A version 1 file: its header is this one's up to version, a prefix of it. */
+	ck_assert_ptr_nonnull(v1_end);
+	v1_len = (int)(v1_end - SCHEMA + strlen(",version"));
+	snprintf(v1, sizeof(v1), "%.*s\n", v1_len, SCHEMA);
+	check_rejected("v1.csv", v1);
+	snprintf(v1, sizeof(v1), "%.*s\n%.*s\n", v1_len, SCHEMA, (int)(strlen(SAMPLE_LINE) - strlen(",,,\n")), SAMPLE_LINE);
+	check_rejected("v1-rows.csv", v1);
 	check_rejected("extra.csv", schema_around("", ",extra_column\n"));
 	check_rejected("fewer.csv", "benchmark,layer,mem\n");
 	check_rejected("noheader.csv", schema_around("\n", "\n"));
