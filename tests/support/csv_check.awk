@@ -94,6 +94,9 @@ FNR == 1 {
 		# skew (cpu_max=N: where the kernel's thread clock is coarser, as in a VM with unstable TSCs).
 		if (!is_num(v) || v + 0 < 0 || v + 0 > (cpu_max != "" ? cpu_max : 101)) bad(c " '" v "' not a plausible percentage")
 	}
+	# What a library that picks its own path says it took (NCCL); no layer checked here has one.
+	if (F[COL["layer"]] != "nccl" && (F[COL["transport"]] != "" || F[COL["gdr_connections"]] != "" || F[COL["library"]] != ""))
+		bad("transport/gdr_connections/library on a row of layer " F[COL["layer"]])
 	# Measured rows carry a quality verdict; rows never measured none.
 	q = F[COL["quality"]]
 	if ((st == "ok" || st == "invalid-data") && q !~ /^(ok|few-samples|noisy|few-samples\+noisy)$/)

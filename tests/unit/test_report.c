@@ -207,7 +207,7 @@ static void sample_row(struct gdrb_row *r)
 #define SAMPLE_LINE \
 	"mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000," \
 	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,99.5,12.2,ok,0,ok,plain," \
-	TS "," PACKAGE_VERSION "\n"
+	TS "," PACKAGE_VERSION ",,,\n"
 
 /* Write one row to a memory stream and return the text (caller frees). */
 static char *row_text(const struct gdrb_row *r)
@@ -329,6 +329,32 @@ START_TEST(test_note_quoted_in_row)
 }
 END_TEST
 
+/* What a library says of its path fills the last three columns, after version, as text. */
+START_TEST(test_library_path_columns)
+{
+	struct gdrb_row r;
+	char *text;
+
+	sample_row(&r);
+	r.transport = "NET/IB+P2P";
+	r.gdr_connections = "16/16";
+	r.library = "NCCL 2.28.9 (simulated)";
+	text = row_text(&r);
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",NET/IB+P2P,16/16,NCCL 2.28.9 (simulated)\n");
+	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
+	free(text);
+
+	/* Text from a library's log: a comma stays in its field, a formula lead is inert. */
+	r.transport = "NET/IB,P2P";
+	r.gdr_connections = "";
+	r.library = "=NCCL";
+	text = row_text(&r);
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",\"NET/IB,P2P\",,'=NCCL\n");
+	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
+	free(text);
+}
+END_TEST
+
 /* NAN and "no latency samples" are empty fields, never "nan" or 0. */
 START_TEST(test_not_applicable_empty)
 {
@@ -345,7 +371,7 @@ START_TEST(test_not_applicable_empty)
 	r.cpu_responder_pct = NAN;
 	text = row_text(&r);
 	ck_assert_str_eq(text, "mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000,"
-			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,,,unsupported,0,,," TS "," PACKAGE_VERSION "\n");
+			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,,,unsupported,0,,," TS "," PACKAGE_VERSION ",,,\n");
 	ck_assert_ptr_null(strstr(text, "nan"));
 	free(text);
 
@@ -536,7 +562,18 @@ static void check_rejected(const char *name, const char *contents)
 
 START_TEST(test_open_other_header)
 {
+	const char *v1_end = strstr(SCHEMA, ",version,");
+	char v1[4096];
+	int v1_len;
+
 	check_rejected("other.csv", "size,latency\n8,1.0\n");
+	/* A version 1 file: its header is this one's up to version, a prefix of it. */
+	ck_assert_ptr_nonnull(v1_end);
+	v1_len = (int)(v1_end - SCHEMA + strlen(",version"));
+	snprintf(v1, sizeof(v1), "%.*s\n", v1_len, SCHEMA);
+	check_rejected("v1.csv", v1);
+	snprintf(v1, sizeof(v1), "%.*s\n%.*s\n", v1_len, SCHEMA, (int)(strlen(SAMPLE_LINE) - strlen(",,,\n")), SAMPLE_LINE);
+	check_rejected("v1-rows.csv", v1);
 	check_rejected("extra.csv", schema_around("", ",extra_column\n"));
 	check_rejected("fewer.csv", "benchmark,layer,mem\n");
 	check_rejected("noheader.csv", schema_around("\n", "\n"));
@@ -892,6 +929,7 @@ static Suite *report_suite(void)
 	add_case(s, "row_exact", test_row_exact, 0);
 	add_case(s, "field_quoting", test_field_quoting, 0);
 	add_case(s, "note_quoted_in_row", test_note_quoted_in_row, 0);
+	add_case(s, "library_path_columns", test_library_path_columns, 0);
 	add_case(s, "not_applicable_empty", test_not_applicable_empty, 0);
 	add_case(s, "timestamp", test_timestamp, 0);
 	add_case(s, "write_error", test_write_error, 0);

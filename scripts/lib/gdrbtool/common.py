@@ -238,7 +238,8 @@ def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
             # An empty line has no fields ("has 0 fields"), not one empty field.
             fields = csv_split(line) if line else []
             if len(fields) != nf:
-                raise usage_error("%s:%d: has %d fields, the schema has %d" % (path, lineno, len(fields), nf))
+                raise usage_error("%s:%d: has %d fields, %s has %d" % (
+                    path, lineno, len(fields), "the schema" if not pad else "version 1 of the schema", nf))
             yield lineno, fields + pad
 
 

@@ -42,10 +42,12 @@ class Merged:
 def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int, gpu: str, version: str,
                stamp: str = "") -> Merged:
     """The complete rows of the binary's CSV PART (a row cut short by Ctrl-C or a crash, one
-    without its newline or with another field count, is dropped, never half-copied); then, with
-    FILL failed or unsupported, one row of that status for each expected (memory kind, path,
-    size) without an aggregate row. Expected: the step's paths (PATH or MEM:PATH; default
-    direct, and staged for device memory) x its sizes."""
+    without its newline or with another field count, is dropped, never half-copied); a version 1
+    PART (an older binary's) gives its rows with the newer columns empty, as read_csv reads such
+    a file, so that results.csv holds one version; then, with FILL failed or unsupported, one row
+    of that status for each expected (memory kind, path, size) without an aggregate row.
+    Expected: the step's paths (PATH or MEM:PATH; default direct, and staged for device memory)
+    x its sizes."""
     sch = common.schema()
     res = Merged()
     try:
@@ -58,21 +60,22 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
     if torn:
         lines.append(torn)
     seen = set()
-    header_ok = False
+    width, pad = 0, ""    # the header's field count (0: not the schema's), what a row lacks of the schema's
     i_pair, i_mem, i_path, i_size = (sch.index[c] for c in ("pair", "mem", "path", "size_bytes"))
     for n, line in enumerate(lines):
         if line.endswith("\r"):
             line = line[:-1]
         if n == 0:
-            header_ok = line == sch.header
-            if not header_ok:
+            width = {sch.header: len(sch.columns), sch.v1_header: sch.v1_columns}.get(line, 0)
+            pad = "," * (len(sch.columns) - width)
+            if not width:
                 say("%s:1: not the schema's header; its rows are not taken" % part)
             continue
         f = csv_split(line)
-        if not header_ok or (torn and n == len(lines) - 1) or len(f) != len(sch.columns):
+        if not width or (torn and n == len(lines) - 1) or len(f) != width:
             res.dropped += 1
             continue
-        res.rows.append(line)
+        res.rows.append(line + pad)
         if f[i_pair] == "all":
             seen.add((f[i_mem], f[i_path], awk_value(f[i_size])))
     if fill not in ("failed", "unsupported"):

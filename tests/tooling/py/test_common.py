@@ -30,15 +30,21 @@ class SchemaTest(unittest.TestCase):
     def test_columns_come_from_the_definition(self):
         s = common.schema()
         self.assertEqual(s.columns[:4], ["benchmark", "layer", "mem", "path"])
-        self.assertEqual(s.columns[-1], "version")
+        self.assertEqual(s.columns[-4:], ["version", "transport", "gdr_connections", "library"])
+        # Version 1: the columns up to version.
+        self.assertEqual((s.v1_columns, s.v1_header), (len(s.columns) - 3, ",".join(s.columns[:-3])))
         self.assertIn("size_bytes", s.integer)
         self.assertIn("lat_p50_us", s.numeric)
         self.assertNotIn("lat_p50_us", s.integer)
         self.assertNotIn("reg", s.numeric)
 
     def test_fixtures_carry_that_header(self):
-        with open(gdrbtest.DATA / "good-run" / "results.csv") as f:
-            self.assertEqual(f.readline().rstrip("\n"), common.schema().header)
+        """Every fixture run is version 2 but v1-run, bad-run's rows as version 1 wrote them."""
+        for run in ("good-run", "bad-run", "slow-gdr-run", "nofigure-staged", "invalid-nan", "malformed-row"):
+            with self.subTest(run=run), open(gdrbtest.DATA / run / "results.csv") as f:
+                self.assertEqual(f.readline().rstrip("\n"), common.schema().header)
+        with open(gdrbtest.DATA / "v1-run" / "results.csv") as f:
+            self.assertEqual(f.readline().rstrip("\n"), common.schema().v1_header)
 
     def test_docs_document_every_column_in_order(self):
         text = (gdrbtest.SRC / "docs" / "csv-schema.md").read_text()
@@ -141,16 +147,60 @@ class ReadCsvTest(unittest.TestCase):
         self.assertEqual(rows[0][0], 2)
         self.assertEqual(rows[0][1][-3], 'a, "b"')
 
-    def test_refuses_another_header(self):
+    def refused(self, text):
+        """read_csv's refusal of a file holding TEXT: exit 2, one line; its message."""
+        path = self.write(text)
         with self.assertRaises(common.Stop) as cm:
-            list(common.read_csv(self.write("a,b\n1,2\n")))
+            list(common.read_csv(path))
         self.assertEqual(cm.exception.status, 2)
-        self.assertRegex(cm.exception.message, r":1: not a gdrbench results CSV")
+        self.assertNotIn("\n", cm.exception.message)
+        self.assertTrue(cm.exception.message.startswith(path + ":"), cm.exception.message)
+        return cm.exception.message
+
+    def test_refuses_another_header(self):
+        s = common.schema()
+        # Neither version 2 nor version 1: another file, a column short of either, one more, one renamed.
+        for header in ("a,b", s.header.rsplit(",", 1)[0], s.v1_header.rsplit(",", 1)[0], s.header + ",extra",
+                       s.v1_header + ",transport", s.header.replace(",library", ",libraries"), ""):
+            with self.subTest(header=header[-30:]):
+                self.assertRegex(self.refused(header + "\n1,2\n"), r":1: not a gdrbench results CSV")
 
     def test_refuses_a_short_row_naming_its_line(self):
-        with self.assertRaises(common.Stop) as cm:
-            list(common.read_csv(self.write(common.schema().header + "\na,b\n")))
-        self.assertRegex(cm.exception.message, r":2: has 2 fields, the schema has \d+")
+        self.assertRegex(self.refused(common.schema().header + "\na,b\n"),
+                         r":2: has 2 fields, the schema has %d$" % len(common.schema().columns))
+
+    def test_reads_version_1_with_the_newer_columns_empty(self):
+        s = common.schema()
+        row = ["x%d" % i for i in range(s.v1_columns)]
+        row[s.index["note"]] = '"a, ""b"""'
+        rows = list(common.read_csv(self.write(s.v1_header + "\r\n" + ",".join(row) + "\r\n"
+                                               + ",".join(row) + "\n")))
+        self.assertEqual([n for n, _ in rows], [2, 3])
+        for _, fields in rows:
+            self.assertEqual(len(fields), len(s.columns))
+            f = dict(zip(s.columns, fields))
+            self.assertEqual((f["benchmark"], f["note"], f["version"]), ("x0", 'a, "b"', "x%d" % s.index["version"]))
+            self.assertEqual((f["transport"], f["gdr_connections"], f["library"]), ("", "", ""))
+
+    def test_reads_the_version_1_fixture_as_its_version_2_twin(self):
+        """v1-run is bad-run as version 1 wrote it: the same rows, the newer columns empty."""
+        v1 = list(common.read_csv(str(gdrbtest.DATA / "v1-run" / "results.csv")))
+        v2 = list(common.read_csv(str(gdrbtest.DATA / "bad-run" / "results.csv")))
+        self.assertEqual(len(v1), 476)
+        self.assertEqual(v1, v2)
+
+    def test_refuses_a_version_1_row_of_another_field_count(self):
+        s = common.schema()
+        row = ",".join(["x"] * s.v1_columns)
+        # A row short of version 1's, and a version 2 row in a version 1 file: each named with its line.
+        for bad in (row.rsplit(",", 1)[0], row + ",,,"):
+            with self.subTest(fields=bad.count(",") + 1):
+                self.assertRegex(self.refused(s.v1_header + "\n" + row + "\n" + bad + "\n"),
+                                 r":3: has %d fields, version 1 of the schema has %d$"
+                                 % (bad.count(",") + 1, s.v1_columns))
+        # A version 1 row in a version 2 file.
+        self.assertRegex(self.refused(s.header + "\n" + row + "\n"),
+                         r":2: has %d fields, the schema has %d$" % (s.v1_columns, len(s.columns)))
 
 
 class CsvTextTest(unittest.TestCase):
