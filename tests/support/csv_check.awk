@@ -44,8 +44,6 @@ FNR == 1 {
 			bad("NCCL row with gdr_connections '" F[COL["gdr_connections"]] "'")
 		if (F[COL["library"]] !~ /^NCCL [0-9]/) bad("NCCL row with library '" F[COL["library"]] "'")
 	}
-	if (!nccl && (F[COL["transport"]] != "" || F[COL["gdr_connections"]] != "" || F[COL["library"]] != ""))
-		bad("transport columns on a row that is not NCCL's")
 	payload = F[COL["size_bytes"]] != "0"
 	if (st == "ok" || st == "invalid-data") {
 		if (F[COL["iterations"]] !~ /^[1-9][0-9]*$/) bad("no iterations")
