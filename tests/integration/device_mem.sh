@@ -33,7 +33,7 @@ done
 pass "point-to-point: latency, bw, bibw on device memory"
 
 colls="allreduce allgather reduce_scatter alltoall bcast reduce gather scatter"
-for np in 2 3 4; do
+for np in $(rank_counts); do
 	for b in $colls; do
 		run "$np" "$b" -m 8,64K -t 0.01 -n 20 -w 2
 		rows=$((rows + 4))
