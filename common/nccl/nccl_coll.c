@@ -10,7 +10,6 @@
 #include "gdrb_driver.h"
 #include "gdrb_log.h"
 #include "gdrb_nccl.h"
-#include "gdrb_transports.h"
 #include "nccl_int.h"
 
 static const struct gdrb_nccl_coll *coll;
@@ -156,27 +155,15 @@ int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *desc, struct gdrb_boot *boo
 		groups[0].select |= GDRB_COLL_OPT_ROOT;
 	if (kind.flags & GDRB_COLL_IN_PLACE)
 		groups[0].select |= GDRB_COLL_OPT_IN_PLACE;
-	bench = (struct gdrb_bench){
-		.name = kind.name,
-		.layer = "nccl",
-		.summary = desc->summary,
-		.metric = GDRB_METRIC_LAT,
-		.traffic = GDRB_TRAFFIC_COLLECTIVE,
-		.opt_core = GDRB_OPTG_MEM | GDRB_OPTG_NO_STAGING,
-		.opt_groups = groups,
-		.opt_known = gdrb_opt_catalog,
-		.default_mem = GDRB_MEM_DEVICE,
-		.paths = gdrb_nccl_path,
-		.bus_factor = nccl_bus_factor,
-		.adjust_size = nccl_adjust_size,
-		.describe = nccl_describe,
-		.uses_send = nccl_uses_send,
-		.setup = nccl_setup,
-		.iteration = nccl_iteration,
-		.end = gdrb_nccl_end,
-		.prepare = nccl_prepare,
-		.check = nccl_check,
-		.teardown = nccl_teardown,
-	};
+	gdrb_nccl_bench(&bench, kind.name, desc->summary, groups);
+	bench.bus_factor = nccl_bus_factor;
+	bench.adjust_size = nccl_adjust_size;
+	bench.describe = nccl_describe;
+	bench.uses_send = nccl_uses_send;
+	bench.setup = nccl_setup;
+	bench.iteration = nccl_iteration;
+	bench.prepare = nccl_prepare;
+	bench.check = nccl_check;
+	bench.teardown = nccl_teardown;
 	return gdrb_main(&bench, boot, argc, argv);
 }

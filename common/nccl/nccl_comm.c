@@ -15,6 +15,7 @@
 #include "gdrb_log.h"
 #include "gdrb_nccl_log.h"
 #include "gdrb_size.h"
+#include "gdrb_transports.h"
 #include "nccl_int.h"
 
 extern char **environ;
@@ -55,6 +56,24 @@ static void clean(char *dst, size_t len, const char *src, size_t max)
 	}
 	if (len)
 		dst[i] = '\0';
+}
+
+void gdrb_nccl_bench(struct gdrb_bench *b, const char *name, const char *summary,
+		     const struct gdrb_opt_use *groups)
+{
+	*b = (struct gdrb_bench){
+		.name = name,
+		.layer = "nccl",
+		.summary = summary,
+		.metric = GDRB_METRIC_LAT,
+		.traffic = GDRB_TRAFFIC_COLLECTIVE,
+		.opt_core = GDRB_OPTG_MEM | GDRB_OPTG_NO_STAGING,
+		.opt_groups = groups,
+		.opt_known = gdrb_opt_catalog,
+		.default_mem = GDRB_MEM_DEVICE,
+		.paths = gdrb_nccl_path,
+		.end = gdrb_nccl_end,
+	};
 }
 
 size_t gdrb_nccl_path(const struct gdrb_ctx *c, struct gdrb_variant *v)

@@ -35,6 +35,15 @@ struct gdrb_nccl {
 	int rdma_devices;               /* RDMA devices in sysfs on rank 0 (-1 unknown) */
 };
 
+/*
+ * A descriptor's fields every NCCL benchmark shares: name, layer nccl, latency figures of a
+ * collective shape, device memory by default without staging options, its option groups
+ * (ended by { NULL }) and the catalogue, the process's one path and the log read back after
+ * each size. The caller adds its callbacks.
+ */
+void gdrb_nccl_bench(struct gdrb_bench *b, const char *name, const char *summary,
+		     const struct gdrb_opt_use *groups);
+
 /* The one path of a process: direct with GPUDirect allowed, staged with it off. */
 size_t gdrb_nccl_path(const struct gdrb_ctx *c, struct gdrb_variant *v);
 

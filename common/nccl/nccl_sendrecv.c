@@ -15,7 +15,6 @@
 #include "gdrb_log.h"
 #include "gdrb_nccl.h"
 #include "gdrb_pattern.h"
-#include "gdrb_transports.h"
 #include "nccl_int.h"
 
 
@@ -102,26 +101,16 @@ int gdrb_nccl_sendrecv_main(struct gdrb_boot *boot, int argc, char **argv)
 		{ &gdrb_nccl_opts, GDRB_NCCL_OPTS },
 		{ NULL, 0 },
 	};
-	static const struct gdrb_bench bench = {
-		.name = "nccl_sendrecv",
-		.layer = "nccl",
-		.summary = "ncclSend/ncclRecv: rank i and rank i+n/2 exchange a message each way per call",
-		.metric = GDRB_METRIC_LAT,
-		.traffic = GDRB_TRAFFIC_COLLECTIVE,
-		.opt_core = GDRB_OPTG_MEM | GDRB_OPTG_NO_STAGING,
-		.opt_groups = groups,
-		.opt_known = gdrb_opt_catalog,
-		.default_mem = GDRB_MEM_DEVICE,
-		.paths = gdrb_nccl_path,
-		.bus_factor = sr_bus_factor,
-		.describe = sr_describe,
-		.setup = sr_setup,
-		.iteration = sr_iteration,
-		.end = gdrb_nccl_end,
-		.prepare = sr_prepare,
-		.check = sr_check,
-		.teardown = sr_teardown,
-	};
+	struct gdrb_bench bench;
 
+	gdrb_nccl_bench(&bench, "nccl_sendrecv",
+			"ncclSend/ncclRecv: rank i and rank i+n/2 exchange a message each way per call", groups);
+	bench.bus_factor = sr_bus_factor;
+	bench.describe = sr_describe;
+	bench.setup = sr_setup;
+	bench.iteration = sr_iteration;
+	bench.prepare = sr_prepare;
+	bench.check = sr_check;
+	bench.teardown = sr_teardown;
 	return gdrb_main(&bench, boot, argc, argv);
 }
