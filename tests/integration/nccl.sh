@@ -54,6 +54,14 @@ csv_check -v status=ok -v rows=8 "$csv" || fail "in-place rows"
 grep -q 'in-place yes' "$WORK/out" || fail "the header does not say in place"
 pass "--in-place: allreduce, allgather, reduce_scatter (output at the rank's block), reduce"
 
+# Pinned host memory, which NCCL's kernels reach as well.
+: >"$csv"
+run 2 allreduce -m 8,64K --mem pinned
+run 2 sendrecv -m 8,64K --mem pinned
+csv_check -v status=ok -v rows=4 "$csv" || fail "pinned rows"
+[ "$(csv_count "$csv" mem=pinned path=direct reg=nccl)" -eq 4 ] || { cat "$csv"; fail "--mem pinned: rows not mem pinned"; }
+pass "--mem pinned: allreduce and sendrecv validated"
+
 : >"$csv"
 ops=(sum prod min max)
 i=0

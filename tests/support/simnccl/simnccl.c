@@ -594,14 +594,18 @@ static void reduce(ncclDataType_t t, ncclRedOp_t op, void *dst, char *const *src
 /* ------------------------------------------------------------------------- */
 /* Moving bytes: the worker's copies, on its own stream                       */
 
-static ncclResult_t copy(struct ncclComm *comm, void *dst, const void *src, size_t len,
-			 enum cudaMemcpyKind kind)
+/*
+ * Between the user's buffer and the shared segment. The user's buffer may be device or pinned
+ * host memory (NCCL's kernels reach both), so the runtime tells the direction
+ * (cudaMemcpyDefault, as unified addressing allows).
+ */
+static ncclResult_t copy(struct ncclComm *comm, void *dst, const void *src, size_t len)
 {
 	cudaError_t err;
 
 	if (!len)
 		return ncclSuccess;
-	err = cudaMemcpyAsync(dst, src, len, kind, comm->copy_stream);
+	err = cudaMemcpyAsync(dst, src, len, cudaMemcpyDefault, comm->copy_stream);
 	if (!err)
 		err = cudaStreamSynchronize(comm->copy_stream);
 	if (err) {
@@ -660,17 +664,16 @@ static ncclResult_t run_collective(struct ncclComm *comm, struct op *op)
 		case OP_ALLREDUCE:
 		case OP_REDUCE:
 		case OP_ALLGATHER:
-			res = copy(comm, mine, op->sendbuff + off * es, bytes, cudaMemcpyDeviceToHost);
+			res = copy(comm, mine, op->sendbuff + off * es, bytes);
 			break;
 		case OP_BROADCAST:
 			if (comm->rank == op->root)
-				res = copy(comm, mine, op->sendbuff + off * es, bytes,
-					   cudaMemcpyDeviceToHost);
+				res = copy(comm, mine, op->sendbuff + off * es, bytes);
 			break;
 		case OP_REDUCE_SCATTER:
 			for (r = 0; r < n && !res; r++)
 				res = copy(comm, mine + r * bytes, op->sendbuff + (r * op->count + off) * es,
-					   bytes, cudaMemcpyDeviceToHost);
+					   bytes);
 			break;
 		default:
 			break;
@@ -682,31 +685,26 @@ static ncclResult_t run_collective(struct ncclComm *comm, struct op *op)
 		switch (op->kind) {
 		case OP_ALLREDUCE:
 			reduce(op->dtype, op->redop, comm->scratch, srcs, (int)n, len);
-			res = copy(comm, op->recvbuff + off * es, comm->scratch, bytes,
-				   cudaMemcpyHostToDevice);
+			res = copy(comm, op->recvbuff + off * es, comm->scratch, bytes);
 			break;
 		case OP_REDUCE:
 			if (comm->rank != op->root)
 				break;
 			reduce(op->dtype, op->redop, comm->scratch, srcs, (int)n, len);
-			res = copy(comm, op->recvbuff + off * es, comm->scratch, bytes,
-				   cudaMemcpyHostToDevice);
+			res = copy(comm, op->recvbuff + off * es, comm->scratch, bytes);
 			break;
 		case OP_BROADCAST:
-			res = copy(comm, op->recvbuff + off * es, srcs[op->root], bytes,
-				   cudaMemcpyHostToDevice);
+			res = copy(comm, op->recvbuff + off * es, srcs[op->root], bytes);
 			break;
 		case OP_ALLGATHER:
 			for (r = 0; r < n && !res; r++)
-				res = copy(comm, op->recvbuff + (r * op->count + off) * es, srcs[r], bytes,
-					   cudaMemcpyHostToDevice);
+				res = copy(comm, op->recvbuff + (r * op->count + off) * es, srcs[r], bytes);
 			break;
 		case OP_REDUCE_SCATTER:
 			for (r = 0; r < n; r++)
 				srcs[r] += (size_t)comm->rank * bytes;
 			reduce(op->dtype, op->redop, comm->scratch, srcs, (int)n, len);
-			res = copy(comm, op->recvbuff + off * es, comm->scratch, bytes,
-				   cudaMemcpyHostToDevice);
+			res = copy(comm, op->recvbuff + off * es, comm->scratch, bytes);
 			break;
 		default:
 			break;
@@ -750,11 +748,11 @@ static ncclResult_t p2p_step(struct ncclComm *comm, struct op *op, bool *moved)
 	if (!len)
 		return ncclSuccess;
 	if (send) {
-		res = copy(comm, data + at, op->sendbuff + op->moved, len, cudaMemcpyDeviceToHost);
+		res = copy(comm, data + at, op->sendbuff + op->moved, len);
 		if (!res)
 			atomic_store_explicit(&mb->posted, posted + len, memory_order_release);
 	} else {
-		res = copy(comm, op->recvbuff + op->moved, data + at, len, cudaMemcpyHostToDevice);
+		res = copy(comm, op->recvbuff + op->moved, data + at, len);
 		if (!res)
 			atomic_store_explicit(&mb->consumed, consumed + len, memory_order_release);
 	}
