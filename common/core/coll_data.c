@@ -20,6 +20,13 @@ static enum gdrb_dtype dtype_of(const struct gdrb_ctx *c)
 	return (enum gdrb_dtype)gdrb_coll_params(c->p)->dtype;
 }
 
+unsigned gdrb_coll_opt_select(const struct gdrb_coll_kind *k)
+{
+	return (reduces(k) ? GDRB_COLL_OPT_REDUCE : 0) |
+	       (k->flags & GDRB_COLL_ROOTED ? GDRB_COLL_OPT_ROOT : 0) |
+	       (k->flags & GDRB_COLL_IN_PLACE ? GDRB_COLL_OPT_IN_PLACE : 0);
+}
+
 size_t gdrb_coll_elem_size(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k)
 {
 	return gdrb_coll_elem(k, gdrb_dtype_sizes[dtype_of(c)]);

@@ -30,6 +30,9 @@ struct gdrb_coll_geom {
 	size_t per_call;        /* elements of the call's count */
 };
 
+/* The collectives' options kind k takes (gdrb_coll_opts.h: --op/--dtype, --root, --in-place). */
+unsigned gdrb_coll_opt_select(const struct gdrb_coll_kind *k);
+
 /* Bytes per element of the run's collective: the --dtype's for a reduction, else 1. */
 size_t gdrb_coll_elem_size(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k);
 

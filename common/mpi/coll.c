@@ -267,12 +267,7 @@ int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 
 	coll = desc;
 	kind = desc->kind;
-	if (kind->flags & GDRB_COLL_REDUCES)
-		groups[0].select |= GDRB_COLL_OPT_REDUCE;
-	if (kind->flags & GDRB_COLL_ROOTED)
-		groups[0].select |= GDRB_COLL_OPT_ROOT;
-	if (kind->flags & GDRB_COLL_IN_PLACE)
-		groups[0].select |= GDRB_COLL_OPT_IN_PLACE;
+	groups[0].select |= gdrb_coll_opt_select(kind);
 	if (kind->layout == GDRB_LAYOUT_NONE) {
 		core = GDRB_OPTG_NO_SIZES;
 		groups[0].select = 0;

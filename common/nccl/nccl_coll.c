@@ -149,12 +149,7 @@ int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *desc, struct gdrb_boot *boo
 	kind = *desc->kind;
 	kind.name = desc->name;
 	kind.flags &= ~desc->no_flags;
-	if (kind.flags & GDRB_COLL_REDUCES)
-		groups[0].select |= GDRB_COLL_OPT_REDUCE;
-	if (kind.flags & GDRB_COLL_ROOTED)
-		groups[0].select |= GDRB_COLL_OPT_ROOT;
-	if (kind.flags & GDRB_COLL_IN_PLACE)
-		groups[0].select |= GDRB_COLL_OPT_IN_PLACE;
+	groups[0].select = gdrb_coll_opt_select(&kind);
 	gdrb_nccl_bench(&bench, kind.name, desc->summary, groups);
 	bench.bus_factor = nccl_bus_factor;
 	bench.adjust_size = nccl_adjust_size;

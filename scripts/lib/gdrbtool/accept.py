@@ -73,11 +73,6 @@ _NIC_RATE = re.compile(r"([0-9]+(\.[0-9]+)?) ?Gb/s")
 _NO_RATE = "no link rate recorded (nic column and meta.json name none; give --link-rate)"
 _HUGE = 1e300
 TEXT_KINDS = ("text", "gdr")   # rules whose values are text, not numbers
-# gdr_connections: G/N, each a count of connections.
-_GDR = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
-# The NCCL binaries' note parts that say why GPUDirect was not used, or why the log was not read.
-GDR_UNUSED_MARK = "GPUDirect allowed but "
-TRANSPORT_UNKNOWN_MARK = "transport unknown: "
 NO_NETWORK = "no network connection: nothing to judge (ranks on one node? use --nccl-net-only)"
 
 
@@ -571,23 +566,23 @@ class Judge:
             r.record(size, False, v, r.threshold, status_why(status, note))
             return
         if f[ix["transport"]] == "unknown":
-            why = pairs.note_part(note, TRANSPORT_UNKNOWN_MARK)
-            r.record(size, False, v, r.threshold, TRANSPORT_UNKNOWN_MARK + (why or "the note gives no reason"))
+            why = pairs.note_part(note, common.NCCL_TRANSPORT_UNKNOWN)
+            r.record(size, False, v, r.threshold, common.NCCL_TRANSPORT_UNKNOWN + (why or "the note gives no reason"))
             return
         if v == "":
             r.record(size, False, v, r.threshold, "gdr_connections is empty (not an NCCL row, or a version 1 CSV)")
             return
-        m = _GDR.fullmatch(v)
-        if not m or int(m.group(1)) > int(m.group(2)):
+        counts = common.gdr_connections(v)
+        if counts is None or counts[0] > counts[1]:
             self.invalid(r, size, lineno, "gdr_connections", v, "not G/N (connections with GPUDirect RDMA of all, "
                                                                "G at most N)")
             return
-        used, total = int(m.group(1)), int(m.group(2))
+        used, total = counts
         if total == 0:
             r.record(size, False, v, r.threshold, NO_NETWORK)
         elif used < total:
-            why = pairs.note_part(note, GDR_UNUSED_MARK)
-            r.record(size, False, v, r.threshold, GDR_UNUSED_MARK + why if why is not None else
+            why = pairs.note_part(note, common.NCCL_GDR_UNUSED)
+            r.record(size, False, v, r.threshold, common.NCCL_GDR_UNUSED + why if why is not None else
                      "GDRDMA on %d of %d network connections (%s)" % (used, total, f[ix["transport"]] or "transport empty"))
         else:
             r.record(size, True, v, r.threshold, "")

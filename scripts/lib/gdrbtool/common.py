@@ -279,6 +279,23 @@ def results_csv(arg: str) -> str:
     return csv_path
 
 
+# --- NCCL rows (docs/nccl.md) ----------------------------------------------------
+
+# The NCCL binaries' note parts that say why GPUDirect RDMA did not carry the bytes as asked,
+# or why NCCL's log could not be read (common/nccl/nccl_comm.c writes them).
+NCCL_GDR_UNUSED = "GPUDirect allowed but "
+NCCL_GDR_OFF_USED = "GPUDirect switched off but "
+NCCL_TRANSPORT_UNKNOWN = "transport unknown: "
+_GDR_CONNECTIONS = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
+
+
+def gdr_connections(v: str) -> Optional[Tuple[int, int]]:
+    """The gdr_connections column G/N (network connections with GPUDirect RDMA of all) as
+    (G, N); None where V is not of that form."""
+    m = _GDR_CONNECTIONS.fullmatch(v)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 # --- sizes ---------------------------------------------------------------------
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,

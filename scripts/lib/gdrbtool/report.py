@@ -97,10 +97,10 @@ class Transport:
             return "not measured (status %s)" % self.status
         if self.transport == "unknown":
             return "unknown: " + (self.why or "NCCL's log could not be read")
-        m = re.fullmatch(r"([0-9]{1,9})/([0-9]{1,9})", self.gdr)
-        if not m:
+        counts = common.gdr_connections(self.gdr)
+        if counts is None:
             return "-" if self.gdr == "" else "invalid '%s'" % self.gdr
-        used, total = int(m.group(1)), int(m.group(2))
+        used, total = counts
         if total == 0:
             return "no network connection"
         if self.path == "staged":
@@ -112,8 +112,9 @@ class Transport:
         return "no: " + (self.why or "GDRDMA on %d of %d network connections" % (used, total))
 
 
-# The NCCL note parts that say why GPUDirect did not carry the bytes (docs/nccl.md).
-_TRANSPORT_WHY = ("GPUDirect allowed but ", "GPUDirect switched off but ", "transport unknown: ")
+# The NCCL note parts that say why GPUDirect did not carry the bytes (docs/nccl.md), whole.
+_TRANSPORT_WHY = re.compile("|".join(re.escape(m) for m in (
+    common.NCCL_GDR_UNUSED, common.NCCL_GDR_OFF_USED, common.NCCL_TRANSPORT_UNKNOWN)))
 
 
 @dataclass
@@ -154,7 +155,7 @@ def read_results(csv_path: str) -> Results:
         if f[i_busbw] != "":
             g.has_busbw = True
         if f[i_layer] == "nccl" or f[i_transport] != "":
-            why = next((part for part in f[i_note].split("; ") if part.startswith(_TRANSPORT_WHY)), "")
+            why = pairs.note_match(f[i_note], _TRANSPORT_WHY) or ""
             t = Transport(f[i_bench], f[i_mem], f[i_path], status, f[i_transport], f[i_gdr], f[i_lib], why)
             last = res.transports[-1] if res.transports else None
             if last is None or last.key() != t.key():
