@@ -17,7 +17,7 @@ need_mpi
 [ "${GDRB_SANITIZE:-0}" = 1 ] && skip "a sanitizer build: the cluster runs in the plain pass only"
 [ -x "$top_builddir/bench/gdrb_write_bw" ] || skip "verbs benchmarks not built (no libibverbs at configure time)"
 need_vm
-command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the VMs' hub and remote shell, gdrb-sweep)"
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed (the VMs' hub, gdrb-sweep)"
 
 cat >"$WORK/inside.sh" <<'INSIDE'
 # Runs in gdrb-vm1: $1 the shared work directory, $2 the build tree, $3 the source tree.

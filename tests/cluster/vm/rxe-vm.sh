@@ -46,7 +46,7 @@
 # 10.0.3.I/24, on one Ethernet segment: their qemu NICs (-netdev socket) connect over
 # a local TCP socket to a hub on this machine (tests/cluster/vm/hub.py) that repeats every
 # frame to the other VMs; nothing else is reachable. CMD runs in gdrb-vm1 once every
-# other VM's remote shell (tests/cluster/vm/rsh.py, an ssh for Open MPI's plm_rsh_agent)
+# other VM's remote shell (tests/cluster/vm/rsh.c, an ssh for Open MPI's plm_rsh_agent)
 # answers; the others run only that server. CMD sees GDRB_VM_HOSTS (gdrb-vm1,...),
 # GDRB_VM_RSH (the remote shell: $GDRB_VM_RSH HOST CMD...) and OMPI_MCA_* variables
 # that make `mpirun --host gdrb-vm1,gdrb-vm2 ...` start its daemons through it, TCP
@@ -316,7 +316,7 @@ until grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; do
 done
 # A cluster's first VM: the others' remote shells answer before the command starts.
 if [ -n "$vm_agents" ]; then
-	chroot /host "$vm_python" /run/gdrb-vm/rsh.py --wait 300 $vm_agents ||
+	chroot /host /run/gdrb-vm/rsh --wait 300 $vm_agents ||
 		bail "the remote shell of $vm_agents did not answer"
 fi
 say "rxe0 ACTIVE on eth0 $vm_ip; running the command"
@@ -467,11 +467,14 @@ cmd_run() {
 	[[ -x /sbin/rdma || -x /usr/sbin/rdma || -x /bin/rdma || -x /usr/bin/rdma ]] ||
 		unavailable "no rdma tool (Debian: iproute2)"
 	if [[ $vms -gt 1 ]]; then
-		# The hub and the remote shells; the VM runs this machine's python from its root.
+		# The hub runs here, in python; the remote shell in the VMs is C (an emulated VM
+		# starts python in about 10 s, and mpirun starts a client per remote daemon).
 		for python in /usr/bin/python3 "$(command -v python3 || true)" ''; do
 			[[ -n $python && -x $python ]] && break
 		done
-		[[ -n $python ]] || unavailable "a cluster of VMs needs python3 (its hub and remote shell)"
+		[[ -n $python ]] || unavailable "a cluster of VMs needs python3 (its hub)"
+		command -v "${CC:-cc}" >/dev/null 2>&1 ||
+			unavailable "a cluster of VMs needs a C compiler (its remote shell, rsh.c; or set CC)"
 	fi
 	kver=$(cached_kernel)
 	if [[ -z $kver ]]; then
@@ -488,6 +491,10 @@ cmd_run() {
 	for dir in "${shares[@]}"; do
 		[[ -d $dir ]] || usage_error "run: --share $dir: no such directory"
 	done
+	if [[ $vms -gt 1 ]] && ! "${CC:-cc}" -O2 -o "$job/rsh" "$(dirname "$0")/rsh.c" 2>"$job/rsh.log"; then
+		sed 's/^/  /' "$job/rsh.log" >&2
+		die "cannot compile the VMs' remote shell, $(dirname "$0")/rsh.c"
+	fi
 	local hosts_list=() names=()
 	if [[ $vms -eq 1 ]]; then
 		hosts_list=("$vm_ip $vm_hostname")
@@ -516,19 +523,17 @@ cmd_run() {
 			write_cmd "$sh/cmd.sh" "$@"
 			printf '%s\n' "${faults[@]}" >"$sh/faults"
 		else
-			write_cmd "$sh/cmd.sh" "$python" /run/gdrb-vm/rsh.py --serve "$rsh_port"
+			write_cmd "$sh/cmd.sh" /run/gdrb-vm/rsh --serve "$rsh_port"
 			: >"$sh/faults"
 		fi
 		{
-			printf 'vm_ip=%s\nvm_hostname=%s\nvm_python=%s\n' "$ip" "${names[$((i - 1))]}" "$python"
+			printf 'vm_ip=%s\nvm_hostname=%s\n' "$ip" "${names[$((i - 1))]}"
 			# VM 1 waits for the others' remote shells.
 			printf 'vm_agents="%s"\n' "$([[ $i -eq 1 && $vms -gt 1 ]] && echo "${names[@]:1}")"
 		} >"$sh/vm.conf"
 		printf '%s\n' "${hosts_list[@]}" >"$sh/hosts"
 		if [[ $vms -gt 1 ]]; then
-			cp "$(dirname "$0")/rsh.py" "$sh/rsh.py"
-			printf '#!/bin/sh\nexec %s /run/gdrb-vm/rsh.py "$@"\n' "$python" >"$sh/rsh"
-			chmod 755 "$sh/rsh"
+			cp "$job/rsh" "$sh/rsh"
 		fi
 		: >"$sh/shares"
 	done
