@@ -40,12 +40,11 @@ enum { CH_OUT = 1, CH_ERR = 2, CH_RC = 3 };
 #define PORT "7070"
 #define MAX_CMD (1u << 20)
 
-static int write_all(int fd, const void *buf, size_t len)
+/* All of LEN bytes written (writing) or read: 0, or -1 on an error or the end of the stream. */
+static int xfer_all(int fd, char *p, size_t len, int writing)
 {
-	const char *p = buf;
-
 	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -57,21 +56,14 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+static int write_all(int fd, const void *buf, size_t len)
+{
+	return xfer_all(fd, (char *)(uintptr_t)buf, len, 1);
+}
+
 static int read_all(int fd, void *buf, size_t len)
 {
-	char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return xfer_all(fd, buf, len, 0);
 }
 
 static int send_frame(int sock, int chan, const void *data, uint32_t len)
