@@ -25,7 +25,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from . import common, pairs
 from .common import Json, awk_value, is_latency, path_rank, write_all
@@ -200,6 +200,11 @@ def md_line(s: str) -> str:
     return "\\" + s if s[:1] in ("#", "+", "-", "=", ">") or re.match(r"[0-9]+[.)]", s) else s
 
 
+def verdict_class(verdict: str) -> str:
+    """A table row's class for a doctor's verdict: FAIL red, WARN yellow."""
+    return {"FAIL": "fail", "WARN": "nodata"}.get(verdict, "")
+
+
 class Report:
     """summary.md and report.html, written side by side: out(MD, HTML) adds a line to each
     (None: nothing to that one)."""
@@ -215,6 +220,7 @@ class Report:
         self.bad_list: List[str] = []
         self.matrices: Optional[Tuple[List[pairs.Matrix], Optional[List[pairs.Rank]]]] = None
         self.simulated = ""      # the simulated GPU the matrices were measured on (pairs.csv's note)
+        self.doctor: Union[Json, str, None] = None   # doctor.json, or why it cannot be read
 
     def out(self, md: Optional[str], html: Optional[str]) -> None:
         if md is not None:
@@ -253,13 +259,16 @@ class Report:
             by = self.meta.j("interrupted_by")      # a signal's name, or nothing (an older sweep)
             self.para("This run was interrupted%s: the tables hold what was measured before."
                       % (" by " + by if re.fullmatch(r"SIG[A-Z0-9]{1,12}", by) else ""))
+        # What an operator reads first: the verdict, what the doctor found on each node, the
+        # suspects, the GPUDirect speedup; then the details of the run.
         self.verdict_section()
+        self.doctor_section()
+        self.pairs_section()
+        self.results_section()
+        self.transport_section()
         self.run_section()
         self.env_section()
         self.steps_section()
-        self.results_section()
-        self.transport_section()
-        self.pairs_section()
         self.out(None, "</body></html>")
 
     def verdict_section(self) -> None:
@@ -285,6 +294,46 @@ class Report:
                 check = "%s %s pairs %s (%s)" % (r("benchmark"), "bw" if r("column").endswith("_GBps") else "lat",
                                                  r("threshold"), r("selection"))
             self.table_row([r("verdict"), r("name"), check, r("message")], r("verdict").lower())
+        self.table_end()
+
+    def doctor_section(self) -> None:
+        """The doctor's checks (doctor.json): one table of every check and what it found for
+        gdrb_doctor's one node; one row per node and a column per check for gdrb_doctor_mpi."""
+        if self.doctor is None:
+            return
+        d = self.doctor
+        self.out("\n## Doctor\n", "<h2>Doctor</h2>")
+        if isinstance(d, str):
+            self.para("doctor.json cannot be read: %s." % d)
+            return
+        if d.count("nodes") > 0:
+            names: List[str] = []
+            for i in range(d.count("nodes")):
+                checks = d.get("nodes", i, "checks")
+                for k in (checks if isinstance(checks, dict) else {}):
+                    if k not in names:
+                        names.append(k)
+            self.para("gdrb_doctor_mpi on every node of the job: %s (docs/doctor.md says what each check means "
+                      "and how to fix it)." % (d.text("verdict") or "no verdict"))
+            self.table_head(["node", "verdict"] + [Json(k).text() for k in names], False)
+            for i in range(d.count("nodes")):
+                verdict = d.text("nodes", i, "verdict") or re.sub(r"^[^:]*: *([A-Z]+).*", r"\1",
+                                                                  d.text("nodes", i, "summary"))
+                self.table_row([d.text("nodes", i, "host") or "rank " + d.text("nodes", i, "rank"), verdict]
+                               + [d.text("nodes", i, "checks", k) or "-" for k in names],
+                               verdict_class(verdict))
+            self.table_end()
+            return
+        self.para("gdrb_doctor on %s: %s (docs/doctor.md says what each check means)."
+                  % (d.text("host") or "this node", d.text("verdict") or "no verdict"))
+        self.table_head(["check", "verdict", "evidence", "fix"], False)
+        for i in range(d.count("checks")):
+            verdict = d.text("checks", i, "verdict")
+            self.table_row(["%s: %s" % (d.text("checks", i, "id"), d.text("checks", i, "title")
+                                        or d.text("checks", i, "name")),
+                            verdict, d.text("checks", i, "evidence"),
+                            d.text("checks", i, "fix") if verdict in ("FAIL", "WARN") else ""],
+                           verdict_class(verdict))
         self.table_end()
 
     def run_section(self) -> None:
@@ -366,7 +415,7 @@ class Report:
         if nskipped > 0:
             self.out("Skipped here:\n", "<p>Skipped here:</p><ul>")
             for i in range(nskipped):
-                mem = m.text("skipped", i, "mem")
+                mem = m.j("skipped", i, "mem")
                 self.item(m.text("skipped", i, "binary") + (" mem=" + mem if mem else ""),
                           m.text("skipped", i, "reason"))
             self.out("", "</ul>")
@@ -567,6 +616,12 @@ def main(argv: List[str]) -> int:
             verdict = None
 
     report = Report(meta, verdict, read_results(csv_path) if csv_path else Results(), out_dir + "/plots")
+    doctor_path = out_dir + "/doctor.json"
+    if meta.j("doctor", "file") == "doctor.json" or os.path.lexists(doctor_path):
+        try:
+            report.doctor = Json.load(doctor_path)
+        except (OSError, ValueError) as e:
+            report.doctor = common.utf8_text(str(e.strerror if isinstance(e, OSError) and e.strerror else e))
     mats, ranks = pairs.load_dir(out_dir)
     if mats:
         report.matrices = (mats, ranks)

@@ -29,6 +29,26 @@ VERDICT = {
 }
 
 
+DOCTOR_ONE = {
+    "tool": "gdrb_doctor", "host": "gpu-a01", "verdict": "FAIL", "checks": [
+        {"id": 5, "name": "peermem-dmabuf", "title": "nvidia_peermem module, dma-buf support", "verdict": "FAIL",
+         "evidence": "neither nvidia_peermem nor dma-buf", "fix": "load nvidia_peermem", "items": []},
+        {"id": 6, "name": "memlock", "title": "RLIMIT_MEMLOCK", "verdict": "WARN", "evidence": "8 MiB",
+         "fix": "raise it", "items": []},
+        {"id": 7, "name": "iommu", "title": "IOMMU mode", "verdict": "PASS", "evidence": "off",
+         "fix": "never shown", "items": []},
+    ],
+}
+DOCTOR_MPI = {
+    "tool": "gdrb_doctor_mpi", "verdict": "FAIL", "nodes": [
+        {"host": "gpu-a01", "rank": 0, "summary": "gpu-a01: PASS (2 PASS)",
+         "checks": {"rdma-ports": "PASS", "peermem-dmabuf": "PASS"}},
+        {"host": "gpu-a02", "rank": 1, "summary": "gpu-a02: FAIL (1 PASS, 1 FAIL) 5:peermem-dmabuf=FAIL",
+         "checks": {"rdma-ports": "PASS", "peermem-dmabuf": "FAIL"}},
+    ],
+}
+
+
 def rendered(md):
     """MD's text as a Markdown reader sees it: backslash escapes taken out (a temporary
     directory's name may hold a '_' that summary.md escapes)."""
@@ -98,7 +118,7 @@ class ReportTest(unittest.TestCase):
         md, html = self.report(self.fixture("good-run"))
         self.assertNotIn("Verdict", md)
         self.assertNotIn('class="verdict', html)
-        self.assertEqual(md.split("\n")[2], "## Run")
+        self.assertEqual(md.split("\n")[3], "## Results")
 
     def test_a_verdict_that_is_not_json_is_left_out(self):
         d = self.fixture("good-run")
@@ -106,6 +126,71 @@ class ReportTest(unittest.TestCase):
             f.write("{not json")
         md, _ = self.report(d)
         self.assertNotIn("Verdict", md)
+
+    def test_what_an_operator_reads_first_comes_first(self):
+        # The verdict, the doctor, the suspects, the GPUDirect speedup; the run's details last.
+        d = self.fixture("bad-run")
+        with open(os.path.join(d, "verdict.json"), "w") as f:
+            json.dump(VERDICT, f)
+        with open(os.path.join(d, "doctor.json"), "w") as f:
+            json.dump(DOCTOR_ONE, f)
+        md, html = self.report(d)
+        order = [md.index(h) for h in ("**Verdict", "## Doctor", "## Results", "## Run", "## Environment")]
+        self.assertEqual(order, sorted(order), md)
+        order = [html.index(h) for h in ('class="verdict', "<h2>Doctor</h2>", "<h2>Results</h2>", "<h2>Run</h2>")]
+        self.assertEqual(order, sorted(order))
+
+    def test_doctor_one_node(self):
+        d = self.fixture("bad-run")
+        with open(os.path.join(d, "doctor.json"), "w") as f:
+            json.dump(DOCTOR_ONE, f)
+        md, html = self.report(d)
+        self.assertIn("gdrb_doctor on gpu-a01: FAIL", md)
+        # A failing check shows its evidence and its fix; a passing one no fix.
+        self.assertIn("| 5: nvidia_peermem module, dma-buf support | FAIL | neither nvidia_peermem nor dma-buf "
+                      "| load nvidia_peermem |", md)
+        self.assertIn("| 7: IOMMU mode | PASS | off |  |", md)
+        self.assertIn('<tr class="fail"><td>5: nvidia_peermem module, dma-buf support</td>', html)
+        self.assertIn('<tr class="nodata"><td>6: RLIMIT_MEMLOCK</td>', html)
+
+    def test_doctor_every_node(self):
+        d = self.fixture("bad-run")
+        with open(os.path.join(d, "doctor.json"), "w") as f:
+            json.dump(DOCTOR_MPI, f)
+        md, html = self.report(d)
+        self.assertIn("gdrb_doctor_mpi on every node of the job: FAIL", md)
+        self.assertIn("| node | verdict | rdma-ports | peermem-dmabuf |", md)
+        self.assertIn("| gpu-a01 | PASS | PASS | PASS |", md)
+        self.assertIn("| gpu-a02 | FAIL | PASS | FAIL |", md)
+        self.assertIn('<tr class="fail"><td>gpu-a02</td>', html)
+
+    def test_doctor_that_cannot_be_read_is_said(self):
+        d = self.fixture("bad-run")
+        with open(os.path.join(d, "doctor.json"), "w") as f:
+            f.write('{"checks": [')
+        md, _ = self.report(d)
+        self.assertRegex(md, r"## Doctor\n\ndoctor\.json cannot be read: .+\.")
+        # Hostile text from the file is escaped like any other (test_hostile_text_escaped).
+        with open(os.path.join(d, "doctor.json"), "w") as f:
+            json.dump({"host": "<b>x</b>", "verdict": "FAIL", "checks": [
+                {"id": 1, "title": "<script>", "verdict": "FAIL", "evidence": "a|b", "fix": "*"}]}, f)
+        md, html = self.report(d)
+        self.assertNotIn("<script>", html)
+        self.assertIn("&lt;script&gt;", html)
+
+    def test_skipped_step_without_memory_says_none(self):
+        # A skipped step with no memory kind (null in meta.json) is not "mem=null".
+        d = self.fixture("bad-run")
+        with open(os.path.join(d, "meta.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        meta["skipped"] = [{"binary": "gdrb_doctor", "mem": None, "reason": "not built here"},
+                           {"binary": "gdrb_copy_bw", "mem": "device", "reason": "no GPU"}]
+        with open(os.path.join(d, "meta.json"), "w", encoding="utf-8") as f:
+            json.dump(meta, f)
+        md, _ = self.report(d)
+        self.assertIn("- gdrb_doctor: not built here\n", md)
+        self.assertIn("- gdrb_copy_bw mem=device: no GPU\n", md)
+        self.assertNotIn("null", md)
 
     def test_run_and_environment(self):
         md, html = self.report(self.fixture("bad-run"))
