@@ -17,6 +17,8 @@
 # The format is documented in docs/sweeps.md ("Profiles") and scripts/lib/gdrbtool/profile.py.
 
 description All pairs: each pair against the fabric's median and best; names the slow node, link or rail
+# The doctor on every node of the job: the report shows its checks beside the suspects.
+doctor gdrb_doctor_mpi
 run gdrb_mpi_pairs mem=host,device sizes=8,8M args="--metric bw,lat"
 
 pairs bw  below=80%median size=8M

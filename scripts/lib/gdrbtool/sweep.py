@@ -18,7 +18,8 @@ Writes results/<UTC date>-<label>/:
   summary.md, report.html   gdrb-report: environment, a table per benchmark with both paths
                 side by side, the figures embedded in the HTML, the verdict on top
   verdict.json, verdict.xml when the profile has rules (gdrb-accept; JUnit XML for CI)
-  doctor.json   gdrb_doctor --json, where the profile names it and it is built
+  doctor.json   gdrb_doctor --json (gdrb_doctor_mpi: once on every node), where the profile
+                names it and it is built
   pairs.csv, pairs-ranks.csv, pairs-[lat-]<mem>-<size>-<path>.csv   an all-pairs benchmark's
                 (gdrb_mpi_pairs) rows, rank table and matrices (docs/pairs.md); its rows are
                 not in results.csv
@@ -150,6 +151,10 @@ class Sweep:
             self.skip(d.binary, "", "not built here (not in the build tree or on PATH)")
             return
         cmd = [dbin, "--json"] + d.args.split()
+        if os.path.basename(dbin) == "gdrb_doctor_mpi":
+            # The doctor on every node of the job, once each (docs/doctor.md): what the
+            # report's doctor table and the suspects' causes read.
+            cmd = self.where.per_node(cmd)
         self.command_line(shell_join(cmd))
         report = os.path.join(self.out, "doctor.json")
         log = os.path.join(self.out, "logs", "doctor.log")

@@ -100,6 +100,10 @@ class Placement:
 
     def info_command(self) -> List[str]:
         """node-info once on each host."""
+        return self.per_node(["bash", str(NODE_INFO)])
+
+    def per_node(self, argv: List[str]) -> List[str]:
+        """ARGV once on each host (node-info, gdrb_doctor_mpi)."""
         n = len(self.names)
         if self.launcher == "srun":
             cmd = ["srun", "--ntasks=%d" % n, "--ntasks-per-node=1", "--nodes=%d" % n]
@@ -109,7 +113,7 @@ class Placement:
             cmd = ["mpirun", "-np", str(n), "--host", ",".join(self.names)]
             if self.root_user:
                 cmd.append("--allow-run-as-root")
-        return cmd + self.extra + ["bash", str(NODE_INFO)]
+        return cmd + self.extra + argv
 
 
 def placement(o: Options, env: Dict[str, str], this_host: str) -> Placement:

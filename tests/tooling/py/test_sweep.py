@@ -286,6 +286,9 @@ class PlacementTest(Dir):
         self.assertEqual(w.command(4), ["srun", "--ntasks=4", "--distribution=block", "--nodes=2",
                                         "--nodelist=n1,n2"])
         self.assertEqual(w.info_command()[:4], ["srun", "--ntasks=2", "--ntasks-per-node=1", "--nodes=2"])
+        # gdrb_doctor_mpi (the pairs profile's doctor) runs once on every node, as node-info does.
+        self.assertEqual(w.per_node(["gdrb_doctor_mpi", "--json"]),
+                         ["srun", "--ntasks=2", "--ntasks-per-node=1", "--nodes=2", "gdrb_doctor_mpi", "--json"])
 
 
 class MergeTest(Dir):
