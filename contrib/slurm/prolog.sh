@@ -2,8 +2,8 @@
 # prolog.sh: gdrbench's part of a Slurm Prolog. Runs gdrbench-healthcheck (beside this file,
 # or GDRB_HEALTHCHECK): a node whose GPUDirect RDMA preconditions FAIL is drained with the
 # reason "gdrbench: FAIL CHECK: evidence" and the prolog exits 1, so that Slurm requeues the
-# job instead of running it on the slow bounce path. Slurm drains a node whose prolog fails
-# only when it is not drained already, so gdrbench's reason stays. Call it from the site's
+# job (held) instead of running it on the slow bounce path. Slurm drains a node whose prolog
+# fails only when it is not drained already, so gdrbench's reason stays. Call it from the site's
 # prolog ("/path/prolog.sh || exit 1"), or name it as the Prolog itself (README.md here).
 #
 # Environment: what gdrbench-healthcheck reads (GDRB_DOCTOR, GDRB_DOCTOR_ARGS, ...), and
