@@ -78,6 +78,8 @@ EOF
 # sysfs of its own, with nothing on /sys/fs/cgroup. An empty v1 tree (a tmpfs in the node's
 # own mount namespace) is enough where no cgroup is used.
 echo "CgroupPlugin=cgroup/v1" >"$s/cgroup.conf"
+on_node gdrbn1 mount -t tmpfs gdrbcg /sys/fs/cgroup 2>"$WORK/mount.err" ||
+	skip "no tmpfs can be mounted in a node's namespace: $(head -n 1 "$WORK/mount.err")"
 
 # slurmd runs its HealthCheckProgram with an environment of its own (SLURMD_NODENAME and PWD
 # alone, none of slurmd's variables, SLURM_CONF included): the settings go in a site's script
