@@ -2,7 +2,8 @@
 /*
  * gdrb_doctor: whether GPUDirect RDMA can work on this node, and why not.
  * Eleven checks, each PASS, WARN, FAIL or SKIP with the evidence read and a
- * one-line fix. Exit 0 when nothing fails, 1 when something does.
+ * one-line fix. Exit 0 when nothing fails, 1 when something does. --fast and
+ * --oneline make it a health check (docs/doctor.md).
  */
 #include "config.h"
 
@@ -26,11 +27,17 @@ int main(int argc, char **argv)
 	rc = gdrb_doctor_load(&d, &o);
 	if (rc) {
 		gdrb_err("reading %s and %s: %s", o.sysfs_root, o.procfs_root, strerror(-rc));
+		/* A health check reads stdout: a node whose sysfs cannot be read is not healthy. */
+		if (o.oneline)
+			printf("gdrbench: FAIL doctor: reading sysfs and procfs: %s\n", strerror(-rc));
 		gdrb_doctor_free(&d);
+		gdrb_stdout_close();
 		return GDRB_EXIT_FAIL;
 	}
 	gdrb_doctor_run(&d);
-	if (o.json)
+	if (o.oneline)
+		gdrb_doctor_print_line(&d, stdout);
+	else if (o.json)
 		gdrb_doctor_print_json(&d, stdout);
 	else
 		gdrb_doctor_print_table(&d, stdout);

@@ -115,6 +115,11 @@ int main(int argc, char **argv)
 	gdrb_log_set_leader(b->rank == 0);
 	rc = gdrb_doctor_parse(argc, argv, "Check the preconditions of GPUDirect RDMA on every node of "
 			  "an MPI job; rank 0 prints one line per node.", &o);
+	if (!rc && o.oneline) {
+		gdrb_usage_err("--oneline: gdrb_doctor_mpi prints one line per node already; a health "
+			       "check runs gdrb_doctor --oneline on its node");
+		rc = GDRB_ERR_USAGE;
+	}
 	if (rc) {
 		b->finalize(b);
 		return rc < 0 ? GDRB_EXIT_USAGE : gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;

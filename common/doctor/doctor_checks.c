@@ -290,8 +290,8 @@ static void check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 			 nd->nv_open == 0 ? " (proprietary kernel module)" : "");
 	else
 		snprintf(nv, sizeof(nv), "no NVIDIA kernel driver loaded");
-	if (!d->live)
-		snprintf(cuda, sizeof(cuda), "CUDA not asked (fixture tree)");
+	if (!d->ask_cuda)
+		snprintf(cuda, sizeof(cuda), "CUDA not asked (%s)", d->live ? "--fast" : "fixture tree");
 	else if (d->cuda_ok)
 		snprintf(cuda, sizeof(cuda), "CUDA runtime %s, driver API %s, %d device%s",
 			 gdrb_cuda_version_text(d->cuda.runtime_version, rt, sizeof(rt)),
@@ -305,12 +305,12 @@ static void check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		 nv, cuda);
 
 	if (!t->ngpus)
-		item(c, d->live && d->cuda_ok ? GDRB_DOC_WARN : GDRB_DOC_FAIL, fix_gpu,
+		item(c, d->cuda_ok ? GDRB_DOC_WARN : GDRB_DOC_FAIL, fix_gpu,
 		     "no NVIDIA GPU (vendor 0x10de, class 0x0300/0x0302) under %s/bus/pci/devices",
 		     d->sysfs_root);
 	if (!nd->nv_version[0] && !nd->mod_nvidia)
 		item(c, GDRB_DOC_FAIL, fix_driver, "%s", nv);
-	if (d->live && !d->cuda_ok)
+	if (d->ask_cuda && !d->cuda_ok)
 		item(c, GDRB_DOC_FAIL, nd->nv_version[0] ? fix_cuda : fix_driver, "CUDA: %s", d->cuda_why);
 	for (g = 0; g < t->ngpus; g++) {
 		const struct gdrb_pci_fn *fn = &t->gpus[g].pci;
@@ -321,9 +321,9 @@ static void check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		     "%s device 0x%04x%s%s, driver %s, NUMA node %d%s", fn->bdf, fn->device,
 		     ci >= 0 ? " " : "", ci >= 0 ? d->cuda.devs[ci].name : "",
 		     fn->driver[0] ? fn->driver : "none", fn->numa_node,
-		     !d->live || !d->cuda_ok ? "" : ci >= 0 ? ", visible to CUDA" : ", not visible to CUDA");
+		     !d->cuda_ok ? "" : ci >= 0 ? ", visible to CUDA" : ", not visible to CUDA");
 	}
-	if (d->live && d->cuda_ok && d->cuda.count < (int)t->ngpus)
+	if (d->cuda_ok && d->cuda.count < (int)t->ngpus)
 		item(c, GDRB_DOC_WARN, "unset CUDA_VISIBLE_DEVICES (or check 'nvidia-smi')",
 		     "CUDA sees %d of the %zu GPUs", d->cuda.count, t->ngpus);
 }
@@ -354,6 +354,10 @@ static void check_registration(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 	if (!d->live) {
 		evidence(c, "not attempted: a fixture tree is not this node (registration needs "
 			 "the live node)");
+		return;
+	}
+	if (d->fast) {
+		evidence(c, "not attempted: --fast");
 		return;
 	}
 	if (!gdrb_reg_built()) {
@@ -718,7 +722,8 @@ static void check_bar1(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 			     "%s can be registered at once", gpu->pci.bdf, bar, size);
 		else
 			item(c, GDRB_DOC_PASS, NULL, "GPU %s: BAR1 %s (GPU memory unknown%s)", gpu->pci.bdf,
-			     bar, d->live ? ": not visible to CUDA" : ": fixture tree");
+			     bar, d->ask_cuda ? ": not visible to CUDA" : d->live ? ": CUDA not asked (--fast)" :
+			     ": fixture tree");
 	}
 	if (!t->ngpus)
 		evidence(c, "no GPU");
@@ -737,6 +742,8 @@ int gdrb_doctor_load(struct gdrb_doctor *d, const struct gdrb_doctor_opts *o)
 	d->sysfs_root = o->sysfs_root;
 	d->procfs_root = o->procfs_root;
 	d->live = o->live;
+	d->fast = o->fast;
+	d->ask_cuda = o->live && !o->fast;
 	d->sizes = &o->sizes;
 	d->max_size = o->max_size;
 	d->window = o->window;
@@ -754,8 +761,10 @@ int gdrb_doctor_load(struct gdrb_doctor *d, const struct gdrb_doctor_opts *o)
 		return -ENOMEM;
 	for (g = 0; g < d->topo.ngpus; g++)
 		d->nic_of_gpu[g] = gdrb_topo_nearest_nic(&d->topo, g, false, &d->dist_of_gpu[g]);
-	if (d->live) {
+	/* CUDA's first call brings up the driver and every GPU: seconds without persistence mode. */
+	if (d->ask_cuda)
 		d->cuda_ok = gdrb_cuda_inventory(&d->cuda, d->cuda_why, sizeof(d->cuda_why)) == 0;
+	if (d->live) {
 		d->verbs_ok = gdrb_rdma_devices(d->verbs_devs, GDRB_DOC_MAX_VERBS_DEVS, &d->nverbs,
 						d->verbs_why, sizeof(d->verbs_why)) == 0;
 	}

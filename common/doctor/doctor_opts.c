@@ -48,6 +48,16 @@ static const struct gdrb_opt doctor_table[] = {
 	{ .name = "json", .short_opt = 'j',
 	  .help = "print JSON instead of the table",
 	  .parse = gdrb_opt_set_bool, .off = ARG(o.json), .value = 1 },
+	{ .name = "fast",
+	  .help = "for prologs and health checks: CUDA is not asked (check 3\n"
+		  "reads the PCI bus and the driver only) and registration\n"
+		  "is not attempted (check 4 SKIPs)",
+	  .parse = gdrb_opt_set_bool, .off = ARG(o.fast), .value = 1 },
+	{ .name = "oneline",
+	  .help = "print one line instead of the table, for Slurm's\n"
+		  "HealthCheckProgram and NHC: 'gdrbench: OK (...)' or\n"
+		  "'gdrbench: FAIL CHECK: evidence' (gdrb_doctor only)",
+	  .parse = gdrb_opt_set_bool, .off = ARG(o.oneline), .value = 1 },
 	{ .name = "help", .short_opt = 'h', .help = "print this help and exit" },
 	{ .name = "version", .short_opt = 'V', .help = "print the version and exit" },
 };
@@ -80,7 +90,8 @@ static void usage(FILE *f, const char *summary)
 	      "Checks: 1 rdma-ports, 2 roce-gid, 3 gpus, 4 gpu-registration, 5 peermem-dmabuf,\n"
 	      "6 memlock, 7 iommu, 8 acs, 9 topology, 10 pcie-links, 11 bar1; each PASS, WARN,\n"
 	      "FAIL or SKIP with the evidence read and a one-line fix.\n"
-	      "Exit status: 0 nothing FAILs, 1 something FAILs, 2 bad usage.\n", f);
+	      "Exit status: 0 nothing FAILs, 1 something FAILs, 2 bad usage; the same with\n"
+	      "--oneline and --fast (1: the line names the first check that FAILs).\n", f);
 }
 
 /* DIR must be a directory holding every one of the entries named (NULL-terminated). */
@@ -131,6 +142,10 @@ int gdrb_doctor_parse(int argc, char **argv, const char *summary, struct gdrb_do
 	rc = gdrb_opts_parse_tool(argc, argv, &tool, summary, &a);
 	if (rc)
 		return rc;
+	if (a.o.json && a.o.oneline) {
+		gdrb_usage_err("--json and --oneline: give one output form");
+		return GDRB_ERR_USAGE;
+	}
 	if (check_root("--sysfs-root", a.o.sysfs_root, sys_need, "sysfs", "/sys") ||
 	    check_root("--procfs-root", a.o.procfs_root, proc_need, "procfs", "/proc"))
 		return GDRB_ERR_USAGE;

@@ -58,6 +58,69 @@ void gdrb_doctor_summary(const struct gdrb_doctor *d, const char *host, char *bu
 	gdrb_doctor_summary_of(host, v, buf, len);
 }
 
+/*
+ * Append s to line (len bytes, NUL-terminated) as printable ASCII that a shell word, an
+ * argument of scontrol and NHC's die() carry as it is: control bytes and bytes past 0x7e
+ * become '?', quotes, backslash, backquote and dollar '_'.
+ */
+static void line_put(char *line, size_t len, const char *s)
+{
+	size_t used = strlen(line);
+
+	for (; *s && used + 1 < len; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		line[used++] = ch < 0x20 || ch > 0x7e ? '?' : strchr("\"'\\`$", ch) ? '_' : (char)ch;
+	}
+	line[used] = '\0';
+}
+
+/* The first FAIL item of c says what failed most precisely; its evidence when it has none. */
+static const char *fail_text(const struct gdrb_doc_check *c)
+{
+	size_t k;
+
+	for (k = 0; k < c->nitems; k++)
+		if (c->items[k].v == GDRB_DOC_FAIL)
+			return c->items[k].text;
+	return c->evidence;
+}
+
+void gdrb_doctor_print_line(const struct gdrb_doctor *d, FILE *f)
+{
+	enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS];
+	char line[GDRB_DOC_LINE_MAX + 1], more[GDRB_DOC_LINE_MAX + 1] = "";
+	const struct gdrb_doc_check *first = NULL;
+	int n[4], i;
+
+	verdicts(d, v);
+	counts_of(v, n);
+	/* The other checks that FAIL, or those that WARN on a healthy node, by name. */
+	for (i = 0; i < GDRB_DOC_NCHECKS; i++) {
+		const struct gdrb_doc_check *c = &d->checks[i];
+
+		if (c->v == GDRB_DOC_FAIL && !first) {
+			first = c;
+			continue;
+		}
+		if (c->v != (first || n[GDRB_DOC_FAIL] ? GDRB_DOC_FAIL : GDRB_DOC_WARN))
+			continue;
+		line_put(more, sizeof(more), more[0] ? ", " : first ? "; also FAIL: " : " WARN: ");
+		line_put(more, sizeof(more), c->name);
+	}
+	if (first) {
+		snprintf(line, sizeof(line), "gdrbench: FAIL %s: ", first->name);
+		/* The evidence is cut so that the names of the other failing checks stay on the line. */
+		line_put(line, sizeof(line) - strlen(more), fail_text(first));
+	} else {
+		snprintf(line, sizeof(line), "gdrbench: OK (%d PASS, %d WARN, %d FAIL, %d SKIP)",
+			 n[GDRB_DOC_PASS], n[GDRB_DOC_WARN], n[GDRB_DOC_FAIL], n[GDRB_DOC_SKIP]);
+	}
+	line_put(line, sizeof(line), more);
+	fprintf(f, "%s\n", line);
+	fflush(f);
+}
+
 /* s for the terminal (gdrb_text_put()), then the end of the line. */
 static void text_line(FILE *f, const char *s)
 {

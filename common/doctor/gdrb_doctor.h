@@ -47,6 +47,8 @@ struct gdrb_doctor_opts {
 	const char *procfs_root;        /* default "/proc" */
 	bool live;                      /* both roots are the running system's */
 	bool json;
+	bool fast;                      /* --fast: no CUDA, no registration attempt */
+	bool oneline;                   /* --oneline: the health check's one line */
 	/* The runs to check RLIMIT_MEMLOCK for (-m, -W, --mem). */
 	struct gdrb_sizes sizes;        /* default GDRB_DEF_SIZES */
 	size_t max_size;                /* the largest of sizes */
@@ -58,6 +60,8 @@ struct gdrb_doctor_opts {
 struct gdrb_doctor {
 	const char *sysfs_root, *procfs_root;
 	bool live;                      /* the running system: libibverbs and CUDA are asked too */
+	bool fast;                      /* --fast: CUDA not asked, registration not attempted */
+	bool ask_cuda;                  /* live and not fast */
 	/* The runs check 6 computes the RLIMIT_MEMLOCK need of (gdrb_doctor_opts). */
 	const struct gdrb_sizes *sizes;
 	size_t max_size;
@@ -101,6 +105,14 @@ void gdrb_doctor_print_table(const struct gdrb_doctor *d, FILE *f);
 void gdrb_doctor_print_json(const struct gdrb_doctor *d, FILE *f);
 /* "host: FAIL (7 PASS, 1 WARN, 2 FAIL, 1 SKIP) 1:rdma-ports=FAIL ..." */
 void gdrb_doctor_summary(const struct gdrb_doctor *d, const char *host, char *buf, size_t len);
+/*
+ * The one line of --oneline, for health checks (Slurm's HealthCheckProgram, NHC):
+ * "gdrbench: OK (9 PASS, 0 WARN, 0 FAIL, 2 SKIP)" or "gdrbench: FAIL acs: <evidence>"
+ * with "; also FAIL: NAME..." when more checks fail. Printable ASCII without quotes,
+ * backslash, backquote or dollar, at most GDRB_DOC_LINE_MAX bytes, then a newline.
+ */
+#define GDRB_DOC_LINE_MAX 240
+void gdrb_doctor_print_line(const struct gdrb_doctor *d, FILE *f);
 /* The same from the verdicts of checks 1..11 alone (what gdrb_doctor_mpi gathers). */
 void gdrb_doctor_summary_of(const char *host, const enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS], char *buf,
 		       size_t len);

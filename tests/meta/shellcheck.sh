@@ -1,17 +1,18 @@
 #!/bin/bash
-# Every shell script of the project is clean under shellcheck -S warning (the project's
-# .shellcheckrc applies). Skips where shellcheck is not installed. A script with a planted
-# warning shows the check can fail.
+# Every shell script of the project, contrib/'s Slurm and NHC scripts too, is clean
+# under `shellcheck -S warning` (the project's .shellcheckrc applies). Skips where shellcheck
+# is not installed. A script with a planted warning shows the check can fail.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 command -v shellcheck >/dev/null 2>&1 || skip "shellcheck not installed"
 
 cd "$top_srcdir" || fail "cannot enter $top_srcdir"
 files=()
-for f in scripts/* scripts/measure/* scripts/lib/* tests/*/*.sh tests/cluster/netns/* autogen.sh .ci/run .ci/fresh-root; do
+for f in scripts/* scripts/measure/* scripts/lib/* tests/*/*.sh tests/cluster/netns/* contrib/*/* autogen.sh \
+	.ci/run .ci/fresh-root; do
 	[ -f "$f" ] || continue
 	case $f in
-	*.sh) files+=("$f") ;;
+	*.sh | *.nhc) files+=("$f") ;;
 	*) head -n 1 "$f" | grep -q '^#!.*\(bash\|/sh\)' && files+=("$f") ;;
 	esac
 done

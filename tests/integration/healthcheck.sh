@@ -1,0 +1,233 @@
+#!/bin/bash
+# Health checks that act: gdrb_doctor --oneline gives one line and the documented exit code on
+# fixture nodes (healthy, warning, failing, two failing, hostile text in what it reads), --fast
+# asks no CUDA and stays fast; contrib/slurm/gdrbench-healthcheck, with a fake scontrol on PATH
+# recording its arguments, drains a failing node with gdrbench's reason, leaves a healthy one
+# alone, resumes only its own drain and never overwrites another; contrib/slurm/prolog.sh
+# fails the job where a check FAILs; contrib/nhc/gdrbench.nhc calls NHC's die with the line.
+# Planted faults (a wrapper that resumes any drain, one that passes quotes on) are caught.
+# shellcheck source=../support/lib.sh
+. "$(dirname "$0")/../support/lib.sh"
+
+bin=$top_builddir/bench/gdrb_doctor
+fx=$top_builddir/tests/fixtures
+hc=$top_srcdir/contrib/slurm/gdrbench-healthcheck
+[ -x "$bin" ] || fail "gdrb_doctor not built"
+[ -d "$fx/healthy/sys" ] || fail "no fixture trees in $fx (make check generates them)"
+unset GDRB_DOCTOR GDRB_DOCTOR_ARGS
+
+roots() { echo "--sysfs-root $fx/$1/sys --procfs-root $fx/$1/proc"; }
+
+# oneline WANT_RC PATTERN DOCTOR_ARGS...: exactly one line, matching PATTERN, and WANT_RC.
+oneline() {
+	local want_rc=$1 pattern=$2 rc=0
+	shift 2
+	"$bin" --oneline "$@" >"$WORK/line" 2>"$WORK/line.err" || rc=$?
+	[ "$rc" -eq "$want_rc" ] || { cat "$WORK/line" "$WORK/line.err"; fail "--oneline $*: exit $rc, expected $want_rc"; }
+	[ ! -s "$WORK/line.err" ] || { cat "$WORK/line.err"; fail "--oneline $*: diagnostics on stderr"; }
+	[ "$(wc -l <"$WORK/line")" -eq 1 ] || { cat "$WORK/line"; fail "--oneline $*: not one line"; }
+	[ "$(wc -c <"$WORK/line")" -le 241 ] || { cat "$WORK/line"; fail "--oneline $*: longer than 240 bytes"; }
+	LC_ALL=C grep -q '^[ -~]*$' "$WORK/line" || { cat -v "$WORK/line"; fail "--oneline $*: bytes outside printable ASCII"; }
+	grep -q -- "$pattern" "$WORK/line" || { cat "$WORK/line"; fail "--oneline $*: no '$pattern'"; }
+	pass "--oneline ${*##*/fixtures/} -> $rc: $(cat "$WORK/line")"
+}
+
+# shellcheck disable=SC2046 # roots gives words
+{
+	oneline 0 '^gdrbench: OK (9 PASS, 0 WARN, 0 FAIL, 2 SKIP)$' $(roots healthy)
+	oneline 0 '^gdrbench: OK (8 PASS, 1 WARN, 0 FAIL, 2 SKIP) WARN: topology$' $(roots phb)
+	oneline 1 '^gdrbench: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded$' $(roots nopeermem)
+	oneline 1 '^gdrbench: FAIL rdma-ports: mlx5_1 port 1: DOWN (Disabled)' $(roots portdown)
+	# A long evidence is cut at 240 bytes.
+	oneline 1 '^gdrbench: FAIL acs: GPU 0000:13:00.0 - mlx5_0: ACS redirects' $(roots acs)
+	[ "$(wc -c <"$WORK/line")" -eq 241 ] || fail "the acs line was not cut at 240 bytes"
+	oneline 0 '^gdrbench: OK' --fast $(roots healthy)
+}
+
+# Two checks FAIL: the first is named with its evidence, the other after it, and the names
+# stay when the evidence is cut. nopeermem with the 64 KiB memlock limit of the memlock node.
+cp -r "$fx/nopeermem" "$WORK/two" && cp "$fx/memlock/proc/self/limits" "$WORK/two/proc/self/limits" ||
+	fail "could not build the two-failure node"
+oneline 1 '^gdrbench: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded; also FAIL: memlock$' \
+	--sysfs-root "$WORK/two/sys" --procfs-root "$WORK/two/proc"
+cp -r "$fx/acs" "$WORK/acs2" && cp "$fx/memlock/proc/self/limits" "$WORK/acs2/proc/self/limits" ||
+	fail "could not build the second two-failure node"
+oneline 1 '^gdrbench: FAIL memlock: .*; also FAIL: acs$' --sysfs-root "$WORK/acs2/sys" --procfs-root "$WORK/acs2/proc"
+
+# What the doctor reads is untrusted: the sysfs root it names in the line of a node without
+# RDMA holds quotes, a dollar, a backquote, a backslash, an escape and a newline.
+hostile=$WORK/$'a"b\'c$d`e\\f\033[2Jg\nh'
+mkdir -p "$hostile" && cp -r "$fx/noib/sys" "$fx/noib/proc" "$hostile/" || fail "could not copy the noib node"
+oneline 1 'a_b_c_d_e_f?\[2Jg?h/sys/class/infiniband does not exist' --sysfs-root "$hostile/sys" --procfs-root "$hostile/proc"
+
+expect_refused "--json and --oneline: give one output form" "$bin" --json --oneline
+if [ "${HAVE_MPI:-1}" = 1 ] && [ -x "$top_builddir/mpi/gdrb_doctor_mpi" ] && command -v "$MPIRUN" >/dev/null 2>&1; then
+	rc=0
+	mpi 1 "$top_builddir/mpi/gdrb_doctor_mpi" --oneline >"$WORK/mpi.out" 2>"$WORK/mpi.err" || rc=$?
+	[ "$rc" -eq 2 ] && grep -q -- "--oneline: gdrb_doctor_mpi prints one line per node already" "$WORK/mpi.err" ||
+		{ cat "$WORK/mpi.out" "$WORK/mpi.err"; fail "gdrb_doctor_mpi --oneline: exit $rc, expected 2 and one line"; }
+	pass "gdrb_doctor_mpi --oneline -> 2"
+fi
+
+# --fast asks no CUDA and attempts no registration; on this node and on a fixture it takes well
+# under a second (checked loosely: 3 s, the machine may be loaded).
+"$bin" --fast >"$WORK/fast.txt" 2>&1
+grep -q "CUDA not asked (--fast)" "$WORK/fast.txt" || { cat "$WORK/fast.txt"; fail "--fast: CUDA was asked"; }
+grep -q "^  4 gpu-registration  *SKIP  *not attempted: --fast$" "$WORK/fast.txt" ||
+	{ cat "$WORK/fast.txt"; fail "--fast: registration not skipped as --fast"; }
+for where in "" "$(roots dgx8)"; do
+	start=$(date +%s%N)
+	# shellcheck disable=SC2086 # where is words
+	"$bin" --fast --oneline $where >/dev/null
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ "$ms" -lt 3000 ] || fail "--fast --oneline ${where:-on this node} took $ms ms"
+	pass "--fast --oneline ${where:+on dgx8 }${where:-on this node}: $ms ms"
+done
+
+# The wrapper, with a fake scontrol recording each call as [arg][arg]... and answering
+# 'show node' from $WORK/node.
+mkdir -p "$WORK/bin"
+cat >"$WORK/bin/scontrol" <<'FAKE'
+#!/bin/bash
+printf '[%s]' "$@" >>"$SCONTROL_LOG"
+echo >>"$SCONTROL_LOG"
+case $1 in
+show) cat "$FAKE_NODE" ;;
+update) exit "${FAKE_UPDATE_RC:-0}" ;;
+esac
+FAKE
+chmod +x "$WORK/bin/scontrol"
+export PATH=$WORK/bin:$PATH SCONTROL_LOG=$WORK/calls FAKE_NODE=$WORK/node SLURMD_NODENAME=node1
+unset SCONTROL GDRB_HEALTHCHECK_TIMEOUT GDRB_PROLOG_LET_RUN GDRB_HEALTHCHECK
+
+# show_node STATE [REASON]: what the fake scontrol shows.
+show_node() {
+	{
+		echo "NodeName=node1 Arch=x86_64 CoresPerSocket=1"
+		echo "   CPUAlloc=0 CPUEfctv=2 CPUTot=2 CPULoad=0.05"
+		echo "   State=$1 ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A"
+		[ -z "${2:-}" ] || echo "   Reason=$2 [root@2026-11-27T09:00:00]"
+	} >"$WORK/node"
+}
+
+# run_hc WANT_RC WANT_CALLS FIXTURE [WRAPPER]: the wrapper on FIXTURE exits WANT_RC and calls
+# scontrol update exactly as WANT_CALLS says (the 'show node' calls are left out).
+run_hc() {
+	local want_rc=$1 want=$2 fixture=$3 wrapper=${4:-$hc} rc=0 got
+	: >"$WORK/calls"
+	GDRB_DOCTOR=${GDRB_DOCTOR:-$bin} GDRB_DOCTOR_ARGS="$(roots "$fixture")" \
+		"$wrapper" >"$WORK/hc.out" 2>"$WORK/hc.err" || rc=$?
+	got=$(grep -v '^\[show\]' "$WORK/calls")
+	[ "$rc" -eq "$want_rc" ] && [ "$got" = "$want" ] && return 0
+	echo "exit $rc (expected $want_rc); scontrol update calls:"
+	echo "${got:-(none)}"
+	echo "expected:"
+	echo "${want:-(none)}"
+	cat "$WORK/hc.out" "$WORK/hc.err"
+	return 1
+}
+
+drain_nopeermem='[update][nodename=node1][state=drain][reason=gdrbench: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded]'
+show_node IDLE
+run_hc 0 "" healthy || fail "healthy idle node: touched"
+pass "wrapper: healthy idle node left alone"
+run_hc 1 "$drain_nopeermem" nopeermem || fail "failing node: not drained with the check's reason"
+grep -q "node1 drained: gdrbench: FAIL peermem-dmabuf" "$WORK/hc.err" || fail "the drain is not said on stderr"
+pass "wrapper: failing node drained: $(cat "$WORK/hc.err")"
+show_node IDLE+DRAIN "gdrbench: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded"
+run_hc 1 "" nopeermem || fail "node drained by gdrbench for the same reason: drained again"
+run_hc 1 "[update][nodename=node1][state=drain][reason=gdrbench: FAIL rdma-ports: mlx5_1 port 1: DOWN (Disabled), InfiniBand, 400 Gb/sec (4X NDR)]" portdown ||
+	fail "node drained by gdrbench for another check: reason not updated"
+run_hc 0 "[update][nodename=node1][state=resume]" healthy || fail "node drained by gdrbench, now healthy: not resumed"
+pass "wrapper: its own drain kept, updated, and resumed once healthy"
+show_node MIXED+DRAIN "gdrbench: FAIL memlock: RLIMIT_MEMLOCK 64 KiB"
+run_hc 0 "[update][nodename=node1][state=resume]" healthy || fail "draining node (jobs on it) drained by gdrbench: not resumed"
+show_node IDLE+DRAIN "admin: replacing a DIMM"
+run_hc 0 "" healthy || fail "a healthy node drained by an admin was resumed"
+run_hc 1 "" nopeermem || fail "a failing node drained by an admin: its reason overwritten"
+grep -q "left as it is" "$WORK/hc.err" || fail "the admin's drain kept without a word"
+show_node DOWN+NOT_RESPONDING "Not responding"
+run_hc 1 "" nopeermem || fail "a down node: its reason overwritten"
+pass "wrapper: a drain or down of another reason never touched"
+
+# Planted fault: a wrapper that resumes any drained node. The admin case above must catch it.
+sed 's/ && \$reason == gdrbench:\* \]\]/ ]]/' "$hc" >"$WORK/hc-resume-any"
+chmod +x "$WORK/hc-resume-any"
+cmp -s "$hc" "$WORK/hc-resume-any" && fail "could not plant the resume-any fault"
+show_node IDLE+DRAIN "admin: replacing a DIMM"
+! run_hc 0 "" healthy "$WORK/hc-resume-any" >/dev/null || fail "the test passes a wrapper that resumes an admin's drain"
+pass "planted: a wrapper resuming an admin's drain is caught"
+
+# The doctor's line is cleaned again before scontrol: a doctor printing quotes, a dollar, a
+# command substitution and control bytes.
+cat >"$WORK/bin/evil-doctor" <<'EVIL'
+#!/bin/bash
+printf 'gdrbench: FAIL x: a"b'"'"'c$(reboot)`d`\\e\033[2J\x01 %0300d\n' 0
+exit 1
+EVIL
+chmod +x "$WORK/bin/evil-doctor"
+show_node IDLE
+clean_prefix='gdrbench: FAIL x: a_b_c_(reboot)_d__e?[2J? '
+clean_reason="[update][nodename=node1][state=drain][reason=$clean_prefix$(printf '%0*d' $((200 - ${#clean_prefix})) 0)]"
+GDRB_DOCTOR=$WORK/bin/evil-doctor run_hc 1 "$clean_reason" healthy || fail "hostile doctor line not cleaned"
+sed 's/^\ts=\${s\/\/\[.*\]\/_}$/\t:/' "$hc" >"$WORK/hc-no-clean"
+chmod +x "$WORK/hc-no-clean"
+cmp -s "$hc" "$WORK/hc-no-clean" && fail "could not plant the no-clean fault"
+! GDRB_DOCTOR=$WORK/bin/evil-doctor run_hc 1 "$clean_reason" healthy "$WORK/hc-no-clean" >/dev/null ||
+	fail "the test passes a wrapper that hands quotes to scontrol"
+pass "wrapper: reason cleaned to printable ASCII without quotes, cut at 200 bytes; a wrapper without it is caught"
+
+# No verdict: a doctor that is not there leaves the node alone (exit 2); one that hangs drains it.
+GDRB_DOCTOR=$WORK/missing run_hc 2 "" healthy || fail "missing doctor"
+grep -q "no verdict, node1 left as it is" "$WORK/hc.err" || { cat "$WORK/hc.err"; fail "missing doctor not said"; }
+printf '#!/bin/bash\nexec sleep 30\n' >"$WORK/bin/slow-doctor"
+chmod +x "$WORK/bin/slow-doctor"
+GDRB_DOCTOR=$WORK/bin/slow-doctor GDRB_HEALTHCHECK_TIMEOUT=1 \
+	run_hc 1 "[update][nodename=node1][state=drain][reason=gdrbench: FAIL doctor: no verdict within 1 s]" healthy ||
+	fail "hung doctor: node not drained"
+FAKE_UPDATE_RC=1 run_hc 3 "$drain_nopeermem" nopeermem || fail "scontrol refusing the drain: not exit 3"
+expect_refused "takes no arguments" "$hc" --now
+GDRB_HEALTHCHECK_TIMEOUT=0 expect_refused "GDRB_HEALTHCHECK_TIMEOUT: expected seconds" "$hc"
+pass "wrapper: missing doctor 2 (node untouched), hung doctor drained, scontrol failing 3"
+
+# The prolog: 1 on a failing node (drained first), 0 on a healthy one, 0 with LET_RUN and
+# where the doctor gives no verdict.
+prolog() {
+	local rc=0
+	: >"$WORK/calls"
+	GDRB_DOCTOR=${GDRB_DOCTOR:-$bin} GDRB_DOCTOR_ARGS="$(roots "$1")" \
+		"$top_srcdir/contrib/slurm/prolog.sh" >/dev/null 2>"$WORK/prolog.err" || rc=$?
+	echo "$rc"
+}
+show_node IDLE
+[ "$(prolog nopeermem)" = 1 ] || fail "prolog on a failing node did not exit 1"
+grep -q "state=drain" "$WORK/calls" || fail "prolog did not drain the failing node"
+[ "$(GDRB_PROLOG_LET_RUN=1 prolog nopeermem)" = 0 ] || fail "prolog with GDRB_PROLOG_LET_RUN=1 did not exit 0"
+[ "$(prolog healthy)" = 0 ] || fail "prolog on a healthy node did not exit 0"
+[ "$(GDRB_DOCTOR=$WORK/missing prolog healthy)" = 0 ] || fail "prolog with a missing doctor failed the job"
+pass "prolog: 1 on a failing node (drained), 0 healthy, 0 with GDRB_PROLOG_LET_RUN=1, 0 without a verdict"
+
+# The NHC check, in a shell with NHC's die and log stubbed.
+nhc() {
+	bash -c '
+		die() { echo "die $1: $2"; }
+		log() { echo "log: $*"; }
+		. "$1"
+		shift
+		check_gdrbench_doctor "$@"
+		echo "return $?"' nhc "$top_srcdir/contrib/nhc/gdrbench.nhc" "$@"
+}
+# shellcheck disable=SC2046 # roots gives words
+{
+	got=$(GDRB_DOCTOR=$bin nhc $(roots healthy))
+	[ "$got" = "return 0" ] || fail "NHC check on a healthy node: $got"
+	got=$(GDRB_DOCTOR=$bin nhc $(roots nopeermem))
+	[ "$got" = "die 1: check_gdrbench_doctor: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded
+return 1" ] || fail "NHC check on a failing node: $got"
+	pass "NHC: $(head -1 <<<"$got")"
+	got=$(GDRB_DOCTOR=$WORK/missing nhc)
+	[[ $got == "die 1: check_gdrbench_doctor: $WORK/missing not found or not runnable"* ]] || fail "NHC, no doctor: $got"
+	got=$(GDRB_DOCTOR=$bin nhc --bogus)
+	[[ $got == "die 1: check_gdrbench_doctor: $bin --bogus exited 2 (2: bad arguments)"* ]] || fail "NHC, bad argument: $got"
+	pass "NHC: a missing doctor and a bad argument fail the check, naming them"
+}
