@@ -95,6 +95,10 @@ FNR == 1 {
 	# What a library that picks its own path says it took (NCCL); no layer checked here has one.
 	if (F[COL["layer"]] != "nccl" && (F[COL["transport"]] != "" || F[COL["gdr_connections"]] != "" || F[COL["library"]] != ""))
 		bad("transport/gdr_connections/library on a row of layer " F[COL["layer"]])
+	# Where a collective's result went (--in-place); no other benchmark has the choice.
+	pl = F[COL["placement"]]
+	if (pl !~ /^(|out-of-place|in-place)$/) bad("unknown placement '" pl "'")
+	if (!coll && pl != "") bad("placement on a row that is not a collective's")
 	# Measured rows carry a quality verdict; rows never measured none.
 	q = F[COL["quality"]]
 	if ((st == "ok" || st == "invalid-data") && q !~ /^(ok|few-samples|noisy|few-samples\+noisy)$/)
