@@ -32,6 +32,7 @@ enum {
 	T_SYNC = 1u << 19,      /* the collectives' --sync */
 	T_REDUCE = 1u << 20,    /* --op, --dtype */
 	T_ROOT = 1u << 21,      /* --root */
+	T_IN_PLACE = 1u << 22,  /* --in-place */
 };
 #define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | T_COMPLETION | T_VERBS | \
 		    T_MPI | T_SYNC)
@@ -74,7 +75,7 @@ static struct gdrb_opt_set opt_set(unsigned groups)
 
 	uses[0] = (struct gdrb_opt_use){ &gdrb_coll_opts,
 		(groups & T_SYNC ? GDRB_COLL_OPT_SYNC : 0u) | (groups & T_REDUCE ? GDRB_COLL_OPT_REDUCE : 0u) |
-		(groups & T_ROOT ? GDRB_COLL_OPT_ROOT : 0u) };
+		(groups & T_ROOT ? GDRB_COLL_OPT_ROOT : 0u) | (groups & T_IN_PLACE ? GDRB_COLL_OPT_IN_PLACE : 0u) };
 	uses[1] = (struct gdrb_opt_use){ &gdrb_mpi_opts, groups & T_MPI ? GDRB_MPI_OPT_CUDA : 0u };
 	uses[2] = (struct gdrb_opt_use){ &gdrb_verbs_opts,
 		(groups & T_VERBS ? GDRB_VERBS_OPTS | GDRB_VERBS_OPT_P2P : 0u) | (groups & T_COMPLETION ? GDRB_VERBS_OPT_COMPLETION : 0u) };
@@ -421,7 +422,37 @@ START_TEST(test_coll_group)
 	ck_assert_int_eq(coll_of(&p)->op, GDRB_MAX);
 	ck_assert_int_eq(coll_of(&p)->dtype, GDRB_INT64);
 	ck_assert_int_eq(coll_of(&p)->root, 3);
-	ck_assert(!coll_of(&p)->in_place);
+	ck_assert_int_eq(coll_of(&p)->in_place, GDRB_IN_PLACE_NO);
+}
+END_TEST
+
+/* --in-place alone is yes, as it always was; its mode after '=' or as the next word. */
+START_TEST(test_coll_in_place)
+{
+	static const struct {
+		const char *args[4];
+		int mode;
+	} ok[] = {
+		{ { "--in-place" }, GDRB_IN_PLACE_YES },
+		{ { "--in-place", "-m", "8" }, GDRB_IN_PLACE_YES },
+		{ { "--in-place", "both" }, GDRB_IN_PLACE_BOTH },
+		{ { "--in-place=both" }, GDRB_IN_PLACE_BOTH },
+		{ { "--in-place", "no" }, GDRB_IN_PLACE_NO },
+		{ { "--in-place=yes", "-m", "8" }, GDRB_IN_PLACE_YES },
+	};
+	struct gdrb_params p;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct parse_run run;
+
+		memset(&run, 0, sizeof(run));
+		run.groups = T_IN_PLACE;
+		memcpy(run.args, ok[i].args, sizeof(ok[i].args));
+		ck_assert_msg(parse(&run, &p) == GDRB_PARSE_RUN, "%s %s: %s", ok[i].args[0],
+			      ok[i].args[1] ? ok[i].args[1] : "", run.err);
+		ck_assert_int_eq(coll_of(&p)->in_place, ok[i].mode);
+	}
 }
 END_TEST
 
@@ -553,6 +584,10 @@ static const struct bad_case bad_cases[] = {
 	{ T_VERBS, { "--completion", "imm" }, "--completion does not apply to test_opts" },
 	{ GDRB_OPTG_MEM, { "--qps", "2" }, "--qps does not apply to test_opts" },
 	{ T_REDUCE, { "--in-place" }, "--in-place does not apply to test_opts" },
+	{ T_REDUCE, { "--in-place", "both" }, "--in-place does not apply to test_opts" },
+	{ T_IN_PLACE, { "--in-place=sideways" }, "--in-place: unknown mode 'sideways'; accepted: no, yes, both (--in-place alone: yes)" },
+	{ T_IN_PLACE, { "--in-place", "sideways" }, "unexpected argument 'sideways'" },
+	{ T_IN_PLACE, { "--in-place", "--in-place=no" }, "--in-place given twice" },
 };
 
 /* Every bad input: GDRB_ERR_USAGE and one line "prog: ..." naming the problem. */
@@ -851,6 +886,7 @@ static Suite *opts_suite(void)
 	add_case(s, "mpi_cuda", test_mpi_cuda);
 	add_case(s, "verbs_group", test_verbs_group);
 	add_case(s, "coll_group", test_coll_group);
+	add_case(s, "coll_in_place", test_coll_in_place);
 	add_case(s, "all_together", test_all_together);
 	/* One run per bad input, each in a fresh process. */
 	tc = tcase_create("bad_input");
