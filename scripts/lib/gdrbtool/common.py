@@ -283,6 +283,14 @@ def results_csv(arg: str) -> str:
     return csv_path
 
 
+# --- a collective's placement (docs/csv-schema.md) -----------------------------------
+
+# The placement column's value of a row measured in place. Rows are compared like with like:
+# an in-place row only with in-place rows; out-of-place rows and rows without the choice
+# (point to point, files older than the column) with one another, as they always were.
+IN_PLACE = "in-place"
+
+
 # --- NCCL rows (docs/nccl.md) ----------------------------------------------------
 
 # The NCCL binaries' note parts that say why GPUDirect RDMA did not carry the bytes as asked,
@@ -731,6 +739,13 @@ def file_name(name: str) -> str:
     kept = re.sub(r"[^A-Za-z0-9._+-]", "_", name)[:80]
     kept = "_" + kept[1:] if kept[:1] in ("", ".", "-") else kept
     return "%s~%s" % (kept, hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12])
+
+
+def figure_name(bench: str, mem: str, in_place: bool) -> str:
+    """The file name, without extension, of the figure of one benchmark and memory kind, its
+    in-place rows apart (BENCH-MEM, BENCH-MEM-in-place): gdrb-plot writes it, gdrb-report
+    embeds it."""
+    return file_name("%s-%s%s" % (bench, mem, "-" + IN_PLACE if in_place else ""))
 
 
 def make_dir(path: str) -> None:
