@@ -27,6 +27,23 @@ unsigned gdrb_coll_opt_select(const struct gdrb_coll_kind *k)
 	       (k->flags & GDRB_COLL_IN_PLACE ? GDRB_COLL_OPT_IN_PLACE : 0);
 }
 
+size_t gdrb_coll_placements(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k,
+			    enum gdrb_placement *pl)
+{
+	int mode = gdrb_coll_params(c->p)->in_place;
+	size_t n = 0;
+
+	if (!(k->flags & GDRB_COLL_IN_PLACE)) {
+		pl[n++] = GDRB_PLACEMENT_NONE;
+		return n;
+	}
+	if (mode != GDRB_IN_PLACE_YES)
+		pl[n++] = GDRB_PLACEMENT_OUT;
+	if (mode != GDRB_IN_PLACE_NO)
+		pl[n++] = GDRB_PLACEMENT_IN;
+	return n;
+}
+
 size_t gdrb_coll_elem_size(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k)
 {
 	return gdrb_coll_elem(k, gdrb_dtype_sizes[dtype_of(c)]);
@@ -295,10 +312,12 @@ void gdrb_coll_geometry(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k
 	memset(g, 0, sizeof(*g));
 	g->valid = true;
 	g->size = size;
+	g->placement = c->placement;
 	g->elem = gdrb_coll_elem_size(c, k);
 	g->total = size / g->elem;
 	g->block = gdrb_coll_blocked(k) ? g->total / (size_t)n : g->total;
-	here = cp->in_place && (root || !(k->flags & (GDRB_COLL_ROOT_IN | GDRB_COLL_ROOT_OUT)));
+	here = c->placement == GDRB_PLACEMENT_IN &&
+	       (root || !(k->flags & (GDRB_COLL_ROOT_IN | GDRB_COLL_ROOT_OUT)));
 	g->send_in_place = here && !(k->flags & GDRB_COLL_ROOT_IN);
 	g->recv_in_place = here && (k->flags & GDRB_COLL_ROOT_IN);
 
@@ -353,7 +372,7 @@ int gdrb_coll_check_params(const struct gdrb_ctx *c, const struct gdrb_coll_kind
 /*
  * bcast has one buffer. In place, the input moves to the receive buffer,
  * except at the root of scatter (its input stays put) and on the non-roots of
- * reduce and gather (they are not in place).
+ * reduce and gather (they are not in place); out of place, every rank reads it.
  */
 bool gdrb_coll_uses_send(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k)
 {
@@ -361,7 +380,8 @@ bool gdrb_coll_uses_send(const struct gdrb_ctx *c, const struct gdrb_coll_kind *
 
 	if (k->layout == GDRB_LAYOUT_ONE_BUF || k->layout == GDRB_LAYOUT_NONE)
 		return false;
-	if (!cp->in_place || (k->flags & GDRB_COLL_ROOT_IN))
+	if (!(k->flags & GDRB_COLL_IN_PLACE) || cp->in_place != GDRB_IN_PLACE_YES ||
+	    (k->flags & GDRB_COLL_ROOT_IN))
 		return true;
 	return (k->flags & GDRB_COLL_ROOTED) && c->boot->rank != cp->root;
 }
@@ -380,7 +400,7 @@ void gdrb_coll_describe_call(const struct gdrb_ctx *c, const struct gdrb_coll_ki
 	if (k->flags & GDRB_COLL_ROOTED && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " root %d;", cp->root);
 	if (k->flags & GDRB_COLL_IN_PLACE && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " in-place %s;", cp->in_place ? "yes" : "no");
+		n += snprintf(buf + n, len - (size_t)n, " in-place %s;", gdrb_in_place_names[cp->in_place]);
 	if (gdrb_coll_blocked(k) && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n,
 			      " size = whole vector, rounded down to a multiple of %d ranks x %zu B (at least one element each);",

@@ -12,6 +12,7 @@ const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT] = { "int8", "int32", "int64
 const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT] = { 1, 4, 8, 4, 8, 2, 2 };
 const char *const gdrb_redop_names[GDRB_REDOP_COUNT] = { "sum", "prod", "min", "max" };
 const char *const gdrb_sync_names[GDRB_SYNC_COUNT] = { "barrier", "none" };
+const char *const gdrb_in_place_names[GDRB_IN_PLACE_COUNT] = { "no", "yes", "both" };
 
 #define COLL(field) offsetof(struct gdrb_coll_params, field)
 
@@ -32,10 +33,11 @@ static const struct gdrb_opt coll_table[] = {
 	  .help = "root rank (default 0)",
 	  .when = GDRB_COLL_OPT_ROOT, .parse = gdrb_opt_int, .off = COLL(root), .min = 0,
 	  .max = 1u << 30 },
-	{ .name = "in-place",
-	  .help = "MPI_IN_PLACE: the result overwrites the input buffer",
-	  .when = GDRB_COLL_OPT_IN_PLACE, .parse = gdrb_opt_set_bool, .off = COLL(in_place),
-	  .value = 1 },
+	{ .name = "in-place", .arg = "MODE",
+	  .help = "where the result goes: yes (what --in-place alone means) overwrites the input buffer (MPI_IN_PLACE, NCCL's in-place form), no puts it in a buffer of its own, both measures each size out of place, then in place: a table line and a CSV row each (the placement column) (default no)",
+	  .when = GDRB_COLL_OPT_IN_PLACE, .parse = gdrb_opt_enum, .off = COLL(in_place),
+	  .names = gdrb_in_place_names, .nnames = GDRB_IN_PLACE_COUNT, .what = "mode",
+	  .value = GDRB_IN_PLACE_YES, .flags = GDRB_OPT_VALUE_OPTIONAL },
 };
 
 static void coll_defaults(void *params)

@@ -45,6 +45,17 @@ static double cpu_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+const char *gdrb_placement_name(enum gdrb_placement pl)
+{
+	return pl == GDRB_PLACEMENT_OUT ? "out-of-place" : pl == GDRB_PLACEMENT_IN ? "in-place" : "";
+}
+
+/* What goes between a path's name and the placement's in messages: ", " where the run has placements. */
+static const char *placement_sep(const struct gdrb_ctx *c)
+{
+	return c->placement == GDRB_PLACEMENT_NONE ? "" : ", ";
+}
+
 uint64_t gdrb_p2p_seed(size_t size, uint64_t iter, unsigned slot, unsigned role)
 {
 	return gdrb_pattern_seed(size, iter, slot, role);
@@ -477,14 +488,16 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 		rc = c->bench->end(c, size);
 	if (rc) {
 		/* The peer may be blocked mid-iteration: take every rank down. */
-		gdrb_err("%s failed at size %zu on the %s path", c->bench->name, size, v->label);
+		gdrb_err("%s failed at size %zu on the %s path%s%s", c->bench->name, size, v->label,
+			 placement_sep(c), gdrb_placement_name(c->placement));
 		fflush(stdout);
 		c->boot->abort(c->boot, GDRB_EXIT_FAIL);
 		return GDRB_ERR;
 	}
 	if (gdrb_verbose() && c->initiator)
-		gdrb_info("%s size %zu path %s: %llu timed iterations (at least %llu planned), %.3f s, %llu wrong bytes",
-			  c->bench->name, size, v->label, (unsigned long long)n,
+		gdrb_info("%s size %zu path %s%s%s: %llu timed iterations (at least %llu planned), %.3f s, %llu wrong bytes",
+			  c->bench->name, size, v->label, placement_sep(c), gdrb_placement_name(c->placement),
+			  (unsigned long long)n,
 			  (unsigned long long)want, total_us * 1e-6, (unsigned long long)errors);
 	mine.initiator = c->initiator;
 	mine.pair = c->pair;
@@ -500,6 +513,17 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	if (c->boot->rank == 0)
 		gdrb_drv_summarise(r, size, n, want, agg, pairs);
 	return 0;
+}
+
+/* The benchmark's placements, or the one without a choice. */
+static void default_placements(struct gdrb_ctx *c)
+{
+	c->nplacements = c->bench->placements ? c->bench->placements(c, c->placements) : 0;
+	if (!c->nplacements) {
+		c->placements[0] = GDRB_PLACEMENT_NONE;
+		c->nplacements = 1;
+	}
+	c->placement = c->placements[0];
 }
 
 /*
@@ -655,21 +679,21 @@ static void table_lines(struct run *r, size_t size, const struct outcome *agg,
 	}
 	for (i = 0; i < c->nvariants; i++)
 		if (agg[i].errors)
-			gdrb_err("%s: %llu wrong byte(s) at size %zu on the %s path (status invalid-data)",
+			gdrb_err("%s: %llu wrong byte(s) at size %zu on the %s path%s%s (status invalid-data)",
 				 c->bench->name, (unsigned long long)agg[i].errors, size,
-				 c->variants[i].label);
+				 c->variants[i].label, placement_sep(c), gdrb_placement_name(c->placement));
 }
 
 /*
- * Every size, every path. Each path's CSV rows are written as soon as it is
- * measured (a later path that fails or hangs leaves them in the file); the table
- * lines once the size is complete.
+ * Every size, in every placement, every path. Each path's CSV rows are written
+ * as soon as it is measured (a later path that fails or hangs leaves them in the
+ * file); the table lines once a placement of the size is complete.
  */
 static void sweep(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
 	struct outcome agg[GDRB_MAX_VARIANTS], *pairs;
-	size_t s, i, size;
+	size_t s, i, j, size;
 	int np = c->npairs ? c->npairs : 1;
 
 	pairs = calloc((size_t)np * GDRB_MAX_VARIANTS, sizeof(*pairs));
@@ -681,23 +705,26 @@ static void sweep(struct run *r)
 	for (s = 0; s < r->p.sizes.n; s++) {
 		if (!size_prepare(r, s, &size))
 			continue;
-		memset(agg, 0, sizeof(agg));
-		memset(pairs, 0, (size_t)np * GDRB_MAX_VARIANTS * sizeof(*pairs));
-		for (i = 0; i < c->nvariants; i++) {
-			const struct gdrb_variant *v = &c->variants[i];
-			struct outcome *po = pairs + i * (size_t)np;
+		for (j = 0; j < c->nplacements; j++) {
+			c->placement = c->placements[j];
+			memset(agg, 0, sizeof(agg));
+			memset(pairs, 0, (size_t)np * GDRB_MAX_VARIANTS * sizeof(*pairs));
+			for (i = 0; i < c->nvariants; i++) {
+				const struct gdrb_variant *v = &c->variants[i];
+				struct outcome *po = pairs + i * (size_t)np;
 
-			if (!v->supported)
-				agg[i] = unsupported;
-			else if (measure_variant(r, size, v, &agg[i], po)) {
-				r->exit_code = GDRB_EXIT_FAIL;
-				goto out;
+				if (!v->supported)
+					agg[i] = unsupported;
+				else if (measure_variant(r, size, v, &agg[i], po)) {
+					r->exit_code = GDRB_EXIT_FAIL;
+					goto out;
+				}
+				if (c->boot->rank == 0)
+					csv_rows(r, v, size, &agg[i], po, np);
 			}
 			if (c->boot->rank == 0)
-				csv_rows(r, v, size, &agg[i], po, np);
+				table_lines(r, size, agg, pairs, np);
 		}
-		if (c->boot->rank == 0)
-			table_lines(r, size, agg, pairs, np);
 	}
 out:
 	free(pairs);
@@ -767,6 +794,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	c->boot = boot;
 	r->stall_us = gdrb_inject()->stall_us;
 	r->stall_every = gdrb_inject()->stall_every;
+	default_placements(c);
 
 	/* Everything that can be refused is refused here, before any measurement. */
 	rc = check_layout(r);

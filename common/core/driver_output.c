@@ -75,6 +75,7 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.transport = c->lib_transport,
 		.gdr_connections = c->lib_gdr,
 		.library = c->lib_name,
+		.placement = gdrb_placement_name(c->placement),
 	};
 
 	/* An active test hook first, where no cut can drop it; then the label and why. */
@@ -174,6 +175,8 @@ void gdrb_drv_table_line(struct run *r, size_t size, const char *pair, const str
 	cell[k++] = gdrb_size_format(size, sz, sizeof(sz));
 	if (c->npairs > 1)
 		cell[k++] = pair;
+	if (c->nplacements > 1)
+		cell[k++] = gdrb_placement_name(c->placement);
 	for (i = 0; i < c->nvariants; i++) {
 		const char *st = o[i].status;
 
@@ -204,11 +207,15 @@ void gdrb_drv_table_setup(struct run *r)
 	static char titles[GDRB_TABLE_MAX_COLS][48];
 	const struct column *cols = table_columns(c), *col;
 	const char *t[GDRB_TABLE_MAX_COLS];
-	size_t k = 0, i;
+	size_t k = 0, i, placement_col = 0;
 
 	t[k++] = "size";
 	if (c->npairs > 1)
 		t[k++] = "pair";
+	if (c->nplacements > 1) {
+		placement_col = k;
+		t[k++] = "placement";
+	}
 	for (i = 0; i < c->nvariants; i++) {
 		for (col = cols; col->title && k < GDRB_TABLE_MAX_COLS; col++, k++) {
 			if (c->nvariants == 1) {
@@ -223,6 +230,9 @@ void gdrb_drv_table_setup(struct run *r)
 	if (c->nvariants >= 2 && k < GDRB_TABLE_MAX_COLS)
 		t[k++] = "speedup";
 	gdrb_table_init(&r->table, k, t);
+	/* The column is as wide as its longest word, not its title. */
+	if (placement_col && r->table.width[placement_col] < (int)strlen("out-of-place"))
+		r->table.width[placement_col] = (int)strlen("out-of-place");
 }
 
 void gdrb_drv_print_header(struct run *r)
@@ -315,6 +325,12 @@ void gdrb_drv_print_header(struct run *r)
 	else
 		fprintf(hdr, "# bandwidth in GB/s (1e9 B/s) over the timed iterations%s\n",
 		       b->traffic == GDRB_TRAFFIC_BIDIR ? ", both directions added" : "");
+	if (c->nplacements > 1) {
+		fprintf(hdr, "# placements:");
+		for (i = 0; i < c->nplacements; i++)
+			fprintf(hdr, "%s %s", i ? ", then" : "", gdrb_placement_name(c->placements[i]));
+		fprintf(hdr, ": each size is measured on every path in each, a table line and a CSV row (placement) each\n");
+	}
 	if (c->nvariants >= 2)
 		fprintf(hdr, "# speedup: %s\n", b->traffic == GDRB_TRAFFIC_COLLECTIVE ?
 		       "second path's avg / first path's avg" : b->metric == GDRB_METRIC_BW ?

@@ -21,6 +21,7 @@
 struct gdrb_coll_geom {
 	bool valid;
 	size_t size;            /* the effective size these fields hold for */
+	enum gdrb_placement placement;  /* ... and the placement (c->placement) */
 	size_t elem;            /* bytes per element */
 	size_t total, block;    /* elements in the whole vector and in one block */
 	bool in_recv;           /* the input lives in the receive buffer (in place) */
@@ -33,13 +34,20 @@ struct gdrb_coll_geom {
 /* The collectives' options kind k takes (gdrb_coll_opts.h: --op/--dtype, --root, --in-place). */
 unsigned gdrb_coll_opt_select(const struct gdrb_coll_kind *k);
 
+/*
+ * The placements kind k is measured in (a struct gdrb_bench.placements): as --in-place
+ * says (both: out of place, then in place) where k takes it, else none.
+ */
+size_t gdrb_coll_placements(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k,
+			    enum gdrb_placement *pl);
+
 /* Bytes per element of the run's collective: the --dtype's for a reduction, else 1. */
 size_t gdrb_coll_elem_size(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k);
 
 /*
- * The geometry of kind k at `size` (already adjusted) on this rank, with MPI's
- * in-place convention: an in-place output starts at the receive buffer's
- * start (a layer whose library writes it elsewhere moves out_off).
+ * The geometry of kind k at `size` (already adjusted) on this rank in the placement
+ * being measured, with MPI's in-place convention: an in-place output starts at the
+ * receive buffer's start (a layer whose library writes it elsewhere moves out_off).
  */
 void gdrb_coll_geometry(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k, size_t size,
 			struct gdrb_coll_geom *g);
@@ -51,7 +59,7 @@ void gdrb_coll_geometry(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k
  */
 int gdrb_coll_check_params(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k);
 
-/* Whether this rank reads its send buffer (bcast has one buffer; in place, most do not). */
+/* Whether this rank reads its send buffer in a placement measured (bcast has one buffer; in place, most do not). */
 bool gdrb_coll_uses_send(const struct gdrb_ctx *c, const struct gdrb_coll_kind *k);
 
 /* The header's words on the call: --op and --dtype, root, in place, rounding, exactness. */

@@ -18,17 +18,20 @@ enum gdrb_dtype { GDRB_INT8, GDRB_INT32, GDRB_INT64, GDRB_FLOAT, GDRB_DOUBLE, GD
 enum gdrb_redop { GDRB_SUM, GDRB_PROD, GDRB_MIN, GDRB_MAX, GDRB_REDOP_COUNT };
 /* What separates two timed calls of a collective. */
 enum gdrb_sync { GDRB_SYNC_BARRIER, GDRB_SYNC_NONE, GDRB_SYNC_COUNT };
+/* --in-place: where the result goes; both measures each size out of place, then in place. */
+enum gdrb_in_place { GDRB_IN_PLACE_NO, GDRB_IN_PLACE_YES, GDRB_IN_PLACE_BOTH, GDRB_IN_PLACE_COUNT };
 
 extern const char *const gdrb_dtype_names[GDRB_DTYPE_COUNT];
 extern const size_t gdrb_dtype_sizes[GDRB_DTYPE_COUNT];
 extern const char *const gdrb_redop_names[GDRB_REDOP_COUNT];
 extern const char *const gdrb_sync_names[GDRB_SYNC_COUNT];
+extern const char *const gdrb_in_place_names[GDRB_IN_PLACE_COUNT];
 
 struct gdrb_coll_params {
 	int op;                 /* enum gdrb_redop: reducing collectives */
 	int dtype;              /* enum gdrb_dtype */
 	int root;               /* rooted collectives */
-	bool in_place;
+	int in_place;           /* enum gdrb_in_place */
 	int sync;               /* enum gdrb_sync */
 };
 

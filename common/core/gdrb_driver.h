@@ -34,6 +34,22 @@ enum gdrb_traffic {
 
 #define GDRB_MAX_VARIANTS 8
 
+/*
+ * Where a collective's result goes: a second per-size variant beside the path. The
+ * driver measures every size on every path in each placement the benchmark names, a row
+ * each with its own figures and validation.
+ */
+enum gdrb_placement {
+	GDRB_PLACEMENT_NONE,    /* the benchmark has no such choice: the CSV placement is empty */
+	GDRB_PLACEMENT_OUT,     /* out of place: the result in a buffer of its own */
+	GDRB_PLACEMENT_IN,      /* in place: the result overwrites the input */
+};
+
+#define GDRB_MAX_PLACEMENTS 2
+
+/* The CSV placement and the table's word: "out-of-place", "in-place", "" for none. */
+const char *gdrb_placement_name(enum gdrb_placement pl);
+
 struct gdrb_bench;
 
 struct gdrb_ctx {
@@ -55,6 +71,9 @@ struct gdrb_ctx {
 	struct gdrb_variant variants[GDRB_MAX_VARIANTS];
 	size_t nvariants;
 	const struct gdrb_variant *variant;         /* the one being measured */
+	enum gdrb_placement placements[GDRB_MAX_PLACEMENTS];
+	size_t nplacements;
+	enum gdrb_placement placement;              /* the one being measured */
 
 	bool have_gpu;
 	struct gdrb_gpu_info gpu;
@@ -124,6 +143,12 @@ struct gdrb_bench {
 	 * buffer of the driver's.
 	 */
 	size_t (*paths)(const struct gdrb_ctx *c, struct gdrb_variant *v);
+	/*
+	 * The placements it measures at every size and path, in this order, into pl (at
+	 * most GDRB_MAX_PLACEMENTS), and how many; NULL: one, GDRB_PLACEMENT_NONE. The
+	 * callbacks read the one being measured from c->placement.
+	 */
+	size_t (*placements)(const struct gdrb_ctx *c, enum gdrb_placement *pl);
 
 	/* Collectives: the bus-bandwidth factor for algbw -> busbw (nccl-tests' convention). */
 	double (*bus_factor)(const struct gdrb_ctx *c);

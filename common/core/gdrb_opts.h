@@ -69,6 +69,12 @@ enum {
 	GDRB_OPT_DEVICE = 1u << 1,      /* refused unless the --mem kind is on the GPU (device): `needs` says why */
 	GDRB_OPT_GPU_MEM = 1u << 2,     /* refused unless the --mem kind opens a GPU (device, pinned) */
 	GDRB_OPT_LAST = 1u << 3,        /* listed after every group's options (--help, --version) */
+	/*
+	 * Its value may be left out (gdrb_opt_enum then stores `value`): --NAME,
+	 * --NAME=WORD, or --NAME WORD where WORD is one of `names` (the binaries take
+	 * no operands, so a following word that is not one stays an unexpected argument).
+	 */
+	GDRB_OPT_VALUE_OPTIONAL = 1u << 4,
 };
 
 struct gdrb_opt {
@@ -83,7 +89,7 @@ struct gdrb_opt {
 	const char *const *names;       /* gdrb_opt_enum: the words, in value order */
 	int nnames;
 	const char *what;       /* gdrb_opt_enum: "mode" in "unknown mode 'x'"; _size: "from 4K to 1G (512K, 1M)" */
-	int value;              /* gdrb_opt_set_int, gdrb_opt_set_bool: the value a flag stores */
+	int value;              /* gdrb_opt_set_int, _set_bool, and _enum without its value: what it stores */
 	unsigned flags;         /* GDRB_OPT_* */
 	const char *needs;      /* GDRB_OPT_DEVICE, _GPU_MEM: why the option needs that memory */
 };

@@ -52,6 +52,8 @@ struct gdrb_row {
 	const char *transport;          /* "NET/IB+P2P", or "unknown" (the note says why) */
 	const char *gdr_connections;    /* "16/16": network connections with GPUDirect RDMA of all */
 	const char *library;            /* "NCCL 2.28.9", "NCCL 2.28.9 (simulated)" */
+	/* A collective's: "out-of-place" or "in-place" (--in-place); NULL or "": no such choice. */
+	const char *placement;
 };
 
 /* The CSV header line, without newline. */

@@ -199,13 +199,17 @@ int gdrb_opt_seconds(const struct gdrb_opt *o, const char *arg, void *params)
 	return 0;
 }
 
-/* One of o->names, stored as its index. */
+/* One of o->names, stored as its index; o->value where an optional value was left out. */
 int gdrb_opt_enum(const struct gdrb_opt *o, const char *arg, void *params)
 {
 	char accepted[256];
 	size_t n = 0;
 	int i;
 
+	if (!arg) {
+		*FIELD(int, params, o) = o->value;
+		return 0;
+	}
 	for (i = 0; i < o->nnames; i++)
 		if (strcmp(arg, o->names[i]) == 0) {
 			*FIELD(int, params, o) = i;
@@ -215,6 +219,9 @@ int gdrb_opt_enum(const struct gdrb_opt *o, const char *arg, void *params)
 	for (i = 0; i < o->nnames && n < sizeof(accepted); i++)
 		n += (size_t)snprintf(accepted + n, sizeof(accepted) - n, "%s%s", i ? ", " : "",
 				      o->names[i]);
+	if (o->flags & GDRB_OPT_VALUE_OPTIONAL && n < sizeof(accepted))
+		snprintf(accepted + n, sizeof(accepted) - n, " (--%s alone: %s)", o->name,
+			 o->names[o->value]);
 	gdrb_usage_err("--%s: unknown %s '%s'; accepted: %s", o->name, o->what, arg, accepted);
 	return GDRB_ERR_USAGE;
 }
@@ -450,12 +457,15 @@ static int build_table(struct table *t, const struct gdrb_opt_set *set, struct g
 
 void gdrb_opt_usage_lhs(const struct gdrb_opt *o, const char *long_pad, char *buf, size_t size)
 {
+	bool optional = o->flags & GDRB_OPT_VALUE_OPTIONAL;
+	const char *before = !o->arg ? "" : optional ? "[=" : " ", *after = optional ? "]" : "";
+
 	if (o->short_opt)
-		snprintf(buf, size, "-%c, --%s%s%s", o->short_opt, o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
+		snprintf(buf, size, "-%c, --%s%s%s%s", o->short_opt, o->name, before,
+			 o->arg ? o->arg : "", after);
 	else
-		snprintf(buf, size, "%s--%s%s%s", long_pad, o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
+		snprintf(buf, size, "%s--%s%s%s%s", long_pad, o->name, before, o->arg ? o->arg : "",
+			 after);
 }
 
 void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summary)
@@ -559,6 +569,22 @@ static int take(const struct table *t, const struct entry *e, bool *given, const
 	return o->parse(o, arg, e->params) ? GDRB_ERR_USAGE : 0;
 }
 
+/*
+ * An optional value given as the next word ("--in-place both"): taken where it is
+ * one of the option's words; any other word stays where it is (an operand, refused).
+ */
+static const char *spaced_value(const struct gdrb_opt *o, int argc, char **argv)
+{
+	int i;
+
+	if (!(o->flags & GDRB_OPT_VALUE_OPTIONAL) || optind >= argc)
+		return NULL;
+	for (i = 0; i < o->nnames; i++)
+		if (!strcmp(argv[optind], o->names[i]))
+			return argv[optind++];
+	return NULL;
+}
+
 /* What the option loop found: --help is printed by its caller (the benchmarks' or a tool's). */
 #define PARSE_HELP 2
 
@@ -579,8 +605,10 @@ static int options_loop(int argc, char **argv, const struct table *t, bool *give
 	for (i = 0; i < t->n; i++) {
 		const struct gdrb_opt *o = t->e[i].o;
 
-		longopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
-					       NULL, t->e[i].code };
+		longopts[i] = (struct option){ o->name,
+					       !o->arg ? no_argument :
+					       o->flags & GDRB_OPT_VALUE_OPTIONAL ? optional_argument :
+					       required_argument, NULL, t->e[i].code };
 		if (o->short_opt) {
 			shortopts[s++] = (char)o->short_opt;
 			if (o->arg)
@@ -624,7 +652,7 @@ static int options_loop(int argc, char **argv, const struct table *t, bool *give
 			return GDRB_ERR_USAGE;
 		}
 		e = find_code(t, c);
-		if (!e || take(t, e, given, optarg))
+		if (!e || take(t, e, given, optarg ? optarg : spaced_value(e->o, argc, argv)))
 			return GDRB_ERR_USAGE;
 	}
 	if (optind < argc) {

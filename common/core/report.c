@@ -15,12 +15,17 @@
 #include "gdrb_log.h"
 #include "gdrb_report.h"
 
-/* The header, from the schema's one definition: ",benchmark,layer,...", shown past the comma. */
+/*
+ * The header, from the schema's one definition: ",benchmark,layer,...", shown past the comma.
+ * Only this version's: a file of an older one (its header a prefix of this) is refused.
+ */
 #define GDRB_CSV_COL(name, type) "," #name
+#define GDRB_CSV_VERSION_END(n)
 static const char csv_header_list[] =
 #include "csv_schema.def"
 	;
 #undef GDRB_CSV_COL
+#undef GDRB_CSV_VERSION_END
 #define csv_header (csv_header_list + 1)
 #define CSV_HEADER_LEN (sizeof(csv_header_list) - 2)
 
@@ -288,6 +293,7 @@ int gdrb_csv_write(FILE *f, const struct gdrb_row *r)
 	csv_str(f, r->transport ? r->transport : "");
 	csv_str(f, r->gdr_connections ? r->gdr_connections : "");
 	csv_str(f, r->library ? r->library : "");
+	csv_str(f, r->placement ? r->placement : "");
 	fputc('\n', f);
 	if (fflush(f) != 0 || ferror(f)) {
 		gdrb_err("writing the CSV failed: %s", strerror(errno));

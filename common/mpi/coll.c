@@ -111,7 +111,7 @@ static int geometry(const struct gdrb_ctx *c, size_t size)
 	struct coll_state *s = &state;
 	MPI_Datatype base;
 
-	if (s->g.valid && s->g.size == size)
+	if (s->g.valid && s->g.size == size && s->g.placement == c->placement)
 		return 0;
 	if (s->type != MPI_DATATYPE_NULL && s->group > 1)
 		MPI_Type_free(&s->type);
@@ -154,6 +154,11 @@ static void coll_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 static bool coll_uses_send(const struct gdrb_ctx *c)
 {
 	return gdrb_coll_uses_send(c, kind);
+}
+
+static size_t coll_placements(const struct gdrb_ctx *c, enum gdrb_placement *pl)
+{
+	return gdrb_coll_placements(c, kind, pl);
 }
 
 static double coll_bus_factor(const struct gdrb_ctx *c)
@@ -287,6 +292,7 @@ int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 		.adjust_size = coll_adjust_size,
 		.describe = coll_describe,
 		.uses_send = coll_uses_send,
+		.placements = coll_placements,
 		.setup = coll_setup,
 		.iteration = coll_iteration,
 		.prepare = coll_prepare,

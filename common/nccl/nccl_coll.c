@@ -55,6 +55,11 @@ static bool nccl_uses_send(const struct gdrb_ctx *c)
 	return gdrb_coll_uses_send(c, &kind);
 }
 
+static size_t nccl_placements(const struct gdrb_ctx *c, enum gdrb_placement *pl)
+{
+	return gdrb_coll_placements(c, &kind, pl);
+}
+
 /*
  * The geometry at size, in NCCL's in-place convention: the input where the
  * MPI convention puts it, but reduce_scatter's output at this rank's block of
@@ -62,7 +67,7 @@ static bool nccl_uses_send(const struct gdrb_ctx *c)
  */
 static void geometry(const struct gdrb_ctx *c, size_t size)
 {
-	if (geom.valid && geom.size == size)
+	if (geom.valid && geom.size == size && geom.placement == c->placement)
 		return;
 	gdrb_coll_geometry(c, &kind, size, &geom);
 	if (kind.layout == GDRB_LAYOUT_SCATTER && geom.send_in_place)
@@ -155,6 +160,7 @@ int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *desc, struct gdrb_boot *boo
 	bench.adjust_size = nccl_adjust_size;
 	bench.describe = nccl_describe;
 	bench.uses_send = nccl_uses_send;
+	bench.placements = nccl_placements;
 	bench.setup = nccl_setup;
 	bench.iteration = nccl_iteration;
 	bench.prepare = nccl_prepare;

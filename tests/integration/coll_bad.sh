@@ -43,4 +43,6 @@ expect2 "--dtype bfloat16: MPI has no such type" 3 "$bin/gdrb_mpi_reduce" --dtyp
 expect2 "6 bytes is not a multiple of the 4-byte int32" 2 "$bin/gdrb_mpi_allreduce" -m 8,6 --dtype int32
 expect2 "--root does not apply to gdrb_mpi_allreduce" 2 "$bin/gdrb_mpi_allreduce" --root 0
 expect2 "--in-place does not apply to gdrb_mpi_bcast" 2 "$bin/gdrb_mpi_bcast" --in-place
+expect2 "--in-place: unknown mode 'sideways'; accepted: no, yes, both (--in-place alone: yes)" 2 \
+	"$bin/gdrb_mpi_allreduce" --in-place=sideways
 expect2 "--sizes does not apply to gdrb_mpi_barrier" 2 "$bin/gdrb_mpi_barrier" -m 8

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every collective under mpirun with 2, 3 and 4 ranks (odd counts too),
-# validation on, every CSV row checked; then --in-place, every dtype and op,
+# validation on, every CSV row checked; then --in-place (allreduce: both), every dtype and op,
 # and the bus-bandwidth factors.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
@@ -45,13 +45,19 @@ pass "sizes rounded, bus factors 2(n-1)/n and (n-1)/n"
 for b in allreduce allgather reduce_scatter alltoall reduce gather scatter; do
 	for root in 0 2; do
 		case $b in reduce | gather | scatter) extra=(--root "$root") ;; *) extra=(); [ "$root" = 2 ] && continue ;; esac
+		# allreduce each size out of place, then in place; the others in place only.
+		[ "$b" = allreduce ] && extra=(both)
 		mpi 3 "$top_builddir/mpi/gdrb_mpi_$b" -m 12,3K -c -t 0.01 -n 30 --in-place "${extra[@]}" \
 			--csv "$csv.ip" >"$WORK/out" 2>"$WORK/err" ||
 			{ cat "$WORK/err"; fail "gdrb_mpi_$b --in-place ${extra[*]}"; }
 	done
 done
-csv_check -v status=ok -v rows=20 "$csv.ip" || fail "in-place rows"
-pass "--in-place, roots 0 and 2"
+csv_check -v status=ok -v rows=22 "$csv.ip" || fail "in-place rows"
+[ "$(csv_count "$csv.ip" placement=in-place)" -eq 20 ] && [ "$(csv_count "$csv.ip" placement=out-of-place)" -eq 2 ] ||
+	{ cat "$csv.ip"; fail "not 20 rows in place and allreduce's 2 out of place"; }
+[ "$(csv_col "$csv.ip" placement benchmark=mpi_allreduce size_bytes=3072 | tr '\n' ' ')" = "out-of-place in-place " ] ||
+	{ cat "$csv.ip"; fail "--in-place both: not a row out of place, then one in place"; }
+pass "--in-place, roots 0 and 2; --in-place both"
 
 # Each type's MPI mapping once and each op's at least once (the values and expected results
 # are one table for every type and op: common/core/coll_data.c), and every op on int8, the

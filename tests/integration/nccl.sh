@@ -2,7 +2,8 @@
 # The NCCL binaries on the simulated NCCL (tests/support/simnccl) over the simulated GPU,
 # one GPU a rank: every gdrb_nccl_* at 2, 3 and 4 ranks (sendrecv at 2 and 4), validated,
 # every CSV row checked (layer nccl, path direct, reg nccl, the transport columns from the
-# log, the library simulated); in place; every --dtype, every --op; a flipped element
+# log, the library simulated); in place, and out of place then in place (--in-place both: two
+# rows a size); every --dtype, every --op; a flipped element, out of place and in place,
 # caught; GPUDirect on and off side by side on a simulated two-node IB fabric, with the
 # connections' /GDRDMA counted from NCCL's log; a NIC without GPUDirect, sockets and
 # --nccl-net-only named in the rows.
@@ -33,7 +34,7 @@ done
 csv_check -v status=ok -v rows=$rows "$csv" || fail "CSV rows"
 agg=(layer=nccl mem=device path=direct reg=nccl pair=all transport=P2P gdr_connections=0/0)
 [ "$(csv_count "$csv" "${agg[@]}")" -eq "$rows" ] || { cat "$csv"; fail "rows lack layer nccl, path direct, reg nccl, transport P2P, 0/0"; }
-grep -q ',NCCL [0-9.]* (simulated)$' "$csv" || fail "the library column does not say the NCCL was simulated"
+csv_col "$csv" library | grep -qx 'NCCL [0-9.]* (simulated)' || fail "the library column does not say the NCCL was simulated"
 # Blocked sizes round down to whole blocks: 1 MiB over 3 ranks is 1048575 B.
 csv_has "$csv" benchmark=nccl_allgather ranks=3 size_bytes=1048575 || fail "no rounded size for 3 ranks"
 # busbw = algbw x 2(n-1)/n for allreduce with 3 ranks, 1 for sendrecv.
@@ -46,13 +47,26 @@ csv_has "$csv" benchmark=nccl_allgather ranks=3 size_bytes=1048575 || fail "no r
 grep -q '^# NCCL 2.28.9 (simulated): the test suite.s simulated NCCL' "$WORK/out" || { cat "$WORK/out"; fail "the header does not say the NCCL is simulated"; }
 pass "7 binaries at 2, 3 and 4 ranks: $rows rows validated, transport P2P from the log, simulated NCCL named, bus factors"
 
+# --in-place alone is yes; both measures each size out of place, then in place, a row each.
 : >"$csv"
-for b in allreduce allgather reduce_scatter reduce; do
-	run 3 "$b" -m 12,3K --in-place
-done
-csv_check -v status=ok -v rows=8 "$csv" || fail "in-place rows"
+run 3 allgather -m 12,3K --in-place
 grep -q 'in-place yes' "$WORK/out" || fail "the header does not say in place"
-pass "--in-place: allreduce, allgather, reduce_scatter (output at the rank's block), reduce"
+run 3 allreduce -m 12,3K --in-place both
+run 3 reduce_scatter -m 12,3K --in-place=both
+run 3 reduce -m 12,3K --in-place both
+grep -q 'in-place both' "$WORK/out" || fail "the header does not say --in-place both"
+grep -q '^# placements: out-of-place, then in-place' "$WORK/out" || { cat "$WORK/out"; fail "the header does not say the placements"; }
+[ "$(grep -c '^ *3KiB  *out-of-place ' "$WORK/out")" -eq 1 ] && [ "$(grep -c '^ *3KiB  *in-place ' "$WORK/out")" -eq 1 ] ||
+	{ cat "$WORK/out"; fail "the table does not show a line for each placement"; }
+csv_check -v status=ok -v rows=14 "$csv" || fail "in-place rows"
+[ "$(csv_count "$csv" benchmark=nccl_allgather placement=in-place)" -eq 2 ] || { cat "$csv"; fail "--in-place alone: not in place"; }
+for b in allreduce reduce_scatter reduce; do
+	for s in 12 3072; do
+		[ "$(csv_col "$csv" placement "benchmark=nccl_$b" size_bytes=$s | tr '\n' ' ')" = "out-of-place in-place " ] ||
+			{ cat "$csv"; fail "--in-place both: nccl_$b at $s B is not one row out of place, then one in place"; }
+	done
+done
+pass "--in-place (yes) and --in-place both: allreduce, allgather, reduce_scatter (output at the rank's block), reduce; two rows a size"
 
 # Pinned host memory, which NCCL's kernels reach as well.
 : >"$csv"
@@ -75,13 +89,16 @@ run 2 reduce_scatter -m 16,4K --dtype half --op max
 csv_check -v status=ok -v rows=16 "$csv" || fail "dtype rows"
 pass "every --dtype (int8 int32 int64 float double half bfloat16) and --op, exact results"
 
-# A flipped element on rank 1 is caught, named and counted.
+# A flipped element on rank 1 is caught, named and counted, out of place and in place alike.
 : >"$csv"
 GDRB_TEST_HOOKS=1 GDRB_INJECT_CORRUPTION=1 mpi 2 "$bin/gdrb_nccl_allreduce" -m 4K -c -t 0.01 -n 5 \
-	--csv "$csv" >"$WORK/out" 2>"$WORK/err" && fail "a corrupted element was not caught (exit 0)"
+	--in-place both --csv "$csv" >"$WORK/out" 2>"$WORK/err" && fail "a corrupted element was not caught (exit 0)"
 grep -q 'element .* of the result is' "$WORK/err" || { cat "$WORK/err"; fail "the wrong element is not named"; }
-csv_check -v status=invalid-data -v rows=1 "$csv" || fail "the corrupted row is not invalid-data"
-pass "a flipped element on rank 1: exit 1, named, the row invalid-data"
+grep -q 'wrong byte(s) at size 4096 on the direct path, in-place (status invalid-data)' "$WORK/err" ||
+	{ cat "$WORK/err"; fail "the in-place run's wrong elements are not said"; }
+csv_check -v status=invalid-data -v rows=2 "$csv" || fail "the corrupted rows are not invalid-data"
+csv_has "$csv" placement=in-place status=invalid-data || { cat "$csv"; fail "the in-place row is not invalid-data"; }
+pass "a flipped element on rank 1, out of place and in place: exit 1, named, both rows invalid-data"
 
 # Two simulated nodes over IB (a rank a node): GPUDirect on and off in two launches, the
 # connections' /GDRDMA counted from every rank's log.

@@ -29,7 +29,9 @@ expect_code 2 "--mem host: NCCL's kernels read and write GPU-accessible memory o
 expect_code 2 "--staging does not apply to gdrb_nccl_allreduce" 2 "$ar" --staging serial
 expect_code 2 "it needs an even number of ranks" 3 "$bin/gdrb_nccl_sendrecv" -m 8
 expect_code 2 "--root: rank 5 does not exist" 2 "$bin/gdrb_nccl_reduce" -m 8 --root 5
-expect_code 2 "--in-place does not apply to gdrb_nccl_alltoall" 2 "$bin/gdrb_nccl_alltoall" --in-place
+expect_code 2 "--in-place does not apply to gdrb_nccl_alltoall" 2 "$bin/gdrb_nccl_alltoall" --in-place both
+# A word after --in-place that is not a mode is an operand, refused as before.
+expect_code 2 "unexpected argument 'sideways'" 2 "$ar" --in-place sideways
 if [ -x "$top_builddir/mpi/gdrb_mpi_allreduce" ]; then
 	expect_code 2 "--nccl-gdr does not apply to gdrb_mpi_allreduce" 2 "$top_builddir/mpi/gdrb_mpi_allreduce" --nccl-gdr off
 fi

@@ -95,6 +95,13 @@ FNR == 1 {
 	# What a library that picks its own path says it took (NCCL); no layer checked here has one.
 	if (F[COL["layer"]] != "nccl" && (F[COL["transport"]] != "" || F[COL["gdr_connections"]] != "" || F[COL["library"]] != ""))
 		bad("transport/gdr_connections/library on a row of layer " F[COL["layer"]])
+	# Where a collective's result went: every measured row of one that takes --in-place says
+	# (gdrb-sweep's rows for sizes a step did not measure cannot); no other benchmark has the choice.
+	pl = F[COL["placement"]]
+	placed = F[COL["benchmark"]] ~ /^(mpi_(allreduce|allgather|reduce_scatter|alltoall|reduce|gather|scatter)|nccl_(allreduce|allgather|reduce_scatter|reduce))$/
+	if (pl !~ /^(|out-of-place|in-place)$/) bad("unknown placement '" pl "'")
+	if (placed && pl == "" && (st == "ok" || st == "invalid-data")) bad("no placement on a row of a collective that takes --in-place")
+	if (!placed && pl != "") bad("placement on a row of a benchmark without --in-place")
 	# Measured rows carry a quality verdict; rows never measured none.
 	q = F[COL["quality"]]
 	if ((st == "ok" || st == "invalid-data") && q !~ /^(ok|few-samples|noisy|few-samples\+noisy)$/)

@@ -32,6 +32,7 @@ enum {
 	T_SYNC = 1u << 19,      /* the collectives' --sync */
 	T_REDUCE = 1u << 20,    /* --op, --dtype */
 	T_ROOT = 1u << 21,      /* --root */
+	T_IN_PLACE = 1u << 22,  /* --in-place */
 };
 #define ALL_GROUPS (GDRB_OPTG_COMMON | GDRB_OPTG_MEM | GDRB_OPTG_WINDOW | T_COMPLETION | T_VERBS | \
 		    T_MPI | T_SYNC)
@@ -74,7 +75,7 @@ static struct gdrb_opt_set opt_set(unsigned groups)
 
 	uses[0] = (struct gdrb_opt_use){ &gdrb_coll_opts,
 		(groups & T_SYNC ? GDRB_COLL_OPT_SYNC : 0u) | (groups & T_REDUCE ? GDRB_COLL_OPT_REDUCE : 0u) |
-		(groups & T_ROOT ? GDRB_COLL_OPT_ROOT : 0u) };
+		(groups & T_ROOT ? GDRB_COLL_OPT_ROOT : 0u) | (groups & T_IN_PLACE ? GDRB_COLL_OPT_IN_PLACE : 0u) };
 	uses[1] = (struct gdrb_opt_use){ &gdrb_mpi_opts, groups & T_MPI ? GDRB_MPI_OPT_CUDA : 0u };
 	uses[2] = (struct gdrb_opt_use){ &gdrb_verbs_opts,
 		(groups & T_VERBS ? GDRB_VERBS_OPTS | GDRB_VERBS_OPT_P2P : 0u) | (groups & T_COMPLETION ? GDRB_VERBS_OPT_COMPLETION : 0u) };
@@ -421,7 +422,37 @@ START_TEST(test_coll_group)
 	ck_assert_int_eq(coll_of(&p)->op, GDRB_MAX);
 	ck_assert_int_eq(coll_of(&p)->dtype, GDRB_INT64);
 	ck_assert_int_eq(coll_of(&p)->root, 3);
-	ck_assert(!coll_of(&p)->in_place);
+	ck_assert_int_eq(coll_of(&p)->in_place, GDRB_IN_PLACE_NO);
+}
+END_TEST
+
+/* --in-place alone is yes, as it always was; its mode after '=' or as the next word. */
+START_TEST(test_coll_in_place)
+{
+	static const struct {
+		const char *args[4];
+		int mode;
+	} ok[] = {
+		{ { "--in-place" }, GDRB_IN_PLACE_YES },
+		{ { "--in-place", "-m", "8" }, GDRB_IN_PLACE_YES },
+		{ { "--in-place", "both" }, GDRB_IN_PLACE_BOTH },
+		{ { "--in-place=both" }, GDRB_IN_PLACE_BOTH },
+		{ { "--in-place", "no" }, GDRB_IN_PLACE_NO },
+		{ { "--in-place=yes", "-m", "8" }, GDRB_IN_PLACE_YES },
+	};
+	struct gdrb_params p;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct parse_run run;
+
+		memset(&run, 0, sizeof(run));
+		run.groups = T_IN_PLACE;
+		memcpy(run.args, ok[i].args, sizeof(ok[i].args));
+		ck_assert_msg(parse(&run, &p) == GDRB_PARSE_RUN, "%s %s: %s", ok[i].args[0],
+			      ok[i].args[1] ? ok[i].args[1] : "", run.err);
+		ck_assert_int_eq(coll_of(&p)->in_place, ok[i].mode);
+	}
 }
 END_TEST
 
@@ -553,6 +584,10 @@ static const struct bad_case bad_cases[] = {
 	{ T_VERBS, { "--completion", "imm" }, "--completion does not apply to test_opts" },
 	{ GDRB_OPTG_MEM, { "--qps", "2" }, "--qps does not apply to test_opts" },
 	{ T_REDUCE, { "--in-place" }, "--in-place does not apply to test_opts" },
+	{ T_REDUCE, { "--in-place", "both" }, "--in-place does not apply to test_opts" },
+	{ T_IN_PLACE, { "--in-place=sideways" }, "--in-place: unknown mode 'sideways'; accepted: no, yes, both (--in-place alone: yes)" },
+	{ T_IN_PLACE, { "--in-place", "sideways" }, "unexpected argument 'sideways'" },
+	{ T_IN_PLACE, { "--in-place", "--in-place=no" }, "--in-place given twice" },
 };
 
 /* Every bad input: GDRB_ERR_USAGE and one line "prog: ..." naming the problem. */
@@ -703,8 +738,11 @@ END_TEST
 struct tool_params {
 	const char *dir;
 	bool quiet;
+	int mode;               /* -1: not given */
 	struct gdrb_params run;
 };
+
+static const char *const tool_modes[] = { "off", "on", "both" };
 
 static void tool_usage(FILE *out, const char *summary)
 {
@@ -718,6 +756,9 @@ static const struct gdrb_opt tool_table[] = {
 	  .parse = gdrb_opt_core, .off = offsetof(struct tool_params, run) },
 	{ .name = "quiet", .help = "a long-only flag", .parse = gdrb_opt_set_bool,
 	  .off = offsetof(struct tool_params, quiet), .value = 1 },
+	{ .name = "mode", .arg = "MODE", .help = "a word that may be left out (on)", .parse = gdrb_opt_enum,
+	  .off = offsetof(struct tool_params, mode), .names = tool_modes, .nnames = 3, .what = "mode",
+	  .value = 1, .flags = GDRB_OPT_VALUE_OPTIONAL },
 	{ .name = "help", .short_opt = 'h', .help = "help" },
 	{ .name = "version", .short_opt = 'V', .help = "version" },
 };
@@ -728,6 +769,7 @@ static int parse_tool(struct parse_run *run, bool as_typed, struct tool_params *
 					    tool_usage, as_typed };
 
 	memset(tp, 0, sizeof(*tp));
+	tp->mode = -1;
 	gdrb_opts_defaults(&tp->run, NULL);
 	return captured(run, &(struct parse_call){ .tool = &tool, .tool_params = tp });
 }
@@ -748,6 +790,12 @@ START_TEST(test_tool)
 		{ true, { "--quiet=1" }, PROG ": unknown option '--quiet=1'; run '" PROG " --help' for the options\n" },
 		{ true, { "--iters", "5" }, PROG ": unknown option '--iters'; run '" PROG " --help' for the options\n" },
 		{ true, { "--dir", "d", "extra" }, PROG ": unexpected argument 'extra'; run '" PROG " --help' for the options\n" },
+		{ true, { "--mode=sideways" }, PROG ": --mode: unknown mode 'sideways'; accepted: off, on, both (--mode alone: on)\n" },
+		{ true, { "--mode=" }, PROG ": --mode: unknown mode ''; accepted: off, on, both (--mode alone: on)\n" },
+		/* A following word that is not one of its values is an operand, as it always was. */
+		{ true, { "--mode", "sideways" }, PROG ": unexpected argument 'sideways'; run '" PROG " --help' for the options\n" },
+		{ true, { "--mode", "ON" }, PROG ": unexpected argument 'ON'; run '" PROG " --help' for the options\n" },
+		{ true, { "--mode", "both", "--mode" }, PROG ": --mode given twice; give each option once\n" },
 	};
 	struct parse_run ok = { 0, { "--dir", "d", "-W", "4", "--quiet" }, 0, "", "" };
 	struct parse_run help = { 0, { "--dir", "d", "-h" }, 0, "", "" };
@@ -759,6 +807,7 @@ START_TEST(test_tool)
 	ck_assert_str_eq(tp.dir, "d");
 	ck_assert_uint_eq(tp.run.window, 4);
 	ck_assert(tp.quiet);
+	ck_assert_int_eq(tp.mode, -1);
 	ck_assert_int_eq(parse_tool(&help, true, &tp), GDRB_PARSE_EXIT);
 	ck_assert_str_eq(help.out, "tool usage: " SUMMARY "\n");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -770,6 +819,45 @@ START_TEST(test_tool)
 		ck_assert_str_eq(run.out, "");
 		ck_assert_str_eq(run.err, bad[i].says);
 	}
+}
+END_TEST
+
+/* A value that may be left out: alone, after '=', or as the next word when it is one of the words. */
+START_TEST(test_optional_value)
+{
+	static const struct {
+		const char *args[4];
+		int mode;
+		unsigned window;
+	} ok[] = {
+		{ { "--mode" }, 1, 64 },
+		{ { "--mode=both" }, 2, 64 },
+		{ { "--mode=off" }, 0, 64 },
+		{ { "--mode", "both" }, 2, 64 },
+		{ { "--mode", "off", "-W", "4" }, 0, 4 },
+		{ { "--mode", "-W", "4" }, 1, 4 },
+		{ { "-W", "4", "--mode" }, 1, 4 },
+	};
+	const struct gdrb_opt *o = &tool_table[3];
+	struct tool_params tp;
+	char lhs[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct parse_run run;
+
+		memset(&run, 0, sizeof(run));
+		memcpy(run.args, ok[i].args, sizeof(ok[i].args));
+		ck_assert_msg(parse_tool(&run, true, &tp) == GDRB_PARSE_RUN, "%s %s: %s", ok[i].args[0],
+			      ok[i].args[1] ? ok[i].args[1] : "", run.err);
+		ck_assert_str_eq(run.err, "");
+		ck_assert_msg(tp.mode == ok[i].mode, "%s %s: mode %d, want %d", ok[i].args[0],
+			      ok[i].args[1] ? ok[i].args[1] : "", tp.mode, ok[i].mode);
+		ck_assert_uint_eq(tp.run.window, ok[i].window);
+	}
+	ck_assert_str_eq(o->name, "mode");
+	gdrb_opt_usage_lhs(o, "    ", lhs, sizeof(lhs));
+	ck_assert_str_eq(lhs, "    --mode[=MODE]");
 }
 END_TEST
 
@@ -798,6 +886,7 @@ static Suite *opts_suite(void)
 	add_case(s, "mpi_cuda", test_mpi_cuda);
 	add_case(s, "verbs_group", test_verbs_group);
 	add_case(s, "coll_group", test_coll_group);
+	add_case(s, "coll_in_place", test_coll_in_place);
 	add_case(s, "all_together", test_all_together);
 	/* One run per bad input, each in a fresh process. */
 	tc = tcase_create("bad_input");
@@ -810,6 +899,7 @@ static Suite *opts_suite(void)
 	add_case(s, "version", test_version);
 	add_case(s, "reparse_after_error", test_reparse_after_error);
 	add_case(s, "tool", test_tool);
+	add_case(s, "optional_value", test_optional_value);
 	return s;
 }
 

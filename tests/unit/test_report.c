@@ -21,6 +21,7 @@
 
 /* The CSV schema scripts and plots depend on, from its one definition (common/core/csv_schema.def). */
 #define GDRB_CSV_COL(name, type) "," #name
+#define GDRB_CSV_VERSION_END(n)
 static const char schema_list[] =
 #include "csv_schema.def"
 	;
@@ -30,7 +31,15 @@ static const char schema_list[] =
 enum { SCHEMA_COLS = 0
 #include "csv_schema.def"
 };
+#undef GDRB_CSV_VERSION_END
+/* The columns each version adds, in version order: version N's header is the first N terms' sum. */
+#define GDRB_CSV_VERSION_END(n) , 0
+static const int version_adds[] = { 0
+#include "csv_schema.def"
+};
 #undef GDRB_CSV_COL
+#undef GDRB_CSV_VERSION_END
+#define SCHEMA_VERSIONS (sizeof(version_adds) / sizeof(version_adds[0]) - 1)
 
 /* BEFORE, the header, AFTER: in one of four static buffers, enough for one assertion. */
 static const char *schema_around(const char *before, const char *after)
@@ -207,7 +216,7 @@ static void sample_row(struct gdrb_row *r)
 #define SAMPLE_LINE \
 	"mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000," \
 	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,99.5,12.2,ok,0,ok,plain," \
-	TS "," PACKAGE_VERSION ",,,\n"
+	TS "," PACKAGE_VERSION ",,,,\n"
 
 /* Write one row to a memory stream and return the text (caller frees). */
 static char *row_text(const struct gdrb_row *r)
@@ -340,7 +349,7 @@ START_TEST(test_library_path_columns)
 	r.gdr_connections = "16/16";
 	r.library = "NCCL 2.28.9 (simulated)";
 	text = row_text(&r);
-	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",NET/IB+P2P,16/16,NCCL 2.28.9 (simulated)\n");
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",NET/IB+P2P,16/16,NCCL 2.28.9 (simulated),\n");
 	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
 	free(text);
 
@@ -349,8 +358,24 @@ START_TEST(test_library_path_columns)
 	r.gdr_connections = "";
 	r.library = "=NCCL";
 	text = row_text(&r);
-	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",\"NET/IB,P2P\",,'=NCCL\n");
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",\"NET/IB,P2P\",,'=NCCL,\n");
 	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
+	free(text);
+}
+END_TEST
+
+/* A collective's placement is the last column. */
+START_TEST(test_placement_column)
+{
+	struct gdrb_row r;
+	char *text;
+
+	sample_row(&r);
+	r.placement = "in-place";
+	text = row_text(&r);
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",,,,in-place\n");
+	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
+	ck_assert_str_eq(strrchr(SCHEMA, ',') + 1, "placement");
 	free(text);
 }
 END_TEST
@@ -371,7 +396,7 @@ START_TEST(test_not_applicable_empty)
 	r.cpu_responder_pct = NAN;
 	text = row_text(&r);
 	ck_assert_str_eq(text, "mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000,"
-			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,,,unsupported,0,,," TS "," PACKAGE_VERSION ",,,\n");
+			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,,,unsupported,0,,," TS "," PACKAGE_VERSION ",,,,\n");
 	ck_assert_ptr_null(strstr(text, "nan"));
 	free(text);
 
@@ -560,20 +585,37 @@ static void check_rejected(const char *name, const char *contents)
 	free(text);
 }
 
+/* The length of the first `cols` fields of a line, without the comma after them. */
+static int fields_len(const char *line, int cols)
+{
+	const char *p = line;
+
+	while (cols-- > 0 && (p = strchr(p, ',')) != NULL)
+		p++;
+	return p ? (int)(p - line - 1) : (int)strcspn(line, "\n");
+}
+
 START_TEST(test_open_other_header)
 {
-	const char *v1_end = strstr(SCHEMA, ",version,");
-	char v1[4096];
-	int v1_len;
+	char older[4096], name[32];
+	size_t v;
+	int cols = 0;
 
 	check_rejected("other.csv", "size,latency\n8,1.0\n");
-	/* A version 1 file: its header is this one's up to version, a prefix of it. */
-	ck_assert_ptr_nonnull(v1_end);
-	v1_len = (int)(v1_end - SCHEMA + strlen(",version"));
-	snprintf(v1, sizeof(v1), "%.*s\n", v1_len, SCHEMA);
-	check_rejected("v1.csv", v1);
-	snprintf(v1, sizeof(v1), "%.*s\n%.*s\n", v1_len, SCHEMA, (int)(strlen(SAMPLE_LINE) - strlen(",,,\n")), SAMPLE_LINE);
-	check_rejected("v1-rows.csv", v1);
+	/* Every older version's file: its header a prefix of this one's, its rows as short. */
+	ck_assert_uint_ge(SCHEMA_VERSIONS, 3);
+	for (v = 0; v + 1 < SCHEMA_VERSIONS; v++) {
+		cols += version_adds[v];
+		ck_assert_int_lt(cols, SCHEMA_COLS);
+		snprintf(older, sizeof(older), "%.*s\n", fields_len(SCHEMA, cols), SCHEMA);
+		snprintf(name, sizeof(name), "v%zu.csv", v + 1);
+		check_rejected(name, older);
+		snprintf(older, sizeof(older), "%.*s\n%.*s\n", fields_len(SCHEMA, cols), SCHEMA,
+			 fields_len(SAMPLE_LINE, cols), SAMPLE_LINE);
+		snprintf(name, sizeof(name), "v%zu-rows.csv", v + 1);
+		check_rejected(name, older);
+	}
+	ck_assert_int_eq(cols + version_adds[v], SCHEMA_COLS);
 	check_rejected("extra.csv", schema_around("", ",extra_column\n"));
 	check_rejected("fewer.csv", "benchmark,layer,mem\n");
 	check_rejected("noheader.csv", schema_around("\n", "\n"));
@@ -930,6 +972,7 @@ static Suite *report_suite(void)
 	add_case(s, "field_quoting", test_field_quoting, 0);
 	add_case(s, "note_quoted_in_row", test_note_quoted_in_row, 0);
 	add_case(s, "library_path_columns", test_library_path_columns, 0);
+	add_case(s, "placement_column", test_placement_column, 0);
 	add_case(s, "not_applicable_empty", test_not_applicable_empty, 0);
 	add_case(s, "timestamp", test_timestamp, 0);
 	add_case(s, "write_error", test_write_error, 0);

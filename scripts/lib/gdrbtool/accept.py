@@ -17,6 +17,11 @@ Rules (one per line in the profile, documented in README.md, "Profiles"):
   rule gdr-reg   write_bw  reg        in dmabuf,peermem mem=device path=direct
   rule gdr-used  nccl_allreduce gdr_connections all    path=direct
 
+Keys after the threshold select rows: mem, path, reg, pair (default all), layer, ranks,
+placement (out-of-place, in-place: a collective's --in-place) and sizes. "% of staged" pairs
+each direct row with the staged row of the same size, mem, pair, ranks and placement (in
+place or not).
+
 "gdr_connections all" (NCCL rows) passes a row whose G/N has G = N > 0: every network
 connection used GPUDirect RDMA; it fails G < N with the binary's note (GPUDirect allowed but
 NCCL used NET/IB without GDRDMA on X of N connections), 0/0 as no network connection (nothing
@@ -68,7 +73,7 @@ from .common import Json, awk_num, decimal, json_str, num_fmt, size_fmt, term, u
 Value = Union[None, float, str]
 
 KEPT = 50                    # failures and invalid values each rule keeps for its message and the JSON
-FILTER_KEYS = ("mem", "path", "reg", "pair", "layer", "ranks")
+FILTER_KEYS = ("mem", "path", "reg", "pair", "layer", "ranks", "placement")
 _NIC_RATE = re.compile(r"([0-9]+(\.[0-9]+)?) ?Gb/s")
 _NO_RATE = "no link rate recorded (nic column and meta.json name none; give --link-rate)"
 _HUGE = 1e300
@@ -139,7 +144,7 @@ class RuleResult:
     rule: profiles.Rule
     threshold: str                 # the rule's value in awk's number form (awk_num)
     limit: float = 0.0             # that value as a number (numeric rules)
-    filters: Dict[str, str] = field(default_factory=dict)   # mem path reg pair layer ranks
+    filters: Dict[str, str] = field(default_factory=dict)   # mem path reg pair layer ranks placement
     size_list: Optional[Set[int]] = None
     size_lo: Optional[int] = None
     size_hi: Optional[int] = None  # None: no upper end
@@ -153,7 +158,7 @@ class RuleResult:
     sizes: Set[int] = field(default_factory=set)
     min_size: Optional[int] = None
     max_size: Optional[int] = None
-    # "% of staged": the rows of each (mem, pair, ranks, size), in order, as (value, status, note).
+    # "% of staged": the rows of each (mem, pair, ranks, size, in place), in order, as (value, status, note).
     direct: Dict[tuple, List[Tuple[str, str, str]]] = field(default_factory=dict)
     staged: Dict[tuple, List[Tuple[str, str, str]]] = field(default_factory=dict)
     direct_any: Set[tuple] = field(default_factory=set)
@@ -527,7 +532,7 @@ class Judge:
             path = f[ix["path"]]
             if path != "direct" and path != "staged":
                 return
-            key = (f[ix["mem"]], f[ix["pair"]], f[ix["ranks"]], size)
+            key = (f[ix["mem"]], f[ix["pair"]], f[ix["ranks"]], size, f[ix["placement"]] == common.IN_PLACE)
             if path == "direct":
                 r.direct_any.add(key)
             if bad:           # judged INVALID already: paired with nothing
@@ -589,7 +594,7 @@ class Judge:
 
     def pair_staged(self, r: RuleResult) -> None:
         """"% of staged": each direct row against the staged row of the same size, memory kind,
-        pair and rank count, in the order they were written."""
+        pair, rank count and placement (in place or not), in the order they were written."""
         rule, u = r.rule, r.unit()
         for key, directs in r.direct.items():
             size, staged = key[3], r.staged.get(key, [])

@@ -121,16 +121,23 @@ class Schema:
             raise failure("%s: cannot read the CSV schema: %s" % (path, e.strerror))
         self.columns: List[str] = []
         self.types: Dict[str, str] = {}
-        for m in re.finditer(r"^%s\(([A-Za-z0-9_]+), (text|integer|decimal)\)$" % macro, text, re.M):
+        # Each version's column count: a version only appends columns (GDRB_CSV_VERSION_END(N)
+        # follows its last), so an older file's header is a prefix of this one's.
+        self.widths: Dict[int, int] = {}
+        for m in re.finditer(r"^(?:%s\(([A-Za-z0-9_]+), (text|integer|decimal)\)|GDRB_CSV_VERSION_END\(([0-9]+)\))$"
+                             % macro, text, re.M):
+            if m.group(3):
+                self.widths[int(m.group(3))] = len(self.columns)
+                continue
             self.columns.append(m.group(1))
             self.types[m.group(1)] = m.group(2)
         if not self.columns:
             raise failure("%s: no %s lines: not the CSV schema" % (path, macro))
         self.header = ",".join(self.columns)
-        # Version 1 files (csv_schema.def): the columns up to `version`, read with the rest empty.
-        self.v1_columns = (len(self.columns) if "version" not in self.columns
-                           else self.columns.index("version") + 1)
-        self.v1_header = ",".join(self.columns[:self.v1_columns])
+        self.version = max(self.widths, default=1)
+        self.widths[self.version] = len(self.columns)
+        # The header each version's files start with.
+        self.versions = {",".join(self.columns[:n]): v for v, n in self.widths.items()}
         self.index = {name: i for i, name in enumerate(self.columns)}
         self.numeric = {n for n, t in self.types.items() if t != "text"}
         self.integer = {n for n, t in self.types.items() if t == "integer"}
@@ -213,24 +220,22 @@ def csv_split(line: str) -> List[str]:
 
 def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
     """The data rows of a results CSV as (line number, fields). Refuses, with one line
-    "FILE:LINE: ..." and exit 2, a file whose first line is not the schema's header or a
-    row with another number of fields. A version 1 file's rows come with the newer columns
-    empty."""
+    "FILE:LINE: ..." and exit 2, a file whose first line is not the header of a version of
+    the schema or a row with another number of fields. An older version's rows come with the
+    newer columns empty."""
     s = schema()
     try:
         f = open_regular(path, mode="r", newline="", encoding="utf-8", errors="replace")
     except OSError as e:
         raise usage_error("%s: cannot read: %s" % (path, e.strerror))
     with f:
-        first = f.readline().rstrip("\r\n")
-        if first == s.header:
-            nf = len(s.columns)
-        elif first == s.v1_header:
-            nf = s.v1_columns
-        else:
+        version = s.versions.get(f.readline().rstrip("\r\n"))
+        if version is None:
             raise usage_error("%s:1: not a gdrbench results CSV: the first line must be the schema's "
                               "header (results/README.md), starting 'benchmark,layer,mem,path,'" % path)
+        nf = s.widths[version]
         pad = [""] * (len(s.columns) - nf)
+        which = "the schema" if version == s.version else "version %d of the schema" % version
         for lineno, line in enumerate(f, start=2):
             line = line.rstrip("\n")
             if line.endswith("\r"):
@@ -238,8 +243,7 @@ def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
             # An empty line has no fields ("has 0 fields"), not one empty field.
             fields = csv_split(line) if line else []
             if len(fields) != nf:
-                raise usage_error("%s:%d: has %d fields, %s has %d" % (
-                    path, lineno, len(fields), "the schema" if not pad else "version 1 of the schema", nf))
+                raise usage_error("%s:%d: has %d fields, %s has %d" % (path, lineno, len(fields), which, nf))
             yield lineno, fields + pad
 
 
@@ -277,6 +281,14 @@ def results_csv(arg: str) -> str:
     if os.path.getsize(csv_path) == 0:
         raise usage_error("%s:1: empty file; expected the header of the CSV schema (results/README.md)" % csv_path)
     return csv_path
+
+
+# --- a collective's placement (docs/csv-schema.md) -----------------------------------
+
+# The placement column's value of a row measured in place. Rows are compared like with like:
+# an in-place row only with in-place rows; out-of-place rows and rows without the choice
+# (point to point, files older than the column) with one another, as they always were.
+IN_PLACE = "in-place"
 
 
 # --- NCCL rows (docs/nccl.md) ----------------------------------------------------
@@ -727,6 +739,13 @@ def file_name(name: str) -> str:
     kept = re.sub(r"[^A-Za-z0-9._+-]", "_", name)[:80]
     kept = "_" + kept[1:] if kept[:1] in ("", ".", "-") else kept
     return "%s~%s" % (kept, hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12])
+
+
+def figure_name(bench: str, mem: str, in_place: bool) -> str:
+    """The file name, without extension, of the figure of one benchmark and memory kind, its
+    in-place rows apart (BENCH-MEM, BENCH-MEM-in-place): gdrb-plot writes it, gdrb-report
+    embeds it."""
+    return file_name("%s-%s%s" % (bench, mem, "-" + IN_PLACE if in_place else ""))
 
 
 def make_dir(path: str) -> None:

@@ -1,5 +1,6 @@
-"""Plot a results directory with gnuplot: one figure per benchmark and memory kind, as PNG
-and SVG, in RESULTS_DIR/plots/.
+"""Plot a results directory with gnuplot: one figure per benchmark and memory kind (a
+collective's in-place rows, placement in-place, one of their own: BENCH-MEM-in-place), as
+PNG and SVG, in RESULTS_DIR/plots/.
 
   scripts/gdrb-plot [--out DIR] [--format png,svg] RESULTS_DIR
 
@@ -60,9 +61,11 @@ class Series:
 
 @dataclass
 class Group:
-    """The rows of one figure: one benchmark and memory kind, every path."""
+    """The rows of one figure: one benchmark and memory kind, every path; a collective's
+    in-place rows are a figure of their own, so that its paths compare like with like."""
     bench: str
     mem: str
+    in_place: bool = False
     paths: Dict[str, Series] = field(default_factory=dict)
     has_busbw: bool = False
     gpu: str = ""       # the first non-empty gpu and nic columns
@@ -74,7 +77,7 @@ class Group:
 
 @dataclass
 class Data:
-    groups: Dict[Tuple[str, str], Group]
+    groups: Dict[Tuple[str, str, bool], Group]
     faults: int = 0     # values left out (not a number of their column)
 
 
@@ -101,6 +104,7 @@ def read_data(csv_path: str) -> Data:
     i_bench, i_mem, i_path = col["benchmark"], col["mem"], col["path"]
     i_p50, i_p99, i_bw, i_busbw = col["lat_p50_us"], col["lat_p99_us"], col["bw_GBps"], col["busbw_GBps"]
     i_gpu, i_nic, i_ranks, i_hosts, i_layer = col["gpu"], col["nic"], col["ranks"], col["hosts"], col["layer"]
+    i_place = col["placement"]
     data = Data(groups={})
     latency: Dict[str, bool] = {}
 
@@ -128,9 +132,10 @@ def read_data(csv_path: str) -> Data:
             continue
         bench, mem, path = f[i_bench], f[i_mem], f[i_path]
         size = float(size_text)
-        g = data.groups.get((bench, mem))
+        key = (bench, mem, f[i_place] == common.IN_PLACE)
+        g = data.groups.get(key)
         if g is None:
-            g = data.groups[bench, mem] = Group(bench, mem, ranks=f[i_ranks], hosts=f[i_hosts], layer=f[i_layer])
+            g = data.groups[key] = Group(bench, mem, key[2], ranks=f[i_ranks], hosts=f[i_hosts], layer=f[i_layer])
         series = g.paths.get(path)
         if series is None:
             series = g.paths[path] = Series()
@@ -254,7 +259,7 @@ def index_line(*fields: str) -> str:
 
 @dataclass
 class Figure:
-    base: str                   # file name without extension: BENCH-MEM
+    base: str                   # file name without extension: BENCH-MEM (common.figure_name)
     index_line: str             # its line of index.tsv
     data: Dict[str, str]        # data/NAME.dat -> its text
     body: str                   # its part of plots.gp
@@ -266,7 +271,7 @@ def figure(g: Group, meta: Meta) -> Figure:
     # Paths in a stable order: direct, staged, then the rest by name.
     paths = [p for _, p in sorted((path_rank(p), p) for p in g.paths)]
     # The file names come from the data: kept within plots/ and plots/data/ (common.file_name).
-    base = file_name(g.bench + "-" + g.mem)
+    base = common.figure_name(g.bench, g.mem, g.in_place)
     data: Dict[str, str] = {}
     point: Dict[Tuple[str, float], Optional[float]] = {}
     lo = hi = 0.0
@@ -297,7 +302,8 @@ def figure(g: Group, meta: Meta) -> Figure:
         ratio = len(lines) > 1
 
     what = "latency" if lat else ("bus bandwidth" if metric == "busbw" else "bandwidth")
-    t1 = "%s, %s memory: %s%s" % (g.bench, g.mem, what, " by path" if len(paths) > 1 else "")
+    t1 = "%s, %s memory%s: %s%s" % (g.bench, g.mem, ", in place" if g.in_place else "", what,
+                                     " by path" if len(paths) > 1 else "")
     hosts = meta.hosts if meta.hosts else g.hosts + " host(s)"
     local = g.layer == "local"
     if local:
@@ -350,8 +356,8 @@ def figure(g: Group, meta: Meta) -> Figure:
 
 
 def figures(data: Data, meta: Meta) -> List[Figure]:
-    """One figure per benchmark and memory kind, in the order of their names."""
-    return [figure(data.groups[k], meta) for k in sorted(data.groups, key=lambda k: k[0] + "\x1c" + k[1])]
+    """One figure per benchmark and memory kind (and in place), in the order of their names."""
+    return [figure(data.groups[k], meta) for k in sorted(data.groups, key=lambda k: (k[0] + "\x1c" + k[1], k[2]))]
 
 
 HEAT_PIXELS = 256           # at most this many pixels a side: bigger matrices show the worst of each block

@@ -58,6 +58,7 @@ MAX_BYTES = 1 << 20         # a profile is a page of text, not a device's stream
 # What run and doctor lines may name: a gdrbench binary, found in the build tree or on PATH.
 BINARY_NAME = re.compile(r"gdrb_[a-z0-9_]+")
 LAYERS = "mpi,verbs,local,nccl"
+PLACEMENTS = "out-of-place,in-place"    # a collective's placement column (--in-place)
 GDR_COLUMN = "gdr_connections"   # the one column the "all" rule form reads
 
 
@@ -411,11 +412,13 @@ class _Parser:
             if not m:
                 raise self.err(where, "rule %s: expected key=value after the threshold, got '%s'" % (name, word))
             k, v = m.group(1), m.group(2)
-            if k not in ("mem", "path", "reg", "pair", "layer", "sizes", "ranks"):
+            if k not in ("mem", "path", "reg", "pair", "layer", "sizes", "ranks", "placement"):
                 raise self.err(where, "rule %s: unknown key '%s'; accepted: mem, path, reg, pair, layer, sizes, "
-                                      "ranks" % (name, k))
+                                      "ranks, placement" % (name, k))
             if k == "mem":
                 self.check_list(where, "mem", v, "host,pinned,device")
+            if k == "placement":
+                self.check_list(where, "placement", v, PLACEMENTS)
             if k == "layer":
                 self.check_list(where, "layer", v, LAYERS)
             if k == "sizes":

@@ -1,7 +1,8 @@
 """Write summary.md and report.html for a results directory: the verdict on top (when
 gdrb-accept has written verdict.json), the run and its command, the environment of each
-node (from meta.json), the steps of the sweep, and per benchmark and memory kind a table
-with every path side by side and the staged/direct ratio, next to its figure. report.html
+node (from meta.json), the steps of the sweep, and per benchmark and memory kind (a
+collective's in-place rows apart) a table with every path side by side and the
+staged/direct ratio, next to its figure. report.html
 is self-contained: the PNG figures are embedded (base64), so it can be mailed or attached.
 NCCL rows get a table of the path NCCL took (transport, gdr_connections, library: whether
 GPUDirect RDMA carried the bytes), a line per run. All-pairs matrices (pairs-*.csv,
@@ -64,9 +65,11 @@ class Point:
 
 @dataclass
 class Group:
-    """One benchmark and memory kind: one table and one figure."""
+    """One benchmark and memory kind: one table and one figure; a collective's in-place rows
+    are a group of their own, so that its staged/direct ratio compares like with like."""
     bench: str
     mem: str
+    in_place: bool = False
     paths: Set[str] = field(default_factory=set)
     points: Dict[Tuple[str, int], Point] = field(default_factory=dict)
     has_busbw: bool = False
@@ -132,10 +135,11 @@ def read_results(csv_path: str) -> Results:
     i_pair, i_size, i_bench, i_mem, i_path = col["pair"], col["size_bytes"], col["benchmark"], col["mem"], col["path"]
     i_status, i_note = col["status"], col["note"]
     i_layer, i_transport, i_gdr, i_lib = col["layer"], col["transport"], col["gdr_connections"], col["library"]
+    i_place = col["placement"]
     i_p50, i_p99, i_bw, i_busbw = (col[c] for c in SHOWN)
     shown = [(c, col[c]) for c in SHOWN]
     res = Results()
-    groups: Dict[Tuple[str, str], Group] = {}
+    groups: Dict[Tuple[str, str, bool], Group] = {}
     for lineno, f in common.read_csv(csv_path):
         if f[i_pair] != "all":
             continue
@@ -144,9 +148,10 @@ def read_results(csv_path: str) -> Results:
         if why:
             res.bad_sizes.append("%s:%d: size_bytes '%s' is %s" % (csv_path, lineno, size, why))
             continue
-        g = groups.get((f[i_bench], f[i_mem]))
+        key = (f[i_bench], f[i_mem], f[i_place] == common.IN_PLACE)
+        g = groups.get(key)
         if g is None:
-            g = groups[(f[i_bench], f[i_mem])] = Group(f[i_bench], f[i_mem])
+            g = groups[key] = Group(*key)
             res.groups.append(g)
         status = f[i_status]
         g.paths.add(f[i_path])
@@ -517,9 +522,9 @@ class Report:
         lat = is_latency(g.bench)
         busbw = not lat and g.has_busbw
         paths = sorted(g.paths, key=path_rank)
-        title = "%s, %s memory" % (g.bench, g.mem)
+        title = "%s, %s memory%s" % (g.bench, g.mem, ", in place" if g.in_place else "")
         self.out("### %s\n" % md(title), "<h3>%s</h3>" % esc(title))
-        png_name = common.file_name("%s-%s" % (g.bench, g.mem)) + ".png"     # as gdrb-plot names it
+        png_name = common.figure_name(g.bench, g.mem, g.in_place) + ".png"     # as gdrb-plot names it
         png = self.embed(self.plots + "/" + png_name)
         if png is not None:
             self.out("![%s](plots/%s)\n" % (md(title), png_name), None)

@@ -42,9 +42,9 @@ class Merged:
 def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int, gpu: str, version: str,
                stamp: str = "") -> Merged:
     """The complete rows of the binary's CSV PART (a row cut short by Ctrl-C or a crash, one
-    without its newline or with another field count, is dropped, never half-copied); a version 1
-    PART (an older binary's) gives its rows with the newer columns empty, as read_csv reads such
-    a file, so that results.csv holds one version; then, with FILL failed or unsupported, one row
+    without its newline or with another field count, is dropped, never half-copied); an older
+    version's PART (an older binary's) gives its rows with the newer columns empty, as read_csv
+    reads such a file, so that results.csv holds one version; then, with FILL failed or unsupported, one row
     of that status for each expected (memory kind, path, size) without an aggregate row.
     Expected: the step's paths (PATH or MEM:PATH; default direct, and staged for device memory)
     x its sizes."""
@@ -66,7 +66,7 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
         if line.endswith("\r"):
             line = line[:-1]
         if n == 0:
-            width = {sch.header: len(sch.columns), sch.v1_header: sch.v1_columns}.get(line, 0)
+            width = sch.widths.get(sch.versions.get(line, 0), 0)
             pad = "," * (len(sch.columns) - width)
             if not width:
                 say("%s:1: not the schema's header; its rows are not taken" % part)

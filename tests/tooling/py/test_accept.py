@@ -377,19 +377,24 @@ class Profiles(AcceptCase):
         self.assertEqual((junit.get("tests"), junit.get("failures"), junit.get("errors")), ("8", "4", "0"))
 
     # Each shipped profile's verdict on each fixture, rule by rule. The 200 Gb/s profiles judge
-    # the runs as if measured on a 200 Gb/s port (--link-rate 200). v1-run, bad-run's rows in
-    # version 1 of the CSV schema, gets bad-run's verdicts.
+    # the runs as if measured on a 200 Gb/s port (--link-rate 200). v1-run and v2-run, bad-run's
+    # rows in versions 1 and 2 of the CSV schema, get bad-run's verdicts.
     VERDICTS = {
         "gdr-effectiveness": {
-            "good-run": "PPP", "bad-run": "PPP", "slow-gdr-run": "FFF", "v1-run": "PPP"},
+            "good-run": "PPP", "bad-run": "PPP", "slow-gdr-run": "FFF",
+            "v1-run": "PPP", "v2-run": "PPP"},
         "ib-ndr400": {
-            "good-run": "PPP PPPPP", "bad-run": "PPP FFFPF", "slow-gdr-run": "FFF PFFFF", "v1-run": "PPP FFFPF"},
+            "good-run": "PPP PPPPP", "bad-run": "PPP FFFPF", "slow-gdr-run": "FFF PFFFF",
+            "v1-run": "PPP FFFPF", "v2-run": "PPP FFFPF"},
         "ib-hdr200": {
-            "good-run": "PPP PPPPP", "bad-run": "PPP FPPPF", "slow-gdr-run": "FFF PFFFF", "v1-run": "PPP FPPPF"},
+            "good-run": "PPP PPPPP", "bad-run": "PPP FPPPF", "slow-gdr-run": "FFF PFFFF",
+            "v1-run": "PPP FPPPF", "v2-run": "PPP FPPPF"},
         "roce-400g": {
-            "good-run": "PPP PPPPP", "bad-run": "PPP FFFPP", "slow-gdr-run": "FFF PFFFP", "v1-run": "PPP FFFPP"},
+            "good-run": "PPP PPPPP", "bad-run": "PPP FFFPP", "slow-gdr-run": "FFF PFFFP",
+            "v1-run": "PPP FFFPP", "v2-run": "PPP FFFPP"},
         "roce-200g": {
-            "good-run": "PPP PPPPP", "bad-run": "PPP FPPPP", "slow-gdr-run": "FFF PFFFP", "v1-run": "PPP FPPPP"},
+            "good-run": "PPP PPPPP", "bad-run": "PPP FPPPP", "slow-gdr-run": "FFF PFFFP",
+            "v1-run": "PPP FPPPP", "v2-run": "PPP FPPPP"},
     }
 
     def test_every_shipped_profile_passes_the_good_run_and_fails_the_bad_ones(self):
@@ -452,10 +457,12 @@ class Refusals(AcceptCase):
         self.refused("nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400", bad, "nosuch")
         self.refused("quick.profile: no rule lines", bad, "quick")
         self.refused("malformed-header/results.csv:1: not a gdrbench results CSV", str(DATA / "malformed-header"), "ib-ndr400")
-        self.refused("malformed-row/results.csv:4: has 34 fields, the schema has 40", str(DATA / "malformed-row"), "ib-ndr400")
+        self.refused("malformed-row/results.csv:4: has 35 fields, the schema has 41", str(DATA / "malformed-row"), "ib-ndr400")
         row16 = "mpi_latency,mpi,host,direct,host,,,,,all,16,"
-        short = self.fixture("v1-run", edit=lambda r: r.rsplit(",", 1)[0] if r.startswith(row16) else r)
-        self.refused("v1-run-[0-9]+/results.csv:3: has 36 fields, version 1 of the schema has 37$", short, "ib-ndr400")
+        for v, width in ((1, 37), (2, 40)):
+            short = self.fixture("v%d-run" % v, edit=lambda r: r.rsplit(",", 1)[0] if r.startswith(row16) else r)
+            self.refused("v%d-run-[0-9]+/results.csv:3: has %d fields, version %d of the schema has %d$"
+                         % (v, width - 1, v, width), short, "ib-ndr400")
         with open(os.path.join(bad, "meta.json"), "w") as f:
             f.write("{\"nodes\": [}")
         self.refused("meta.json: not JSON: ", bad, "ib-ndr400")

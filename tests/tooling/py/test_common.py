@@ -30,21 +30,25 @@ class SchemaTest(unittest.TestCase):
     def test_columns_come_from_the_definition(self):
         s = common.schema()
         self.assertEqual(s.columns[:4], ["benchmark", "layer", "mem", "path"])
-        self.assertEqual(s.columns[-4:], ["version", "transport", "gdr_connections", "library"])
-        # Version 1: the columns up to version.
-        self.assertEqual((s.v1_columns, s.v1_header), (len(s.columns) - 3, ",".join(s.columns[:-3])))
+        self.assertEqual(s.columns[-5:], ["version", "transport", "gdr_connections", "library", "placement"])
+        # Version 1: the columns up to version; 2: up to library; 3 (this one): all.
+        self.assertEqual((s.version, s.widths), (3, {1: len(s.columns) - 4, 2: len(s.columns) - 1, 3: len(s.columns)}))
+        self.assertEqual(s.versions, {",".join(s.columns[:n]): v for v, n in s.widths.items()})
         self.assertIn("size_bytes", s.integer)
         self.assertIn("lat_p50_us", s.numeric)
         self.assertNotIn("lat_p50_us", s.integer)
         self.assertNotIn("reg", s.numeric)
 
     def test_fixtures_carry_that_header(self):
-        """Every fixture run is version 2 but v1-run, bad-run's rows as version 1 wrote them."""
+        """Every fixture run is of this version but v1-run and v2-run, bad-run's rows as versions
+        1 and 2 wrote them."""
+        s = common.schema()
         for run in ("good-run", "bad-run", "slow-gdr-run", "nofigure-staged", "invalid-nan", "malformed-row"):
             with self.subTest(run=run), open(gdrbtest.DATA / run / "results.csv") as f:
-                self.assertEqual(f.readline().rstrip("\n"), common.schema().header)
-        with open(gdrbtest.DATA / "v1-run" / "results.csv") as f:
-            self.assertEqual(f.readline().rstrip("\n"), common.schema().v1_header)
+                self.assertEqual(f.readline().rstrip("\n"), s.header)
+        for v in (1, 2):
+            with self.subTest(v=v), open(gdrbtest.DATA / ("v%d-run" % v) / "results.csv") as f:
+                self.assertEqual(s.versions.get(f.readline().rstrip("\n")), v)
 
     def test_docs_document_every_column_in_order(self):
         text = (gdrbtest.SRC / "docs" / "csv-schema.md").read_text()
@@ -159,9 +163,10 @@ class ReadCsvTest(unittest.TestCase):
 
     def test_refuses_another_header(self):
         s = common.schema()
-        # Neither version 2 nor version 1: another file, a column short of either, one more, one renamed.
-        for header in ("a,b", s.header.rsplit(",", 1)[0], s.v1_header.rsplit(",", 1)[0], s.header + ",extra",
-                       s.v1_header + ",transport", s.header.replace(",library", ",libraries"), ""):
+        v1, v2 = (",".join(s.columns[:s.widths[v]]) for v in (1, 2))
+        # No version's: another file, a column short of one, one more, one renamed.
+        for header in ("a,b", s.header.rsplit(",", 2)[0], v1.rsplit(",", 1)[0], s.header + ",extra",
+                       v1 + ",transport", v2 + ",place", s.header.replace(",library", ",libraries"), ""):
             with self.subTest(header=header[-30:]):
                 self.assertRegex(self.refused(header + "\n1,2\n"), r":1: not a gdrbench results CSV")
 
@@ -169,38 +174,49 @@ class ReadCsvTest(unittest.TestCase):
         self.assertRegex(self.refused(common.schema().header + "\na,b\n"),
                          r":2: has 2 fields, the schema has %d$" % len(common.schema().columns))
 
-    def test_reads_version_1_with_the_newer_columns_empty(self):
+    def test_reads_older_versions_with_the_newer_columns_empty(self):
         s = common.schema()
-        row = ["x%d" % i for i in range(s.v1_columns)]
-        row[s.index["note"]] = '"a, ""b"""'
-        rows = list(common.read_csv(self.write(s.v1_header + "\r\n" + ",".join(row) + "\r\n"
-                                               + ",".join(row) + "\n")))
-        self.assertEqual([n for n, _ in rows], [2, 3])
-        for _, fields in rows:
-            self.assertEqual(len(fields), len(s.columns))
-            f = dict(zip(s.columns, fields))
-            self.assertEqual((f["benchmark"], f["note"], f["version"]), ("x0", 'a, "b"', "x%d" % s.index["version"]))
-            self.assertEqual((f["transport"], f["gdr_connections"], f["library"]), ("", "", ""))
+        for v in (1, 2):
+            n = s.widths[v]
+            row = ["x%d" % i for i in range(n)]
+            row[s.index["note"]] = '"a, ""b"""'
+            rows = list(common.read_csv(self.write(",".join(s.columns[:n]) + "\r\n" + ",".join(row) + "\r\n"
+                                                   + ",".join(row) + "\n")))
+            with self.subTest(v=v):
+                self.assertEqual([n for n, _ in rows], [2, 3])
+                for _, fields in rows:
+                    self.assertEqual(len(fields), len(s.columns))
+                    f = dict(zip(s.columns, fields))
+                    self.assertEqual((f["benchmark"], f["note"], f["version"]),
+                                     ("x0", 'a, "b"', "x%d" % s.index["version"]))
+                    lib = [f[c] for c in ("transport", "gdr_connections", "library")]
+                    self.assertEqual(lib, ["" if v == 1 else "x%d" % s.index[c]
+                                           for c in ("transport", "gdr_connections", "library")])
+                    self.assertEqual(f["placement"], "")
 
-    def test_reads_the_version_1_fixture_as_its_version_2_twin(self):
-        """v1-run is bad-run as version 1 wrote it: the same rows, the newer columns empty."""
-        v1 = list(common.read_csv(str(gdrbtest.DATA / "v1-run" / "results.csv")))
-        v2 = list(common.read_csv(str(gdrbtest.DATA / "bad-run" / "results.csv")))
-        self.assertEqual(len(v1), 476)
-        self.assertEqual(v1, v2)
+    def test_reads_the_older_fixtures_as_their_twin_of_this_version(self):
+        """v1-run and v2-run are bad-run as versions 1 and 2 wrote it: the same rows, the newer
+        columns empty."""
+        now = list(common.read_csv(str(gdrbtest.DATA / "bad-run" / "results.csv")))
+        self.assertEqual(len(now), 476)
+        for v in (1, 2):
+            with self.subTest(v=v):
+                self.assertEqual(list(common.read_csv(str(gdrbtest.DATA / ("v%d-run" % v) / "results.csv"))), now)
 
-    def test_refuses_a_version_1_row_of_another_field_count(self):
+    def test_refuses_an_older_row_of_another_field_count(self):
         s = common.schema()
-        row = ",".join(["x"] * s.v1_columns)
-        # A row short of version 1's, and a version 2 row in a version 1 file: each named with its line.
-        for bad in (row.rsplit(",", 1)[0], row + ",,,"):
-            with self.subTest(fields=bad.count(",") + 1):
-                self.assertRegex(self.refused(s.v1_header + "\n" + row + "\n" + bad + "\n"),
-                                 r":3: has %d fields, version 1 of the schema has %d$"
-                                 % (bad.count(",") + 1, s.v1_columns))
-        # A version 1 row in a version 2 file.
-        self.assertRegex(self.refused(s.header + "\n" + row + "\n"),
-                         r":2: has %d fields, the schema has %d$" % (s.v1_columns, len(s.columns)))
+        for v in (1, 2):
+            n = s.widths[v]
+            header, row = ",".join(s.columns[:n]), ",".join(["x"] * n)
+            # A row short of its version's, and a newer version's row: each named with its line.
+            for bad in (row.rsplit(",", 1)[0], row + "," * (len(s.columns) - n)):
+                with self.subTest(v=v, fields=bad.count(",") + 1):
+                    self.assertRegex(self.refused(header + "\n" + row + "\n" + bad + "\n"),
+                                     r":3: has %d fields, version %d of the schema has %d$"
+                                     % (bad.count(",") + 1, v, n))
+            # An older version's row in a file of this version.
+            self.assertRegex(self.refused(s.header + "\n" + row + "\n"),
+                             r":2: has %d fields, the schema has %d$" % (n, len(s.columns)))
 
 
 class CsvTextTest(unittest.TestCase):

@@ -1,12 +1,13 @@
 """NCCL in the tool: the "gdr_connections all" rule on G/N, 0/0, unknown and malformed values
 (and its malformed forms refused); a simulated NCCL's rows SIMULATED; the direct and staged rows
 of two NCCL launches paired by the "% of staged" rules (a fixture that must fail, one that must
-pass); run lines of NCCL binaries (layer, memory, paths from --nccl-gdr); the shipped profile."""
+pass), in-place rows with in-place rows only, a version 2 file as before; run lines of NCCL
+binaries (layer, memory, paths from --nccl-gdr); the shipped profile."""
 import os
 import unittest
 
 import gdrbtest  # noqa: F401  (sys.path)
-from gdrbtool import common, profile, report
+from gdrbtool import common, plot, profile, report
 from test_accept import AcceptCase
 
 LIB = "NCCL 2.28.9"
@@ -18,7 +19,7 @@ RUNS = ("run gdrb_nccl_allreduce args=--nccl-gdr=on\n"
 
 
 def row(path="direct", size=8, gdr="16/16", transport="NET/IB", note="", lat="10.0", busbw="1.0",
-        library=LIB, status="ok", bench="nccl_allreduce"):
+        library=LIB, status="ok", bench="nccl_allreduce", placement="out-of-place"):
     """One aggregate NCCL row of the schema, as a binary writes it."""
     f = dict.fromkeys(common.schema().columns, "")
     f.update(benchmark=bench, layer="nccl", mem="device", path=path, reg="nccl", pair="all",
@@ -27,16 +28,20 @@ def row(path="direct", size=8, gdr="16/16", transport="NET/IB", note="", lat="10
              algbw_GBps=busbw, busbw_GBps=busbw, ranks="16", hosts="2", gpu="NVIDIA H100 80GB HBM3",
              status=status, errors="0", quality="ok" if status == "ok" else "", note=note,
              timestamp="2026-11-21T04:41:00Z", version="0.1.0", transport=transport, gdr_connections=gdr,
-             library=library)
+             library=library, placement=placement)
     return ",".join(common.csv_text(f[c]) for c in common.schema().columns)
 
 
 class NcclCase(AcceptCase):
-    def results(self, *rows):
+    def results(self, *rows, version=0):
+        """A results directory of ROWS; VERSION (of the schema): its header, and its columns
+        of each row (0: this version's)."""
+        s = common.schema()
+        n = s.widths[version or s.version]
         d = os.path.join(self.work, "run-%d" % len(os.listdir(self.work)))
         os.mkdir(d)
         with open(os.path.join(d, "results.csv"), "w", encoding="utf-8") as f:
-            f.write(common.schema().header + "\n" + "".join(r + "\n" for r in rows))
+            f.write(",".join(s.columns[:n]) + "\n" + "".join(",".join(common.csv_split(r)[:n]) + "\n" for r in rows))
         return d
 
     def nccl_profile(self, *rules):
@@ -176,6 +181,62 @@ class Pairing(NcclCase):
         self.assertEqual([(t.path, t.gdr, t.first, t.last, t.count, t.carried()) for t in res.transports], [
             ("direct", "16/16", 8, 1 << 30, 4, "yes, every network connection"),
             ("staged", "0/16", 8, 1 << 30, 4, "no, as asked (GPUDirect off: staged through host memory)")])
+
+
+class InPlace(NcclCase):
+    """--in-place both writes an out-of-place and an in-place row per size: a direct row is
+    compared with the staged row of its own placement only, whatever order the launches wrote
+    them in; a version 2 file (no placement) pairs as it always did."""
+    BUSBW = "rule bw nccl_allreduce busbw_GBps >= 130% of staged sizes=256M:"
+    SIZE = 256 << 20
+
+    def launches(self):
+        """GPUDirect on with --in-place both; off twice, with --in-place, then without: across
+        placements the rows would pair 50 with 10 and 14 with 35 (a failure)."""
+        return self.results(row(size=self.SIZE, busbw="50.0"), row(size=self.SIZE, busbw="14.0", placement="in-place"),
+                            row(path="staged", size=self.SIZE, gdr="0/16", busbw="10.0", placement="in-place"),
+                            row(path="staged", size=self.SIZE, gdr="0/16", busbw="35.0"))
+
+    def test_in_place_rows_pair_only_with_in_place_rows(self):
+        ran = self.accept(self.launches(), self.nccl_profile(self.BUSBW))
+        bw = ran.verdict()["rules"][0]
+        self.assertEqual((ran.status, bw["verdict"], bw["checked"]), (0, "PASS", 2), ran.out)
+        self.assertIn("worst 14.00 GB/s against 13.00 GB/s (130% of staged) at 256MiB", bw["message"])
+
+    def test_placement_selects_rows(self):
+        for placement, worst in (("in-place", "14.00 GB/s against 13.00"), ("out-of-place", "50.00 GB/s against 45.50")):
+            with self.subTest(placement=placement):
+                ran = self.accept(self.launches(), self.nccl_profile(self.BUSBW + " placement=" + placement))
+                bw = ran.verdict()["rules"][0]
+                self.assertEqual((bw["verdict"], bw["checked"]), ("PASS", 1), ran.out)
+                self.assertIn("worst %s GB/s" % worst, bw["message"])
+                self.assertIn("placement=" + placement, ran.out)
+        ran = self.accept(self.launches(), self.nccl_profile(self.BUSBW + " placement=inplace"))
+        self.assertEqual(ran.status, 2, ran.out)
+        self.assertRegex(ran.err, r"^gdrb-accept: .*\.profile:3: placement=: unknown value 'inplace'; "
+                                  r"accepted: out-of-place,in-place\n$")
+
+    def test_a_version_2_file_pairs_as_before(self):
+        v2 = self.results(row(size=self.SIZE, busbw="40.0"), row(path="staged", size=self.SIZE, gdr="0/16", busbw="25.0"),
+                          version=2)
+        with open(os.path.join(v2, "results.csv"), encoding="utf-8") as f:
+            self.assertEqual(common.schema().versions[f.readline().rstrip("\n")], 2)
+        ran = self.accept(v2, self.nccl_profile(self.BUSBW))
+        bw = ran.verdict()["rules"][0]
+        self.assertEqual((ran.status, bw["verdict"], bw["checked"]), (0, "PASS", 1), ran.out)
+        # No row of a version 2 file has a placement to select.
+        ran = self.accept(v2, self.nccl_profile(self.BUSBW + " placement=in-place"))
+        self.assertEqual(ran.verdict()["rules"][0]["verdict"], "NODATA", ran.out)
+
+    def test_the_report_and_the_figures_keep_in_place_rows_apart(self):
+        csv = os.path.join(self.launches(), "results.csv")
+        res = report.read_results(csv)
+        self.assertEqual([(g.in_place, {p: g.points[p, self.SIZE].busbw for p in sorted(g.paths)}) for g in res.groups],
+                         [(False, {"direct": "50.0", "staged": "35.0"}), (True, {"direct": "14.0", "staged": "10.0"})])
+        data = plot.read_data(csv)
+        self.assertEqual(sorted(data.groups), [("nccl_allreduce", "device", False), ("nccl_allreduce", "device", True)])
+        self.assertEqual([f.base for f in plot.figures(data, plot.Meta())],
+                         ["nccl_allreduce-device", "nccl_allreduce-device-in-place"])
 
 
 class RunLines(unittest.TestCase):

@@ -112,7 +112,7 @@ class DataTest(Tmp):
         rows = [row(size_bytes="1024", lat_p50_us="4.0"), row(size_bytes="8", lat_p50_us="1.0"),
                 row(size_bytes="16", pair="0-1", lat_p50_us="2.0"), row(size_bytes="32", status="failed")]
         data, err = self.read(self.results(rows))
-        series = data.groups["write_lat", "device"].paths["direct"]
+        series = data.groups["write_lat", "device", False].paths["direct"]
         self.assertEqual(series.sizes, [1024.0, 8.0])
         self.assertEqual(err, "")
 
