@@ -142,8 +142,10 @@ def placement(o: Options, env: Dict[str, str], this_host: str) -> Placement:
                 cmd = ["scontrol", "show", "hostnames", nodelist]
                 rc, out, err = capture(cmd, timeout=60)
                 log.append(log_entry(cmd, rc, err, 60))
-                specs = out.splitlines()
-            elif "[" not in nodelist:
+                specs = out.splitlines() if rc == 0 else []
+            # No scontrol, or one that cannot answer (installed without a configuration): a
+            # list without ranges is its own expansion.
+            if not specs and "[" not in nodelist:
                 specs = nodelist.split(",")
         source = "slurm"
     names: List[str] = []

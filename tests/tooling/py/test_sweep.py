@@ -18,7 +18,7 @@ import unittest
 from unittest import mock
 
 import gdrbtest
-from gdrbtool import common, profile, sweep, sweep_meta, sweep_plan, sweep_results
+from gdrbtool import common, profile, sweep, sweep_launch, sweep_meta, sweep_plan, sweep_results
 
 QUICK = str(gdrbtest.SCRIPTS / "profiles" / "quick.profile")
 
@@ -278,6 +278,15 @@ class PlacementTest(Dir):
                                      timeout=30)
                 self.assertEqual((ran.returncode, ran.stderr),
                                  (2, "gdrb-sweep: --hostfile: cannot read '%s': not a regular file\n" % path))
+
+    def test_slurm_allocation_with_an_scontrol_that_cannot_answer(self):
+        # scontrol installed without a configuration (slurm-client alone) fails: the node list,
+        # without ranges, is its own expansion.
+        with mock.patch.object(sweep.shutil, "which", lambda name: "/x/" + name), \
+                mock.patch.object(sweep_launch, "capture", lambda cmd, timeout: (1, "", "no slurm.conf")):
+            w = self.place([], {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "n1,n2", "SLURM_JOB_NUM_NODES": "2"})
+        self.assertEqual((w.launcher, w.names), ("srun", ["n1", "n2"]))
+        self.assertIn("--nodelist=n1,n2", w.command(2))
 
     def test_slurm_allocation(self):
         with mock.patch.object(sweep.shutil, "which", lambda name: "/x/" + name if name == "srun" else None):
