@@ -32,16 +32,15 @@
 /* This rank's GPU in the sysfs topology: the one CUDA opened (bus_id), else local rank modulo GPUs. */
 static int topo_gpu(const char *bus_id, int local_rank, const struct gdrb_topo *t)
 {
-	size_t i, n;
+	char bdf[GDRB_BDF_LEN];
+	size_t i;
 
 	if (!t->ngpus)
 		return -1;
-	if (bus_id) {
-		n = strlen(bus_id);
+	if (bus_id && gdrb_pci_bdf_of_bus_id(bus_id, bdf) == 0)
 		for (i = 0; i < t->ngpus; i++)
-			if (n >= 12 && !strcasecmp(t->gpus[i].pci.bdf, bus_id + n - 12))
+			if (!strcmp(t->gpus[i].pci.bdf, bdf))
 				return (int)i;
-	}
 	return local_rank % (int)t->ngpus;
 }
 
