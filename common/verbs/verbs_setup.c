@@ -707,6 +707,8 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 	if ((rc = gdrb_boot_agree(c->boot, rc)) || c->boot->barrier(c->boot))
 		return rc ? rc : GDRB_ERR;
 	c->nic = v->nic;
+	c->nic_dev = v->dev;
+	c->nic_port = v->port;
 	c->link_layer = v->ethernet ? "Ethernet" : "InfiniBand";
 	c->link_gbps = v->rate[0] ? strtod(v->rate, NULL) : 0;
 	c->gpu_nic_dist = gdrb_topo_dist_name(v->dist);
