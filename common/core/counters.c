@@ -110,10 +110,12 @@ static void describe(struct gdrb_counters *cs, const struct gdrb_counters_want *
 		     bool have_ib, const char *ports, unsigned nports, const char *gpu_bdf)
 {
 	char lib[16], dev[GDRB_CNT_DEV_LEN], *s = cs->what;
-	size_t len = sizeof(cs->what), at = 0, i, pci_rows = 0;
+	size_t len = sizeof(cs->what), at = 0, i, pci_rows = 0, gpu_rows = 0;
 
-	for (i = 0; i < cs->set.n; i++)
+	for (i = 0; i < cs->set.n; i++) {
 		pci_rows += cs->set.id[i].pcie && strcmp(cs->set.id[i].device, "GPU");
+		gpu_rows += cs->set.id[i].pcie && !strcmp(cs->set.id[i].device, "GPU");
+	}
 	for (i = 0; w->library && w->library[i] && i + 1 < sizeof(lib); i++)
 		lib[i] = (char)toupper((unsigned char)w->library[i]);
 	lib[i] = '\0';
@@ -138,8 +140,10 @@ static void describe(struct gdrb_counters *cs, const struct gdrb_counters_want *
 	} else {
 		PUT("no NIC (the benchmark uses none)");
 	}
-	if (gpu_bdf)
+	if (gpu_bdf && gpu_rows)
 		PUT("; the PCIe link and AER counts of GPU %s", gpu_bdf);
+	else if (gpu_bdf)
+		PUT("; GPU %s: not in %s/bus/pci/devices", gpu_bdf, root);
 	if (cs->set.n)
 		PUT("; rank 0 reads %zu counters, before the first size and after each measured path, outside the timed loops",
 		    cs->set.n);
