@@ -693,7 +693,6 @@ static void sweep(struct run *r)
 			const struct gdrb_variant *v = &c->variants[i];
 			struct outcome *po = pairs + i * (size_t)np;
 
-			r->counters_note[0] = '\0';
 			if (!v->supported)
 				agg[i] = unsupported;
 			else if (measure_variant(r, size, v, &agg[i], po)) {
