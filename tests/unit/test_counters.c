@@ -380,19 +380,15 @@ static char *slurp(const char *path)
 	return text;
 }
 
-/* A line of the counter file: its counter's row from `node,0,DEVICE,PORT,SOURCE,NAME,` on. */
-static const char *row_of(const char *file, const char *key)
+/* The row of write_bw's rank 0 on HOST for mlx5_0 port 1's SOURCE,COUNTER ends in REST. */
+static void row_is(const char *file, const char *host, const char *counter, const char *rest)
 {
-	const char *at = strstr(file, key);
+	char key[256];
+	const char *at;
 
+	snprintf(key, sizeof(key), ",write_bw,%s,0,mlx5_0,1,%s,", host, counter);
+	at = strstr(file, key);
 	ck_assert_msg(at != NULL, "no row '%s' in:\n%s", key, file);
-	return at;
-}
-
-static void row_is(const char *file, const char *key, const char *rest)
-{
-	const char *at = row_of(file, key);
-
 	ck_assert_msg(!strncmp(at + strlen(key), rest, strlen(rest)), "row '%s': expected '%s', got '%.60s'",
 		      key, rest, at + strlen(key));
 }
@@ -477,18 +473,12 @@ START_TEST(test_readings)
 	ck_assert_msg(!strncmp(text, key, strlen(key)), "%s", text);
 	ck_assert_str_eq(gdrb_counters_header(),
 			 "run_start,run_end,benchmark,node,rank,device,port,source,counter,class,before,after,delta,state");
-	snprintf(key, sizeof(key), ",write_bw,%s,0,mlx5_0,1,counters,symbol_error,", b->hosts[0]);
-	row_is(text, key, "error,5,9,4,ok\n");
-	snprintf(key, sizeof(key), ",write_bw,%s,0,mlx5_0,1,counters,port_rcv_errors,", b->hosts[0]);
-	row_is(text, key, "error,100,5,,reset\n");
-	snprintf(key, sizeof(key), ",write_bw,%s,0,mlx5_0,1,counters,port_xmit_data,", b->hosts[0]);
-	row_is(text, key, "traffic,4294967290,6,,reset\n");
-	snprintf(key, sizeof(key), ",write_bw,%s,0,mlx5_0,1,counters,link_downed,", b->hosts[0]);
-	row_is(text, key, "error,0,,,vanished\n");
-	snprintf(key, sizeof(key), ",write_bw,%s,0,mlx5_0,1,hw_counters,out_of_sequence,", b->hosts[0]);
-	row_is(text, key, "error,2,,,unreadable\n");
-	snprintf(key, sizeof(key), ",write_bw,%s,0,mlx5_0,1,hw_counters,np_cnp_sent,", b->hosts[0]);
-	row_is(text, key, "congestion,0,12,12,ok\n");
+	row_is(text, b->hosts[0], "counters,symbol_error", "error,5,9,4,ok\n");
+	row_is(text, b->hosts[0], "counters,port_rcv_errors", "error,100,5,,reset\n");
+	row_is(text, b->hosts[0], "counters,port_xmit_data", "traffic,4294967290,6,,reset\n");
+	row_is(text, b->hosts[0], "counters,link_downed", "error,0,,,vanished\n");
+	row_is(text, b->hosts[0], "hw_counters,out_of_sequence", "error,2,,,unreadable\n");
+	row_is(text, b->hosts[0], "hw_counters,np_cnp_sent", "congestion,0,12,12,ok\n");
 }
 END_TEST
 
