@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "counters_int.h"
 #include "gdrb_counters.h"
@@ -40,17 +41,54 @@ int gdrb_counters_path(const char *csv_path, char *buf, size_t len)
 	return 0;
 }
 
-int gdrb_counters_file_open(const char *csv_path, struct gdrb_csv **out)
-{
-	const struct gdrb_csv_kind kind = { "counter file", gdrb_counters_header(), true };
+struct gdrb_counters_file {
+	struct gdrb_csv *csv;   /* NULL until there is a row to write, where the file was not there */
 	char path[4096];
+};
+
+static struct gdrb_csv_kind file_kind(void)
+{
+	return (struct gdrb_csv_kind){ "counter file", gdrb_counters_header(), true };
+}
+
+int gdrb_counters_file_open(const char *csv_path, struct gdrb_counters_file **out)
+{
+	const struct gdrb_csv_kind kind = file_kind();
+	struct gdrb_counters_file *f;
+	struct stat st;
+	int rc = 0;
 
 	*out = NULL;
-	if (gdrb_counters_path(csv_path, path, sizeof(path))) {
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		gdrb_err("out of memory");
+		return GDRB_ERR;
+	}
+	if (gdrb_counters_path(csv_path, f->path, sizeof(f->path))) {
 		gdrb_usage_err("--csv: '%.64s...': too long a path for its counter file beside it", csv_path);
+		free(f);
 		return GDRB_ERR_USAGE;
 	}
-	return gdrb_csv_open_kind(path, &kind, out);
+	/* Anything at the path (a link included) is judged now, before anything is measured. */
+	if (lstat(f->path, &st) == 0)
+		rc = gdrb_csv_open_kind(f->path, &kind, &f->csv);
+	if (rc) {
+		free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+int gdrb_counters_file_close(struct gdrb_counters_file *file)
+{
+	int rc;
+
+	if (!file)
+		return 0;
+	rc = gdrb_csv_close(file->csv);
+	free(file);
+	return rc;
 }
 
 /* One counter of one rank as the file and the lines after the table take it: plain bytes. */
@@ -97,13 +135,17 @@ static void field_text(FILE *f, const char *s)
 }
 
 /* Rank 0: one line per counter of every rank. */
-static int write_file(struct gdrb_csv *file, const struct record *all, size_t per_rank,
+static int write_file(struct gdrb_counters_file *file, const struct record *all, size_t per_rank,
 		      const struct gdrb_boot *b, const char *run_start, const char *benchmark)
 {
+	const struct gdrb_csv_kind kind = file_kind();
 	char run_end[32], *line = NULL;
 	size_t len = 0, i;
 	int r, rc = 0;
 
+	/* Made with its header by the run's first rows (refused as at the start, should it be now). */
+	if (!file->csv && (rc = gdrb_csv_open_kind(file->path, &kind, &file->csv)))
+		return rc;
 	gdrb_timestamp(run_end, sizeof(run_end));
 	for (r = 0; r < b->size && !rc; r++) {
 		for (i = 0; i < per_rank && !rc; i++) {
@@ -136,7 +178,7 @@ static int write_file(struct gdrb_csv *file, const struct record *all, size_t pe
 				gdrb_err("out of memory for the counter file");
 				rc = GDRB_ERR;
 			} else {
-				rc = gdrb_csv_append_line(file, line, len);
+				rc = gdrb_csv_append_line(file->csv, line, len);
 			}
 			free(line);
 			line = NULL;
@@ -401,7 +443,7 @@ static void report(FILE *f, struct gdrb_counters *cs, const struct record *all, 
 }
 
 int gdrb_counters_finish(struct gdrb_counters *cs, struct gdrb_boot *b, const char *benchmark,
-			 size_t size, struct gdrb_csv *file, FILE *out)
+			 size_t size, struct gdrb_counters_file *file, FILE *out)
 {
 	struct record *mine = NULL, *all = NULL;
 	uint64_t per_rank = cs ? cs->set.n : 0;

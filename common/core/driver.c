@@ -845,7 +845,7 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	/* Results that could not be written make a failed run (said once, by rank 0). */
 	if (boot->rank == 0 && gdrb_stdout_flush())
 		r->exit_code = GDRB_EXIT_FAIL;
-	if (gdrb_csv_close(r->csv) | gdrb_csv_close(r->counter_file))
+	if (gdrb_csv_close(r->csv) | gdrb_counters_file_close(r->counter_file))
 		r->exit_code = GDRB_EXIT_FAIL;
 	r->csv = NULL;
 	r->counter_file = NULL;
@@ -855,7 +855,7 @@ out:
 		bench->teardown(c);
 	gdrb_drv_free_buffers(c);
 	gdrb_csv_close(r->csv);
-	gdrb_csv_close(r->counter_file);
+	gdrb_counters_file_close(r->counter_file);
 	gdrb_counters_close(r->counters);
 	free(r->samples);
 	free(r->all_samples);

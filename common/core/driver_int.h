@@ -51,7 +51,7 @@ struct run {
 	struct rank_result *all_results;
 	struct gdrb_table table;
 	struct gdrb_counters *counters; /* read around every measurement (gdrb_counters.h) */
-	struct gdrb_csv *counter_file;  /* rank 0, with --csv: beside the CSV */
+	struct gdrb_counters_file *counter_file; /* rank 0, with --csv: beside the CSV */
 	char counters_note[512];        /* rank 0: the note of the rows being written */
 	bool aborted;                   /* a measurement failed and took every rank down */
 };

@@ -89,8 +89,18 @@ void gdrb_counters_note(const struct gdrb_cnt_rise *rises, size_t stride, const 
 
 /* The counter file of a CSV: same directory, ".csv" replaced by ".counters.csv". 0 or -ENAMETOOLONG. */
 int gdrb_counters_path(const char *csv_path, char *buf, size_t len);
-/* Rank 0: open it for appending, as the CSV is (one line and GDRB_ERR_USAGE for a bad one). */
-int gdrb_counters_file_open(const char *csv_path, struct gdrb_csv **out);
+
+/*
+ * Rank 0, before anything is measured: the counter file of csv_path. One that
+ * exists is opened for appending as the CSV is (another header, a torn row,
+ * CRLF line ends, a symbolic link: one line and GDRB_ERR_USAGE); one that does
+ * not is created with its header by the first rows (a run without counters
+ * makes none, and a full disk costs the CSV's rows nothing).
+ */
+struct gdrb_counters_file;
+int gdrb_counters_file_open(const char *csv_path, struct gdrb_counters_file **out);
+/* 0, or GDRB_ERR where a write or the close failed (said once). NULL is a no-op. */
+int gdrb_counters_file_close(struct gdrb_counters_file *file);
 /* The counter file's header line, from counters_schema.def. */
 const char *gdrb_counters_header(void);
 
@@ -102,6 +112,6 @@ const char *gdrb_counters_header(void);
  * written).
  */
 int gdrb_counters_finish(struct gdrb_counters *cs, struct gdrb_boot *b, const char *benchmark,
-			 size_t size, struct gdrb_csv *file, FILE *out);
+			 size_t size, struct gdrb_counters_file *file, FILE *out);
 
 #endif

@@ -9,7 +9,7 @@
 #    "none rose";
 #  - gdrb_copy_bw on the simulated GPU at 0000:3b:00.0: its x8 of x16 link said after the
 #    table, and an AER line that rose in the row's note and after the table;
-#  - a node without class/infiniband (noib): one header line, no NIC row, exit 0;
+#  - a node without class/infiniband (noib): one header line, no counter file, exit 0;
 #  - a bad counter file (another header, a torn row, a planted symbolic link): exit 2 with
 #    one line, nothing measured, the file left as it was.
 # shellcheck source=../support/lib.sh
@@ -134,6 +134,6 @@ GDRB_INJECT_SYSFS_ROOT=$fx/noib/sys mpi 2 -x GDRB_TEST_HOOKS -x GDRB_INJECT_SYSF
 	grep -q "^# counters: no RDMA device on rank 0's node (.*/noib/sys/class/infiniband does not exist): no NIC counter is read$" "$WORK/noib.out" ||
 	{ cat "$WORK/noib.out"; fail "no RDMA device: not one header line"; }
 [ ! -s "$WORK/noib.err" ] || { cat "$WORK/noib.err"; fail "no RDMA device: stderr"; }
-[ "$(wc -l <"$WORK/noib.counters.csv")" = 1 ] || fail "no RDMA device: rows in the counter file"
+[ ! -e "$WORK/noib.counters.csv" ] || fail "no RDMA device, no counter: a counter file was made"
 csv_check -v status=ok -v rows=1 "$WORK/noib.csv" || fail "no RDMA device: the CSV"
-pass "no class/infiniband: one header line, nothing on stderr, exit 0, the counter file's header only"
+pass "no class/infiniband: one header line, nothing on stderr, exit 0, no counter file (nothing to put in it)"

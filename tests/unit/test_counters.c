@@ -400,7 +400,7 @@ START_TEST(test_readings)
 	struct gdrb_counters *cs;
 	struct gdrb_cnt_rise rise;
 	struct gdrb_boot *b = self();
-	struct gdrb_csv *file;
+	struct gdrb_counters_file *file;
 	struct capture out;
 	char csv[PATH_MAX + 32], path[PATH_MAX + 64], note[512], line[1024], *text, key[256];
 
@@ -448,7 +448,7 @@ START_TEST(test_readings)
 	capture_open(&out);
 	ck_assert_int_eq(gdrb_counters_finish(cs, b, "write_bw", 4096, file, out.f), 0);
 	text = capture_close(&out);
-	ck_assert_int_eq(gdrb_csv_close(file), 0);
+	ck_assert_int_eq(gdrb_counters_file_close(file), 0);
 	gdrb_counters_close(cs);
 
 	/* After the table: what rose (the reset's later rise not counted), what went back, what could not be read. */
