@@ -491,9 +491,12 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 		gdrb_err("%s failed at size %zu on the %s path%s%s", c->bench->name, size, v->label,
 			 placement_sep(c), gdrb_placement_name(c->placement));
 		fflush(stdout);
+		r->aborted = true;
 		c->boot->abort(c->boot, GDRB_EXIT_FAIL);
 		return GDRB_ERR;
 	}
+	/* The timed loop and its agreement are over; the rows are not written yet. */
+	gdrb_counters_read(r->counters, &mine.rise);
 	if (gdrb_verbose() && c->initiator)
 		gdrb_info("%s size %zu path %s%s%s: %llu timed iterations (at least %llu planned), %.3f s, %llu wrong bytes",
 			  c->bench->name, size, v->label, placement_sep(c), gdrb_placement_name(c->placement),
@@ -510,8 +513,11 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	    gdrb_boot_step_gather(c->boot, r->samples, n * sizeof(double), r->all_samples, "gathering results",
 				  size))
 		return GDRB_ERR;
-	if (c->boot->rank == 0)
+	if (c->boot->rank == 0) {
 		gdrb_drv_summarise(r, size, n, want, agg, pairs);
+		gdrb_counters_note(&r->all_results[0].rise, sizeof(r->all_results[0]), c->boot,
+				   r->counters_note, sizeof(r->counters_note));
+	}
 	return 0;
 }
 
@@ -748,6 +754,21 @@ static int setup_results(struct run *r)
 	return 0;
 }
 
+/* What the transport says it uses, for the counters read around every measurement. */
+static int open_counters(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	const struct gdrb_counters_want w = {
+		/* A library that picks its own NIC: every active port of the node. */
+		.library = c->bench->traffic == GDRB_TRAFFIC_LOCAL || c->nic_dev ? NULL : c->bench->layer,
+		.nic_dev = c->nic_dev,
+		.nic_port = c->nic_port,
+		.gpu_bus_id = c->have_gpu ? c->gpu.pci_bus_id : NULL,
+	};
+
+	return gdrb_counters_open(c->boot, &w, &r->counters);
+}
+
 static void report_peak_memory(struct gdrb_boot *b)
 {
 	struct rusage ru;
@@ -800,6 +821,8 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	rc = check_layout(r);
 	if (!rc && boot->rank == 0 && r->p.csv_path) {
 		rc = gdrb_csv_open(r->p.csv_path, &r->csv);
+		if (!rc)
+			rc = gdrb_counters_file_open(r->p.csv_path, &r->counter_file);
 	}
 	code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
 	if (code == GDRB_EXIT_OK)
@@ -824,6 +847,8 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 			rc = bench->setup(c);
 		if (!rc)
 			rc = setup_results(r);
+		if (!rc)
+			rc = open_counters(r);
 		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
 	}
 	if (code != GDRB_EXIT_OK)
@@ -838,21 +863,28 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 		code = GDRB_EXIT_FAIL;
 		goto out;
 	}
+	gdrb_counters_read(r->counters, NULL);
 	sweep(r);
+	if (!r->aborted && gdrb_counters_finish(r->counters, boot, bench->name,
+						r->p.sizes.v[r->p.sizes.n - 1], r->counter_file, stdout))
+		r->exit_code = GDRB_EXIT_FAIL;
 	gdrb_watchdog_stop();
 	report_peak_memory(boot);
 	/* Results that could not be written make a failed run (said once, by rank 0). */
 	if (boot->rank == 0 && gdrb_stdout_flush())
 		r->exit_code = GDRB_EXIT_FAIL;
-	if (gdrb_csv_close(r->csv))
+	if (gdrb_csv_close(r->csv) | gdrb_counters_file_close(r->counter_file))
 		r->exit_code = GDRB_EXIT_FAIL;
 	r->csv = NULL;
+	r->counter_file = NULL;
 	code = gdrb_boot_agree_exit(boot, r->exit_code);
 out:
 	if (bench->teardown)
 		bench->teardown(c);
 	gdrb_drv_free_buffers(c);
 	gdrb_csv_close(r->csv);
+	gdrb_counters_file_close(r->counter_file);
+	gdrb_counters_close(r->counters);
 	free(r->samples);
 	free(r->all_samples);
 	free(r->all_results);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gdrb_counters.h"
 #include "gdrb_driver.h"
 #include "gdrb_figures.h"
 #include "gdrb_report.h"
@@ -21,6 +22,7 @@ struct rank_result {
 	double total_us;        /* sum of timed samples */
 	double bytes_per_iter;  /* payload bytes this rank's pair moves per iteration */
 	double cpu_pct;         /* user + system CPU time over the timed batches, % of their wall time */
+	struct gdrb_cnt_rise rise;      /* the error counters that rose while it was measured */
 };
 
 /* A measured (or skipped) variant at one size, as rank 0 sees it. */
@@ -48,6 +50,10 @@ struct run {
 	double *all_samples;    /* rank 0: every rank's samples */
 	struct rank_result *all_results;
 	struct gdrb_table table;
+	struct gdrb_counters *counters; /* read around every measurement (gdrb_counters.h) */
+	struct gdrb_counters_file *counter_file; /* rank 0, with --csv: beside the CSV */
+	char counters_note[512];        /* rank 0: the note of the rows being written */
+	bool aborted;                   /* a measurement failed and took every rank down */
 };
 
 /* Buffers (driver_buffers.c): the room check before allocating, then allocation and release. */

@@ -82,7 +82,7 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 	const char *parts[] = {
 		gdrb_inject_note(), v->supported ? label : v->why,
 		v->supported ? c->window_note : "", v->supported ? c->lib_note : "",
-		v->supported ? c->gpu_shared : "",
+		v->supported ? c->gpu_shared : "", v->supported ? r->counters_note : "",
 	};
 
 	row.note = note_of(note, sizeof(note), parts, sizeof(parts) / sizeof(parts[0]));
@@ -285,6 +285,12 @@ void gdrb_drv_print_header(struct run *r)
 		fprintf(hdr, "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
 	if (!c->have_gpu)
 		fprintf(hdr, "# GPU: none used (%s)\n", c->gpu_why[0] ? c->gpu_why : "host memory run");
+	if (r->counters) {
+		char line[1024];
+
+		gdrb_counters_describe(r->counters, line, sizeof(line));
+		fprintf(hdr, "# %s\n", line);
+	}
 	for (i = 0; i < c->nvariants; i++) {
 		const struct gdrb_variant *v = &c->variants[i];
 

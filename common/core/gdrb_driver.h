@@ -79,6 +79,9 @@ struct gdrb_ctx {
 	struct gdrb_gpu_info gpu;
 	char gpu_why[320];
 	const char *nic;        /* CSV nic column ("" for MPI) */
+	/* The RDMA device and port the transport uses (verbs), whose counters are read; NULL: not named. */
+	const char *nic_dev;
+	unsigned nic_port;
 	const char *link_layer; /* CSV link_layer, link_gbps, gpu_nic_dist: verbs only */
 	double link_gbps;
 	const char *gpu_nic_dist;

@@ -82,6 +82,18 @@ struct gdrb_csv {
  */
 int gdrb_csv_open(const char *path, struct gdrb_csv **out);
 
+/*
+ * Another file of the same discipline (the counter file): its header, what
+ * the refusals call it ("counter file"), and whether a symbolic link at its
+ * path is refused rather than followed (a file whose name gdrbench derived).
+ */
+struct gdrb_csv_kind {
+	const char *what;
+	const char *header;     /* without newline */
+	bool nofollow;
+};
+int gdrb_csv_open_kind(const char *path, const struct gdrb_csv_kind *kind, struct gdrb_csv **out);
+
 /* One row, or one newline-terminated line, in one write. 0 or GDRB_ERR (said once). */
 int gdrb_csv_append(struct gdrb_csv *csv, const struct gdrb_row *row);
 int gdrb_csv_append_line(struct gdrb_csv *csv, const char *line, size_t len);

@@ -27,7 +27,6 @@ static const char csv_header_list[] =
 #undef GDRB_CSV_COL
 #undef GDRB_CSV_VERSION_END
 #define csv_header (csv_header_list + 1)
-#define CSV_HEADER_LEN (sizeof(csv_header_list) - 2)
 
 const char *gdrb_csv_header(void)
 {
@@ -49,53 +48,64 @@ char *gdrb_timestamp(char *buf, size_t len)
  * line ends, or a last line without its newline (a full disk or a crash left
  * it; a row appended there would be glued onto it). The file is only read.
  */
-static int csv_check_existing(int fd, const char *path, off_t size)
+static int csv_check_existing(int fd, const char *path, off_t size, const struct gdrb_csv_kind *k)
 {
-	size_t hlen = CSV_HEADER_LEN;
-	char line[CSV_HEADER_LEN + 2], tail[2] = "";
+	size_t hlen = strlen(k->header);
+	char tail[2] = "", *line;
 	ssize_t n;
+	int rc = 0;
 
 	n = pread(fd, tail, sizeof(tail), size >= 2 ? size - 2 : 0);
 	if (n != (size >= 2 ? 2 : 1) || tail[n - 1] != '\n') {
-		gdrb_usage_err("--csv: '%s' ends in a torn row (its last line has no newline, as a full disk or a crash leaves it); delete that line (sed -i '$d' FILE) or write to a new file",
-			       path);
+		gdrb_usage_err("%s: '%s' ends in a torn row (its last line has no newline, as a full disk or a crash leaves it); delete that line (sed -i '$d' FILE) or write to a new file",
+			       k->what, path);
 		return GDRB_ERR_USAGE;
 	}
-	n = pread(fd, line, sizeof(line), 0);
-	if (n < (ssize_t)hlen + 1 || memcmp(line, csv_header, hlen) != 0 ||
+	line = malloc(hlen + 2);
+	if (!line) {
+		gdrb_err("out of memory");
+		return GDRB_ERR;
+	}
+	n = pread(fd, line, hlen + 2, 0);
+	if (n < (ssize_t)hlen + 1 || memcmp(line, k->header, hlen) != 0 ||
 	    (line[hlen] != '\n' && (line[hlen] != '\r' || n < (ssize_t)hlen + 2 || line[hlen + 1] != '\n'))) {
-		gdrb_usage_err("--csv: '%s' holds another header than this gdrbench's; write to a new file",
-			       path);
-		return GDRB_ERR_USAGE;
+		gdrb_usage_err("%s: '%s' holds another header than this gdrbench's; write to a new file",
+			       k->what, path);
+		rc = GDRB_ERR_USAGE;
+	} else if (line[hlen] == '\r' || tail[0] == '\r') {
+		gdrb_usage_err("%s: '%s' has CRLF line ends; gdrbench appends LF lines only: convert it (dos2unix) or write to a new file",
+			       k->what, path);
+		rc = GDRB_ERR_USAGE;
 	}
-	if (line[hlen] == '\r' || tail[0] == '\r') {
-		gdrb_usage_err("--csv: '%s' has CRLF line ends; gdrbench appends LF lines only: convert it (dos2unix) or write to a new file",
-			       path);
-		return GDRB_ERR_USAGE;
-	}
-	return 0;
+	free(line);
+	return rc;
 }
 
-int gdrb_csv_open(const char *path, struct gdrb_csv **out)
+int gdrb_csv_open_kind(const char *path, const struct gdrb_csv_kind *k, struct gdrb_csv **out)
 {
 	struct gdrb_csv *csv;
 	struct stat st;
 	int fd, rc;
 
 	*out = NULL;
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | (k->nofollow ? O_NOFOLLOW : 0), 0666);
+	if (fd < 0 && errno == ELOOP && k->nofollow) {
+		gdrb_usage_err("%s: '%s' is a symbolic link; gdrbench writes only a file of its own there: remove the link",
+			       k->what, path);
+		return GDRB_ERR_USAGE;
+	}
 	if (fd < 0) {
-		gdrb_usage_err("--csv: cannot open '%s' for appending: %s; expected a file in an existing, writable directory",
-			       path, strerror(errno));
+		gdrb_usage_err("%s: cannot open '%s' for appending: %s; expected a file in an existing, writable directory",
+			       k->what, path, strerror(errno));
 		return GDRB_ERR_USAGE;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		gdrb_usage_err("--csv: '%s' is not a regular file", path);
+		gdrb_usage_err("%s: '%s' is not a regular file", k->what, path);
 		close(fd);
 		return GDRB_ERR_USAGE;
 	}
 	if (st.st_size > 0) {
-		rc = csv_check_existing(fd, path, st.st_size);
+		rc = csv_check_existing(fd, path, st.st_size, k);
 		if (rc) {
 			close(fd);
 			return rc;
@@ -113,11 +123,18 @@ int gdrb_csv_open(const char *path, struct gdrb_csv **out)
 	csv->fd = fd;
 	csv->write = write;
 	if (st.st_size == 0) {
-		char line[CSV_HEADER_LEN + 1];
+		size_t hlen = strlen(k->header);
+		char *line = malloc(hlen + 1);
 
-		memcpy(line, csv_header, CSV_HEADER_LEN);
-		line[CSV_HEADER_LEN] = '\n';
-		rc = gdrb_csv_append_line(csv, line, CSV_HEADER_LEN + 1);
+		rc = GDRB_ERR;
+		if (line) {
+			memcpy(line, k->header, hlen);
+			line[hlen] = '\n';
+			rc = gdrb_csv_append_line(csv, line, hlen + 1);
+			free(line);
+		} else {
+			gdrb_err("out of memory");
+		}
 		if (rc) {
 			gdrb_csv_close(csv);
 			return rc;
@@ -125,6 +142,13 @@ int gdrb_csv_open(const char *path, struct gdrb_csv **out)
 	}
 	*out = csv;
 	return 0;
+}
+
+int gdrb_csv_open(const char *path, struct gdrb_csv **out)
+{
+	const struct gdrb_csv_kind results = { "--csv", csv_header, false };
+
+	return gdrb_csv_open_kind(path, &results, out);
 }
 
 int gdrb_csv_append_line(struct gdrb_csv *csv, const char *line, size_t len)

@@ -151,6 +151,12 @@ int gdrb_topo_acs(const char *sysfs_root, const char *bdf, struct gdrb_acs *acs)
 char *gdrb_acs_flags(uint16_t ctrl, char *buf, size_t len);
 const char *gdrb_pcie_port_name(int port_type);
 
+/*
+ * The sysfs PCI address of a bus id as CUDA gives it ("00000000:3B:00.0" ->
+ * "0000:3b:00.0"; a sysfs one stays as it is). 0, or -EINVAL for anything else.
+ */
+int gdrb_pci_bdf_of_bus_id(const char *bus_id, char bdf[GDRB_BDF_LEN]);
+
 /* "16.0 GT/s PCIe" -> 16.0; "Unknown" -> 0. */
 double gdrb_pci_parse_speed(const char *text);
 /* 2.5 -> 1, 5 -> 2, ... 64 -> 6; 0 unknown. */

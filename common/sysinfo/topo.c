@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -33,6 +34,20 @@ static bool is_bdf(const char *s)
 
 	return sscanf(s, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &n) == 4 && s[n] == '\0' &&
 	       strlen(s) < GDRB_BDF_LEN;
+}
+
+int gdrb_pci_bdf_of_bus_id(const char *bus_id, char bdf[GDRB_BDF_LEN])
+{
+	enum { BDF_CHARS = 12 };        /* "dddd:bb:dd.f" */
+	size_t n = strlen(bus_id), i;
+
+	/* CUDA pads the domain to 8 digits: the last 12 characters are sysfs's address. */
+	if (n < BDF_CHARS)
+		return -EINVAL;
+	for (i = 0; i < BDF_CHARS; i++)
+		bdf[i] = (char)tolower((unsigned char)bus_id[n - BDF_CHARS + i]);
+	bdf[i] = '\0';
+	return is_bdf(bdf) ? 0 : -EINVAL;
 }
 
 static int fn_long(const char *root, const char *bdf, const char *attr, long *v)

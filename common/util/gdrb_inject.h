@@ -3,7 +3,7 @@
  * Test hooks: environment variables with which the test suite injects faults
  * and load into the shipped binaries (a flipped byte, a stalled rank, a
  * stopped rank, fake host names, a staging ring without its waits, a smaller
- * work request). They change data, timing and host names, so they are read in
+ * work request, a fixture tree for the counters, a counter that rises). They change data, timing and host names, so they are read in
  * this one place, once, before anything is measured:
  *   - each value is checked strictly (one line naming the variable and the
  *     accepted form, GDRB_ERR_USAGE: the binary exits 2);
@@ -44,6 +44,16 @@ struct gdrb_inject {
 	const char *stage_race;         /* NULL: off */
 	/* GDRB_VERBS_MAX_MSG=SIZE: the largest verbs work request is at most SIZE. */
 	size_t verbs_max_msg;           /* 0: off */
+	/* GDRB_INJECT_SYSFS_ROOT=DIR: the counters around each measurement are read under DIR, not /sys. */
+	const char *sysfs_root;         /* NULL: off */
+	/*
+	 * GDRB_INJECT_COUNTER=NAME+N@K (or NAME-N@K): every counter called NAME reads N more
+	 * (less, not below 0) in the K-th reading after the one before the first size, and after.
+	 */
+	char counter_name[48];          /* "": off */
+	unsigned long long counter_delta;
+	bool counter_down;
+	unsigned long counter_from;
 };
 
 /*

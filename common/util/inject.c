@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gdrb_inject.h"
 #include "gdrb_log.h"
@@ -160,6 +161,35 @@ static int parse_verbs_max_msg(const char *v, struct gdrb_inject *h)
 	return 0;
 }
 
+static int parse_sysfs_root(const char *v, struct gdrb_inject *h)
+{
+	struct stat st;
+
+	if (strlen(v) >= PATH_MAX / 2 || stat(v, &st) || !S_ISDIR(st.st_mode))
+		return -1;
+	h->sysfs_root = v;
+	return 0;
+}
+
+/* NAME+N@K or NAME-N@K: a counter's name, by how much it moves, from which reading on. */
+static int parse_counter(const char *v, struct gdrb_inject *h)
+{
+	size_t len = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+	unsigned long long delta, from;
+	const char *rest;
+
+	if (len == 0 || len >= sizeof(h->counter_name) || (v[len] != '+' && v[len] != '-') ||
+	    decimal(v + len + 1, 1, 1ULL << 62, &delta, &rest) || *rest != '@' ||
+	    decimal(rest + 1, 1, ULONG_MAX, &from, NULL))
+		return -1;
+	memcpy(h->counter_name, v, len);
+	h->counter_name[len] = '\0';
+	h->counter_down = v[len] == '-';
+	h->counter_delta = delta;
+	h->counter_from = (unsigned long)from;
+	return 0;
+}
+
 static const struct hook table[] = {
 	{ "GDRB_INJECT_CORRUPTION", "RANK, a rank number from 0", parse_corruption },
 	{ "GDRB_INJECT_STALL", "US or US/EVERY: microseconds from 1 to 10000000, every EVERY-th iteration from 1",
@@ -169,6 +199,9 @@ static const struct hook table[] = {
 	{ "GDRB_INJECT_STEP_STOP", "RANK:N: a rank number from 0, a step from 1", parse_step_stop },
 	{ "GDRB_INJECT_STAGE_RACE", "out, in or all", parse_stage_race },
 	{ "GDRB_VERBS_MAX_MSG", "SIZE: a size from 1 byte (16K, 1M)", parse_verbs_max_msg },
+	{ "GDRB_INJECT_SYSFS_ROOT", "DIR: an existing directory (a sysfs fixture tree)", parse_sysfs_root },
+	{ "GDRB_INJECT_COUNTER", "NAME+N@K or NAME-N@K: a counter name of letters, digits and '_', N from 1, a reading K from 1",
+	  parse_counter },
 };
 #define NHOOKS (sizeof(table) / sizeof(table[0]))
 

@@ -32,16 +32,15 @@
 /* This rank's GPU in the sysfs topology: the one CUDA opened (bus_id), else local rank modulo GPUs. */
 static int topo_gpu(const char *bus_id, int local_rank, const struct gdrb_topo *t)
 {
-	size_t i, n;
+	char bdf[GDRB_BDF_LEN];
+	size_t i;
 
 	if (!t->ngpus)
 		return -1;
-	if (bus_id) {
-		n = strlen(bus_id);
+	if (bus_id && gdrb_pci_bdf_of_bus_id(bus_id, bdf) == 0)
 		for (i = 0; i < t->ngpus; i++)
-			if (n >= 12 && !strcasecmp(t->gpus[i].pci.bdf, bus_id + n - 12))
+			if (!strcmp(t->gpus[i].pci.bdf, bdf))
 				return (int)i;
-	}
 	return local_rank % (int)t->ngpus;
 }
 
@@ -708,6 +707,8 @@ static int setup(struct gdrb_ctx *c, enum gdrb_verbs_op op)
 	if ((rc = gdrb_boot_agree(c->boot, rc)) || c->boot->barrier(c->boot))
 		return rc ? rc : GDRB_ERR;
 	c->nic = v->nic;
+	c->nic_dev = v->dev;
+	c->nic_port = v->port;
 	c->link_layer = v->ethernet ? "Ethernet" : "InfiniBand";
 	c->link_gbps = v->rate[0] ? strtod(v->rate, NULL) : 0;
 	c->gpu_nic_dist = gdrb_topo_dist_name(v->dist);

@@ -8,7 +8,9 @@
 # exist and a GID index out of range exit 2 naming what exists; rank 0's stdout on
 # /dev/full exits 1 with one line; a peer frozen mid-run is
 # named within --timeout and a link taken down mid-run gives a work completion
-# error, rows measured before either fault kept. Four ranks run as two pairs.
+# error, rows measured before either fault kept. Four ranks run as two pairs. The counters
+# read around every size (docs/counters.md): rxe0's hw_counters in the counter file beside
+# host.csv, sent_pkts risen, and the header's and the closing lines on the port.
 # Skips (77) only where the VM cannot be had: no qemu, no kernel package.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
@@ -107,6 +109,26 @@ for mem in host pinned; do
 	[ "$(csv_count "$WORK/$mem.csv" "mem!=$mem")" -eq 0 ] || fail "$mem.csv: mem column is not $mem"
 	pass "6 verbs binaries, --mem $mem, 8 B/4 KiB/64 KiB, validated: 18 ok rows (layer verbs, nic rxe0:1 Ethernet 2.5 Gb/s, reg host)"
 done
+# The counter file beside host.csv: each rank's rxe0 port 1 hw_counters (no counters/: rxe has
+# no PMA), read around the sizes of every run that wrote host.csv; sent_pkts rose in write_bw's.
+cnt=$WORK/host.counters.csv
+[ "$(head -n 1 "$cnt")" = run_start,run_end,benchmark,node,rank,device,port,source,counter,class,before,after,delta,state ] ||
+	fail "host.counters.csv: no counter file, or another header"
+for c in sent_pkts:traffic rcvd_pkts:traffic duplicate_request:error completer_retry_err:error; do
+	for rank in 0 1; do
+		grep -q ",write_bw,gdrb-vm,$rank,rxe0,1,hw_counters,${c%:*},${c#*:},[0-9]*,[0-9]*,[0-9]*,ok$" "$cnt" ||
+			{ grep ",write_bw," "$cnt"; fail "host.counters.csv: no ok row of rxe0 ${c%:*} (${c#*:}) for write_bw's rank $rank"; }
+	done
+done
+! grep -q ',counters,' "$cnt" || fail "host.counters.csv: a counters/ row on rxe0"
+awk -F, '$3 == "write_bw" && $5 == 0 && $9 == "sent_pkts" && $13 > 0 { ok = 1 } END { exit !ok }' "$cnt" ||
+	fail "host.counters.csv: write_bw's sent_pkts did not rise"
+grep -Eq '^# counters: rxe0 port 1, the port this run uses; rank 0 reads [0-9]+ counters, before the first size' \
+	"$WORK/write_bw-host.out" || { show write_bw-host; fail "the header does not say which port's counters are read"; }
+grep -Eq '^# (NIC errors during the run: rxe0 port 1 [a-z_]+ \+[0-9]+ on gdrb-vm|NIC error counters: none rose \(rxe0 port 1 on 1 node, [0-9]+ error counters\))' \
+	"$WORK/write_bw-host.out" || { show write_bw-host; fail "no line after the table on rxe0's error counters"; }
+pass "counters: rxe0's hw_counters of both ranks in host.counters.csv, sent_pkts risen; $(grep -m1 -E '^# NIC error' "$WORK/write_bw-host.out" | cut -c3-)"
+
 grep -q '^# completion: each message is a plain RDMA write; the receiver spins on the last byte of its host receive buffer' \
 	"$WORK/write_lat-host.out" || { show write_lat-host; fail "write_lat header does not say how completion is detected"; }
 grep -q 'relaxed ordering requested (off for the polled receive buffer)' "$WORK/write_lat-host.out" ||

@@ -4,7 +4,8 @@
  * itself, PCI config space on its bytes, and the loaders on a small node tree
  * whose files the input fills. An input is "@@ PATH" sections (PATH one of
  * files[] below), each the whole content of that file; a file the input does
- * not give is absent. The loaders return, never crash, on any content.
+ * not give is absent. The loaders return, never crash, on any content; the
+ * counter reader's states and names stay within their kinds.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 #include "gdrb_memroom.h"
 #include "gdrb_node.h"
 #include "gdrb_sysfs.h"
+#include "gdrb_sysfs_counters.h"
 #include "gdrb_topo.h"
 
 #define BRIDGE "sys/devices/pci0000:00/0000:00:01.0"
@@ -41,6 +43,8 @@ static const char *const files[] = {
 	PORT "/state", PORT "/phys_state", PORT "/rate", PORT "/link_layer", PORT "/gids/0",
 	PORT "/gids/1", PORT "/gid_attrs/types/0", PORT "/gid_attrs/types/1",
 	PORT "/gid_attrs/ndevs/0", PORT "/gid_attrs/ndevs/1",
+	PORT "/counters/symbol_error", PORT "/counters/port_xmit_data", PORT "/hw_counters/out_of_sequence",
+	GPU "/aer_dev_correctable", GPU "/aer_dev_fatal",
 	"sys/class/net/eth0/mtu",
 	"cgroup/memory.max", "cgroup/memory.current", "cgroup/job/memory.max",
 	"cgroup/job/memory.current", "cgroup/memory/memory.limit_in_bytes",
@@ -208,6 +212,8 @@ static void fill_tree(const uint8_t *data, size_t size)
 static void parse_text(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_string(data, size < TEXT_MAX ? size : TEXT_MAX), value[64], flags[256];
+	char names[8][GDRB_CNT_NAME_LEN], name[GDRB_CNT_NAME_LEN];
+	uint64_t counts[8];
 	struct gdrb_acs acs;
 	uint64_t bytes;
 	bool unlimited;
@@ -223,7 +229,40 @@ static void parse_text(const uint8_t *data, size_t size)
 	gdrb_pci_bar1_bytes(text, &region);
 	gdrb_pci_acs_parse(data, size, &acs);
 	gdrb_acs_flags(acs.ctrl, flags, sizeof(flags));
+	gdrb_cnt_parse_u64(text, &bytes);
+	gdrb_cnt_parse_aer(text, names, counts, sizeof(names) / sizeof(names[0]));
+	gdrb_cnt_name(name, sizeof(name), text);
+	if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-?~") != strlen(name))
+		fuzz_broken("a counter's name shown with a byte it may not have");
 	free(text);
+}
+
+/* The counters of the node's port and GPU: every reading a state of its kind, every name printable. */
+static void read_counters(const char *sys)
+{
+	struct gdrb_cnt_set cs = { 0 };
+	uint64_t *value;
+	uint8_t *state;
+	size_t i;
+
+	if (gdrb_cnt_add_port(&cs, sys, "mlx5_0", 1) || gdrb_cnt_add_pci(&cs, sys, "GPU", "0000:17:00.0", "0000:00:01.0")) {
+		gdrb_cnt_set_free(&cs);
+		return;
+	}
+	value = calloc(cs.n + 1, sizeof(*value));
+	state = calloc(cs.n + 1, sizeof(*state));
+	if (!value || !state)
+		abort();
+	gdrb_cnt_read(&cs, value, state);
+	for (i = 0; i < cs.n; i++) {
+		if (state[i] > GDRB_CNT_READ_VANISHED)
+			fuzz_broken("counter %zu: state %u", i, state[i]);
+		if (strlen(cs.id[i].name) >= sizeof(cs.id[i].name) || cs.id[i].cls >= GDRB_CNT_NCLASSES)
+			fuzz_broken("counter %zu: its name or class", i);
+	}
+	free(value);
+	free(state);
+	gdrb_cnt_set_free(&cs);
 }
 
 static void load_node(void)
@@ -255,6 +294,7 @@ static void load_node(void)
 		gdrb_topo_free(&topo);
 	}
 	gdrb_topo_acs(sys, "0000:00:01.0", &acs);
+	read_counters(sys);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

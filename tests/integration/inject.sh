@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../support/script_helpers.sh"
 
 unset GDRB_TEST_HOOKS GDRB_INJECT_CORRUPTION GDRB_INJECT_STALL GDRB_INJECT_HOSTS GDRB_INJECT_PAIRS_STOP \
-	GDRB_INJECT_STEP_STOP GDRB_INJECT_STAGE_RACE GDRB_VERBS_MAX_MSG
+	GDRB_INJECT_STEP_STOP GDRB_INJECT_STAGE_RACE GDRB_VERBS_MAX_MSG GDRB_INJECT_SYSFS_ROOT GDRB_INJECT_COUNTER
 one=$top_builddir/bench/gdrb_copy_bw        # one process, no MPI: the hooks are read before the GPU
 
 # refused WHY VAR=VALUE...: gdrb_copy_bw with these variables exits 2 with one line naming
@@ -32,10 +32,11 @@ refused() {
 
 # Every hook, valid, without the switch.
 for hook in GDRB_INJECT_CORRUPTION=1 GDRB_INJECT_STALL=1000/5 GDRB_INJECT_HOSTS=a,b GDRB_INJECT_PAIRS_STOP=2:2 \
-	GDRB_INJECT_STEP_STOP=2:2 GDRB_INJECT_STAGE_RACE=out GDRB_VERBS_MAX_MSG=16K; do
+	GDRB_INJECT_STEP_STOP=2:2 GDRB_INJECT_STAGE_RACE=out GDRB_VERBS_MAX_MSG=16K GDRB_INJECT_SYSFS_ROOT=/ \
+	GDRB_INJECT_COUNTER=symbol_error+1@1; do
 	refused "is set: a test hook.*set GDRB_TEST_HOOKS=1" "$hook"
 done
-pass "each of the 7 hooks set without GDRB_TEST_HOOKS=1: exit 2, one line naming it"
+pass "each of the 9 hooks set without GDRB_TEST_HOOKS=1: exit 2, one line naming it"
 refused "expected 1" GDRB_TEST_HOOKS=yes
 refused "expected 1" GDRB_INJECT_CORRUPTION=1 GDRB_TEST_HOOKS=0
 pass "GDRB_TEST_HOOKS other than 1: exit 2"
@@ -78,6 +79,18 @@ GDRB_INJECT_STAGE_RACE=ALL
 GDRB_VERBS_MAX_MSG=0
 GDRB_VERBS_MAX_MSG=1.5K
 GDRB_VERBS_MAX_MSG=lots
+GDRB_INJECT_SYSFS_ROOT=/nonexistent/sys
+GDRB_INJECT_SYSFS_ROOT=/etc/hostname
+GDRB_INJECT_COUNTER=symbol_error
+GDRB_INJECT_COUNTER=symbol_error+1
+GDRB_INJECT_COUNTER=symbol_error+0@1
+GDRB_INJECT_COUNTER=symbol_error+1@0
+GDRB_INJECT_COUNTER=symbol_error*1@1
+GDRB_INJECT_COUNTER=+1@1
+GDRB_INJECT_COUNTER=symbol error+1@1
+GDRB_INJECT_COUNTER=symbol_error+1@2x
+GDRB_INJECT_COUNTER=aer_dev_correctable/BadTLP+1@1
+GDRB_INJECT_COUNTER=symbol_error+4611686018427387905@1
 BAD
 pass "$n malformed hook values with the switch: exit 2, one line naming the variable and the form"
 # The refusal shows a bad value without its control bytes.

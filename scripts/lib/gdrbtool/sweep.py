@@ -20,6 +20,8 @@ Writes results/<UTC date>-<label>/:
   verdict.json, verdict.xml when the profile has rules (gdrb-accept; JUnit XML for CI)
   doctor.json   gdrb_doctor --json (gdrb_doctor_mpi: once on every node), where the profile
                 names it and it is built
+  results.counters.csv   every step's NIC and PCIe counters, each rank's first and last readings
+                (docs/counters.md); not rows of results
   pairs.csv, pairs-ranks.csv, pairs-[lat-]<mem>-<size>-<path>.csv   an all-pairs benchmark's
                 (gdrb_mpi_pairs) rows, rank table and matrices (docs/pairs.md); its rows are
                 not in results.csv
@@ -78,7 +80,8 @@ from .sweep_log import capture, exit_line, first_line, log_append, log_entry, ne
 from .sweep_meta import jn, js, link_rate_of, meta_text, read_nodes
 from .sweep_options import Options, parse_args
 from .sweep_plan import Plan, Skip, dry_run, is_pairs, plan, step_command
-from .sweep_results import append_atomically, claim_results_dir, keep_pairs, make_dir, merge_rows
+from .sweep_results import (append_atomically, claim_results_dir, counters_path, keep_counters, keep_pairs,
+                            make_dir, merge_rows)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -256,6 +259,10 @@ class Sweep:
                 except OSError:
                     pass
                 rows, filled, dropped = len(m.rows), len(m.filled), m.dropped
+            # The NIC and PCIe counters read around its sizes: beside results.csv, never in it.
+            counter_rows, why = keep_counters(part, self.out)
+            if why:
+                say("the counter rows of step %d (%s) stay in %s: %s" % (s.n, s.title, counters_path(part), why))
             if status in ("ok", "unsupported") and filled and (status == "ok" or rows):
                 status = "failed"
             if status == "ok" and not is_pairs(s) and any(",invalid-data," in r for r in m.rows):
@@ -275,7 +282,8 @@ class Sweep:
             self.meta["steps"].append({
                 "n": s.n, "binary": js(s.name), "args": js(s.args), "benchmark": js(s.bench), "mem": js(s.mem),
                 "sizes": js(s.sizes), "command": js(cmdline), "exit": rc, "status": status, "rows": rows,
-                "filled": filled, "dropped": dropped, "seconds": secs, "log": "logs/%s.log" % s.base})
+                "filled": filled, "dropped": dropped, "counter_rows": counter_rows, "seconds": secs,
+                "log": "logs/%s.log" % s.base})
             self.write_meta()
             i = s.n + 1
         return i, failed

@@ -1,5 +1,5 @@
-"""The results directory: a step's rows into results.csv, an all-pairs step's files beside it,
-each written whole or not at all."""
+"""The results directory: a step's rows into results.csv, its counter file's rows into
+results.counters.csv, an all-pairs step's files beside it, each written whole or not at all."""
 
 from __future__ import annotations
 
@@ -214,6 +214,68 @@ def _why_unwritable(directory: str) -> str:
     except OSError:
         pass
     return "cannot write it"
+
+
+# --- a step's counter file beside it ------------------------------------------------------------
+
+COUNTERS_CSV = "results.counters.csv"
+_counters_schema: List[common.Schema] = []
+
+
+def counters_schema() -> common.Schema:
+    """The counter file's columns, from their one definition (common/core/counters_schema.def)."""
+    if not _counters_schema:
+        _counters_schema.append(common.Schema(common.SCHEMA_DEF.parent / "counters_schema.def",
+                                              "GDRB_COUNTERS_COL"))
+    return _counters_schema[0]
+
+
+def counters_path(csv_path: str) -> str:
+    """The counter file a binary writes beside CSV_PATH: in its directory, its name with .csv
+    replaced by .counters.csv (.counters.csv added to a name without it; docs/counters.md)."""
+    directory, base = os.path.split(csv_path)
+    stem = base[:-4] if len(base) > 4 and base.endswith(".csv") else base
+    return os.path.join(directory, stem + ".counters.csv")
+
+
+def keep_counters(part: str, out: str) -> Tuple[int, str]:
+    """The counter file a step's binary wrote beside its CSV PART: its complete rows appended to
+    OUT/results.counters.csv (made, with its header, by the first step that has one) and the
+    file removed. It is no CSV of results: none of its rows reaches results.csv. (rows kept,
+    why not: "" when done, or when the step wrote none) Where they cannot be kept (another
+    header, a link, a full disk) the step's file stays where it is, and the caller says so."""
+    src = counters_path(part)
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return 0, ""
+    except OSError as e:
+        return 0, "%s: %s" % (src, e.strerror or "cannot read it")
+    try:
+        with os.fdopen(fd, "rb") as f:
+            lines = f.read().decode("utf-8", "surrogateescape").split("\n")
+    except OSError as e:
+        return 0, "%s: %s" % (src, e.strerror or "cannot read it")
+    header = counters_schema().header
+    if lines[0] != header:
+        return 0, "%s: not a counter file of this gdrbench (another header)" % src
+    # The lines after the header that end in a newline: a torn last one is left out.
+    rows = [line for line in lines[1:-1] if line]
+    target = os.path.join(out, COUNTERS_CSV)
+    if rows:
+        try:
+            if not os.path.lexists(target):
+                write_all([(target, header + "\n")], quiet=True)
+        except Stop:
+            return 0, "%s: %s" % (target, _why_unwritable(out))
+        why = append_atomically(target, rows)
+        if why:
+            return 0, "%s: %s" % (target, why)
+    try:
+        os.unlink(src)
+    except OSError:
+        pass
+    return len(rows), ""
 
 
 # --- the results directory --------------------------------------------------------------------

@@ -250,6 +250,57 @@ switch_block() {
 	done
 }
 
+# port_counters PORTDIR SEED: an mlx5 port's counters/ (the InfiniBand PortCounters, extended
+# width) and hw_counters/ (mlx5's names, drivers/infiniband/hw/mlx5/counters.c), with values
+# made from SEED; link_downed 1 (a link that went down once before the run), every other
+# error counter 0.
+port_counters() {
+	local d=$1 n=$2 c
+	for c in symbol_error link_error_recovery port_rcv_errors port_rcv_remote_physical_errors \
+		port_rcv_switch_relay_errors port_xmit_discards port_xmit_constraint_errors \
+		port_rcv_constraint_errors local_link_integrity_errors excessive_buffer_overrun_errors \
+		VL15_dropped; do
+		w "$d/counters/$c" 0
+	done
+	w "$d/counters/link_downed" 1
+	w "$d/counters/port_xmit_data" $((n * 1000003))
+	w "$d/counters/port_rcv_data" $((n * 1000033))
+	w "$d/counters/port_xmit_packets" $((n * 4003))
+	w "$d/counters/port_rcv_packets" $((n * 4013))
+	w "$d/counters/unicast_xmit_packets" $((n * 4001))
+	w "$d/counters/unicast_rcv_packets" $((n * 4011))
+	w "$d/counters/multicast_xmit_packets" 2
+	w "$d/counters/multicast_rcv_packets" 3
+	for c in rx_write_requests rx_read_requests rx_atomic_requests rx_dct_connect; do
+		w "$d/hw_counters/$c" $((n * 17))
+	done
+	for c in out_of_buffer out_of_sequence duplicate_request rnr_nak_retry_err packet_seq_err \
+		implied_nak_seq_err local_ack_timeout_err resp_local_length_error resp_cqe_error \
+		req_cqe_error req_remote_invalid_request req_remote_access_errors \
+		resp_remote_access_errors resp_cqe_flush_error req_cqe_flush_error \
+		req_transport_retries_exceeded req_rnr_retries_exceeded roce_adp_retrans \
+		roce_adp_retrans_to roce_slow_restart roce_slow_restart_cnps roce_slow_restart_trans \
+		rx_icrc_encapsulated rp_cnp_ignored rp_cnp_handled np_ecn_marked_roce_packets np_cnp_sent; do
+		w "$d/hw_counters/$c" 0
+	done
+	w "$d/hw_counters/lifespan" 10
+}
+
+# aer PCIDIR CORRECTABLE: the AER files of a PCI function, as the kernel prints them; the
+# correctable ones' counts from CORRECTABLE ("RxErr BadTLP BadDLLP"), all others 0.
+aer() {
+	local d=$1 rx bad dllp kind
+	read -r rx bad dllp <<<"$2"
+	printf '%s\n' "RxErr $rx" "BadTLP $bad" "BadDLLP $dllp" "Rollover 0" "Timeout 0" "NonFatalErr 0" \
+		"CorrIntErr 0" "HeaderOF 0" "TOTAL_ERR_COR $((rx + bad + dllp))" >"$d/aer_dev_correctable"
+	for kind in nonfatal fatal; do
+		printf '%s 0\n' Undefined DLP SDES TLP FCP CmpltTO CmpltAbrt UnxCmplt RxOF MalfTLP ECRC UnsupReq \
+			ACSViol UncorrIntErr BlockedTLP AtomicOpBlocked TLPBlockedErr PoisonTLPBlocked >"$d/aer_dev_$kind"
+		if [[ $kind == fatal ]]; then echo "TOTAL_ERR_FATAL 0"; else echo "TOTAL_ERR_NONFATAL 0"; fi \
+			>>"$d/aer_dev_$kind"
+	done
+}
+
 # drop_module NAME: as if NAME were not loaded.
 drop_module() {
 	sed -i "s/$1,//g; /^$1 /d" "$P/modules"
@@ -386,6 +437,41 @@ limits $((2 << 30)) >"$P/self/limits"
 node_begin noib
 switch_block 10 11 01 0 2 0
 for m in nvidia_peermem ib_uverbs mlx5_ib mlx5_core; do drop_module "$m"; done
+
+# Counters (docs/counters.md): one PCIe switch with GPU 0000:3b:00.0 (the simulated GPU's
+# default address) trained to x8 of x16, with correctable AER errors counted before the run,
+# and NICs mlx5_0 (0000:3c:00.0) and mlx5_1 (0000:3d:00.0), each port 1 ACTIVE with mlx5's
+# counters/ and hw_counters/.
+node_begin mlx5-counters
+switch_block 30 39 01 0 1 2
+w "$S/bus/pci/devices/0000:3b:00.0/current_link_width" 8
+aer "$S/bus/pci/devices/0000:3b:00.0" "2 5 0"
+for nic_i in 0 1; do
+	port_counters "$S/class/infiniband/mlx5_$nic_i/ports/1" $((nic_i + 1))
+	aer "$S/bus/pci/devices/0000:3$(printf %x $((12 + nic_i))):00.0" "0 0 0"
+done
+
+# Soft-RoCE: rxe0, a software device on eth0 (a virtio NIC: no RDMA PCI function), its port
+# with hw_counters/ only (rxe has no PMA, so no counters/), rxe's names
+# (drivers/infiniband/sw/rxe/rxe_hw_counters.c) as a run left them: retransmissions counted.
+node_begin rxe-counters
+d=$S/devices/virtual/infiniband/rxe0
+mkdir -p "$d/ports/1/hw_counters" "$S/class/infiniband"
+ln -s ../../devices/virtual/infiniband/rxe0 "$S/class/infiniband/rxe0"
+w "$d/ports/1/state" "4: ACTIVE"
+w "$d/ports/1/phys_state" "5: LinkUp"
+w "$d/ports/1/rate" "2.5 Gb/sec (1X SDR)"
+w "$d/ports/1/link_layer" Ethernet
+for c in sent_pkts rcvd_pkts duplicate_request out_of_seq_request rcvd_rnr_err send_rnr_err rcvd_seq_err \
+	ack_deferred retry_exceeded_err retry_rnr_exceeded_err completer_retry_err send_err link_downed \
+	rdma_sends rdma_recvs lifespan; do
+	w "$d/ports/1/hw_counters/$c" 0
+done
+w "$d/ports/1/hw_counters/sent_pkts" 52117
+w "$d/ports/1/hw_counters/rcvd_pkts" 52090
+w "$d/ports/1/hw_counters/completer_retry_err" 13
+w "$d/ports/1/hw_counters/ack_deferred" 4
+w "$d/ports/1/hw_counters/lifespan" 10
 
 # NICs only: no GPU, no NVIDIA driver.
 node_begin nogpu

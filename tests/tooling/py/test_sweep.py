@@ -1,6 +1,7 @@
 """gdrb sweep: the options and their one-line errors, the plan on a made-up host (no GPU, a GPU,
 an RDMA device; stub binaries), where ranks go, a step's rows merged into results.csv (torn
-rows dropped, 'failed' and 'unsupported' rows for sizes not measured), meta.json's layout,
+rows dropped, 'failed' and 'unsupported' rows for sizes not measured), a step's counter file
+gathered into results.counters.csv (never into results.csv), meta.json's layout,
 Ctrl-C in the middle of a step, a whole sweep without gnuplot, the progress line redrawn on a
 terminal (plain lines otherwise), and every program a sweep runs
 leaving its stderr and exit status in logs/."""
@@ -400,6 +401,63 @@ class MergeTest(Dir):
                          "No such file or directory")
 
 
+class CountersTest(Dir):
+    """A step's counter file (docs/counters.md) beside results.csv, never in it."""
+
+    def setUp(self):
+        super().setUp()
+        self.header = sweep_results.counters_schema().header
+        self.part = os.path.join(self.tmp, "logs", "01-fake-host.csv")
+        os.mkdir(os.path.join(self.tmp, "logs"))
+        self.src = os.path.join(self.tmp, "logs", "01-fake-host.counters.csv")
+        self.target = os.path.join(self.tmp, "results.counters.csv")
+
+    @staticmethod
+    def row(counter, delta):
+        return "2026-01-01T00:00:00Z,2026-01-01T00:00:01Z,fake,n1,0,mlx5_0,1,counters,%s,error,0,%d,%d,ok" % (
+            counter, delta, delta)
+
+    def write(self, text):
+        with open(self.src, "w") as f:
+            f.write(text)
+
+    def test_the_name_beside_a_csv(self):
+        self.assertEqual(self.header.split(",")[:3], ["run_start", "run_end", "benchmark"])
+        for csv, counters in (("results.csv", "results.counters.csv"), ("logs/01-a.csv", "logs/01-a.counters.csv"),
+                              ("/r/x", "/r/x.counters.csv"), ("d/.csv", "d/.csv.counters.csv")):
+            self.assertEqual(sweep_results.counters_path(csv), counters)
+
+    def test_rows_appended_under_one_header_the_step_file_removed(self):
+        self.write("\n".join([self.header, self.row("symbol_error", 3), self.row("link_downed", 0)]) + "\n" +
+                   self.row("port_rcv_errors", 1))     # torn: no newline
+        self.assertEqual(sweep_results.keep_counters(self.part, self.tmp), (2, ""))
+        self.assertFalse(os.path.exists(self.src))
+        self.write("\n".join([self.header, self.row("symbol_error", 5)]) + "\n")
+        self.assertEqual(sweep_results.keep_counters(self.part, self.tmp), (1, ""))
+        with open(self.target) as f:
+            self.assertEqual(f.read().splitlines(), [self.header, self.row("symbol_error", 3),
+                                                     self.row("link_downed", 0), self.row("symbol_error", 5)])
+        # A step that wrote none (an all-pairs binary, a failed start): nothing to do.
+        self.assertEqual(sweep_results.keep_counters(self.part, self.tmp), (0, ""))
+
+    def test_another_header_or_a_link_is_kept_where_it_is(self):
+        self.write("benchmark,oops\n1,2\n")
+        kept, why = sweep_results.keep_counters(self.part, self.tmp)
+        self.assertEqual(kept, 0)
+        self.assertIn("another header", why)
+        self.assertTrue(os.path.exists(self.src))
+        self.assertFalse(os.path.exists(self.target))
+        os.unlink(self.src)
+        elsewhere = os.path.join(self.tmp, "elsewhere.csv")
+        with open(elsewhere, "w") as f:
+            f.write(self.header + "\n" + self.row("symbol_error", 3) + "\n")
+        os.symlink(elsewhere, self.src)
+        kept, why = sweep_results.keep_counters(self.part, self.tmp)
+        self.assertEqual(kept, 0)
+        self.assertTrue(why.startswith(self.src + ": "), why)
+        self.assertFalse(os.path.exists(self.target))
+
+
 class MetaTest(unittest.TestCase):
     def test_layout_and_nulls(self):
         text = sweep.meta_text({"schema": "gdrbench-meta-1", "gdrbench_git": sweep_meta.js(""), "np": 2,
@@ -522,13 +580,17 @@ def path_without(tmp, name):
     return os.pathsep.join(dirs)
 
 
-def fake_bench(directory, name, rows=(), stderr=(), status=0):
-    """A benchmark NAME that writes the schema's header and ROWS to its --csv file, the lines
-    STDERR on stderr, and exits STATUS."""
+def fake_bench(directory, name, rows=(), stderr=(), status=0, counters=()):
+    """A benchmark NAME that writes the schema's header and ROWS to its --csv file, the counter
+    file's header and COUNTERS beside it (where there are any), the lines STDERR on stderr, and
+    exits STATUS."""
     def lines(words):
         return " ".join("'%s'" % w for w in words)
     body = 'while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done\n'
     body += "printf '%%s\\n' %s >\"$csv\"\n" % lines([common.schema().header] + list(rows))
+    if counters:
+        body += "printf '%%s\\n' %s >\"${csv%%.csv}.counters.csv\"\n" % lines(
+            [sweep_results.counters_schema().header] + list(counters))
     if stderr:
         body += "printf '%%s\\n' %s >&2\n" % lines(stderr)
     return stub(directory, name, body + "exit %d" % status)
@@ -580,6 +642,22 @@ class EndToEnd(Dir):
         self.assertEqual(self.read("logs/plot.log"), "# " + said[len("gdrb-sweep: "):])
         meta = json.loads(self.read("meta.json"))
         self.assertEqual((meta["status"], meta["exit_status"], meta["steps"][0]["status"]), ("complete", 0, "ok"))
+
+    def test_counter_files_beside_results_never_in_them(self):
+        """Each step's counter file lands in results.counters.csv; results.csv holds the steps' rows alone."""
+        counters = [CountersTest.row("symbol_error", 3), CountersTest.row("sent_pkts", 9)]
+        fake_bench(self.bin, "gdrb_fake_a", [ok_row("fake_a")], counters=counters)
+        fake_bench(self.bin, "gdrb_fake_b", [ok_row("fake_b")], counters=counters[:1])
+        ran = self.sweep("sizes 8\nrun gdrb_fake_a launch=local\nrun gdrb_fake_b launch=local\n",
+                         path=path_without(self.tmp, "gnuplot"))
+        self.assertEqual(ran.returncode, 0, ran.stderr)
+        self.assertEqual(self.read("results.csv").splitlines(), [common.schema().header, ok_row("fake_a"),
+                                                                 ok_row("fake_b")])
+        self.assertEqual(self.read("results.counters.csv").splitlines(),
+                         [sweep_results.counters_schema().header] + counters + counters[:1])
+        self.assertEqual([n for n in os.listdir(os.path.join(self.out, "logs")) if n.endswith(".csv")], [])
+        meta = json.loads(self.read("meta.json"))
+        self.assertEqual([s["counter_rows"] for s in meta["steps"]], [2, 1])
 
     def test_every_json_file_a_sweep_writes_is_strict_json(self):
         """A whole run (sweep, its doctor, plot, accept, report) on a host whose port rate has
