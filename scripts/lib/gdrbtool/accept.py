@@ -35,6 +35,14 @@ relative to the fabric, and the verdict names the suspect node, link or rail:
   pairs lat above=2.1xbest  size=8        a pair above 2.1x the best pair fails
 
 A directory with matrices but no results.csv (gdrb_mpi_pairs run by hand) is judged on them.
+Each suspect node or link ends with the causes found on its ends in the counter files
+(*.counters.csv) and doctor.json of RESULTS_DIR, or "no counter or check explains it"
+(docs/counters.md, "Judging"):
+
+  counters errors                         NIC error counters that rose on a node fail: any
+                                          rise on hardware (mlx5), 10x the other nodes' rate
+                                          per packet on software RDMA (rxe, siw)
+
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
 row at all fails as NODATA. A value a rule reads that is not a number as the binaries write
@@ -64,7 +72,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
-from . import common, pairs
+from . import common, counters, pairs
 from . import profile as profiles
 from .common import Json, awk_num, decimal, json_str, num_fmt, size_fmt, term, usage_error, write_all, xml_str
 
@@ -308,13 +316,20 @@ class PairsResult(RuleResult):
                 return False
         return True
 
-    def judge(self, mats: List[pairs.Matrix], ranks: Optional[List[pairs.Rank]]) -> None:
+    def judge(self, mats: List[pairs.Matrix], ranks: Optional[List[pairs.Rank]],
+              evidence: Optional[counters.Evidence] = None) -> None:
         rule = self.rule
         for m in mats:
             if not self.selects(m):
                 continue
             a = pairs.analyse(m, ranks, rule.ref, float(rule.value), rule.node_frac)
             self.analyses.append(a)
+            # A suspect node or link: what its ends' counters and doctor say (docs/counters.md).
+            for x in a.suspects:
+                if x.kind in ("node", "link") and ranks and all(0 <= r < len(ranks) for r in x.ranks):
+                    why = counters.explain(evidence, list(dict.fromkeys(ranks[r].host for r in x.ranks)))
+                    if why:
+                        x.text += ": " + why
             if not a.measured:
                 continue
             self.checked += a.measured
@@ -375,6 +390,43 @@ class PairsResult(RuleResult):
         return "     \"matrices\": [%s],\n     \"suspects\": [%s],\n" % (", ".join(mats), ", ".join(items))
 
 
+@dataclass
+class CountersResult(RuleResult):
+    """A "counters errors" rule: fails when a node's NIC error counters rose beyond what its
+    provider allows (counters.Evidence.named), naming node, device, port and counter."""
+    evidence: Optional[counters.Evidence] = None
+
+    def rule_text(self) -> str:
+        return "counters errors"
+
+    def conclude(self) -> None:
+        ev = self.evidence
+        if ev is None or ev.files == 0:
+            self.verdict = "NODATA"
+            self.message = "no data: no counter file (*.counters.csv) in the results%s" % (
+                " (%s)" % "; ".join(ev.problems) if ev is not None and ev.problems else "")
+            return
+        named = ev.named()
+        nodes = len([n for n in ev.nodes.values() if n.packets or n.errors])
+        self.checked = max(nodes, 1)
+        notes = []
+        if ev.unjudged():
+            notes.append("rose on software RDMA, not judged (no other node to compare with): "
+                         + "; ".join(ev.unjudged()[:4]))
+        if ev.problems:
+            notes.append("not read: " + "; ".join(ev.problems[:4]))
+        tail = "; " + "; ".join(notes) if notes else ""
+        if named:
+            self.failed = len(named)
+            self.verdict = "FAIL"
+            self.message = "NIC error counters rose on %s: %s%s" % (
+                plural(len(named), "node"), "; ".join("%s: %s" % (h, named[h]) for h in sorted(named)), tail)
+        else:
+            self.verdict = "PASS"
+            self.message = "no error counter rose beyond what its provider allows on %s%s" % (
+                plural(nodes, "node"), tail)
+
+
 class Judge:
     """Reads the rows of a results CSV against the rules and keeps what each rule found."""
 
@@ -385,10 +437,11 @@ class Judge:
         self.csv_path = csv_path
         self.link_rate = link_rate
         self.results_dir = results_dir or _dirname(csv_path)
-        self.results = [PairsResult.of(r) if r.kind == "pairs" else RuleResult.of(r) for r in rules]
+        self.results = [PairsResult.of(r) if r.kind == "pairs" else CountersResult.of(r) if r.kind == "counters"
+                        else RuleResult.of(r) for r in rules]
         self.by_bench: Dict[str, List[RuleResult]] = {}
         for r in self.results:
-            if r.rule.kind != "pairs":
+            if r.rule.kind not in ("pairs", "counters"):
                 self.by_bench.setdefault(r.rule.bench, []).append(r)
         self.invalid_values: List[InvalidValue] = []
         self._invalid_seen: Set[str] = set()
@@ -626,10 +679,16 @@ class Judge:
 
     def finish(self) -> "Verdict":
         judged = [r for r in self.results if isinstance(r, PairsResult)]
+        # What the nodes' counters and the doctor say: each suspect's causes, the counters rule.
+        evidence = counters.load(self.results_dir) if judged or any(
+            isinstance(r, CountersResult) for r in self.results) else None
+        for r in self.results:
+            if isinstance(r, CountersResult):
+                r.evidence = evidence
         if judged:
             mats, ranks = pairs.load_dir(self.results_dir)
             for r in judged:
-                r.judge(mats, ranks)
+                r.judge(mats, ranks, evidence)
             # The pairs CSV's note says where the matrices came from a simulated GPU.
             self.simulated = self.simulated or pairs.simulated_gpu(self.results_dir)
             self.test_hook = self.test_hook or pairs.test_hook(self.results_dir)

@@ -38,6 +38,10 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
                              to the fabric (docs/pairs.md), e.g.
                              pairs bw below=80%median size=8M
                              pairs lat above=2.1xbest size=8
+  counters errors [name=NAME]  fails when a node's NIC error counters rose during the run
+                             beyond what its provider allows (docs/counters.md: any rise on
+                             hardware such as mlx5, 10x the other nodes' rate per packet on rxe
+                             and siw), naming node, device, port and counter
 
 Numbers are plain decimals (no exponent, inf or nan) of at most 30 digits each side of the
 point; sizes at most a size_t. Errors: one line "FILE:LINE: ...", exit 2.
@@ -98,7 +102,7 @@ class Rule:
     bench: str
     column: str
     op: str            # >= <= > < = != in
-    kind: str          # abs, link, staged, text, pairs or gdr (gdr_connections all)
+    kind: str          # abs, link, staged, text, pairs, gdr (gdr_connections all) or counters
     value: object      # float for abs/link/staged (the column's unit, or a percentage), str for text
     text: str          # the threshold as written, for people
     filters: Dict[str, str] = field(default_factory=dict)   # sizes as "MIN:MAX" (MAX may be inf) or a comma list
@@ -295,8 +299,10 @@ class _Parser:
                 self.parse_rule(where, t)
             elif kw == "pairs":
                 self.parse_pairs(where, t)
+            elif kw == "counters":
+                self.parse_counters(where, t)
             else:
-                raise self.err(where, "unknown statement '%s'; expected run, doctor, rule, pairs, include, "
+                raise self.err(where, "unknown statement '%s'; expected run, doctor, rule, pairs, counters, include, "
                                       "sizes, time, iters, validate or description" % kw)
         self.sizes, self.time, self.iters, self.validate = saved
 
@@ -565,6 +571,20 @@ class _Parser:
                                        filters, ref, int(nm.group(1)) / 100))
 
 
+    def parse_counters(self, where: str, t: List[str]) -> None:
+        """counters errors [name=NAME]"""
+        if len(t) < 2 or t[1] != "errors" or len(t) > 3 or (len(t) == 3 and not t[2].startswith("name=")):
+            raise self.err(where, "counters: expected 'counters errors [name=NAME]'")
+        name = t[2][len("name="):] if len(t) == 3 else "counters-errors"
+        if not re.match(r"^[A-Za-z0-9._+-]+$", name):
+            raise self.err(where, "counters: name '%s': expected letters, digits, '.', '_' or '-'" % name)
+        if name in self.rule_where:
+            raise self.err(where, "rule name '%s' already used at %s; give this one name="
+                           % (name, self.rule_where[name]))
+        self.rule_where[name] = where
+        self.profile.rules.append(Rule(where, name, "", "", "=", "counters", 0.0, "no error counter rose"))
+
+
 def load(file: str) -> Profile:
     """Read and check the profile FILE (and what it includes); raises Stop(2) with one line
     "FILE:LINE: ..." on the first error."""
@@ -582,7 +602,7 @@ def load(file: str) -> Profile:
             rule.bench = pairs[0] if pairs else "mpi_pairs"     # a pairs rule without bench=
     # A rule may only check what the profile runs: a misspelt benchmark is an error, not a silent pass.
     for rule in sorted(p.profile.rules, key=lambda r: r.name):
-        if rule.bench not in p.benches:
+        if rule.kind != "counters" and rule.bench not in p.benches:   # counters: every run's
             benches = ", ".join(sorted(p.benches)) or "(no run lines)"
             raise _Parser.err(rule.where, "rule %s: benchmark '%s' is not run by this profile; its run lines give: %s"
                               % (rule.name, rule.bench, benches))

@@ -1,0 +1,208 @@
+"""What the nodes' NIC and PCIe counters and the doctor say about a run (docs/counters.md):
+the counter files beside the results (results.counters.csv and any other *.counters.csv) and
+doctor.json, read as untrusted input, turned into the evidence `gdrb accept` attaches to a
+suspect node or link, and into the `counters` rule's judgement.
+
+Error counters are judged two ways, as the provider allows:
+  - hardware that counts zero on a healthy link (mlx5, efa and every other provider but the
+    two below): any rise is named;
+  - software RDMA (rxe, siw) retransmits even on a clean link: a node is named only when its
+    errors per packet moved stand RELATIVE times above the median of the other nodes of the
+    same run (at least MIN_SOFT errors); with fewer than two such nodes nothing is named, and
+    the rises are reported as not judged."""
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from . import common
+from .common import Json
+
+SOFT = re.compile(r"(rxe|siw)")       # software RDMA devices: rxe0, siw_eth0, ...
+RELATIVE = 10.0                       # a soft node's errors per packet over the others' median
+MIN_SOFT = 100                        # fewer errors than that on a soft device: never named
+PACKETS = re.compile(r"(packets|pkts)$")
+LIMIT = 256 << 20                     # the largest counter file read
+
+
+@dataclass
+class Node:
+    """One node's readings over every run of the results."""
+    errors: Dict[Tuple[str, str, str], int] = field(default_factory=dict)   # (device, port, counter)
+    packets: Dict[Tuple[str, str], int] = field(default_factory=dict)       # (device, port)
+    links: Dict[Tuple[str, str], Dict[str, int]] = field(default_factory=dict)   # (device, PCI): name -> value
+    unreadable: int = 0
+
+    def soft(self) -> bool:
+        """Every device that counted errors here is software RDMA."""
+        devs = {d for d, _, _ in self.errors}
+        return bool(devs) and all(SOFT.match(d) for d in devs)
+
+    def error_total(self) -> int:
+        return sum(self.errors.values())
+
+    def rate(self) -> float:
+        """Errors per packet moved (0 with no packet counted)."""
+        moved = sum(self.packets.values())
+        return self.error_total() / moved if moved else 0.0
+
+    def rises(self, most: int = 4) -> str:
+        """"mlx5_3 port 1 link_downed +2, symbol_error +880": the largest rises first."""
+        items = sorted(self.errors.items(), key=lambda kv: (-kv[1], kv[0]))
+        text = ", ".join("%s port %s %s +%d" % (d, p, c, v) for (d, p, c), v in items[:most])
+        return text + (", and %d more" % (len(items) - most) if len(items) > most else "")
+
+    def downtrained(self) -> List[str]:
+        """"PCIe 0000:1b:00.0 (gpu) x8 of x16" for each link below what both of its ends allow."""
+        out = []
+        for (dev, pci), v in sorted(self.links.items()):
+            cur, most = v.get("current_link_width"), min(
+                [w for w in (v.get("max_link_width"), v.get("upstream_max_link_width")) if w] or [0])
+            if cur and most and cur < most:
+                out.append("PCIe %s (%s) x%d of x%d" % (pci, dev, cur, most))
+        return out
+
+
+@dataclass
+class Evidence:
+    """The counters and the doctor of a results directory, by node."""
+    nodes: Dict[str, Node] = field(default_factory=dict)
+    doctor: Dict[str, List[str]] = field(default_factory=dict)   # node -> "FAIL acs" ...
+    files: int = 0              # counter files read
+    has_doctor: bool = False
+    problems: List[str] = field(default_factory=list)          # files that could not be read
+
+    def looked(self) -> bool:
+        """Whether there was anything to look at: without it a suspect's causes are not said."""
+        return self.files > 0 or self.has_doctor
+
+    def named(self) -> Dict[str, str]:
+        """The nodes whose error counters rose beyond what their provider allows, with why."""
+        return self._judge()[0]
+
+    def unjudged(self) -> List[str]:
+        """Software RDMA nodes whose errors rose with no other node to compare them with."""
+        return self._judge()[1]
+
+    def _judge(self) -> Tuple[Dict[str, str], List[str]]:
+        out: Dict[str, str] = {}
+        alone: List[str] = []
+        soft = {h: n for h, n in self.nodes.items() if n.errors and n.soft()}
+        for h, n in self.nodes.items():
+            if n.errors and h not in soft:
+                out[h] = n.rises()
+        for h, n in soft.items():
+            # The other nodes that moved packets over software RDMA in the same results.
+            others = sorted(m.rate() for k, m in self.nodes.items() if k != h and m.packets
+                            and all(SOFT.match(d) for d, _ in m.packets))
+            if not others:
+                alone.append("%s: %s" % (h, n.rises()))
+                continue
+            if n.error_total() < MIN_SOFT:
+                continue
+            median = others[len(others) // 2]
+            if n.rate() > RELATIVE * median:
+                factor = "%.0fx" % (n.rate() / median) if median > 0 else "the others none"
+                out[h] = "%s (%s errors per packet: %s the other nodes' median)" % (
+                    n.rises(), common.sig3(n.rate()), factor)
+        return out, sorted(alone)
+
+    def causes(self, host: str) -> List[str]:
+        """What the counters and the doctor found on HOST."""
+        out = []
+        named = self.named()
+        n = self.nodes.get(host)
+        if host in named:
+            out.append(named[host])
+        if n is not None:
+            out += n.downtrained()
+        if self.doctor.get(host):
+            out.append("doctor: " + ", ".join(self.doctor[host]))
+        return out
+
+
+def _read_counter_file(ev: Evidence, path: str, seen: Dict[Tuple[str, ...], int]) -> None:
+    from .sweep_results import counters_schema
+    s = counters_schema()
+    text = common.read_regular(path, LIMIT)
+    lines = text.splitlines()
+    if not lines or lines[0] != s.header:
+        raise OSError(0, "not a counter file of this gdrbench (its first line is not the header)")
+    ix = s.index
+    for line in lines[1:]:
+        f = common.csv_split(line) if line else []
+        if len(f) != len(s.columns):
+            continue            # a torn row (a run cut short): what it holds is not known
+        host = common.Json(f[ix["node"]]).text()
+        n = ev.nodes.setdefault(host, Node())
+        dev, port, counter, cls = (Json(f[ix[k]]).text() for k in ("device", "port", "counter", "class"))
+        if f[ix["state"]] != "ok":
+            n.unreadable += f[ix["state"]] in ("unreadable", "vanished")
+            continue
+        if cls == "link":
+            after = common.integer(f[ix["after"]])
+            if after is not None:
+                n.links.setdefault((dev, port), {})[counter] = after
+            continue
+        delta = common.integer(f[ix["delta"]])
+        if not delta:
+            continue
+        # Ranks of one node that read one port read the same counter: once per run.
+        key = (f[ix["run_start"]], f[ix["benchmark"]], host, dev, port, f[ix["source"]], counter)
+        if seen.get(key, 0) >= delta:
+            continue
+        add = delta - seen.get(key, 0)
+        seen[key] = delta
+        if cls == "error":
+            n.errors[(dev, port, counter)] = n.errors.get((dev, port, counter), 0) + add
+        elif cls == "traffic" and PACKETS.search(counter):
+            n.packets[(dev, port)] = n.packets.get((dev, port), 0) + add
+
+
+def _read_doctor(ev: Evidence, path: str) -> None:
+    d = Json.load(path)
+    ev.has_doctor = True
+    if d.count("nodes"):            # gdrb_doctor_mpi: each node's checks by name
+        for i in range(d.count("nodes")):
+            checks = d.get("nodes", i, "checks")
+            bad = ["%s %s" % (v, k) for k, v in (checks.items() if isinstance(checks, dict) else [])
+                   if isinstance(k, str) and v in ("FAIL", "WARN")]
+            if bad:
+                ev.doctor[d.text("nodes", i, "host")] = [Json(b).text() for b in sorted(bad)]
+        return
+    bad = ["%s %s: %s" % (d.text("checks", i, "verdict"), d.text("checks", i, "name"), d.text("checks", i, "evidence"))
+           for i in range(d.count("checks")) if d.text("checks", i, "verdict") in ("FAIL", "WARN")]
+    if bad:
+        ev.doctor[d.text("host")] = bad
+
+
+def load(results_dir: str) -> Evidence:
+    """The evidence of RESULTS_DIR: every *.counters.csv in it and doctor.json. A file that
+    cannot be read is listed in problems, never taken as "nothing rose"."""
+    ev = Evidence()
+    try:
+        names = sorted(os.listdir(results_dir))
+    except OSError:
+        return ev
+    seen: Dict[Tuple[str, ...], int] = {}
+    for name in names:
+        path = os.path.join(results_dir, name)
+        try:
+            if name.endswith(".counters.csv"):
+                _read_counter_file(ev, path, seen)
+                ev.files += 1
+            elif name == "doctor.json":
+                _read_doctor(ev, path)
+        except (OSError, ValueError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            ev.problems.append("%s: %s" % (common.utf8_text(name), why))
+    return ev
+
+
+def explain(ev: Optional[Evidence], hosts: List[str]) -> str:
+    """The causes found on HOSTS (a node's one, a link's two), or that none explains it;
+    "" when the results hold neither counters nor a doctor's report."""
+    if ev is None or not ev.looked():
+        return ""
+    found = ["%s: %s" % (h, " / ".join(c)) for h in hosts for c in [ev.causes(h)] if c]
+    return "causes: " + " and ".join(found) if found else "no counter or check explains it"
