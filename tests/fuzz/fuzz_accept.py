@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fuzz the rule evaluator (gdrbtool.accept.Judge) end to end: an input is a results directory
 and a profile as "@@ NAME" sections (see fuzzing.split_files): the profile's rules judge
-results.csv, meta.json and the all-pairs matrices, and the verdict is written as JSON and as
+results.csv, meta.json, the all-pairs matrices, the counter file and doctor.json (a suspect's
+causes, the counters rule), and the verdict is written as JSON and as
 JUnit XML, which must parse. Errors: Stop(2) or Stop(1), one line."""
 
 import json
@@ -13,7 +14,7 @@ import fuzzing
 accept, common, profile = fuzzing.modules("accept", "common", "profile")
 
 NAMES = ("rules.profile", "results.csv", "meta.json", "pairs-8388608-direct.csv", "pairs-lat-8-direct.csv",
-         "pairs-ranks.csv", "pairs.csv")
+         "pairs-ranks.csv", "pairs.csv", "results.counters.csv", "doctor.json")
 
 
 def not_json(word: str) -> None:
