@@ -558,30 +558,28 @@ class _Parser:
         name = kv["name"] or "-".join(["pairs", metric] + [size_fmt(int(x)) for x in filters.get("sizes", "").split(",")
                                                           if x] + [kv["mem"], kv["path"]]).rstrip("-").replace(",", "+")
         name = re.sub(r"-+", "-", name)
-        if not re.match(r"^[A-Za-z0-9._+-]+$", name):
-            raise self.err(where, "pairs: name '%s': expected letters, digits, '.', '_' or '-'" % name)
-        if name in self.rule_where:
-            raise self.err(where, "rule name '%s' already used at %s; give this one name="
-                           % (name, self.rule_where[name]))
-        self.rule_where[name] = where
+        self.claim_name(where, "pairs", name)
         what = "%s%s %s" % (m.group(1), "%" if m.group(2) == "%" else "x", ref)
         self.profile.rules.append(Rule(where, name, kv["bench"], "bw_GBps" if metric == "bw" else "lat_us",
                                        "<" if metric == "bw" else ">", "pairs", factor,
                                        "%s %s" % (key, what.replace("%", "% of", 1) if "%" in what else what),
                                        filters, ref, int(nm.group(1)) / 100))
 
+    def claim_name(self, where: str, what: str, name: str) -> None:
+        """NAME for the rule of a WHAT line (pairs, counters), which may take name=: valid, unused."""
+        if not re.match(r"^[A-Za-z0-9._+-]+$", name):
+            raise self.err(where, "%s: name '%s': expected letters, digits, '.', '_' or '-'" % (what, name))
+        if name in self.rule_where:
+            raise self.err(where, "rule name '%s' already used at %s; give this one name="
+                           % (name, self.rule_where[name]))
+        self.rule_where[name] = where
 
     def parse_counters(self, where: str, t: List[str]) -> None:
         """counters errors [name=NAME]"""
         if len(t) < 2 or t[1] != "errors" or len(t) > 3 or (len(t) == 3 and not t[2].startswith("name=")):
             raise self.err(where, "counters: expected 'counters errors [name=NAME]'")
         name = t[2][len("name="):] if len(t) == 3 else "counters-errors"
-        if not re.match(r"^[A-Za-z0-9._+-]+$", name):
-            raise self.err(where, "counters: name '%s': expected letters, digits, '.', '_' or '-'" % name)
-        if name in self.rule_where:
-            raise self.err(where, "rule name '%s' already used at %s; give this one name="
-                           % (name, self.rule_where[name]))
-        self.rule_where[name] = where
+        self.claim_name(where, "counters", name)
         self.profile.rules.append(Rule(where, name, "", "", "=", "counters", 0.0, "no error counter rose"))
 
 
