@@ -120,9 +120,11 @@ need_vm() {
 	}
 	shares=(--share "$WORK")
 	vm_opts=()
-	# The VM's vCPUs have unsynchronised TSCs: the kernel's per-thread CPU clock is good to
-	# about a tick there, and a 50 ms size's CPU figure read 114 %. csv_check allows 200.
-	csv_cpu_max=200
+	# The VM's vCPUs have unsynchronised TSCs: a thread that moves between them gains or loses
+	# their skew on its CPU clock, so a short window's CPU figure reads anything (114 % over
+	# 50 ms, 260 % over the 3 ms of 30 write-with-immediate iterations): csv_check takes any
+	# non-negative number there, and the host's tests bound the figure.
+	csv_cpu_max=1000000000
 	# The sanitizer pass reaches the VM through the environment, ASan and UBSan as on
 	# the host, but not LeakSanitizer: its scan at exit costs 20 to 40 s a process under
 	# emulation, hours for these tests. The host's tests check the same code for leaks.
