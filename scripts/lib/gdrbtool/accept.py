@@ -410,9 +410,10 @@ class CountersResult(RuleResult):
         nodes = len([n for n in ev.nodes.values() if n.packets or n.errors])
         self.checked = max(nodes, 1)
         notes = []
-        if ev.unjudged():
+        alone = ev.unjudged()
+        if alone:
             notes.append("rose on software RDMA, not judged (no other node to compare with): "
-                         + "; ".join(ev.unjudged()[:4]))
+                         + "; ".join(alone[:4]))
         if ev.problems:
             notes.append("not read: " + "; ".join(ev.problems[:4]))
         tail = "; " + "; ".join(notes) if notes else ""

@@ -12,7 +12,9 @@ Error counters are judged two ways, as the provider allows:
     the rises are reported as not judged."""
 import os
 import re
+import stat
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Dict, List, Optional, Tuple
 
 from . import common
@@ -22,7 +24,34 @@ SOFT = re.compile(r"(rxe|siw)")       # software RDMA devices: rxe0, siw_eth0, .
 RELATIVE = 10.0                       # a soft node's errors per packet over the others' median
 MIN_SOFT = 100                        # fewer errors than that on a soft device: never named
 PACKETS = re.compile(r"(packets|pkts)$")
-LIMIT = 256 << 20                     # the largest counter file read
+LIMIT = 256 << 20                     # the largest counter file accept reads
+_schema: List[common.Schema] = []
+
+
+def counters_schema() -> common.Schema:
+    """The counter file's columns, from their one definition (common/core/counters_schema.def)."""
+    if not _schema:
+        _schema.append(common.Schema(common.SCHEMA_DEF.parent / "counters_schema.def", "GDRB_COUNTERS_COL"))
+    return _schema[0]
+
+
+def counter_lines(path: str, limit: Optional[int] = None) -> List[str]:
+    """The rows of the counter file PATH as lines (the sweep appends them as they are;
+    undecodable bytes kept as surrogates): its header checked, a last line without its newline
+    (a run cut short) left out. Raises FileNotFoundError where there is none, OSError with the
+    reason where it is a link, not a regular file (never waited on), over LIMIT bytes or not a
+    counter file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise OSError(0, "not a regular file")
+        data = f.read() if limit is None else f.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise OSError(0, "larger than %d bytes" % limit)
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    if lines[0] != counters_schema().header:
+        raise OSError(0, "not a counter file of this gdrbench (another header)")
+    return [line for line in lines[1:-1] if line]
 
 
 @dataclass
@@ -78,13 +107,15 @@ class Evidence:
 
     def named(self) -> Dict[str, str]:
         """The nodes whose error counters rose beyond what their provider allows, with why."""
-        return self._judge()[0]
+        return self._judged[0]
 
     def unjudged(self) -> List[str]:
         """Software RDMA nodes whose errors rose with no other node to compare them with."""
-        return self._judge()[1]
+        return self._judged[1]
 
-    def _judge(self) -> Tuple[Dict[str, str], List[str]]:
+    @cached_property
+    def _judged(self) -> Tuple[Dict[str, str], List[str]]:
+        """Every node judged once, after load() has read them all."""
         out: Dict[str, str] = {}
         alone: List[str] = []
         soft = {h: n for h, n in self.nodes.items() if n.errors and n.soft()}
@@ -122,17 +153,12 @@ class Evidence:
 
 
 def _read_counter_file(ev: Evidence, path: str, seen: Dict[Tuple[str, ...], int]) -> None:
-    from .sweep_results import counters_schema
     s = counters_schema()
-    text = common.read_regular(path, LIMIT)
-    lines = text.splitlines()
-    if not lines or lines[0] != s.header:
-        raise OSError(0, "not a counter file of this gdrbench (its first line is not the header)")
     ix = s.index
-    for line in lines[1:]:
-        f = common.csv_split(line) if line else []
+    for line in counter_lines(path, LIMIT):
+        f = common.csv_split(line.rstrip("\r"))
         if len(f) != len(s.columns):
-            continue            # a torn row (a run cut short): what it holds is not known
+            continue            # not a row of this schema: what it holds is not known
         host = common.Json(f[ix["node"]]).text()
         n = ev.nodes.setdefault(host, Node())
         dev, port, counter, cls = (Json(f[ix[k]]).text() for k in ("device", "port", "counter", "class"))

@@ -14,6 +14,7 @@ from typing import List, Sequence, Tuple
 from . import common, pairs as pairs_mod
 from .common import (TREE, Refused, Stop, awk_value, csv_split, csv_text, failure, say, sizes_expand,
                      usage_error, write_all)
+from .counters import counter_lines, counters_schema
 from .sweep_plan import Step
 
 
@@ -219,15 +220,6 @@ def _why_unwritable(directory: str) -> str:
 # --- a step's counter file beside it ------------------------------------------------------------
 
 COUNTERS_CSV = "results.counters.csv"
-_counters_schema: List[common.Schema] = []
-
-
-def counters_schema() -> common.Schema:
-    """The counter file's columns, from their one definition (common/core/counters_schema.def)."""
-    if not _counters_schema:
-        _counters_schema.append(common.Schema(common.SCHEMA_DEF.parent / "counters_schema.def",
-                                              "GDRB_COUNTERS_COL"))
-    return _counters_schema[0]
 
 
 def counters_path(csv_path: str) -> str:
@@ -246,26 +238,16 @@ def keep_counters(part: str, out: str) -> Tuple[int, str]:
     header, a link, a full disk) the step's file stays where it is, and the caller says so."""
     src = counters_path(part)
     try:
-        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        rows = counter_lines(src)
     except FileNotFoundError:
         return 0, ""
     except OSError as e:
         return 0, "%s: %s" % (src, e.strerror or "cannot read it")
-    try:
-        with os.fdopen(fd, "rb") as f:
-            lines = f.read().decode("utf-8", "surrogateescape").split("\n")
-    except OSError as e:
-        return 0, "%s: %s" % (src, e.strerror or "cannot read it")
-    header = counters_schema().header
-    if lines[0] != header:
-        return 0, "%s: not a counter file of this gdrbench (another header)" % src
-    # The lines after the header that end in a newline: a torn last one is left out.
-    rows = [line for line in lines[1:-1] if line]
     target = os.path.join(out, COUNTERS_CSV)
     if rows:
         try:
             if not os.path.lexists(target):
-                write_all([(target, header + "\n")], quiet=True)
+                write_all([(target, counters_schema().header + "\n")], quiet=True)
         except Stop:
             return 0, "%s: %s" % (target, _why_unwritable(out))
         why = append_atomically(target, rows)

@@ -12,7 +12,7 @@ import gdrbtest  # noqa: F401  (sys.path)
 import pairs_fixtures as fx
 from test_pairs import PairsCase
 from gdrbtool import counters
-from gdrbtool.sweep_results import counters_schema
+from gdrbtool.counters import counters_schema
 
 STAMP = "2026-11-27T10:00:00Z"
 
@@ -123,6 +123,20 @@ class Evidence(PairsCase):
         status, out, err, v = self.accept(d, "counters errors")
         self.assertEqual(v["rules"][0]["verdict"], "NODATA")
         self.assertIn("pairs.counters.csv: not a counter file of this gdrbench", v["rules"][0]["message"])
+
+    def test_a_torn_last_row_and_a_planted_link_are_not_read(self):
+        d = self.results()
+        rows = counter_rows([("n01", "mlx5_0", "1", "counters", "symbol_error", "error", 0, 880)])
+        # The run was cut short inside the delta: 880 written as 88, no newline.
+        self.write(d, "results.counters.csv", rows[:rows.rindex("880")] + "88")
+        self.assertEqual(counters.load(d).nodes.get("n01", counters.Node()).errors, {})
+        os.unlink(os.path.join(d, "results.counters.csv"))
+        self.write(d, "elsewhere.txt", rows)
+        os.symlink("elsewhere.txt", os.path.join(d, "results.counters.csv"))
+        ev = counters.load(d)
+        self.assertEqual((ev.files, ev.nodes), (0, {}))
+        self.assertEqual(len(ev.problems), 1)
+        self.assertTrue(ev.problems[0].startswith("results.counters.csv: "), ev.problems)
 
     def test_profile_refuses_a_bad_counters_line(self):
         for line in ("counters", "counters warnings", "counters errors x=1", "counters errors name=a/b"):
