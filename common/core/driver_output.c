@@ -306,7 +306,9 @@ void gdrb_drv_print_header(struct run *r)
 	       gdrb_clock.source, gdrb_size_format(p->sizes.v[0], lo, sizeof(lo)),
 	       gdrb_size_format(p->sizes.v[p->sizes.n - 1], hi, sizeof(hi)), p->sizes.n,
 	       (unsigned long long)p->iters, p->time_per_size, (unsigned long long)p->warmup,
-	       p->validate ? "on" : "off", p->timeout > 0 ? "on" : "off");
+	       p->validate == GDRB_VALIDATE_EVERY ? "on every iteration, the timed ones filled before and checked after each" :
+	       p->validate ? "on the warm-up's iterations and one after the timed ones (untimed; the timed ones run untouched)" :
+	       "off", p->timeout > 0 ? "on" : "off");
 	fprintf(hdr, "# iterations: warm-up in growing batches (at most %llu, a tenth of the budget once %d are in), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); a size, warm-up included, never past %dx the budget by more than an iteration; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
 	       (unsigned long long)p->warmup, GDRB_WARMUP_MEDIAN_MIN,
 	       (unsigned long long)(p->min_iters < p->iters ? p->min_iters : p->iters), GDRB_MIN_STRETCH,

@@ -74,6 +74,7 @@ struct gdrb_ctx {
 	enum gdrb_placement placements[GDRB_MAX_PLACEMENTS];
 	size_t nplacements;
 	enum gdrb_placement placement;              /* the one being measured */
+	bool checking;          /* this iteration was filled by prepare and is checked after it (-c) */
 
 	bool have_gpu;
 	struct gdrb_gpu_info gpu;

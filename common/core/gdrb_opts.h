@@ -36,6 +36,15 @@ enum gdrb_buffers { GDRB_BUFFERS_SLOTS, GDRB_BUFFERS_SINGLE, GDRB_BUFFERS_COUNT 
 
 extern const char *const gdrb_buffers_names[GDRB_BUFFERS_COUNT];
 
+/*
+ * Which iterations -c checks: none; the warm-up's and one after the timed
+ * ones, which run untouched (what -c alone means); or every one, the timed
+ * ones too, whose fills and checks between calls then slow the calls.
+ */
+enum gdrb_validate { GDRB_VALIDATE_NO, GDRB_VALIDATE_UNTIMED, GDRB_VALIDATE_EVERY, GDRB_VALIDATE_COUNT };
+
+extern const char *const gdrb_validate_names[GDRB_VALIDATE_COUNT];
+
 /* Defaults, shown by --help from these same constants. */
 #define GDRB_DEF_SIZES "8:1G"
 #define GDRB_DEF_ITERS 10000
@@ -150,7 +159,7 @@ struct gdrb_params {
 	int gpu;                    /* -1: local rank modulo GPU count */
 	unsigned window;            /* messages in flight per iteration */
 	size_t window_bytes;        /* most bytes of a window's slots (gdrb_window_at) */
-	bool validate;
+	int validate;               /* enum gdrb_validate */
 	const char *csv_path;       /* NULL: no CSV */
 	const char *label;          /* free text copied to the CSV note column */
 	int verbose;

@@ -124,7 +124,7 @@ struct gdrb_verbs {
 	/* Write ping-pong polling the receive buffer's last byte (host memory only). */
 	bool poll;
 	uint8_t expect;                         /* the byte the next message ends with */
-	uint64_t seq;                           /* messages at this size, without validation */
+	uint8_t held[2];                        /* what this rank's and the peer's last byte hold now */
 
 	/* Pipelined staging: this rank's sending and receiving sides, and the slots' work requests. */
 	struct pipe_side tx, rx;

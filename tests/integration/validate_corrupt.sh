@@ -38,3 +38,24 @@ for b in latency bw bibw; do
 done
 csv_check -v status=ok -v rows=9 "$WORK/clean.csv" || fail "clean runs not ok"
 pass "clean runs validate"
+
+# Which iterations are checked: the corrupted byte counts once per checked iteration. 4 warm-up
+# and 20 timed ones: -c (untimed) checks the warm-up's and one after the timed ones (5), -c every
+# all of them (24), --validate=no none (and the run passes).
+for mode in untimed every no; do
+	GDRB_INJECT_CORRUPTION=1 mpi 2 -x GDRB_INJECT_CORRUPTION "$top_builddir/mpi/gdrb_mpi_latency" \
+		-m 4K --validate="$mode" -w 4 -n 20 -t 5 --csv "$WORK/when-$mode.csv" >"$WORK/out" 2>"$WORK/err"
+	rc=$?
+	case $mode in
+	untimed) want=5 status=invalid-data code=1 ;;
+	every) want=24 status=invalid-data code=1 ;;
+	no) want=0 status=ok code=0 ;;
+	esac
+	[ "$rc" -eq "$code" ] || { cat "$WORK/err"; fail "--validate=$mode: exit $rc, not $code"; }
+	csv_check -v status="$status" -v rows=1 "$WORK/when-$mode.csv" || fail "--validate=$mode: rows not $status"
+	got=$(csv_col "$WORK/when-$mode.csv" errors)
+	[ "$got" = "$want" ] || fail "--validate=$mode: $got wrong bytes counted, not $want (one per checked iteration)"
+	grep -q "^# clock .*validation $( [ $mode = no ] && echo off || echo on)" "$WORK/out" ||
+		fail "--validate=$mode: the header does not say when it checks"
+	pass "--validate=$mode: $want of 24 iterations checked (the timed ones $( [ $mode = every ] || echo un)touched)"
+done

@@ -95,7 +95,7 @@ head -n 1 "$report" | grep -q '^# gdrbench on a SIMULATED GPU' || fail "the titl
 grep -q '^\*\*SIMULATED:\*\*' "$report" || fail "no SIMULATED note"
 grep -q 'Verdict: \*\*PASS\*\*' "$report" || { cat "$report"; fail "verdict"; }
 grep -q '^| GPU | gdrbench simulated GPU (simgpu), PCI 0000:3B:00.0' "$report" || fail "machine: GPU line"
-grep -q '^| 1 | copy_bw | PASS | 0 | [0-9]* | 10 rows ok, every byte validated |$' "$report" ||
+grep -q '^| 1 | copy_bw | PASS | 0 | [0-9]* | 10 rows ok, validated |$' "$report" ||
 	{ grep '^| 1 ' "$report"; fail "copy_bw: no PASS line with 5 copies x 2 sizes"; }
 grep -q '^| 64 KiB | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* |$' "$report" || fail "no copy_bw figures at 64 KiB"
 grep -q '^`bench/gdrb_copy_bw -c -m 8,64K -t 0.02 --csv OUT/01-copy_bw.csv`$' "$report" || fail "copy_bw's command"
@@ -111,7 +111,7 @@ fi
 n=4
 for b in latency bw bibw allreduce bcast; do
 	if [ "${HAVE_MPI:-1}" = 1 ] && command -v "$MPIRUN" >/dev/null 2>&1; then
-		grep -q "^| $n | mpi_$b | PASS | 0 | [0-9]* | 2 rows ok, every byte validated" "$report" ||
+		grep -q "^| $n | mpi_$b | PASS | 0 | [0-9]* | 2 rows ok, validated" "$report" ||
 			{ grep "^| $n " "$report"; fail "mpi_$b: no PASS line"; }
 		grep -q "^\`$(basename "$MPIRUN") -np 2 mpi/gdrb_mpi_$b --mem device -c " "$report" || fail "mpi_$b: command"
 	else

@@ -282,12 +282,25 @@ START_TEST(test_flags)
 	struct gdrb_params p;
 
 	PARSE_OK(&p, "-c");
-	ck_assert(p.validate);
+	ck_assert_int_eq(p.validate, GDRB_VALIDATE_UNTIMED);
 	PARSE_OK(&p, "--validate");
-	ck_assert(p.validate);
+	ck_assert_int_eq(p.validate, GDRB_VALIDATE_UNTIMED);
 	/* A unique prefix of a long option is that option. */
 	PARSE_OK(&p, "--valid");
 	ck_assert(p.validate);
+	/* When to check: attached to the long form, or the next word after either form. */
+	PARSE_OK(&p, "--validate=every");
+	ck_assert_int_eq(p.validate, GDRB_VALIDATE_EVERY);
+	PARSE_OK(&p, "-c", "every", "-m", "8");
+	ck_assert_int_eq(p.validate, GDRB_VALIDATE_EVERY);
+	PARSE_OK(&p, "--validate", "untimed");
+	ck_assert_int_eq(p.validate, GDRB_VALIDATE_UNTIMED);
+	PARSE_OK(&p, "--validate=no");
+	ck_assert_int_eq(p.validate, GDRB_VALIDATE_NO);
+	/* A word that is not a mode stays an operand; -c before another option takes nothing from it. */
+	PARSE_OK(&p, "-c", "-m", "8");
+	ck_assert_int_eq(p.validate, GDRB_VALIDATE_UNTIMED);
+	ck_assert_uint_eq(p.sizes.n, 1);
 
 	/* -v is the one option that may be repeated: each adds detail. */
 	PARSE_OK(&p, "-v", "--verbose");
@@ -515,6 +528,7 @@ static const struct bad_case bad_cases[] = {
 	{ ALL_GROUPS, { "--min-iters", "1k" }, "--min-iters: expected an integer" },
 	{ ALL_GROUPS, { "--min-iters", "16777217" }, "--min-iters" },
 	{ ALL_GROUPS, { "--buffers", "multiple" }, "--buffers: unknown mode 'multiple'; accepted: slots, single" },
+	{ ALL_GROUPS, { "--validate=always" }, "--validate: unknown mode 'always'; accepted: no, untimed, every (--validate alone: untimed)" },
 	{ ALL_GROUPS, { "--buffers", "" }, "--buffers: unknown mode ''" },
 	{ ALL_GROUPS, { "--sync", "yes" }, "--sync: unknown mode 'yes'; accepted: barrier, none" },
 	{ GDRB_OPTG_MEM, { "--buffers", "single" }, "--buffers does not apply to test_opts" },
