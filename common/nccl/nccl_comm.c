@@ -253,6 +253,11 @@ static void read_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 		/* The private log's path says nothing and is gone after the run. */
 		if (n->dir[0] && !strncmp(*e, "NCCL_DEBUG_FILE=", 16))
 			continue;
+		/* NVIDIA's container images set it for the NCCL they were built with; NCCL reads no such variable. */
+		if (!strncmp(*e, "NCCL_VERSION=", 13)) {
+			clean(n->env_version, sizeof(n->env_version), eq + 1, 24);
+			continue;
+		}
 		for (i = 0; i < sizeof(lookalikes) / sizeof(lookalikes[0]); i++)
 			if ((size_t)(eq - *e) == strlen(lookalikes[i].name) &&
 			    !strncmp(*e, lookalikes[i].name, (size_t)(eq - *e)))
@@ -262,6 +267,23 @@ static void read_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 		if (at + strlen(item) + 2 < sizeof(n->env))
 			at += (size_t)snprintf(n->env + at, sizeof(n->env) - at, "%s%s", at ? " " : "", item);
 	}
+}
+
+/*
+ * NCCL_VERSION (set by container images, "2.28.3-1") names another NCCL than the
+ * one loaded: say so once, since it is what a reader of the environment trusts.
+ */
+static void env_version_differs(const struct gdrb_nccl *n)
+{
+	const char *lib = n->library + 5;       /* past "NCCL " */
+	size_t len = strcspn(lib, " ");
+
+	if (!n->env_version[0] || !n->version)
+		return;
+	if (!strncmp(n->env_version, lib, len) && (n->env_version[len] == '\0' || n->env_version[len] == '-'))
+		return;
+	gdrb_warn("NCCL_VERSION=%s in the environment (a container's label; NCCL reads no such variable) is not the NCCL loaded: %.*s",
+		  n->env_version, (int)len, lib);
 }
 
 /* How many RDMA devices sysfs lists here (-1: cannot tell). */
@@ -318,6 +340,7 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 		snprintf(n->library, sizeof(n->library), "NCCL (version unknown)%s",
 			 n->simulated ? " (simulated)" : "");
 	}
+	env_version_differs(n);
 
 	memset(&id, 0, sizeof(id));
 	if (b->rank == 0 && (nr = ncclGetUniqueId(&id)) != ncclSuccess)

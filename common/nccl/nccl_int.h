@@ -31,6 +31,7 @@ struct gdrb_nccl {
 	int echo;                       /* what the user's NCCL_DEBUG (without a file) showed on stdout:
 					   0 nothing, 1 WARN lines, 2 every line; copied to stderr at the end */
 	char env[640];                  /* rank 0: the NCCL_* variables in force, "NAME=VALUE ..." */
+	char env_version[32];           /* rank 0: NCCL_VERSION's value (a container's label NCCL never reads) */
 	char setting[320];              /* what --nccl-gdr and --nccl-net-only set, for the header */
 	int rdma_devices;               /* RDMA devices in sysfs on rank 0 (-1 unknown) */
 };

@@ -72,3 +72,15 @@ NCCL_NET_GDR=1 mpi 2 "$ar" -m 8 -t 0.01 >"$WORK/out" 2>"$WORK/err" || { cat "$WO
 [ "$(grep -c 'NCCL_NET_GDR is not a variable NCCL reads; NCCL_NET_GDR_LEVEL is' "$WORK/err")" -eq 1 ] ||
 	{ cat "$WORK/err"; fail "NCCL_NET_GDR=1: not one warning naming NCCL_NET_GDR_LEVEL"; }
 pass "NCCL_NET_GDR=1: one warning naming NCCL_NET_GDR_LEVEL"
+
+# NVIDIA's container images set NCCL_VERSION for the NCCL they shipped; a real GPU node's image said
+# 2.28.3-1 while its loaded NCCL was 2.28.9. Not NCCL's variable: never listed as NCCL's environment,
+# one warning where it names another NCCL than the one loaded, none where it names that one.
+NCCL_VERSION=2.28.3-1 mpi 2 "$ar" -m 8 -t 0.01 --csv "$WORK/v.csv" >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/err"; fail "NCCL_VERSION=2.28.3-1 failed the run"; }
+[ "$(grep -c 'NCCL_VERSION=2.28.3-1 in the environment (a container.s label; NCCL reads no such variable) is not the NCCL loaded: 2.28.9' "$WORK/err")" -eq 1 ] ||
+	{ cat "$WORK/err"; fail "NCCL_VERSION=2.28.3-1: not one warning naming the NCCL loaded"; }
+! grep -q 'NCCL_VERSION' "$WORK/out" "$WORK/v.csv" || fail "NCCL_VERSION listed as NCCL's environment"
+NCCL_VERSION=2.28.9-1 mpi 2 "$ar" -m 8 -t 0.01 >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "NCCL_VERSION=2.28.9-1 failed the run"; }
+! grep -q 'NCCL_VERSION' "$WORK/err" "$WORK/out" || { cat "$WORK/err"; fail "NCCL_VERSION naming the NCCL loaded: warned or listed"; }
+pass "NCCL_VERSION: not NCCL's environment; one warning when it names another NCCL than the one loaded"
