@@ -110,11 +110,13 @@ static void describe(struct gdrb_counters *cs, const struct gdrb_counters_want *
 		     bool have_ib, const char *ports, unsigned nports, const char *gpu_bdf)
 {
 	char lib[16], dev[GDRB_CNT_DEV_LEN], *s = cs->what;
-	size_t len = sizeof(cs->what), at = 0, i, pci_rows = 0, gpu_rows = 0;
+	size_t len = sizeof(cs->what), at = 0, i, pci_rows = 0, gpu_rows = 0, gpu_aer = 0;
 
 	for (i = 0; i < cs->set.n; i++) {
 		pci_rows += cs->set.id[i].pcie && strcmp(cs->set.id[i].device, "GPU");
 		gpu_rows += cs->set.id[i].pcie && !strcmp(cs->set.id[i].device, "GPU");
+		gpu_aer += cs->set.id[i].pcie && !strcmp(cs->set.id[i].device, "GPU") &&
+			   !strncmp(cs->set.id[i].source, "aer", 3);
 	}
 	for (i = 0; w->library && w->library[i] && i + 1 < sizeof(lib); i++)
 		lib[i] = (char)toupper((unsigned char)w->library[i]);
@@ -140,8 +142,10 @@ static void describe(struct gdrb_counters *cs, const struct gdrb_counters_want *
 	} else {
 		PUT("no NIC (the benchmark uses none)");
 	}
+	/* A virtual machine's GPU (the H200 guest of results/gpu-h200) may have no AER files. */
 	if (gpu_bdf && gpu_rows)
-		PUT("; the PCIe link and AER counts of GPU %s", gpu_bdf);
+		PUT("; the PCIe link%s of GPU %s", gpu_aer ? " and AER counts" : " (sysfs has no AER counts for it)",
+		    gpu_bdf);
 	else if (gpu_bdf)
 		PUT("; GPU %s: not in %s/bus/pci/devices", gpu_bdf, root);
 	if (cs->set.n)

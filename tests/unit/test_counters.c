@@ -533,6 +533,29 @@ START_TEST(test_no_infiniband)
 }
 END_TEST
 
+/*
+ * A GPU whose PCI function has its link files and no AER ones (the H200 of a virtual machine,
+ * results/gpu-h200): the header promises its link only.
+ */
+START_TEST(test_gpu_without_aer)
+{
+	const struct gdrb_counters_want w = { .library = "nccl", .gpu_bus_id = "00000000:00:06.0" };
+	struct gdrb_counters *cs;
+	char line[1024];
+
+	put("bus/pci/devices/0000:00:06.0/current_link_speed", "32.0 GT/s PCIe\n");
+	put("bus/pci/devices/0000:00:06.0/max_link_speed", "32.0 GT/s PCIe\n");
+	put("bus/pci/devices/0000:00:06.0/current_link_width", "16\n");
+	put("bus/pci/devices/0000:00:06.0/max_link_width", "16\n");
+	hooks(NULL);
+	ck_assert_int_eq(gdrb_counters_open(self(), &w, &cs), 0);
+	gdrb_counters_describe(cs, line, sizeof(line));
+	ck_assert_msg(strstr(line, "; the PCIe link (sysfs has no AER counts for it) of GPU 0000:00:06.0; rank 0 reads 4 counters"),
+		      "%s", line);
+	gdrb_counters_close(cs);
+}
+END_TEST
+
 /* A library's run reads every active port of the node; a down one is left out. */
 START_TEST(test_node_ports)
 {
@@ -655,6 +678,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(run, test_inject);
 	tcase_add_test(run, test_no_infiniband);
 	tcase_add_test(run, test_node_ports);
+	tcase_add_test(run, test_gpu_without_aer);
 	tcase_add_test(run, test_note_merge);
 	tcase_add_test(run, test_path);
 	suite_add_tcase(s, run);
