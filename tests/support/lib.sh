@@ -84,7 +84,8 @@ use_simgpu() {
 	ls "$lib"/libcudart.so.* >/dev/null 2>&1 || skip "the simulated GPU is not built (no readelf at configure time?)"
 	export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	export SIMGPU_MODE=${1:-strict}
-	unset CUDA_VISIBLE_DEVICES SIMGPU_DRIVER
+	# One simulated GPU unless the test names more: a caller's SIMGPU_DEVICES must not change what it proves.
+	unset CUDA_VISIBLE_DEVICES SIMGPU_DRIVER SIMGPU_DEVICES
 }
 
 # use_simnccl: the NCCL binaries on the simulated NCCL (tests/support/simnccl) over the simulated
