@@ -13,9 +13,11 @@ script=$top_srcdir/scripts/measure/measure-staging
 # C = 8 GB/s at the 1 MiB fragment, 10 at the 4 MiB message, W = 5: the wire bounds the pipeline.
 #   pipelined: 4 / (1/8 + 1/5 + 1/8 + 3/5) = 3.81 GB/s; serial: 1 / (1/10 + 1/5 + 1/10) = 2.50
 #   target: 4.6 / (0.9 x 5) = 1.022 PASS, 4.4: 0.978 FAIL; latency 10/10 PASS, 11/10 FAIL
+#   beside it, with Wf = 4 GB/s (the wire at the fragment, 4 in flight; the row whose window is 4):
+#   4 / (1/8 + 1/4 + 1/8 + 3/4) = 3.20 GB/s, not judged
 fixture() { # PIPELINED_GBPS PIPELINED_P50_US
 	cat <<CSV
-benchmark,mem,path,stage_chunk,size_bytes,lat_p50_us,bw_GBps,status
+benchmark,mem,path,stage_chunk,size_bytes,lat_p50_us,bw_GBps,status,window
 copy_bw,pinned,h2d,,1048576,,8,ok
 copy_bw,pinned,d2h,,1048576,,8,ok
 copy_bw,pinned,h2d,,4194304,,10,ok
@@ -27,6 +29,7 @@ mpi_bw,device,staged,1048576,4194304,,$1,ok
 mpi_bw,device,staged-serial,,4194304,,2.4,ok
 mpi_latency,device,staged,524288,8,$2,,ok
 mpi_latency,device,staged-serial,,8,10,,ok
+mpi_bw,pinned,direct,,1048576,,4,ok,4
 CSV
 }
 model() { # CSV MODE
@@ -35,12 +38,14 @@ model() { # CSV MODE
 }
 fixture 4.6 10 >"$WORK/pass.csv"
 fixture 4.4 11 >"$WORK/fail.csv"
-model "$WORK/pass.csv" bw | grep -q '^| 1 MiB | 4 MiB | 4.60 | 3.81 | 1.21 | wire | [0-9.]*% | 1.02 |$' ||
-	{ model "$WORK/pass.csv" bw; fail "pipelined model: expected 3.81 GB/s, bound by the wire"; }
+model "$WORK/pass.csv" bw | grep -q '^| 1 MiB | 4 MiB | 4.60 | 3.81 | 1.21 | wire | [0-9.]*% | 1.02 | 3.20 | 1.44 |$' ||
+	{ model "$WORK/pass.csv" bw; fail "pipelined model: expected 3.81 GB/s, bound by the wire; with Wf 3.20"; }
 model "$WORK/pass.csv" serial | grep -q '^| 4 MiB | 2.40 | 2.50 | 0.960 | 1.92 |$' ||
 	{ model "$WORK/pass.csv" serial; fail "serial model: expected 2.50 GB/s"; }
-model "$WORK/pass.csv" rates | grep -q '^| 4 MiB | message | 10.0 | 10.0 | 5.00 | 5.00 |$' ||
+model "$WORK/pass.csv" rates | grep -q '^| 4 MiB | message | 10.0 | 10.0 | 5.00 | 5.00 | - |$' ||
 	{ model "$WORK/pass.csv" rates; fail "rates: the pageable row, or W, taken for C"; }
+model "$WORK/pass.csv" rates | grep -q '^| 1 MiB | fragment | 8.00 | 8.00 | - | - | 4.00 |$' ||
+	{ model "$WORK/pass.csv" rates; fail "rates: Wf (window 4) not at the fragment, or taken for W"; }
 [ "$(model "$WORK/pass.csv" verdict | tr '\n' ' ')" = \
 	"bw_ratio 1.022 bw_verdict PASS lat_worst 1.000 lat_worst_size 8 B lat_verdict PASS bad 0 " ] ||
 	{ model "$WORK/pass.csv" verdict; fail "verdicts of the passing rows"; }
@@ -110,10 +115,11 @@ num='[0-9][0-9.]*'
 for s in '16 KiB | fragment' '32 KiB | fragment' '64 KiB | message' '256 KiB | message'; do
 	grep -q "^| $s | $num | $num | " "$report" || fail "rates: no C at $s"
 done
-grep -q "^| 256 KiB | message | $num | $num | $num | $num |$" "$report" || fail "rates: no W at 256 KiB"
+grep -q "^| 256 KiB | message | $num | $num | $num | $num | - |$" "$report" || fail "rates: no W at 256 KiB"
+grep -q "^| 16 KiB | fragment | $num | $num | - | - | $num |$" "$report" || fail "rates: no Wf at the 16 KiB fragment"
 for c in 16 32; do
 	for s in '64 KiB' '256 KiB'; do
-		grep -q "^| $c KiB | $s | $num | $num | $num | \(wire\|copy D2H\|copy H2D\) | $num% | $num |$" "$report" ||
+		grep -q "^| $c KiB | $s | $num | $num | $num | \(wire\|copy D2H\|copy H2D\) | $num% | $num | $num | $num |$" "$report" ||
 			fail "pipelined: no figures for $c KiB fragments at $s"
 	done
 done

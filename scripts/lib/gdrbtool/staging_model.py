@@ -21,6 +21,10 @@ pace and the first fragment fills the other two:
   T_serial    = S/Cd + S/W + S/Ch
 Cd and Ch are gdrb_copy_bw's pinned rates at the copy's own size (f for the pipeline, S for
 serial), so the per-copy overhead is in them; W is gdrb_mpi_bw --mem pinned -W 1 at S.
+Beside it, not judged, the same pipelined model with the wire's rate at the fragment with the
+slots in flight (Wf: gdrb_mpi_bw --mem pinned -W 4 at f, the rows whose window is above 1): on an
+H200's host the wire at S fell from 9.4 GB/s at 16 MiB to 5.9 at 64 MiB, where the pipeline, which
+sends fragments, ran 1.2 to 1.35 times the model (results/gpu-h200/README.md, finding 11).
 
 A size is keyed by its text: a row's as awk_num writes it, --sizes' and --chunks' as given."""
 
@@ -52,6 +56,7 @@ class Model:
         self.Cd: Rate = {}        # copy device->pinned host, GB/s, by copy size
         self.Ch: Rate = {}        # copy pinned host->device
         self.W: Rate = {}         # the wire, pinned to pinned, by message size
+        self.Wf: Rate = {}        # the wire with a window of messages in flight, by message size
         self.P: Dict[Tuple[str, str], float] = {}   # pipelined staging by (chunk, size)
         self.Ser: Rate = {}       # serial staging
         self.L: Dict[Tuple[str, str], float] = {}   # latency p50 by (path, size)
@@ -94,7 +99,8 @@ class Model:
             elif b == "copy_bw" and mem == "pinned" and path == "d2h":
                 self.Cd[s] = bw
             elif b == "mpi_bw" and mem == "pinned":
-                self.W[s] = bw
+                window = awk_value(f("window")) if f("window") else 1
+                (self.Wf if window > 1 else self.W)[s] = bw
             elif b == "mpi_bw" and mem == "device" and path == "staged":
                 self.P[awk_num(awk_value(f("stage_chunk"))), s] = bw
             elif b == "mpi_bw" and mem == "device" and path == "staged-serial":
@@ -123,6 +129,15 @@ class Model:
         if not self.rates_at(s, f):
             return None
         return awk_value(s) / self.pipe_time(s, f)[0]
+
+    def pipe_model_wf(self, s: str, c: str) -> Optional[float]:
+        """The pipelined model with the wire at the fragment, slots in flight; None without its rates."""
+        f = fragment(c, s)
+        if not (self.have(self.Cd, f) and self.have(self.Ch, f) and self.have(self.Wf, f)):
+            return None
+        nf, w = awk_value(f), self.Wf[f]
+        t = nf / self.Cd[f] + nf / w + nf / self.Ch[f] + (awk_value(s) - nf) / min(self.Cd[f], self.Ch[f], w)
+        return awk_value(s) / t
 
     def bound(self, s: str, c: str) -> str:
         """The stage that sets the pipeline's pace."""
@@ -165,29 +180,32 @@ def rates(m: Model, sizes: List[str], chunks: List[str]) -> List[str]:
         else:
             use[c] = "fragment"
             every.append(c)
-    out = ["| size | used as | C H2D pinned (GB/s) | C D2H pinned (GB/s) | W pinned to pinned (GB/s) | min(C, W) (GB/s) |",
-           "|---:|---|---:|---:|---:|---:|"]
+    out = ["| size | used as | C H2D pinned (GB/s) | C D2H pinned (GB/s) | W pinned to pinned (GB/s) | min(C, W) (GB/s) | Wf, 4 in flight (GB/s) |",
+           "|---:|---|---:|---:|---:|---:|---:|"]
     for s in sorted(every, key=awk_value):
         message = "message" in use[s]
-        out.append("| %s | %s | %s | %s | %s | %s |" % (
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             size_text(s), use[s], cell(m.Ch.get(s)), cell(m.Cd.get(s)),
-            cell(m.W.get(s)) if message else "-", cell(m.cw_min(s)) if message else "-"))
+            cell(m.W.get(s)) if message else "-", cell(m.cw_min(s)) if message else "-",
+            cell(m.Wf.get(s)) if "fragment" in use[s] else "-"))
     return out
 
 
 def bw(m: Model, sizes: List[str], chunks: List[str], target: str) -> List[str]:
-    out = ["| chunk | size | pipelined (GB/s) | model (GB/s) | measured / model | bound by | fill and drain in the model | staged / (" + target + " x min(C, W)) |",
-           "|---:|---:|---:|---:|---:|---|---:|---:|"]
+    out = ["| chunk | size | pipelined (GB/s) | model (GB/s) | measured / model | bound by | fill and drain in the model | staged / (" + target + " x min(C, W)) | model, Wf (GB/s) | measured / model, Wf |",
+           "|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
     for c in chunks:
         for s in sizes:
             model = m.pipe_model(s, c)
+            wf = m.pipe_model_wf(s, c)
             v = m.P.get((c, s))
             lim = m.cw_min(s)
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 size_text(c), size_text(s), cell(v), cell(model), cell(ratio(v, model)),
                 "-" if model is None else m.bound(s, c),
                 "-" if model is None else "%.1f%%" % (100 * m.fill_share(s, c)),
-                cell(ratio(v, None if lim is None else awk_value(target) * lim))))
+                cell(ratio(v, None if lim is None else awk_value(target) * lim)),
+                cell(wf), cell(ratio(v, wf))))
     return out
 
 
