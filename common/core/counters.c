@@ -149,8 +149,8 @@ static void describe(struct gdrb_counters *cs, const struct gdrb_counters_want *
 	else if (gpu_bdf)
 		PUT("; GPU %s: not in %s/bus/pci/devices", gpu_bdf, root);
 	if (cs->set.n)
-		PUT("; rank 0 reads %zu counters, before the first size and after each measured path, outside the timed loops",
-		    cs->set.n);
+		PUT("; rank 0 reads %zu counters, %s, outside the timed loops", cs->set.n,
+		    w->when ? w->when : "before the first size and after each measured path");
 #undef PUT
 }
 

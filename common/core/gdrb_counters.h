@@ -56,6 +56,8 @@ struct gdrb_counters_want {
 	const char *nic_dev;    /* the RDMA device the transport uses (verbs); NULL: none named */
 	unsigned nic_port;
 	const char *gpu_bus_id; /* this rank's GPU (CUDA's form or sysfs's); NULL: none */
+	/* When the readings are taken, for the header; NULL: before the first size and after each measured path. */
+	const char *when;
 };
 
 struct gdrb_counters;

@@ -513,6 +513,36 @@ static int *peers_met(const struct pairs_run *r, unsigned *n)
 	return peers;
 }
 
+/*
+ * The counters of the NIC this rank uses ("dev:port" where the transport names
+ * it; else every active port of the node, as for a library that picks its own)
+ * and of its GPU, read before the first round and after the last.
+ */
+static int open_counters(struct pairs_run *r, const char *nic, const struct gdrb_gpu_info *gpu)
+{
+	char dev[64] = "";
+	unsigned port = 0;
+	const char *colon = strrchr(nic, ':');
+	struct gdrb_counters_want w = {
+		.gpu_bus_id = gpu && gdrb_mem_kind(r->p.mem)->on_gpu ? gpu->pci_bus_id : NULL,
+		.when = "before the first round and after the last",
+	};
+
+	if (colon && colon != nic && (size_t)(colon - nic) < sizeof(dev) && sscanf(colon + 1, "%u", &port) == 1) {
+		memcpy(dev, nic, (size_t)(colon - nic));
+		dev[colon - nic] = '\0';
+		w.nic_dev = dev;
+		w.nic_port = port;
+	} else {
+		w.library = r->ops->layer;
+	}
+	if (gdrb_counters_open(r->boot, &w, &r->counters))
+		return GDRB_ERR;
+	if (r->boot->rank == 0)
+		gdrb_counters_describe(r->counters, r->counters_what, sizeof(r->counters_what));
+	return 0;
+}
+
 static int setup(struct pairs_run *r)
 {
 	struct pairs_member me;
@@ -600,9 +630,13 @@ static int setup(struct pairs_run *r)
 		rc = r->mine && r->all && r->cells ? gdrb_pairs_out_open(r) : GDRB_ERR;
 		if (!r->mine || !r->all || !r->cells)
 			gdrb_err("out of memory for the matrices of %d ranks", r->n);
+		if (!rc && r->p.csv_path)
+			rc = gdrb_counters_file_open(r->p.csv_path, &r->counter_file);
 	} else {
 		rc = r->mine ? 0 : GDRB_ERR;
 	}
+	if (!rc)
+		rc = open_counters(r, ts.nic, have_gpu ? &gpu : NULL);
 	return gdrb_boot_agree_exit(r->boot, gdrb_exit_code(rc));
 }
 
@@ -621,6 +655,8 @@ static void teardown(struct pairs_run *r)
 	free(r->mine);
 	free(r->all);
 	free(r->cells);
+	gdrb_counters_file_close(r->counter_file);
+	gdrb_counters_close(r->counters);
 }
 
 static void rounds(struct pairs_run *r)
@@ -670,6 +706,7 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 					  GDRB_PAIRS_DEF_SIZES, GDRB_MEM_HOST };
 	const struct gdrb_run_args args = { &set, ops->summary, refuse_core };
 	struct pairs_run *r;
+	struct gdrb_cnt_rise rise;
 	size_t g = 1;
 	int rc, code;
 
@@ -697,15 +734,23 @@ int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, in
 		code = GDRB_EXIT_FAIL;
 		goto out;
 	}
+	gdrb_counters_read(r->counters, NULL);
 	rounds(r);
-	gdrb_watchdog_stop();
+	/* What rose over the rounds, after the rounds' table; every rank's readings in the counter file. */
 	rc = r->failed ? GDRB_ERR : 0;
+	if (!rc)
+		gdrb_counters_read(r->counters, &rise);
+	if (!rc && gdrb_counters_finish(r->counters, boot, ops->name, gdrb_sizes_max(&r->p.sizes),
+					r->counter_file, stdout))
+		rc = GDRB_ERR;
+	gdrb_watchdog_stop();
 	if (boot->rank == 0) {
 		if (gdrb_pairs_out_matrices(r))
 			rc = GDRB_ERR;
 		gdrb_pairs_out_end(r);
-		if (gdrb_pairs_out_close(r) || gdrb_stdout_flush())
+		if (gdrb_pairs_out_close(r) || gdrb_stdout_flush() || gdrb_counters_file_close(r->counter_file))
 			rc = GDRB_ERR;
+		r->counter_file = NULL;
 		if (r->invalid)
 			rc = GDRB_ERR;
 	}

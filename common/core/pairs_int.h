@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gdrb_counters.h"
 #include "gdrb_mem.h"
 #include "gdrb_pairs.h"
 #include "gdrb_run.h"
@@ -69,6 +70,9 @@ struct pairs_run {
 	struct pairs_cell *cells;       /* rank 0: nrec x n x n */
 	FILE *csv;
 	char dir[4096];                 /* where the rank table and matrices go */
+	struct gdrb_counters *counters; /* the NIC's and GPU's counters, read around the rounds */
+	struct gdrb_counters_file *counter_file;        /* rank 0: beside the CSV; NULL: none */
+	char counters_what[1024];       /* rank 0: the header's "counters: ..." line */
 	unsigned rounds_done;
 	double last_write;
 	bool failed;            /* a round did not finish */

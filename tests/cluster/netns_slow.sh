@@ -115,12 +115,13 @@ description all pairs across the test bed's nodes, one slow
 run gdrb_mpi_pairs mem=host sizes=64K time=0.2 args="-T 30"
 pairs bw below=12%median size=64K
 PROFILE
-# sweep NAME SLOW_HOST: the all-pairs sweep across gdrbn1..6; exit status in $rc.
+# sweep NAME SLOW_HOST [LAUNCHER_ARGS [BIN_DIR]]: the all-pairs sweep across gdrbn1..6, BIN_DIR's
+# binaries before the build's; exit status in $rc.
 sweep() {
 	rc=0
 	on_node gdrbn1 "$top_srcdir/scripts/gdrb-sweep" --hosts "$(bed_hosts 6)" --np 6 --profile "$WORK/slow.profile" \
-		--launcher-args "-x LD_PRELOAD=$slow -x GDRB_SLOW_HOST=$2 ${pairs_slow[*]}" \
-		--bin-dir "$top_builddir" --out "$WORK/$1" >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
+		--launcher-args "-x LD_PRELOAD=$slow -x GDRB_SLOW_HOST=$2 ${pairs_slow[*]}${3:+ $3}" \
+		${4:+--bin-dir "$4"} --bin-dir "$top_builddir" --out "$WORK/$1" >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
 	if [ ! -s "$WORK/$1/pairs.csv" ] || [ ! -s "$WORK/$1/pairs-host-65536-direct.csv" ]; then
 		cat "$WORK/$1.err"
 		ls "$WORK/$1"
@@ -144,6 +145,27 @@ pass "gdrb_mpi_pairs across 6 nodes, gdrbn4 slow: its row and column below half;
 # link between healthy nodes may read low because one of its ends also meets the slow node.
 only_gdrbn4 slow "$WORK/slow/verdict.json" "$WORK/slow/pairs-host-65536-direct.csv"
 pass "gdrb-sweep, all pairs across 6 nodes: healthy PASS; gdrbn4 slow FAIL, $(grep -m1 -o 'suspects: .*' "$WORK/slow.out")"
+
+# From suspect to cause: the same slow gdrbn4, every node's counters read from the mlx5 fixture
+# tree, gdrbn4's symbol_error rising by 880 over the run (a wrapper sets the hook on gdrbn4 alone).
+# The pairs binary's counter file goes into results.counters.csv, and the verdict names the rise
+# as gdrbn4's cause, on gdrbn4 and on no other node.
+mkdir -p "$WORK/cbin"
+cat >"$WORK/cbin/gdrb_mpi_pairs" <<WRAP
+#!/bin/sh
+[ "\$(hostname)" = gdrbn4 ] && export GDRB_INJECT_COUNTER=symbol_error+880@1
+exec "$top_builddir/mpi/gdrb_mpi_pairs" "\$@"
+WRAP
+chmod +x "$WORK/cbin/gdrb_mpi_pairs"
+sweep cause gdrbn4 "-x GDRB_TEST_HOOKS=1 -x GDRB_INJECT_SYSFS_ROOT=$top_builddir/tests/fixtures/mlx5-counters/sys" "$WORK/cbin"
+[ "$rc" -eq 1 ] || { cat "$WORK/cause.err" "$WORK/cause.verdict"; fail "slow gdrbn4 with counters: gdrb-sweep exited $rc, expected 1"; }
+[ "$(awk -F, '$4 == "gdrbn4" && $9 == "symbol_error" && $13 == 880' "$WORK/cause/results.counters.csv" | wc -l)" -eq 2 ] &&
+	[ "$(awk -F, '$4 != "gdrbn4" && $9 == "symbol_error" && $13 != 0' "$WORK/cause/results.counters.csv" | wc -l)" -eq 0 ] ||
+	{ cat "$WORK/cause/results.counters.csv"; fail "results.counters.csv: not gdrbn4's two ports +880 and no other rise"; }
+grep -q 'node gdrbn4 .*causes: gdrbn4: mlx5_0 port 1 symbol_error +880, mlx5_1 port 1 symbol_error +880' "$WORK/cause.verdict" ||
+	{ cat "$WORK/cause.verdict"; fail "the verdict does not name gdrbn4's symbol_error rise as the cause"; }
+only_gdrbn4 cause "$WORK/cause/verdict.json" "$WORK/cause/pairs-host-65536-direct.csv"
+pass "gdrb-sweep, gdrbn4 slow with its symbol_error rising: $(grep -m1 -o 'causes: .*' "$WORK/cause.out")"
 
 # A slow NIC, not a slow process: gdrbn4's veth shaped (tc tbf) at both ends, its sends on its
 # side, its receives on the switch's, so transfers are slow both ways and nothing in MPI is.

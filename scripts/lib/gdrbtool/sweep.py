@@ -240,6 +240,8 @@ class Sweep:
                     s.name, rc, reason + "; " if reason else "", s.base)
                 status = "failed" if rc != 0 else "ok"
             if is_pairs(s):
+                # Its counter file first: keeping the pairs files removes the step's folder.
+                counters = keep_counters(part, self.out)
                 rows, dropped = keep_pairs(os.path.dirname(part), s.mem, self.out)
                 filled = 0
                 if status == "ok" and not rows:
@@ -259,8 +261,9 @@ class Sweep:
                 except OSError:
                     pass
                 rows, filled, dropped = len(m.rows), len(m.filled), m.dropped
-            # The NIC and PCIe counters read around its sizes: beside results.csv, never in it.
-            counter_rows, why = keep_counters(part, self.out)
+                # The NIC and PCIe counters read around its sizes: beside results.csv, never in it.
+                counters = keep_counters(part, self.out)
+            counter_rows, why = counters
             if why:
                 say("the counter rows of step %d (%s) stay in %s: %s" % (s.n, s.title, counters_path(part), why))
             if status in ("ok", "unsupported") and filled and (status == "ok" or rows):
