@@ -77,7 +77,7 @@ static void geometry(const struct gdrb_ctx *c, size_t size)
 static void nccl_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
 	int n = snprintf(buf, len,
-			 "%s: a sample is one call and the synchronisation of its stream (cudaStreamQuery polled, NCCL's asynchronous error watched), on one rank, timed on the host; calls back to back, no barrier (nccl-tests launches its calls back to back and synchronises once: its time per call leaves most of one launch and synchronisation out, 3 to 7 us on an H200)\n# %s:",
+			 "%s: a sample is one call and the synchronisation of its stream (cudaStreamQuery polled, NCCL's asynchronous error watched), on one rank, timed on the host; calls back to back, no barrier (nccl-tests launches its calls back to back and synchronises once: its time per call leaves most of one launch and synchronisation out; docs/nccl.md)\n# %s:",
 			 kind.name, kind.name);
 
 	if (n > 0 && (size_t)n < len)
