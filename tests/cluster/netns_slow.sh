@@ -132,7 +132,16 @@ sweep() {
 }
 sweep healthy gdrbn9
 [ "$rc" -eq 0 ] || { cat "$WORK/healthy.err" "$WORK/healthy.verdict"; fail "healthy nodes: gdrb-sweep exited $rc, expected 0"; }
-sweep slow gdrbn4
+# The slow sweep also reads counters: every node's from the mlx5 fixture tree, and a wrapper makes
+# gdrbn4's symbol_error rise by 880 over the run (the hook on that node alone).
+mkdir -p "$WORK/cbin"
+cat >"$WORK/cbin/gdrb_mpi_pairs" <<WRAP
+#!/bin/sh
+[ "\$(hostname)" = gdrbn4 ] && export GDRB_INJECT_COUNTER=symbol_error+880@1
+exec "$top_builddir/mpi/gdrb_mpi_pairs" "\$@"
+WRAP
+chmod +x "$WORK/cbin/gdrb_mpi_pairs"
+sweep slow gdrbn4 "-x GDRB_TEST_HOOKS=1 -x GDRB_INJECT_SYSFS_ROOT=$top_builddir/tests/fixtures/mlx5-counters/sys" "$WORK/cbin"
 [ "$rc" -eq 1 ] || { cat "$WORK/slow.err" "$WORK/slow.verdict"; fail "slow gdrbn4: gdrb-sweep exited $rc, expected 1"; }
 matrix_check "$WORK/slow" pairs-host-65536-direct.csv
 grep -q 'node gdrbn4' "$WORK/slow.verdict" || { cat "$WORK/slow.verdict"; fail "the verdict does not name node gdrbn4"; }
@@ -146,26 +155,16 @@ pass "gdrb_mpi_pairs across 6 nodes, gdrbn4 slow: its row and column below half;
 only_gdrbn4 slow "$WORK/slow/verdict.json" "$WORK/slow/pairs-host-65536-direct.csv"
 pass "gdrb-sweep, all pairs across 6 nodes: healthy PASS; gdrbn4 slow FAIL, $(grep -m1 -o 'suspects: .*' "$WORK/slow.out")"
 
-# From suspect to cause: the same slow gdrbn4, every node's counters read from the mlx5 fixture
-# tree, gdrbn4's symbol_error rising by 880 over the run (a wrapper sets the hook on gdrbn4 alone).
-# The pairs binary's counter file goes into results.counters.csv, and the verdict names the rise
-# as gdrbn4's cause, on gdrbn4 and on no other node.
-mkdir -p "$WORK/cbin"
-cat >"$WORK/cbin/gdrb_mpi_pairs" <<WRAP
-#!/bin/sh
-[ "\$(hostname)" = gdrbn4 ] && export GDRB_INJECT_COUNTER=symbol_error+880@1
-exec "$top_builddir/mpi/gdrb_mpi_pairs" "\$@"
-WRAP
-chmod +x "$WORK/cbin/gdrb_mpi_pairs"
-sweep cause gdrbn4 "-x GDRB_TEST_HOOKS=1 -x GDRB_INJECT_SYSFS_ROOT=$top_builddir/tests/fixtures/mlx5-counters/sys" "$WORK/cbin"
-[ "$rc" -eq 1 ] || { cat "$WORK/cause.err" "$WORK/cause.verdict"; fail "slow gdrbn4 with counters: gdrb-sweep exited $rc, expected 1"; }
-[ "$(awk -F, '$4 == "gdrbn4" && $9 == "symbol_error" && $13 == 880' "$WORK/cause/results.counters.csv" | wc -l)" -eq 2 ] &&
-	[ "$(awk -F, '$4 != "gdrbn4" && $9 == "symbol_error" && $13 != 0' "$WORK/cause/results.counters.csv" | wc -l)" -eq 0 ] ||
-	{ cat "$WORK/cause/results.counters.csv"; fail "results.counters.csv: not gdrbn4's two ports +880 and no other rise"; }
-grep -q 'node gdrbn4 .*causes: gdrbn4: mlx5_0 port 1 symbol_error +880, mlx5_1 port 1 symbol_error +880' "$WORK/cause.verdict" ||
-	{ cat "$WORK/cause.verdict"; fail "the verdict does not name gdrbn4's symbol_error rise as the cause"; }
-only_gdrbn4 cause "$WORK/cause/verdict.json" "$WORK/cause/pairs-host-65536-direct.csv"
-pass "gdrb-sweep, gdrbn4 slow with its symbol_error rising: $(grep -m1 -o 'causes: .*' "$WORK/cause.out")"
+# ... and from suspect to cause: in that sweep every node's counters were read from the mlx5
+# fixture tree, gdrbn4's symbol_error rising by 880 over the run (the wrapper sets the hook on
+# gdrbn4 alone). The pairs binary's counter file is in results.counters.csv, and the verdict
+# names the rise as gdrbn4's cause, on gdrbn4 and on no other node.
+[ "$(awk -F, '$4 == "gdrbn4" && $9 == "symbol_error" && $13 == 880' "$WORK/slow/results.counters.csv" | wc -l)" -eq 2 ] &&
+	[ "$(awk -F, '$4 != "gdrbn4" && $9 == "symbol_error" && $13 != 0' "$WORK/slow/results.counters.csv" | wc -l)" -eq 0 ] ||
+	{ cat "$WORK/slow/results.counters.csv"; fail "results.counters.csv: not gdrbn4's two ports +880 and no other rise"; }
+grep -q 'node gdrbn4 .*causes: gdrbn4: mlx5_0 port 1 symbol_error +880, mlx5_1 port 1 symbol_error +880' "$WORK/slow.verdict" ||
+	{ cat "$WORK/slow.verdict"; fail "the verdict does not name gdrbn4's symbol_error rise as the cause"; }
+pass "gdrb-sweep, gdrbn4 slow with its symbol_error rising: $(grep -m1 -o 'causes: .*' "$WORK/slow.out")"
 
 # A slow NIC, not a slow process: gdrbn4's veth shaped (tc tbf) at both ends, its sends on its
 # side, its receives on the switch's, so transfers are slow both ways and nothing in MPI is.
