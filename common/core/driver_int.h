@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The driver's own state, shared by driver.c (measuring) and driver_output.c (printing). */
+/*
+ * The driver's own state, shared by driver.c (setup and the sweep of sizes and
+ * paths), driver_timing.c (the timed part of a measurement), driver_buffers.c
+ * and driver_output.c (printing).
+ */
 #ifndef GDRB_DRIVER_INT_H
 #define GDRB_DRIVER_INT_H
 
@@ -60,6 +64,16 @@ struct run {
 int gdrb_drv_check_room(struct run *r);
 int gdrb_drv_alloc_buffers(struct run *r);
 void gdrb_drv_free_buffers(struct gdrb_ctx *c);
+
+/*
+ * The timed part of one size and variant on this rank (driver_timing.c): warm-up,
+ * then the timed batches, the ranks agreeing between batches; -c's checks where
+ * --validate puts them. The timed iterations in *n, the fewest planned in *min,
+ * wrong bytes added to *errors, the samples in r->samples, their sum in *total_us,
+ * this thread's CPU over the timed batches in *cpu_pct. 0 or a negative code.
+ */
+int gdrb_drv_measure(struct run *r, size_t size, uint64_t *n, uint64_t *min, uint64_t *errors,
+		     double *total_us, double *cpu_pct);
 
 /* Rank 0: the gathered results and samples of one size and variant (r->all_results,
  * r->all_samples: n samples per rank) into the aggregate and per-pair outcomes. */

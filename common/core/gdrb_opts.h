@@ -152,7 +152,7 @@ struct gdrb_params {
 	struct gdrb_sizes sizes;
 	uint64_t iters;             /* most timed iterations per size */
 	uint64_t warmup;            /* most warm-up iterations per size */
-	uint64_t min_iters;         /* fewest timed iterations of a size they fit (driver.c) */
+	uint64_t min_iters;         /* fewest timed iterations of a size they fit (driver_timing.c) */
 	double time_per_size;       /* seconds of timed iterations per size (budget) */
 	double timeout;             /* seconds without progress before giving up; 0: never */
 	enum gdrb_mem_kind mem;
