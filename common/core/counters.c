@@ -113,10 +113,11 @@ static void describe(struct gdrb_counters *cs, const struct gdrb_counters_want *
 	size_t len = sizeof(cs->what), at = 0, i, pci_rows = 0, gpu_rows = 0, gpu_aer = 0;
 
 	for (i = 0; i < cs->set.n; i++) {
-		pci_rows += cs->set.id[i].pcie && strcmp(cs->set.id[i].device, "GPU");
-		gpu_rows += cs->set.id[i].pcie && !strcmp(cs->set.id[i].device, "GPU");
-		gpu_aer += cs->set.id[i].pcie && !strcmp(cs->set.id[i].device, "GPU") &&
-			   !strncmp(cs->set.id[i].source, "aer", 3);
+		bool gpu = !strcmp(cs->set.id[i].device, "GPU");
+
+		pci_rows += cs->set.id[i].pcie && !gpu;
+		gpu_rows += cs->set.id[i].pcie && gpu;
+		gpu_aer += cs->set.id[i].pcie && gpu && !strncmp(cs->set.id[i].source, "aer", 3);
 	}
 	for (i = 0; w->library && w->library[i] && i + 1 < sizeof(lib); i++)
 		lib[i] = (char)toupper((unsigned char)w->library[i]);

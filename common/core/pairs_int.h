@@ -72,7 +72,6 @@ struct pairs_run {
 	char dir[4096];                 /* where the rank table and matrices go */
 	struct gdrb_counters *counters; /* the NIC's and GPU's counters, read around the rounds */
 	struct gdrb_counters_file *counter_file;        /* rank 0: beside the CSV; NULL: none */
-	char counters_what[1024];       /* rank 0: the header's "counters: ..." line */
 	unsigned rounds_done;
 	double last_write;
 	bool failed;            /* a round did not finish */

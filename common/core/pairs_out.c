@@ -185,8 +185,12 @@ void gdrb_pairs_out_header(const struct pairs_run *r)
 		fprintf(hdr, "# NOTE: %s: %s\n", r->gpu_shared, gdrb_run_gpu_sharing_why(r->gpu_time_sliced));
 	if (*r->simulated)
 		fprintf(hdr, "# NOTE: the GPU is simulated (the test suite's stand-in for CUDA): these rows prove behaviour, never speed\n");
-	if (r->counters_what[0])
-		fprintf(hdr, "# %s\n", r->counters_what);
+	if (r->counters) {
+		char what[1024];
+
+		gdrb_counters_describe(r->counters, what, sizeof(what));
+		fprintf(hdr, "# %s\n", what);
+	}
 	for (i = 0; i < r->paths.n; i++)
 		fprintf(hdr, "# path %s: %s%s\n", r->paths.v[i].label,
 		       r->paths.v[i].supported ? r->paths.v[i].how : "n/a: ",
