@@ -117,11 +117,13 @@ class Model:
     def rates_at(self, s: str, f: str) -> bool:
         return self.have(self.Cd, f) and self.have(self.Ch, f) and self.have(self.W, s)
 
-    def pipe_time(self, s: str, f: str) -> Tuple[float, float]:
-        """The model's time for S in fragments of F, and its slowest stage's rate."""
+    def pipe_time(self, s: str, f: str, w: Optional[float] = None) -> Tuple[float, float]:
+        """The model's time for S in fragments of F, and its slowest stage's rate; the wire's
+        rate W (default: W at S)."""
         ns, nf = awk_value(s), awk_value(f)
-        b = min(min(self.Cd[f], self.Ch[f]), self.W[s])
-        return nf / self.Cd[f] + nf / self.W[s] + nf / self.Ch[f] + (ns - nf) / b, b
+        w = self.W[s] if w is None else w
+        b = min(min(self.Cd[f], self.Ch[f]), w)
+        return nf / self.Cd[f] + nf / w + nf / self.Ch[f] + (ns - nf) / b, b
 
     def pipe_model(self, s: str, c: str) -> Optional[float]:
         """The model's pipelined bandwidth in GB/s; None where a rate is missing."""
@@ -135,9 +137,7 @@ class Model:
         f = fragment(c, s)
         if not (self.have(self.Cd, f) and self.have(self.Ch, f) and self.have(self.Wf, f)):
             return None
-        nf, w = awk_value(f), self.Wf[f]
-        t = nf / self.Cd[f] + nf / w + nf / self.Ch[f] + (awk_value(s) - nf) / min(self.Cd[f], self.Ch[f], w)
-        return awk_value(s) / t
+        return awk_value(s) / self.pipe_time(s, f, self.Wf[f])[0]
 
     def bound(self, s: str, c: str) -> str:
         """The stage that sets the pipeline's pace."""
