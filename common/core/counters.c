@@ -173,7 +173,7 @@ int gdrb_counters_open(const struct gdrb_boot *b, const struct gdrb_counters_wan
 		return GDRB_ERR;
 	}
 	/* A node without PCI devices in sysfs (a container) may still have its RDMA ports. */
-	if (gdrb_topo_load(root, &topo))
+	if (gdrb_topo_load_parts(root, 0, &topo))
 		memset(&topo, 0, sizeof(topo));
 	have_ib = gdrb_path(path, sizeof(path), root, "class/infiniband") == 0 && gdrb_is_dir(path);
 	if (w->nic_dev)

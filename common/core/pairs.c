@@ -117,7 +117,7 @@ static void describe_member(struct pairs_run *r, struct pairs_member *me, const 
 	if (gpu)    /* lower case, as sysfs writes it (CUDA writes upper case) */
 		for (g = 0; g < sizeof(me->gpu) - 1 && gpu->pci_bus_id[g]; g++)
 			me->gpu[g] = (char)tolower((unsigned char)gpu->pci_bus_id[g]);
-	if (gdrb_topo_load("/sys", &topo))
+	if (gdrb_topo_load_parts("/sys", 0, &topo))
 		return;
 	for (g = 0; g < topo.ngpus; g++) {
 		bool match = gpu ? !strcasecmp(topo.gpus[g].pci.bdf, me->gpu) :

@@ -281,7 +281,6 @@ static void load_gids(const char *root, const char *dev, struct gdrb_topo_port *
 	int best_rank = 0;
 	size_t i;
 
-	p->roce_v2_gid = -1;
 	if (gdrb_path(path, sizeof(path), root, "class/infiniband/%s/ports/%u/gids", dev,
 		      p->num) || gdrb_dir_list(path, &dir))
 		return;
@@ -334,7 +333,7 @@ static void load_netdev(const char *root, const char *dev, struct gdrb_topo_port
 		p->netdev_mtu = (int)mtu;
 }
 
-static int load_ports(const char *root, struct gdrb_topo_nic *nic)
+static int load_ports(const char *root, unsigned parts, struct gdrb_topo_nic *nic)
 {
 	char path[PATH_MAX], text[64];
 	struct gdrb_dir dir;
@@ -366,16 +365,19 @@ static int load_ports(const char *root, struct gdrb_topo_nic *nic)
 		p->rate_gbps = gdrb_pci_parse_speed(p->rate);
 		port_text(root, nic->name, p->num, "link_layer", p->link_layer,
 			  sizeof(p->link_layer));
-		load_gids(root, nic->name, p);
-		if (!strcmp(p->link_layer, "Ethernet"))
-			load_netdev(root, nic->name, p);
+		p->roce_v2_gid = -1;
+		if (parts & GDRB_TOPO_GIDS) {
+			load_gids(root, nic->name, p);
+			if (!strcmp(p->link_layer, "Ethernet"))
+				load_netdev(root, nic->name, p);
+		}
 		nic->nports++;
 	}
 	gdrb_dir_free(&dir);
 	return 0;
 }
 
-static int load_nics(const char *root, struct gdrb_topo *topo)
+static int load_nics(const char *root, unsigned parts, struct gdrb_topo *topo)
 {
 	char path[PATH_MAX], rel[PATH_MAX];
 	struct gdrb_dir dir;
@@ -410,7 +412,7 @@ static int load_nics(const char *root, struct gdrb_topo *topo)
 			bdf = bdf ? bdf + 1 : rel;
 			nic->has_pci = is_bdf(bdf) && load_pci_fn(root, bdf, &nic->pci) == 0;
 		}
-		rc = load_ports(root, nic);
+		rc = load_ports(root, parts, nic);
 		if (rc)
 			break;
 	}
@@ -419,6 +421,11 @@ static int load_nics(const char *root, struct gdrb_topo *topo)
 }
 
 int gdrb_topo_load(const char *sysfs_root, struct gdrb_topo *topo)
+{
+	return gdrb_topo_load_parts(sysfs_root, GDRB_TOPO_GIDS, topo);
+}
+
+int gdrb_topo_load_parts(const char *sysfs_root, unsigned parts, struct gdrb_topo *topo)
 {
 	char path[PATH_MAX];
 	int rc;
@@ -431,7 +438,7 @@ int gdrb_topo_load(const char *sysfs_root, struct gdrb_topo *topo)
 		return -ENOENT;
 	rc = load_gpus(sysfs_root, topo);
 	if (!rc)
-		rc = load_nics(sysfs_root, topo);
+		rc = load_nics(sysfs_root, parts, topo);
 	if (rc)
 		gdrb_topo_free(topo);
 	return rc;

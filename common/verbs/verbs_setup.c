@@ -54,7 +54,7 @@ int gdrb_verbs_choose(const struct gdrb_verbs_params *vp, const char *gpu_bus_id
 	size_t ngids = 0, i;
 	int rc;
 
-	if (gdrb_topo_load("/sys", &topo))
+	if (gdrb_topo_load_parts("/sys", 0, &topo))
 		memset(&topo, 0, sizeof(topo));
 	rc = gdrb_verbs_choose_port(&topo, vp->ib_dev[0] ? vp->ib_dev : NULL, vp->ib_port,
 				    topo_gpu(gpu_bus_id, local_rank, &topo), &pc, why, sizeof(why));

@@ -399,6 +399,16 @@ START_TEST(test_roce)
 	ck_assert_int_eq(p->netdev_mtu, 9000);
 	gdrb_topo_free(&t);
 
+	/* Without the GID part: the same ports, no GID read (what the benchmarks load). */
+	ck_assert_int_eq(gdrb_topo_load_parts(sys_of("roce"), 0, &t), 0);
+	p = &t.nics[0].ports[0];
+	ck_assert_str_eq(p->link_layer, "Ethernet");
+	ck_assert_str_eq(p->state_name, "ACTIVE");
+	ck_assert_int_eq(p->ngids, 0);
+	ck_assert_int_eq(p->roce_v2_gid, -1);
+	ck_assert_str_eq(p->netdev, "");
+	gdrb_topo_free(&t);
+
 	ck_assert_int_eq(gdrb_roce_mtu(1500), 1024);
 	ck_assert_int_eq(gdrb_roce_mtu(9000), 4096);
 	ck_assert_int_eq(gdrb_roce_mtu(4200), 4096);
