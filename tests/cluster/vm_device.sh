@@ -33,7 +33,7 @@ export GDRB_TEST_HOOKS=1
 run() { # NAME CSV BINARY ARGS...: one run, its output and exit status kept
 	local name=$1 csv=$2 b=$3 t0=$SECONDS
 	shift 3
-	timeout "$(vm_limit 300)" mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp -x SIMGPU_MODE -x SIMGPU_TRACE \
+	timeout "$(vm_limit 300)" mpirun -np 2 --mca pml ob1 --mca btl self,vader -x SIMGPU_MODE -x SIMGPU_TRACE \
 		-x LD_LIBRARY_PATH "$bin/gdrb_$b" -n 20 -w 2 -t 0.05 -c -T 30 --mem device \
 		--csv "$out/$csv" "$@" >"$out/$name.out" 2>"$out/$name.err"
 	echo "$name $?" >>"$out/rc"

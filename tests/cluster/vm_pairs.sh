@@ -40,7 +40,7 @@ run() {
 	local name=$1 np=$2 t0=$SECONDS
 	shift 2
 	mkdir -p "$out/$name"
-	timeout "$(vm_limit 300)" mpirun -np "$np" --oversubscribe --mca pml ob1 --mca btl self,vader,tcp \
+	timeout "$(vm_limit 300)" mpirun -np "$np" --oversubscribe --mca pml ob1 --mca btl self,vader \
 		-x SIMGPU_MODE -x LD_LIBRARY_PATH -x GDRB_TEST_HOOKS -x GDRB_INJECT_CORRUPTION -x GDRB_INJECT_PAIRS_STOP \
 		-x GDRB_VERBS_MAX_MSG \
 		"$bin" -t 0.005 -W 2 -T "${timeout:-$(vm_limit 30)}" --csv "$out/$name/pairs.csv" "$@" \

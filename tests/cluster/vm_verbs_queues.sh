@@ -29,7 +29,7 @@ run() { # NAME BINARY ARGS...: one run, its output and exit status kept
 	local name=$1 b=$2
 	shift 2
 	# -T, the benchmark's own watchdog, stretched as the run's limit is.
-	timeout "$(vm_limit 240)" mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp \
+	timeout "$(vm_limit 240)" mpirun -np 2 --mca pml ob1 --mca btl self,vader \
 		"$bin/gdrb_$b" -c -T "$(vm_limit 60)" \
 		--csv "$out/$name.csv" "$@" >"$out/$name.out" 2>"$out/$name.err"
 	echo "$name $?" >>"$out/rc"
