@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 import gdrbtest  # noqa: F401  (sys.path)
@@ -549,6 +548,12 @@ class Sweep(PairsCase):
         self.assertIn("PASS: 2 rules, 2 passed", proc.stdout)
 
 
+def cpu_seconds():
+    """CPU time of this process and of its children that have ended."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 class Scale(PairsCase):
     def test_2048_ranks_judged_and_drawn_in_seconds(self):
         n = 2048
@@ -567,13 +572,15 @@ class Scale(PairsCase):
                 cells[s] = ""
                 f.write("%d,%s\n" % (s, ",".join(cells)))
         fx.write_ranks(d, n)
-        start = time.monotonic()
+        # CPU seconds, this process's and its children's: a loaded or low-priority run stretches
+        # the wall time (85 s at the lowest priority beside CI's passes), not the work.
+        start = cpu_seconds()
         status, out, err, _ = self.accept(d, "pairs bw below=80%median size=8M")
-        took = time.monotonic() - start
+        took = cpu_seconds() - start
         self.assertEqual(status, 1, out + err)
         self.assertIn("node n1000 (both directions, 40% of median on 2047 of 2047 pairs)", out)
-        # Seconds on an idle machine (results/pairs-analysis.md); the bound leaves room for a loaded one.
-        self.assertLess(took, 60, "2048 x 2048 took %.1f s" % took)
+        # Seconds on an idle machine (results/pairs-analysis.md); the bound leaves room for a slow one.
+        self.assertLess(took, 60, "2048 x 2048 took %.1f CPU seconds" % took)
         mats, ranks = pairs.load_dir(d)
         fig = plot.heatmap(mats[0], ranks, plot.Meta())
         rows = fig.data["data/pairs-host-8388608-direct.dat"].splitlines()[1:]
@@ -582,10 +589,10 @@ class Scale(PairsCase):
         self.assertEqual(set(rows[125].split()), {"4.8"})
         self.assertEqual({v for k, v in enumerate(rows[3].split()) if k != 125}, {"12"})
         if HAVE_GNUPLOT:
-            start = time.monotonic()
+            start = cpu_seconds()
             with contextlib.redirect_stderr(io.StringIO()):
                 self.assertEqual(cli.main(["plot", d], ""), 0)
-            self.assertLess(time.monotonic() - start, 60)
+            self.assertLess(cpu_seconds() - start, 60)
 
 
 class Fixtures(unittest.TestCase):

@@ -519,9 +519,9 @@ class InterruptTest(Dir):
         row = ("fake_slow,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,"
                ",,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,")
         stub(bin_dir, "gdrb_fake_slow", """while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done
-echo $$ >"%s/pid"
 printf '%%s\\n%%s\\n%%s' '%s' '%s' 'fake_slow,local,host,direct,host,,,,,all,65536,1' >"$csv"
-exec sleep 60""" % (self.tmp, header, row))
+echo $$ >"%s/pid"
+exec sleep 60""" % (header, row, self.tmp))
         prof = os.path.join(self.tmp, "slow.profile")
         with open(prof, "w") as f:
             f.write("sizes 8,64K\nrun gdrb_fake_slow launch=local\nrun gdrb_fake_slow launch=local bench=again\n")
@@ -533,6 +533,7 @@ exec sleep 60""" % (self.tmp, header, row))
         proc = subprocess.Popen([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir",
                                  bin_dir, "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        # The stub writes its pid once its rows are written: a slow machine cannot signal it earlier.
         pidfile = os.path.join(self.tmp, "pid")
         deadline = time.monotonic() + 30
         while not (os.path.exists(pidfile) and os.path.getsize(pidfile)) and time.monotonic() < deadline:
