@@ -5,10 +5,14 @@
 # changed). `srun -N2` runs a gdrbench MPI binary across the two nodes, and slurmd's
 # HealthCheckProgram, contrib/slurm/gdrbench-healthcheck, drains gdrbn2, whose doctor reads
 # a failing fixture node, with gdrbench's reason, leaves gdrbn1 (a healthy fixture) alone,
-# and resumes gdrbn2 once its fixture is healthy: read back with scontrol show node.
+# and resumes gdrbn2 once its fixture is healthy: read back with scontrol show node. Then
+# `gdrb sweep` inside `salloc -N2` launches with srun by itself, and the Prolog,
+# contrib/slurm/prolog.sh, refuses a job on gdrbn2 once its doctor fails and drains it.
 # Skips (77) where Slurm or munge is not installed, or the bed cannot be made.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
+# shellcheck source=../support/script_helpers.sh
+. "$(dirname "$0")/../support/script_helpers.sh"
 # shellcheck source=netns/bed.sh
 . "$(dirname "$0")/netns/bed.sh"
 need_mpi
@@ -70,6 +74,7 @@ MinJobAge=5
 HealthCheckProgram=$s/healthcheck
 HealthCheckInterval=5
 HealthCheckNodeState=ANY
+Prolog=$s/prolog
 NodeName=gdrbn1 NodeAddr=$BED_NET.1 CPUs=2 State=UNKNOWN
 NodeName=gdrbn2 NodeAddr=$BED_NET.2 CPUs=2 State=UNKNOWN
 PartitionName=bed Nodes=gdrbn[1-2] Default=YES MaxTime=INFINITE State=UP
@@ -84,14 +89,21 @@ on_node gdrbn1 mount -t tmpfs gdrbcg /sys/fs/cgroup 2>"$WORK/mount.err" ||
 # slurmd runs its HealthCheckProgram with an environment of its own (SLURMD_NODENAME and PWD
 # alone, none of slurmd's variables, SLURM_CONF included): the settings go in a site's script
 # that runs the wrapper, as contrib/slurm/README.md says. Each node's doctor reads its fixture.
-cat >"$s/healthcheck" <<EOF
+# The prolog likewise (slurmd gives it the job's variables and SLURMD_NODENAME); it notes each
+# run in prolog.ran. The health check stands aside once healthcheck.off exists, so that the
+# prolog's drain at the end is the prolog's own.
+for prog in healthcheck prolog; do
+	cat >"$s/$prog" <<EOF
 #!/bin/bash
+[ $prog = prolog ] && echo "\$SLURMD_NODENAME \$SLURM_JOB_ID" >>$s/prolog.ran
+[ $prog = healthcheck ] && [ -e $s/healthcheck.off ] && exit 0
 export SLURM_CONF=$SLURM_CONF
 export GDRB_DOCTOR=$top_builddir/bench/gdrb_doctor
 export GDRB_DOCTOR_ARGS="--sysfs-root $s/\$SLURMD_NODENAME.node/sys --procfs-root $s/\$SLURMD_NODENAME.node/proc"
-exec $top_srcdir/contrib/slurm/gdrbench-healthcheck
+exec $top_srcdir/contrib/slurm/$([ $prog = prolog ] && echo prolog.sh || echo gdrbench-healthcheck)
 EOF
-chmod +x "$s/healthcheck"
+	chmod +x "$s/$prog" || fail "cannot make $s/$prog"
+done
 
 on_node gdrbn1 slurmctld -D -i >"$WORK/slurmctld.out" 2>&1 &
 for h in gdrbn1 gdrbn2; do
@@ -149,3 +161,33 @@ csv_check "$WORK/mpi.csv" || fail "srun gdrb_mpi_latency: the CSV does not follo
 [ "$(csv_col "$WORK/mpi.csv" hosts | sort -u)" = 2 ] || { cat "$WORK/mpi.csv"; fail "srun gdrb_mpi_latency: hosts is not 2"; }
 [ "$(csv_col "$WORK/mpi.csv" status | sort -u)" = ok ] || { cat "$WORK/mpi.csv"; fail "srun gdrb_mpi_latency: rows not ok"; }
 pass "srun -N2 --mpi=pmix gdrb_mpi_latency: $(grep -c . "$WORK/mpi.csv") CSV lines, 2 hosts, all ok"
+
+# gdrb sweep inside an allocation: it launches with srun on the allocation's nodes by itself
+# (the PMIx plugin through --launcher-args, as a site without MpiDefault=pmix would give it).
+step sweep timeout 300 salloc -N2 -n2 "$top_srcdir/scripts/gdrb" sweep --bin-dir "$top_builddir" \
+	--bench gdrb_mpi_latency --sizes 8,1K --time-per-size 0.02 --launcher-args --mpi=pmix --out "$WORK/sweep"
+csv=$WORK/sweep/results.csv
+csv_check "$csv" || fail "sweep in salloc: results.csv does not follow the schema"
+[ "$(csv_col "$csv" hosts benchmark=mpi_latency | sort -u)" = 2 ] || { cat "$csv"; fail "sweep in salloc: rows not across 2 hosts"; }
+[ "$(csv_col "$csv" status benchmark=mpi_latency | sort -u)" = ok ] || { cat "$csv"; fail "sweep in salloc: rows not ok"; }
+grep -q '^srun .*gdrb_mpi_latency' "$WORK/sweep/commands.txt" || { cat "$WORK/sweep/commands.txt"; fail "sweep in salloc: not launched with srun"; }
+[ "$(json_get "$WORK/sweep/meta.json" nodes.0.hostname) $(json_get "$WORK/sweep/meta.json" nodes.1.hostname)" = "gdrbn1 gdrbn2" ] ||
+	fail "sweep in salloc: meta.json does not name gdrbn1 and gdrbn2"
+pass "gdrb sweep in salloc -N2: srun by itself, rows across 2 hosts, meta.json names both nodes"
+
+# The prolog: the steps above ran it on both nodes, and passed. A job started on gdrbn2 once
+# its doctor FAILs does not run: the prolog drains it with gdrbench's reason, which Slurm's own
+# "Prolog error" does not replace.
+for h in gdrbn1 gdrbn2; do
+	grep -q "^$h [0-9]" "$s/prolog.ran" 2>/dev/null || { cat "$s/prolog.ran"; fail "the prolog did not run on $h"; }
+done
+: >"$s/healthcheck.off"
+sleep 1     # a health check already started ends (the doctor takes milliseconds)
+ran=$(grep -c '^gdrbn2 ' "$s/prolog.ran")
+ln -sfn "$fx/nopeermem" "$s/gdrbn2.node" || fail "cannot relink gdrbn2's fixture"
+on_node gdrbn1 timeout 60 srun -N1 -w gdrbn2 -t 1 true >"$WORK/prolog.out" 2>&1 &&
+	{ cat "$WORK/prolog.out"; fail "a job ran on gdrbn2 past a failing prolog"; }
+[ "$(grep -c '^gdrbn2 ' "$s/prolog.ran")" -gt "$ran" ] || { cat "$WORK/prolog.out"; fail "the job's prolog did not run on gdrbn2"; }
+grep -q "Job prolog failed" "$WORK/prolog.out" || { cat "$WORK/prolog.out"; fail "srun did not fail on the prolog"; }
+until_ok 30 drained || { node_line gdrbn2; logs; fail "gdrbn2 not drained by its prolog within 30 s"; }
+pass "prolog: a job on gdrbn2 failed (srun: Job prolog failed), gdrbn2 drained: $(node_line gdrbn2 | tr '\n' ' ')"
