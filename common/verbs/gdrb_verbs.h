@@ -147,6 +147,16 @@ int gdrb_gid_list(const char *sysfs_root, const char *dev, unsigned port,
 		  struct gdrb_gid_entry *gids, size_t max, size_t *n);
 
 /*
+ * One GID as sysfs shows it, from what ibv_query_gid_table gives: the 16 bytes
+ * as eight groups of four hex digits, and the type ("RoCE v2" for RoCE v2, else
+ * "IB/RoCE v1"). False for a GID of zeros (not set).
+ */
+bool gdrb_gid_entry_set(struct gdrb_gid_entry *e, int index, const unsigned char raw[16], bool roce_v2);
+
+/* Sort n entries by index, as the sysfs listing is. */
+void gdrb_gid_sort(struct gdrb_gid_entry *gids, size_t n);
+
+/*
  * The GID index to use: want (>= 0) if it is set, else RoCE v2 with an
  * IPv4-mapped address, then any other RoCE v2, then the first GID. 0;
  * GDRB_ERR_USAGE when want is not a set GID (*why lists those that are);

@@ -44,6 +44,51 @@ static int topo_gpu(const char *bus_id, int local_rank, const struct gdrb_topo *
 	return local_rank % (int)t->ngpus;
 }
 
+/*
+ * The set GIDs of a port in one call (ibv_query_gid_table, rdma-core 32 and
+ * later) on a context of its own, closed again: sysfs holds one file a GID,
+ * read one by one (rxe's 1,024: about 1 s a rank in an emulated VM). 0, or
+ * GDRB_ERR_UNSUPP where it cannot be had here; nothing is said (the caller
+ * reads sysfs, and the device's own errors are said when it is opened).
+ */
+static int gid_table(const char *dev, unsigned port, struct gdrb_gid_entry *gids, size_t max, size_t *n)
+{
+#if HAVE_DECL_IBV_QUERY_GID_TABLE
+	struct ibv_gid_entry table[GDRB_GID_MAX];
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	ssize_t got = -1, i;
+	int k, nd = 0;
+
+	*n = 0;
+	list = ibv_get_device_list(&nd);
+	for (k = 0; list && k < nd; k++)
+		if (!strcmp(ibv_get_device_name(list[k]), dev)) {
+			ctx = ibv_open_device(list[k]);
+			break;
+		}
+	if (list)
+		ibv_free_device_list(list);
+	if (!ctx)
+		return GDRB_ERR_UNSUPP;
+	got = ibv_query_gid_table(ctx, table, GDRB_GID_MAX, 0);
+	ibv_close_device(ctx);
+	if (got < 0)
+		return GDRB_ERR_UNSUPP;
+	for (i = 0; i < got && *n < max; i++)
+		if (table[i].port_num == port &&
+		    gdrb_gid_entry_set(&gids[*n], (int)table[i].gid_index, table[i].gid.raw,
+				       table[i].gid_type == IBV_GID_TYPE_ROCE_V2))
+			(*n)++;
+	gdrb_gid_sort(gids, *n);
+	return 0;
+#else
+	(void)dev, (void)port, (void)gids, (void)max;
+	*n = 0;
+	return GDRB_ERR_UNSUPP;
+#endif
+}
+
 int gdrb_verbs_choose(const struct gdrb_verbs_params *vp, const char *gpu_bus_id, int local_rank,
 		      struct gdrb_verbs *v)
 {
@@ -78,7 +123,8 @@ int gdrb_verbs_choose(const struct gdrb_verbs_params *vp, const char *gpu_bus_id
 	v->gid_index = -1;
 	if (!v->ethernet && vp->gid_index < 0)
 		return 0;       /* InfiniBand: LID routing, no GRH */
-	gdrb_gid_list("/sys", v->dev, v->port, gids, GDRB_GID_MAX, &ngids);
+	if (gid_table(v->dev, v->port, gids, GDRB_GID_MAX, &ngids))
+		gdrb_gid_list("/sys", v->dev, v->port, gids, GDRB_GID_MAX, &ngids);
 	rc = gdrb_gid_choose(gids, ngids, vp->gid_index, &v->gid_index, why, sizeof(why));
 	if (rc) {
 		gdrb_usage_err("%s: %s", v->nic, why);

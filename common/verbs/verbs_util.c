@@ -232,6 +232,31 @@ int gdrb_gid_list(const char *sysfs_root, const char *dev, unsigned port,
 	return 0;
 }
 
+bool gdrb_gid_entry_set(struct gdrb_gid_entry *e, int index, const unsigned char raw[16], bool roce_v2)
+{
+	int i, n = 0;
+
+	e->index = index;
+	for (i = 0; i < 16; i += 2)
+		n += snprintf(e->gid + n, sizeof(e->gid) - (size_t)n, "%s%02x%02x", i ? ":" : "", raw[i],
+			      raw[i + 1]);
+	snprintf(e->type, sizeof(e->type), "%s", roce_v2 ? "RoCE v2" : "IB/RoCE v1");
+	return gid_set(e->gid);
+}
+
+static int by_index(const void *a, const void *b)
+{
+	const struct gdrb_gid_entry *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+void gdrb_gid_sort(struct gdrb_gid_entry *gids, size_t n)
+{
+	if (n > 1)
+		qsort(gids, n, sizeof(*gids), by_index);
+}
+
 /* IPv4-mapped RoCE v2 first (routable), then other RoCE v2, then anything else. */
 static int gid_rank(const struct gdrb_gid_entry *e)
 {

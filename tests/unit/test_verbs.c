@@ -262,6 +262,37 @@ START_TEST(test_gid)
 }
 END_TEST
 
+/* What ibv_query_gid_table gives, written as sysfs shows it, in sysfs's order. */
+START_TEST(test_gid_entry)
+{
+	static const unsigned char v4[16] = { [10] = 0xff, [11] = 0xff, [12] = 10, [13] = 0, [14] = 2, [15] = 15 };
+	static const unsigned char ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00, 0xff, 0xfe, 0x12, 0x34, 0x01 };
+	static const unsigned char zero[16] = { 0 };
+	struct gdrb_gid_entry gids[3];
+	char why[512];
+	int idx = -1;
+
+	ck_assert(gdrb_gid_entry_set(&gids[0], 3, v4, true));
+	ck_assert_str_eq(gids[0].gid, "0000:0000:0000:0000:0000:ffff:0a00:020f");
+	ck_assert_str_eq(gids[0].type, "RoCE v2");
+	ck_assert(gdrb_gid_entry_set(&gids[1], 1, ll, false));
+	ck_assert_str_eq(gids[1].gid, "fe80:0000:0000:0000:5054:00ff:fe12:3401");
+	ck_assert_str_eq(gids[1].type, "IB/RoCE v1");
+	ck_assert(gdrb_gid_entry_set(&gids[2], 0, ll, true));
+	ck_assert(!gdrb_gid_entry_set(&gids[2], 0, zero, true));
+	ck_assert(gdrb_gid_entry_set(&gids[2], 0, ll, true));
+	gdrb_gid_sort(gids, 3);
+	ck_assert_int_eq(gids[0].index, 0);
+	ck_assert_int_eq(gids[1].index, 1);
+	ck_assert_int_eq(gids[2].index, 3);
+	/* The same choice and message as from sysfs. */
+	ck_assert_int_eq(gdrb_gid_choose(gids, 3, -1, &idx, why, sizeof(why)), 0);
+	ck_assert_int_eq(idx, 3);
+	ck_assert_int_eq(gdrb_gid_choose(gids, 3, 2, &idx, why, sizeof(why)), GDRB_ERR_USAGE);
+	ck_assert_ptr_nonnull(strstr(why, "set GIDs: 0 (RoCE v2), 1 (IB/RoCE v1), 3 (RoCE v2)"));
+}
+END_TEST
+
 #define SCQE "MLX5_SCATTER_TO_CQE"
 
 START_TEST(test_scatter_cqe_choose)
@@ -383,6 +414,7 @@ static Suite *verbs_suite(void)
 
 	fixtures = unit_fixtures();
 	tcase_add_test(tc, test_split);
+	tcase_add_test(tc, test_gid_entry);
 	tcase_add_test(tc, test_queue_plan);
 	tcase_add_test(tc, test_port_nearest);
 	tcase_add_test(tc, test_port_named);
