@@ -92,10 +92,11 @@ on_node gdrbn1 "$MPIRUN" -np 2 --host gdrbn1,gdrbn2 "$top_builddir/mpi/gdrb_mpi_
 launcher=$!
 for _ in $(seq 1 600); do
 	[ -f "$csv" ] && [ "$(wc -l <"$csv")" -ge 4 ] && break
+	kill -0 "$launcher" 2>/dev/null || break
 	sleep 0.1
 done
-rows_before=$(($(wc -l <"$csv") - 1))
-[ "$rows_before" -ge 3 ] || fail "the run wrote no 3 rows in 60 s"
+rows_before=$(($(wc -l <"$csv" 2>/dev/null || echo 1) - 1))
+[ "$rows_before" -ge 3 ] || { cat "$WORK/cut.out" "$WORK/cut.err"; ps -ef | grep -v grep | grep -E 'mpirun|orted|gdrb_mpi_latency'; fail "the run wrote no 3 rows in 60 s (output above)"; }
 cut_at=$(date +%s)
 ip -n "$(bed_ns gdrbn2)" link set eth0 down || fail "cannot take gdrbn2's link down"
 for _ in $(seq 1 200); do

@@ -75,6 +75,10 @@ bed_up() {
 	export OMPI_MCA_oob_tcp_if_include=$BED_NET.0/24
 	export OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1
 	export OMPI_MCA_btl_tcp_if_include=$BED_NET.0/24
+	# The nodes share this machine's cores, and each daemon binds its node's first rank to
+	# its first core: every rank of every bed on core 0 (a busy machine then starved one
+	# until its peer gave it up: no answer for 20 s). Unbound, they spread as processes do.
+	export OMPI_MCA_hwloc_base_binding_policy=none
 }
 
 on_node() {
