@@ -44,6 +44,33 @@ static int topo_gpu(const char *bus_id, int local_rank, const struct gdrb_topo *
 	return local_rank % (int)t->ngpus;
 }
 
+/* Why open_device found no context: no device list, the name not in it, or the open failed (errno). */
+enum open_miss { OPEN_OK, OPEN_NO_LIST, OPEN_NOT_LISTED, OPEN_FAILED };
+
+/* The device libibverbs lists as `name`, opened; NULL with *miss saying why (and errno the
+ * open's where it failed). Says nothing. */
+static struct ibv_context *open_device(const char *name, enum open_miss *miss)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int i, n = 0, err = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		*miss = OPEN_NO_LIST;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (i < n && !(ctx = ibv_open_device(list[i])))
+		err = errno;
+	*miss = i == n ? OPEN_NOT_LISTED : ctx ? OPEN_OK : OPEN_FAILED;
+	ibv_free_device_list(list);
+	errno = err;
+	return ctx;
+}
+
 /*
  * The set GIDs of a port in one call (ibv_query_gid_table, rdma-core 32 and
  * later) on a context of its own, closed again: sysfs holds one file a GID,
@@ -55,20 +82,11 @@ static int gid_table(const char *dev, unsigned port, struct gdrb_gid_entry *gids
 {
 #if HAVE_DECL_IBV_QUERY_GID_TABLE
 	struct ibv_gid_entry table[GDRB_GID_MAX];
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	ssize_t got = -1, i;
-	int k, nd = 0;
+	enum open_miss miss;
+	struct ibv_context *ctx = open_device(dev, &miss);
+	ssize_t got, i;
 
 	*n = 0;
-	list = ibv_get_device_list(&nd);
-	for (k = 0; list && k < nd; k++)
-		if (!strcmp(ibv_get_device_name(list[k]), dev)) {
-			ctx = ibv_open_device(list[k]);
-			break;
-		}
-	if (list)
-		ibv_free_device_list(list);
 	if (!ctx)
 		return GDRB_ERR_UNSUPP;
 	got = ibv_query_gid_table(ctx, table, GDRB_GID_MAX, 0);
@@ -140,23 +158,16 @@ int gdrb_verbs_choose(const struct gdrb_verbs_params *vp, const char *gpu_bus_id
 
 static struct ibv_context *open_named(const char *name)
 {
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int i, n = 0;
+	enum open_miss miss;
+	struct ibv_context *ctx = open_device(name, &miss);
+	int err = errno;
 
-	list = ibv_get_device_list(&n);
-	if (!list) {
+	if (miss == OPEN_NO_LIST)
 		gdrb_usage_err("no RDMA device found; run gdrb_doctor");
-		return NULL;
-	}
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (i == n)
+	else if (miss == OPEN_NOT_LISTED)
 		gdrb_err("libibverbs does not list %s (no user-space provider?); run gdrb_doctor", name);
-	else if (!(ctx = ibv_open_device(list[i])))
-		gdrb_err("ibv_open_device(%s): %s", name, strerror(errno));
-	ibv_free_device_list(list);
+	else if (miss == OPEN_FAILED)
+		gdrb_err("ibv_open_device(%s): %s", name, strerror(err));
 	return ctx;
 }
 
