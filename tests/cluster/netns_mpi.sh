@@ -96,7 +96,11 @@ for _ in $(seq 1 600); do
 	sleep 0.1
 done
 rows_before=$(($(wc -l <"$csv" 2>/dev/null || echo 1) - 1))
-[ "$rows_before" -ge 3 ] || { cat "$WORK/cut.out" "$WORK/cut.err"; ps -ef | grep -v grep | grep -E 'mpirun|orted|gdrb_mpi_latency'; fail "the run wrote no 3 rows in 60 s (output above)"; }
+[ "$rows_before" -ge 3 ] || {
+	cat "$WORK/cut.out" "$WORK/cut.err"
+	kill -0 "$launcher" 2>/dev/null && fail "the run wrote no 3 rows in 60 s, still running (output above)"
+	fail "the run ended before writing 3 rows (output above)"
+}
 cut_at=$(date +%s)
 ip -n "$(bed_ns gdrbn2)" link set eth0 down || fail "cannot take gdrbn2's link down"
 for _ in $(seq 1 200); do

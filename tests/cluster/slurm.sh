@@ -92,18 +92,19 @@ on_node gdrbn1 mount -t tmpfs gdrbcg /sys/fs/cgroup 2>"$WORK/mount.err" ||
 # The prolog likewise (slurmd gives it the job's variables and SLURMD_NODENAME); it notes each
 # run in prolog.ran. The health check stands aside once healthcheck.off exists, so that the
 # prolog's drain at the end is the prolog's own.
-for prog in healthcheck prolog; do
-	cat >"$s/$prog" <<EOF
+site_script() { # NAME FIRST-LINE WRAPPER: $s/NAME runs FIRST-LINE, then contrib/slurm/WRAPPER
+	cat >"$s/$1" <<EOF
 #!/bin/bash
-[ $prog = prolog ] && echo "\$SLURMD_NODENAME \$SLURM_JOB_ID" >>$s/prolog.ran
-[ $prog = healthcheck ] && [ -e $s/healthcheck.off ] && exit 0
+$2
 export SLURM_CONF=$SLURM_CONF
 export GDRB_DOCTOR=$top_builddir/bench/gdrb_doctor
 export GDRB_DOCTOR_ARGS="--sysfs-root $s/\$SLURMD_NODENAME.node/sys --procfs-root $s/\$SLURMD_NODENAME.node/proc"
-exec $top_srcdir/contrib/slurm/$([ $prog = prolog ] && echo prolog.sh || echo gdrbench-healthcheck)
+exec $top_srcdir/contrib/slurm/$3
 EOF
-	chmod +x "$s/$prog" || fail "cannot make $s/$prog"
-done
+	chmod +x "$s/$1" || fail "cannot make $s/$1"
+}
+site_script healthcheck "[ -e $s/healthcheck.off ] && exit 0" gdrbench-healthcheck
+site_script prolog "echo \"\$SLURMD_NODENAME \$SLURM_JOB_ID\" >>$s/prolog.ran" prolog.sh
 
 on_node gdrbn1 slurmctld -D -i >"$WORK/slurmctld.out" 2>&1 &
 for h in gdrbn1 gdrbn2; do
