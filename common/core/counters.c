@@ -3,10 +3,12 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "counters_int.h"
 #include "gdrb_clock.h"
@@ -225,17 +227,24 @@ static void inject(struct gdrb_counters *cs)
 	const struct gdrb_inject *h = gdrb_inject();
 	size_t i;
 
+	uint64_t delta;
+
 	if (!h->counter_name[0] || cs->readings < h->counter_from)
 		return;
+	/* A steady rise: N more at each reading from the K-th (saturating). */
+	delta = h->counter_delta;
+	if (h->counter_ramp)
+		delta = cs->readings - h->counter_from + 1 > UINT64_MAX / delta ? UINT64_MAX :
+			delta * (cs->readings - h->counter_from + 1);
 	for (i = 0; i < cs->set.n; i++) {
 		uint64_t *v = &cs->value[i];
 
 		if (cs->state[i] != GDRB_CNT_READ_OK || strcmp(cs->set.id[i].name, h->counter_name))
 			continue;
 		if (h->counter_down)
-			*v = *v > h->counter_delta ? *v - h->counter_delta : 0;
+			*v = *v > delta ? *v - delta : 0;
 		else
-			*v = *v > UINT64_MAX - h->counter_delta ? UINT64_MAX : *v + h->counter_delta;
+			*v = *v > UINT64_MAX - delta ? UINT64_MAX : *v + delta;
 	}
 }
 
@@ -265,6 +274,34 @@ static void note_rise(struct gdrb_cnt_rise *rise, const struct gdrb_cnt_id *id, 
 	it->pcie = id->pcie;
 }
 
+/* A traffic counter of packets (the denominator of errors per packet; accept's rule too). */
+static bool counts_packets(const struct gdrb_cnt_id *id)
+{
+	size_t n = strlen(id->name);
+
+	return id->cls == GDRB_CNT_TRAFFIC && !id->pcie &&
+	       ((n >= 7 && !strcmp(id->name + n - 7, "packets")) || (n >= 4 && !strcmp(id->name + n - 4, "pkts")));
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* What a rise of counter id by delta adds to *rise (NULL: nothing). */
+static void add_rise(struct gdrb_cnt_rise *rise, const struct gdrb_cnt_id *id, uint64_t delta)
+{
+	if (!rise)
+		return;
+	if (id->cls == GDRB_CNT_ERROR) {
+		note_rise(rise, id, delta);
+		if (!id->pcie)
+			rise->error_sum = add_sat(rise->error_sum, delta);
+	} else if (counts_packets(id)) {
+		rise->packets = add_sat(rise->packets, delta);
+	}
+}
+
 void gdrb_counters_read(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise)
 {
 	uint64_t t0;
@@ -276,11 +313,14 @@ void gdrb_counters_read(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise)
 		return;
 	t0 = gdrb_mono_ns();
 	gdrb_cnt_read(&cs->set, cs->value, cs->state);
+	cs->last_ns = gdrb_mono_ns();
 	if (cs->ntook < CNT_TIMED_MAX)
-		cs->took_us[cs->ntook++] = (double)(gdrb_mono_ns() - t0) * 1e-3;
+		cs->took_us[cs->ntook++] = (double)(cs->last_ns - t0) * 1e-3;
 	inject(cs);
 	if (cs->readings == 0)
 		gdrb_timestamp(cs->run_start, sizeof(cs->run_start));
+	if (rise)
+		rise->ports = cs->set.ports;
 	for (i = 0; i < cs->set.n; i++) {
 		struct cnt_track *t = &cs->track[i];
 		const struct gdrb_cnt_id *id = &cs->set.id[i];
@@ -291,6 +331,9 @@ void gdrb_counters_read(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise)
 			t->before = v;
 		}
 		t->last_state = cs->state[i];
+		if (cs->state[i] != GDRB_CNT_READ_OK && rise && !id->pcie &&
+		    (id->cls == GDRB_CNT_ERROR || counts_packets(id)))
+			rise->unreadable++;
 		if (cs->state[i] == GDRB_CNT_READ_VANISHED) {
 			t->vanished = true;
 			continue;
@@ -299,21 +342,41 @@ void gdrb_counters_read(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise)
 			t->unreadable = true;
 			continue;
 		}
+		if (id->cls == GDRB_CNT_OTHER && !id->pcie && !strcmp(id->name, "lifespan") && v > cs->lifespan_ms)
+			cs->lifespan_ms = v;
 		if (t->have_last && v != t->last) {
 			t->changed = true;
 			/* A link's speed or width is a value: it may go down; a counter that does was reset. */
 			if (v < t->last && id->cls != GDRB_CNT_LINK)
 				t->reset = true;
 			if (v > t->last && id->cls != GDRB_CNT_LINK) {
-				t->rise = t->rise > UINT64_MAX - (v - t->last) ? UINT64_MAX : t->rise + (v - t->last);
-				if (rise && id->cls == GDRB_CNT_ERROR)
-					note_rise(rise, id, v - t->last);
+				t->rise = add_sat(t->rise, v - t->last);
+				add_rise(rise, id, v - t->last);
 			}
 		}
 		t->last = v;
 		t->have_last = true;
 	}
 	cs->readings++;
+}
+
+/* The kernel keeps a hw_counters/ reading this long at most (ms): a larger lifespan is not waited for. */
+#define LIFESPAN_WAIT_MAX_MS 100
+
+void gdrb_counters_read_fresh(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise)
+{
+	if (cs && cs->readings && cs->lifespan_ms) {
+		uint64_t wait_ms = cs->lifespan_ms < LIFESPAN_WAIT_MAX_MS ? cs->lifespan_ms + 1 : LIFESPAN_WAIT_MAX_MS;
+		uint64_t until = cs->last_ns + wait_ms * 1000000u, now = gdrb_mono_ns();
+
+		if (now < until) {
+			struct timespec ts = { 0, (long)(until - now) };
+
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+		}
+	}
+	gdrb_counters_read(cs, rise);
 }
 
 /* One rise of the note: where, which counter, how much, on which host (the largest of a host's). */

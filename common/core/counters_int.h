@@ -33,6 +33,8 @@ struct gdrb_counters {
 	double took_us[CNT_TIMED_MAX];
 	size_t ntook;
 	char what[1024];        /* the header's line */
+	uint64_t last_ns;       /* when the latest reading was taken (gdrb_mono_ns) */
+	uint64_t lifespan_ms;   /* the largest hw_counters/lifespan read: the kernel's cache of a reading */
 };
 
 /* The state a counter's row gets from its track. */

@@ -41,6 +41,10 @@ struct gdrb_cnt_rise_item {
 struct gdrb_cnt_rise {
 	uint32_t errors[2];     /* error counters that rose: an RDMA port's [0], AER lines [1] */
 	uint32_t n;             /* the largest of them, in item[] */
+	uint32_t ports;         /* RDMA ports read (0: none, and the sums below say nothing) */
+	uint64_t error_sum;     /* the RDMA ports' error counters' rises, added */
+	uint64_t packets;       /* packets they moved: traffic counters named *packets or *pkts, added */
+	uint32_t unreadable;    /* RDMA port counters of those kinds this reading could not read */
 	uint32_t pad;
 	struct gdrb_cnt_rise_item item[GDRB_CNT_RISE_ITEMS];
 };
@@ -80,6 +84,14 @@ void gdrb_counters_describe(const struct gdrb_counters *cs, char *line, size_t l
  * reading before.
  */
 void gdrb_counters_read(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise);
+
+/*
+ * The same, once the kernel's cache of hw_counters/ readings (`lifespan`, in
+ * ms) has expired since the reading before, waiting out the rest where it has
+ * not: a short measurement's rise then shows in its own reading, not the next
+ * (the all-pairs latency phases, each a pair's).
+ */
+void gdrb_counters_read_fresh(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise);
 
 /*
  * Rank 0: the note of the rows of a measurement from every rank's rise (at

@@ -373,13 +373,35 @@ static int measure_bw(struct pairs_run *r, unsigned k, size_t size, const struct
 	return 0;
 }
 
-/* Ping-pong per pair, in the phases of gdrb_pairs_phases. */
+/* A phase's reading after its ping-pongs: what this rank's ports counted in its pair. */
+static void phase_nic(const struct gdrb_cnt_rise *rise, struct pairs_nic *nic)
+{
+	memset(nic, 0, sizeof(*nic));
+	nic->ports = rise->ports;
+	nic->errors = rise->error_sum;
+	nic->packets = rise->packets;
+	nic->unreadable = rise->unreadable;
+	/* The items are kept largest first, PCIe's with the ports': the largest of a port's. */
+	for (unsigned i = 0; i < rise->n; i++)
+		if (!rise->item[i].pcie) {
+			nic->top = rise->item[i];
+			break;
+		}
+}
+
+/*
+ * Ping-pong per pair, in the phases of gdrb_pairs_phases. No rank is in two
+ * pairs of a phase: the counters read around each phase (never inside its
+ * timed loop) say what each pair's ends counted (docs/counters.md).
+ */
 static int measure_lat(struct pairs_run *r, unsigned k, size_t size, const struct gdrb_variant *path,
 		       unsigned *phase, unsigned nphases, struct pairs_slot *s)
 {
 	const struct pairs_member *me = &r->members[r->boot->rank];
 	unsigned back = (me->pos + r->m - k) % r->m, ph;
+	struct gdrb_cnt_rise rise;
 
+	gdrb_counters_read(r->counters, NULL);
 	for (ph = 0; ph < nphases; ph++) {
 		struct xfer x = { .r = r, .path = path, .size = size,
 				  .to = pairs_peer(r, r->boot->rank, k, true),
@@ -392,14 +414,19 @@ static int measure_lat(struct pairs_run *r, unsigned k, size_t size, const struc
 		if (prepare(r, size, k, 1) || begin(r, x.to, x.from, size) ||
 		    run_timed(&x, x.initiator || responder, &iters, &secs))
 			return GDRB_ERR;
+		if (x.initiator || responder)
+			gdrb_counters_read_fresh(r->counters, &rise);
 		if (x.initiator) {
 			s->iters = iters;
 			s->value = secs / (double)iters / 2 * 1e6;
 			s->out_err = check(r, size, k, 1, x.to);
 			s->status = PAIRS_OK;
+			phase_nic(&rise, &s->out_nic);
 		}
-		if (responder)
+		if (responder) {
 			s->in_err = check(r, size, k, 1, x.from);
+			phase_nic(&rise, &s->in_nic);
+		}
 	}
 	return 0;
 }
@@ -525,7 +552,7 @@ static int open_counters(struct pairs_run *r, const char *nic, const struct gdrb
 	const char *colon = strrchr(nic, ':');
 	struct gdrb_counters_want w = {
 		.gpu_bus_id = gpu && gdrb_mem_kind(r->p.mem)->on_gpu ? gpu->pci_bus_id : NULL,
-		.when = "before the first round and after the last",
+		.when = "before the first round, after each latency phase it takes part in, and after the last round",
 	};
 
 	if (colon && colon != nic && (size_t)(colon - nic) < sizeof(dev) && sscanf(colon + 1, "%u", &port) == 1) {
@@ -537,6 +564,24 @@ static int open_counters(struct pairs_run *r, const char *nic, const struct gdrb
 		w.library = r->ops->layer;
 	}
 	return gdrb_counters_open(r->boot, &w, &r->counters);
+}
+
+/*
+ * Rank 0: whether a latency phase's counter rises are its pairs': no two ranks
+ * of a host read one port. A rank that names its port ("dev:port", verbs)
+ * reads that one; the others every port of the node (by its first rank).
+ */
+static bool nic_per_pair(const struct pairs_run *r)
+{
+	int i, j;
+
+	for (i = 0; i < r->n; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(r->members[i].host, r->members[j].host) &&
+			    (!strchr(r->members[i].nic, ':') || !strchr(r->members[j].nic, ':') ||
+			     !strcmp(r->members[i].nic, r->members[j].nic)))
+				return false;
+	return true;
 }
 
 static int setup(struct pairs_run *r)
@@ -612,8 +657,10 @@ static int setup(struct pairs_run *r)
 		snprintf(me.nic, sizeof(me.nic), "%s", ts.nic);
 	if (r->boot->gather(r->boot, &me, sizeof(me), r->members))
 		return GDRB_EXIT_FAIL;
-	if (r->boot->rank == 0)
+	if (r->boot->rank == 0) {
 		r->members[0] = me;
+		r->nic_per_pair = nic_per_pair(r);
+	}
 	r->metrics[0] = r->pp->metrics & GDRB_PAIRS_BW ? GDRB_PAIRS_BW : GDRB_PAIRS_LAT;
 	r->nmetrics = 1;
 	if (r->pp->metrics == (GDRB_PAIRS_BW | GDRB_PAIRS_LAT))

@@ -23,11 +23,20 @@ struct pairs_member {
 
 enum { PAIRS_NONE, PAIRS_OK, PAIRS_SKIPPED, PAIRS_ERROR };
 
+/* What this rank's RDMA ports counted over one latency phase, its part in one pair. */
+struct pairs_nic {
+	uint64_t errors, packets;       /* rises of error counters, packets moved */
+	uint32_t ports;                 /* ports read; 0: no reading (not this rank's pair, or no port) */
+	uint32_t unreadable;            /* error or packet counters the reading after it could not read */
+	struct gdrb_cnt_rise_item top;  /* the error counter that rose most; delta 0: none rose */
+};
+
 /* This rank's figures of one round for one (metric, size, path): its out-pair, its in-pair's check. */
 struct pairs_slot {
 	double value;           /* GB/s or us */
 	uint64_t iters, out_err, in_err;
 	int32_t status, pad;
+	struct pairs_nic out_nic, in_nic;       /* latency: as the initiator of its out-pair, the responder of its in-pair */
 };
 
 /* Rank 0's matrix cell: the last round that measured the pair. */
@@ -72,6 +81,7 @@ struct pairs_run {
 	char dir[4096];                 /* where the rank table and matrices go */
 	struct gdrb_counters *counters; /* the NIC's and GPU's counters, read around the rounds */
 	struct gdrb_counters_file *counter_file;        /* rank 0: beside the CSV; NULL: none */
+	bool nic_per_pair;      /* rank 0: no two ranks of a host read one port, so a latency phase's rises are its pairs' */
 	unsigned rounds_done;
 	double last_write;
 	bool failed;            /* a round did not finish */

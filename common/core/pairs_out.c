@@ -210,12 +210,51 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * Whether a latency pair's ends' counters over its phase (src the initiator, dst the
+ * responder), where they are its own: both ends read a port, every counter of
+ * those kinds readable, no other pair's rank on the same port.
+ */
+static bool pair_nic(const struct pairs_run *r, size_t mi, const struct pairs_nic *a, const struct pairs_nic *b)
+{
+	return !is_bw(r, mi) && r->nic_per_pair && a->ports && b->ports && !a->unreadable && !b->unreadable;
+}
+
+/*
+ * "NIC errors rose: rxe0 port 1 completer_retry_err +13 (gdrb-vm3) and ..." onto a row's note:
+ * each end's largest (a pairs CSV cell never holds a comma).
+ */
+static void nic_note(const struct pairs_run *r, char *note, size_t len, const struct pairs_nic *end[2],
+		     const int rank[2])
+{
+	size_t at = strlen(note);
+	bool first = true;
+
+	for (int i = 0; i < 2; i++) {
+		const struct gdrb_cnt_rise_item *t = &end[i]->top;
+
+		if (!t->delta || at >= len)
+			continue;
+		snprintf(note + at, len - at, "%s%s %s +%llu (%s)", first ? (at ? "; NIC errors rose: " : "NIC errors rose: ") : " and ",
+			 t->where, t->counter, (unsigned long long)t->delta, r->members[rank[i]].host);
+		first = false;
+		at = strlen(note);
+	}
+}
+
 static void csv_row(struct pairs_run *r, size_t mi, size_t si, size_t pi, unsigned k, int src, int dst,
-		    const struct pairs_cell *c, const char *note)
+		    const struct pairs_cell *c, const char *note, const struct pairs_nic *nic[2])
 {
 	const struct pairs_member *s = &r->members[src], *d = &r->members[dst];
 	FILE *f = r->csv;
-	char ts[32];
+	char ts[32], row_note[1200];
+	const int rank[2] = { src, dst };
+	bool have_nic = c->status != PAIRS_SKIPPED && pair_nic(r, mi, nic[0], nic[1]);
 
 	fprintf(f, "%s,%s,%s,%s,", r->ops->name, r->ops->layer, gdrb_mem_kind_name(r->p.mem),
 		r->paths.v[pi].label);
@@ -236,7 +275,15 @@ static void csv_row(struct pairs_run *r, size_t mi, size_t si, size_t pi, unsign
 		fprintf(f, ",%s", is_bw(r, mi) ? "," : "");
 	}
 	fprintf(f, "%s,%u,", status_name[c->status], c->errors);
-	field(f, note);
+	snprintf(row_note, sizeof(row_note), "%s", note);
+	if (have_nic) {
+		fprintf(f, "%llu,%llu,", (unsigned long long)add_sat(nic[0]->errors, nic[1]->errors),
+			(unsigned long long)add_sat(nic[0]->packets, nic[1]->packets));
+		nic_note(r, row_note, sizeof(row_note), nic, rank);
+	} else {
+		fputs(",,", f);
+	}
+	field(f, row_note);
 	fprintf(f, "%s,%s\n", gdrb_timestamp(ts, sizeof(ts)), PACKAGE_VERSION);
 }
 
@@ -286,8 +333,12 @@ void gdrb_pairs_out_round(struct pairs_run *r, unsigned k)
 					c->status = (uint8_t)(c->errors ? PAIRS_ERROR : s->status);
 					if (c->errors)
 						r->invalid = true;
-					if (r->csv)
-						csv_row(r, mi, si, pi, k, (int)src, dst, c, note);
+					if (r->csv) {
+						const struct pairs_nic *nic[2] = {
+							&s->out_nic, &r->all[(size_t)dst * r->nrec + rec].in_nic };
+
+						csv_row(r, mi, si, pi, k, (int)src, dst, c, note, nic);
+					}
 					if (c->status != PAIRS_OK)
 						continue;
 					if (!nv || s->value < r->all[lo * r->nrec + rec].value)

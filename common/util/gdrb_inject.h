@@ -49,10 +49,12 @@ struct gdrb_inject {
 	/*
 	 * GDRB_INJECT_COUNTER=NAME+N@K (or NAME-N@K): every counter called NAME reads N more
 	 * (less, not below 0) in the K-th reading after the one before the first size, and after.
+	 * NAME+N@K+: N more again at each reading after the K-th (a steady rise).
 	 */
 	char counter_name[48];          /* "": off */
 	unsigned long long counter_delta;
 	bool counter_down;
+	bool counter_ramp;
 	unsigned long counter_from;
 };
 

@@ -171,19 +171,21 @@ static int parse_sysfs_root(const char *v, struct gdrb_inject *h)
 	return 0;
 }
 
-/* NAME+N@K or NAME-N@K: a counter's name, by how much it moves, from which reading on. */
+/* NAME+N@K or NAME-N@K: a counter's name, by how much it moves, from which reading on; NAME+N@K+: a rise at each. */
 static int parse_counter(const char *v, struct gdrb_inject *h)
 {
 	size_t len = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
 	unsigned long long delta, from;
-	const char *rest;
+	const char *rest, *end;
 
 	if (len == 0 || len >= sizeof(h->counter_name) || (v[len] != '+' && v[len] != '-') ||
 	    decimal(v + len + 1, 1, 1ULL << 62, &delta, &rest) || *rest != '@' ||
-	    decimal(rest + 1, 1, ULONG_MAX, &from, NULL))
+	    decimal(rest + 1, 1, ULONG_MAX, &from, &end) ||
+	    (strcmp(end, "") && (strcmp(end, "+") || v[len] != '+')))
 		return -1;
 	memcpy(h->counter_name, v, len);
 	h->counter_name[len] = '\0';
+	h->counter_ramp = *end == '+';
 	h->counter_down = v[len] == '-';
 	h->counter_delta = delta;
 	h->counter_from = (unsigned long)from;
@@ -200,7 +202,7 @@ static const struct hook table[] = {
 	{ "GDRB_INJECT_STAGE_RACE", "out, in or all", parse_stage_race },
 	{ "GDRB_VERBS_MAX_MSG", "SIZE: a size from 1 byte (16K, 1M)", parse_verbs_max_msg },
 	{ "GDRB_INJECT_SYSFS_ROOT", "DIR: an existing directory (a sysfs fixture tree)", parse_sysfs_root },
-	{ "GDRB_INJECT_COUNTER", "NAME+N@K or NAME-N@K: a counter name of letters, digits and '_', N from 1, a reading K from 1",
+	{ "GDRB_INJECT_COUNTER", "NAME+N@K, NAME+N@K+ or NAME-N@K: a counter name of letters, digits and '_', N from 1, a reading K from 1",
 	  parse_counter },
 };
 #define NHOOKS (sizeof(table) / sizeof(table[0]))

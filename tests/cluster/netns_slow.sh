@@ -166,6 +166,28 @@ grep -q 'node gdrbn4 .*causes: gdrbn4: mlx5_0 port 1 symbol_error +880, mlx5_1 p
 	{ cat "$WORK/slow.verdict"; fail "the verdict does not name gdrbn4's symbol_error rise as the cause"; }
 pass "gdrb-sweep, gdrbn4 slow with its symbol_error rising: $(grep -m1 -o 'causes: .*' "$WORK/slow.out")"
 
+# ... and by pair: no rank is in two pairs of a latency phase, and each reads its port after
+# each phase it is in, so what rose in a phase is that pair's (nic_errors in its rows). Here
+# gdrbn3's symbol_error rises by 5 at each of its readings (the hook's steady form) on both of
+# its fixture ports: every latency row with gdrbn3 at one end counted 10, no other row any.
+cat >"$WORK/cbin/ramp" <<WRAP
+#!/bin/sh
+[ "\$(hostname)" = gdrbn3 ] && export GDRB_INJECT_COUNTER=symbol_error+5@1+
+exec "$top_builddir/mpi/gdrb_mpi_pairs" "\$@"
+WRAP
+chmod +x "$WORK/cbin/ramp"
+mkdir "$WORK/bypair"
+on_node gdrbn1 "$MPIRUN" -np 4 --host "$(bed_hosts 4)" -x GDRB_TEST_HOOKS=1 \
+	-x GDRB_INJECT_SYSFS_ROOT="$top_builddir/tests/fixtures/mlx5-counters/sys" "$WORK/cbin/ramp" --metric lat \
+	-m 8 -t 0.05 -T 30 --csv "$WORK/bypair/pairs.csv" >"$WORK/bypair.out" 2>"$WORK/bypair.err" ||
+	{ cat "$WORK/bypair.out" "$WORK/bypair.err"; fail "gdrb_mpi_pairs --metric lat with gdrbn3's counter rising"; }
+pairs_col "$WORK/bypair/pairs.csv" src_host,dst_host,nic_errors,nic_packets,note >"$WORK/bypair.rows"
+awk -F'\t' '{ three = $1 == "gdrbn3" || $2 == "gdrbn3"; n++ }
+	$3 != (three ? 10 : 0) || $4 != "0" || three != ($5 ~ /NIC errors rose: mlx5_0 port 1 symbol_error \+5 \(gdrbn3\)/) { bad++ }
+	END { exit bad || n != 12 }' "$WORK/bypair.rows" ||
+	{ cat "$WORK/bypair.rows"; fail "by pair: not nic_errors 10 in the 6 rows with gdrbn3 and 0 in the 6 without"; }
+pass "gdrb_mpi_pairs --metric lat across 4 nodes, gdrbn3's symbol_error rising at each reading: nic_errors 10 in each of its 6 rows, 0 in the others"
+
 # A slow NIC, not a slow process: gdrbn4's veth shaped (tc tbf) at both ends, its sends on its
 # side, its receives on the switch's, so transfers are slow both ways and nothing in MPI is.
 # 10 Mbit/s: at load 10 on two cores the healthy median fell to 0.03 GB/s, where 40 Mbit/s

@@ -26,18 +26,20 @@ run() {
 
 # The checkers catch their faults: a comma in a text field, a missing cell, a filled diagonal.
 h=$(pairs_header)
-row=mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,a,b,0,0,,,,,5,1.500,,ok,0,,2026-01-01T00:00:00Z,0.1
+row=mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,a,b,0,0,,,,,5,1.500,,ok,0,,,,2026-01-01T00:00:00Z,0.1
 printf '%s\n%s\n' "$h" "$row" >"$WORK/good.csv"
 pairs_check "$WORK/good.csv" -v rows=1 >/dev/null || fail "pairs_check refuses a good row"
 printf '%s\n%s\n' "$h" "${row/,a,b,/,a_x,b,c,}" >"$WORK/bad.csv"
 pairs_check "$WORK/bad.csv" >/dev/null && fail "pairs_check passes a row with an extra comma"
 printf '%s\n%s\n' "$h" "${row/,1.500,,ok/,,,ok}" >"$WORK/bad.csv"
 pairs_check "$WORK/bad.csv" >/dev/null && fail "pairs_check passes a bw row without bw_GBps"
+printf '%s\n%s\n' "$h" "${row/,ok,0,,,,/,ok,0,3,900,,}" >"$WORK/bad.csv"
+pairs_check "$WORK/bad.csv" >/dev/null && fail "pairs_check passes a bw row with nic_errors"
 printf 'src\\dst,0,1\n0,,1.0\n1,,\n' >"$WORK/m.csv"
 pairs_matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "pairs_matrix_check passes a missing cell"
 printf 'src\\dst,0,1\n0,1.0,1.0\n1,1.0,\n' >"$WORK/m.csv"
 pairs_matrix_check "$WORK/m.csv" 2 all >/dev/null && fail "pairs_matrix_check passes a filled diagonal"
-pass "the checkers catch a comma in a field, a bw row without its figure, a hole and a filled diagonal"
+pass "the checkers catch a comma in a field, a bw row without its figure or with NIC counts, a hole and a filled diagonal"
 
 # np 2, 3, 4 (2 and 3 in the sanitizer pass: rank_counts): every off-diagonal cell of every
 # matrix, one row per pair, size and metric.

@@ -74,7 +74,7 @@ pass "main CSV: $n labels that start a formula written after an apostrophe, as c
 mkdir -p "$WORK/pairs"
 mpi 2 "$top_builddir/mpi/gdrb_mpi_pairs" -m 8 -t 0.01 --label '=1+1' --csv "$WORK/pairs/pairs.csv" \
 	>"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "gdrb_mpi_pairs --label '=1+1'"; }
-notes=$(awk -F, 'NR > 1 { print $24 }' "$WORK/pairs/pairs.csv" | sort -u)
+notes=$(pairs_col "$WORK/pairs/pairs.csv" note | sort -u)
 [ "$notes" = "'=1+1" ] || { cat "$WORK/pairs/pairs.csv"; fail "pairs CSV notes '$notes', expected '=1+1 after an apostrophe"; }
 pass "all-pairs CSV: a label that starts a formula written after an apostrophe"
 

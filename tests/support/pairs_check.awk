@@ -2,7 +2,8 @@
 # -v schema_macro=GDRB_PAIRS_COL). Variables (-v): rows=N exactly N data rows; status=S every
 # row has status S. Every row: the schema's fields and types, no quoted or comma-holding text,
 # metric bw with bw_GBps and no lat_us (lat the other way round) unless skipped, status one of
-# ok|error|timeout|skipped, round in 1..n-1 and dst = (src + round) mod n in a group of all
+# ok|error|timeout|skipped, nic_errors and nic_packets both or neither and never on a bw row,
+# round in 1..n-1 and dst = (src + round) mod n in a group of all
 # ranks (-v shift=1). Prints one line per problem and exits 1 if there is any.
 function bad(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; errors++ }
 function num(s) { return s ~ /^[0-9]+(\.[0-9]+)?$/ }
@@ -34,6 +35,9 @@ FNR == 1 {
 	if (st == "ok" && m == "lat" && (lat == "" || bw != "")) bad("a lat row needs lat_us and no bw_GBps")
 	if (st == "ok" && F[SCHEMA_COL["iterations"]] !~ /^[1-9]/) bad("no iterations")
 	if (st == "ok" && F[SCHEMA_COL["errors"]] != "0") bad("status ok with errors " F[SCHEMA_COL["errors"]])
+	ne = F[SCHEMA_COL["nic_errors"]]; np = F[SCHEMA_COL["nic_packets"]]
+	if (m == "bw" && (ne != "" || np != "")) bad("a bw row with nic_errors or nic_packets")
+	if ((ne == "") != (np == "")) bad("nic_errors without nic_packets or the other way round")
 	if (F[SCHEMA_COL["src_rank"]] == F[SCHEMA_COL["dst_rank"]]) bad("a rank paired with itself")
 	if (shift && ranks && (F[SCHEMA_COL["src_rank"]] + F[SCHEMA_COL["round"]]) % ranks != F[SCHEMA_COL["dst_rank"]] + 0)
 		bad("dst is not src + round mod " ranks)

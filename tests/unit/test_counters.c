@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "gdrb_boot.h"
+#include "gdrb_clock.h"
 #include "gdrb_counters.h"
 #include "gdrb_inject.h"
 #include "gdrb_log.h"
@@ -505,6 +506,53 @@ START_TEST(test_inject)
 }
 END_TEST
 
+/*
+ * What a reading sums for the all-pairs latency phases: the port's error rises and the
+ * packets it moved (traffic counters named *packets or *pkts; not its data words), the
+ * counters it could not read; the hook's steady rise (NAME+N@K+) at every reading from K;
+ * and a fresh reading waits out the kernel's lifespan since the one before.
+ */
+START_TEST(test_rise_sums)
+{
+	const struct gdrb_counters_want w = { .nic_dev = "mlx5_0", .nic_port = 1 };
+	struct gdrb_counters *cs;
+	struct gdrb_cnt_rise rise;
+	uint64_t t0;
+
+	put(PORT "counters/symbol_error", "5\n");
+	put(PORT "counters/port_xmit_packets", "100\n");
+	put(PORT "counters/port_xmit_data", "1000\n");
+	put(PORT "hw_counters/rx_pkts", "7\n");
+	put(PORT "hw_counters/out_of_sequence", "2\n");
+	put(PORT "hw_counters/lifespan", "30\n");
+	hooks("symbol_error+3@2+");
+	ck_assert_int_eq(gdrb_counters_open(self(), &w, &cs), 0);
+	gdrb_counters_read(cs, NULL);
+	gdrb_counters_read(cs, &rise);
+	ck_assert_uint_eq(rise.ports, 1);
+	ck_assert_uint_eq(rise.error_sum, 0);
+	put(PORT "counters/port_xmit_packets", "150\n");
+	put(PORT "counters/port_xmit_data", "9000\n");
+	put(PORT "hw_counters/rx_pkts", "17\n");
+	put(PORT "hw_counters/out_of_sequence", "6\n");
+	t0 = gdrb_mono_ns();
+	gdrb_counters_read_fresh(cs, &rise);
+	ck_assert_msg(gdrb_mono_ns() - t0 >= 25000000u, "a fresh reading 30 ms after the last did not wait");
+	ck_assert_uint_eq(rise.error_sum, 3 + 4);
+	ck_assert_uint_eq(rise.packets, 50 + 10);
+	ck_assert_uint_eq(rise.unreadable, 0);
+	gdrb_counters_read(cs, &rise);
+	ck_assert_uint_eq(rise.error_sum, 3);
+	ck_assert_uint_eq(rise.item[0].delta, 3);
+	put(PORT "hw_counters/out_of_sequence", "x\n");
+	gdrb_counters_read(cs, &rise);
+	ck_assert_uint_eq(rise.unreadable, 1);
+	gdrb_counters_close(cs);
+	gdrb_counters_read(NULL, &rise);
+	ck_assert_uint_eq(rise.ports, 0);
+}
+END_TEST
+
 /* A node without class/infiniband: one line in the header, nothing read, the run goes on. */
 START_TEST(test_no_infiniband)
 {
@@ -676,6 +724,7 @@ static Suite *counters_suite(void)
 	tcase_add_checked_fixture(run, setup_tmp, teardown_tmp);
 	tcase_add_test(run, test_readings);
 	tcase_add_test(run, test_inject);
+	tcase_add_test(run, test_rise_sums);
 	tcase_add_test(run, test_no_infiniband);
 	tcase_add_test(run, test_node_ports);
 	tcase_add_test(run, test_gpu_without_aer);

@@ -9,7 +9,13 @@ Error counters are judged two ways, as the provider allows:
   - software RDMA (rxe, siw) retransmits even on a clean link: a node is named only when its
     errors per packet moved stand RELATIVE times above the median of the other nodes of the
     same run (at least MIN_SOFT errors); with fewer than two such nodes nothing is named, and
-    the rises are reported as not judged."""
+    the rises are reported as not judged.
+And by pair, where the all-pairs latency rows say what each pair's two ends counted while it
+alone was measured (pairs.csv's nic_errors and nic_packets): a node whose every pair counted
+errors per packet RELATIVE_PAIRS times above the median of the pairs without it (at least
+MIN_PAIRS errors in them on software RDMA; any on hardware) is named, whatever its whole-run rate:
+with three nodes a lossy node's peers meet it in half their pairs and retry as often as it does.
+A pair's rate is its own pair's, not a node's mixed over its peers, so the bar is lower."""
 import os
 import re
 import stat
@@ -17,12 +23,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Dict, List, Optional, Tuple
 
-from . import common
+from . import common, pairs
 from .common import Json
 
 SOFT = re.compile(r"(rxe|siw)")       # software RDMA devices: rxe0, siw_eth0, ...
 RELATIVE = 10.0                       # a soft node's errors per packet over the others' median
 MIN_SOFT = 100                        # fewer errors than that on a soft device: never named
+RELATIVE_PAIRS = 3.0                  # each of a node's pairs' errors per packet over the pairs without it
+MIN_PAIRS = 20                        # fewer errors than that in a soft node's pairs: never named by pair
 PACKETS = re.compile(r"(packets|pkts)$")
 LIMIT = 256 << 20                     # the largest counter file accept reads
 _schema: List[common.Schema] = []
@@ -67,6 +75,10 @@ class Node:
         devs = {d for d, _, _ in self.errors}
         return bool(devs) and all(SOFT.match(d) for d in devs)
 
+    def soft_nic(self) -> bool:
+        """Some device that counted here (errors or packets) is software RDMA."""
+        return any(SOFT.match(d) for d, _, _ in self.errors) or any(SOFT.match(d) for d, _ in self.packets)
+
     def error_total(self) -> int:
         return sum(self.errors.values())
 
@@ -93,17 +105,29 @@ class Node:
 
 
 @dataclass
+class Pair:
+    """What the two ends of one pair of nodes counted while that pair's latency was measured."""
+    errors: int = 0
+    packets: int = 0
+    soft: bool = False          # either end's NIC is software RDMA
+
+    def rate(self) -> float:
+        return self.errors / self.packets if self.packets else 0.0
+
+
+@dataclass
 class Evidence:
     """The counters and the doctor of a results directory, by node."""
     nodes: Dict[str, Node] = field(default_factory=dict)
     doctor: Dict[str, List[str]] = field(default_factory=dict)   # node -> "FAIL acs" ...
+    pairs: Dict[Tuple[str, str], Pair] = field(default_factory=dict)   # (node, node), sorted
     files: int = 0              # counter files read
     has_doctor: bool = False
     problems: List[str] = field(default_factory=list)          # files that could not be read
 
     def looked(self) -> bool:
         """Whether there was anything to look at: without it a suspect's causes are not said."""
-        return self.files > 0 or self.has_doctor
+        return self.files > 0 or self.has_doctor or bool(self.pairs)
 
     def named(self) -> Dict[str, str]:
         """The nodes whose error counters rose beyond what their provider allows, with why."""
@@ -112,6 +136,32 @@ class Evidence:
     def unjudged(self) -> List[str]:
         """Software RDMA nodes whose errors rose with no other node to compare them with."""
         return self._judged[1]
+
+    def by_pair(self) -> Dict[str, str]:
+        """The nodes whose every pair counted errors per packet RELATIVE_PAIRS times above the
+        pairs without them, with why (module docstring)."""
+        return self._pair_judged
+
+    @cached_property
+    def _pair_judged(self) -> Dict[str, str]:
+        out: Dict[str, str] = {}
+        # Software RDMA anywhere in the results (its NIC column, or its counters): relative only.
+        soft = any(p.soft for p in self.pairs.values()) or any(n.soft_nic() for n in self.nodes.values())
+        for h in sorted({h for k in self.pairs for h in k}):
+            mine = [p for k, p in self.pairs.items() if h in k]
+            others = sorted(p.rate() for k, p in self.pairs.items() if h not in k and p.packets)
+            errors, moved = sum(p.errors for p in mine), sum(p.packets for p in mine)
+            if not others or not all(p.packets for p in mine):
+                continue
+            if errors < (MIN_PAIRS if soft else 1):
+                continue
+            median = others[len(others) // 2]
+            if all(p.errors and p.rate() > RELATIVE_PAIRS * median for p in mine):
+                factor = "%.0fx the pairs without it" % (errors / moved / median) if median > 0 else \
+                    "the pairs without it none"
+                out[h] = "in its %d pairs' latency phases %d errors in %d packets (%s per packet: %s)" % (
+                    len(mine), errors, moved, common.sig3(errors / moved), factor)
+        return out
 
     @cached_property
     def _judged(self) -> Tuple[Dict[str, str], List[str]]:
@@ -136,6 +186,14 @@ class Evidence:
                 factor = "%.0fx" % (n.rate() / median) if median > 0 else "the others none"
                 out[h] = "%s (%s errors per packet: %s the other nodes' median)" % (
                     n.rises(), common.sig3(n.rate()), factor)
+        # By pair: a node the whole-run rates could not single out, with what rose on it.
+        for h, why in self._pair_judged.items():
+            n = self.nodes.get(h)
+            if h in out:
+                out[h] += "; " + why
+            else:
+                out[h] = (n.rises() + " over the run; " if n is not None and n.errors else "") + why
+        alone = [a for a in alone if a.split(": ", 1)[0] not in self._pair_judged]
         return out, sorted(alone)
 
     def causes(self, host: str) -> List[str]:
@@ -185,6 +243,33 @@ def _read_counter_file(ev: Evidence, path: str, seen: Dict[Tuple[str, ...], int]
             n.packets[(dev, port)] = n.packets.get((dev, port), 0) + add
 
 
+def _read_pairs_csv(ev: Evidence, path: str) -> None:
+    """The latency rows of an all-pairs CSV that say what their pair's ends counted. A CSV of
+    another schema (an older gdrbench's, without nic_errors) claims nothing; a torn row or a
+    figure that is not a count is skipped."""
+    s = pairs.pairs_schema()
+    with common.open_regular(path, mode="r", encoding="utf-8", errors="replace", newline="") as f:
+        data = f.read(LIMIT + 1)
+    if len(data) > LIMIT:
+        raise OSError(0, "larger than %d bytes" % LIMIT)
+    lines = data.split("\n")
+    if lines[0].rstrip("\r") != s.header:
+        return
+    ix = s.index
+    for line in lines[1:-1]:
+        f = line.rstrip("\r").split(",")
+        if len(f) != len(s.columns) or f[ix["metric"]] != "lat":
+            continue
+        errors, packets = common.integer(f[ix["nic_errors"]]), common.integer(f[ix["nic_packets"]])
+        a, b = Json(f[ix["src_host"]]).text(), Json(f[ix["dst_host"]]).text()
+        if errors is None or packets is None or a == b or not a or not b:
+            continue
+        p = ev.pairs.setdefault((min(a, b), max(a, b)), Pair())
+        p.errors += errors
+        p.packets += packets
+        p.soft = p.soft or any(SOFT.match(f[ix[k]]) for k in ("src_nic", "dst_nic"))
+
+
 def _read_doctor(ev: Evidence, path: str) -> None:
     d = Json.load(path)
     ev.has_doctor = True
@@ -219,6 +304,8 @@ def load(results_dir: str) -> Evidence:
                 ev.files += 1
             elif name == "doctor.json":
                 _read_doctor(ev, path)
+            elif name == pairs.PAIRS_CSV:
+                _read_pairs_csv(ev, path)
         except (OSError, ValueError) as e:
             why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             ev.problems.append("%s: %s" % (common.utf8_text(name), why))

@@ -97,6 +97,22 @@ def write(directory, n=8, scenario="healthy", metric="bw", size=8388608, path="d
     return file
 
 
+def write_lat_rows(path, counted, nic="rxe0:1", size=8):
+    """PATH, a pairs CSV of latency rows whose ends counted NIC errors: COUNTED maps
+    (src_host, dst_host) to (nic_errors, nic_packets), either None for an empty field."""
+    s = pairs.pairs_schema()
+    hosts = sorted({h for k in counted for h in k})
+    with open(path, "w") as f:
+        f.write(s.header + "\n")
+        for (a, b), (errors, packets) in sorted(counted.items()):
+            f.write(row(s, benchmark="write_pairs", layer="verbs", mem="host", path="direct", reg="host",
+                        metric="lat", size_bytes=size, round=1, src_rank=hosts.index(a), dst_rank=hosts.index(b),
+                        src_host=a, dst_host=b, src_local_rank=0, dst_local_rank=0, src_gpu="", dst_gpu="",
+                        src_nic=nic, dst_nic=nic, iterations=100, bw_GBps="", lat_us="10.000", status="ok", errors=0,
+                        nic_errors="" if errors is None else errors, nic_packets="" if packets is None else packets,
+                        note="", timestamp="2026-11-25T00:00:00Z", version="0.1.0") + "\n")
+
+
 def fake_binary(argv, scenario="healthy"):
     """A stand-in for gdrb_mpi_pairs in the sweep's tests: --csv FILE --mem MEM (the rest is
     ignored); writes FILE (the pairs CSV), the rank table and the matrices beside it, 8 ranks,
@@ -126,7 +142,8 @@ def fake_binary(argv, scenario="healthy"):
                                         src_nic="mlx5_0", dst_nic="mlx5_0", iterations=10,
                                         bw_GBps=fmt(cells[src][dst]) if metric == "bw" else "",
                                         lat_us=fmt(cells[src][dst]) if metric == "lat" else "", status="ok",
-                                        errors=0, note="seed 1", timestamp="2026-11-25T00:00:00Z",
+                                        errors=0, nic_errors="", nic_packets="", note="seed 1",
+                                        timestamp="2026-11-25T00:00:00Z",
                                         version="0.1.0"))
     write_ranks(directory, 8)
     with open(csv_path, "w") as f:

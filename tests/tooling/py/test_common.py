@@ -71,7 +71,7 @@ class SchemaTest(unittest.TestCase):
             names += re.findall(r"`([A-Za-z0-9_]+)`", cell)
         defined = (gdrbtest.SRC / "common" / "core" / "pairs_schema.def").read_text()
         cols = re.findall(r"^GDRB_PAIRS_COL\(([A-Za-z0-9_]+), [a-z]+\)$", defined, re.M)
-        self.assertEqual(len(cols), 26)
+        self.assertEqual(len(cols), 28)
         self.assertEqual(names, cols)
 
     def test_rank_table_from_its_definition(self):

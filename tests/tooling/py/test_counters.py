@@ -34,7 +34,7 @@ def rxe(node, errors, packets):
             (node, "rxe0", "1", "hw_counters", "sent_pkts", "traffic", 0, packets)]
 
 
-class Evidence(PairsCase):
+class CountersCase(PairsCase):
     def write(self, d, name, text):
         with open(os.path.join(d, name), "w") as f:
             f.write(text)
@@ -45,6 +45,8 @@ class Evidence(PairsCase):
         self.assertEqual(status, 0 if expect == "PASS" else 1)
         return v["rules"][0]["message"]
 
+
+class Evidence(CountersCase):
     def test_suspect_node_gets_its_causes(self):
         # Rank 5 is node n05 (pairs_fixtures: a rank per node): its counters, PCIe and doctor.
         d = self.results(scenario="node", slow=5)
@@ -151,6 +153,92 @@ class Evidence(PairsCase):
         self.write(d, "results.counters.csv", rows + rows.split("\n", 1)[1])
         ev = counters.load(d)
         self.assertEqual(ev.nodes["n01"].errors, {("rxe0", "1", "duplicate_request"): 40})
+
+
+def three(lossy=None, rate=(30, 3000), clean=(1, 3000)):
+    """The six latency pairs of gdrb-vm1..3: the pairs of node LOSSY at RATE (errors, packets),
+    the others at CLEAN."""
+    hosts = ["gdrb-vm1", "gdrb-vm2", "gdrb-vm3"]
+    return {(a, b): rate if lossy in (a, b) else clean for a in hosts for b in hosts if a != b}
+
+
+class ByPair(CountersCase):
+    """The all-pairs latency rows say what each pair's ends counted while that pair alone was
+    measured: a node whose every pair counted errors per packet 3x the pairs without it is
+    named, where the whole-run rates cannot tell it apart (three nodes: its peers meet it in
+    half their pairs and retry as often)."""
+
+    def test_lossy_node_named_by_its_pairs(self):
+        d = self.results()
+        # Whole-run rates alike: each node's counters alone name none.
+        self.write(d, "results.counters.csv", counter_rows(
+            rxe("gdrb-vm1", 120, 10000) + rxe("gdrb-vm2", 110, 10000) + rxe("gdrb-vm3", 130, 10000)))
+        fx.write_lat_rows(os.path.join(d, "pairs.csv"), three("gdrb-vm3"))
+        msg = self.rule(d, "FAIL")
+        self.assertEqual(msg, "NIC error counters rose on 1 node: gdrb-vm3: rxe0 port 1 duplicate_request +130 over "
+                              "the run; in its 2 pairs' latency phases 120 errors in 12000 packets (0.0100 per packet: "
+                              "30x the pairs without it)")
+
+    def test_healthy_pairs_name_none(self):
+        d = self.results()
+        self.write(d, "results.counters.csv", counter_rows(
+            rxe("gdrb-vm1", 120, 10000) + rxe("gdrb-vm2", 110, 10000) + rxe("gdrb-vm3", 130, 10000)))
+        # One node's pairs 2.5x the other pair: rxe's own spread in the VMs, not a fault.
+        fx.write_lat_rows(os.path.join(d, "pairs.csv"), three("gdrb-vm3", rate=(10, 3000), clean=(4, 3000)))
+        self.assertIn("no error counter rose beyond what its provider allows", self.rule(d, "PASS"))
+
+    def test_too_few_errors_on_software_rdma(self):
+        d = self.results()
+        fx.write_lat_rows(os.path.join(d, "pairs.csv"), three("gdrb-vm3", rate=(4, 3000), clean=(0, 3000)))
+        self.assertEqual(counters.load(d).by_pair(), {})
+
+    def test_hardware_any_rise_in_every_pair(self):
+        d = self.results()
+        fx.write_lat_rows(os.path.join(d, "pairs.csv"), three("gdrb-vm2", rate=(2, 3000), clean=(0, 3000)),
+                          nic="mlx5_0:1")
+        self.assertEqual(list(counters.load(d).by_pair()), ["gdrb-vm2"])
+        self.assertIn("8 errors in 12000 packets (0.000667 per packet: the pairs without it none)", counters.load(d).by_pair()["gdrb-vm2"])
+        # One of its pairs clean: a link, not the node.
+        p = three("gdrb-vm2", rate=(2, 3000), clean=(0, 3000))
+        p[("gdrb-vm2", "gdrb-vm3")] = p[("gdrb-vm3", "gdrb-vm2")] = (0, 3000)
+        fx.write_lat_rows(os.path.join(d, "pairs.csv"), p, nic="mlx5_0:1")
+        self.assertEqual(counters.load(d).by_pair(), {})
+
+    def test_suspect_node_gets_its_pairs_as_cause(self):
+        d = self.results(scenario="node", slow=5)
+        hosts = ["n%02d" % i for i in range(8)]
+        fx.write_lat_rows(os.path.join(d, "pairs.csv"), {
+            (a, b): (9, 1000) if "n05" in (a, b) else (0, 1000) for a in hosts for b in hosts if a != b},
+            nic="mlx5_0:1")
+        _, rule = self.verdict(d, "FAIL")
+        self.assertRegex(rule["suspects"][0]["text"],
+                         r"^node n05 \(.*\): causes: n05: in its 7 pairs' latency phases 126 errors in 14000 "
+                         r"packets \(0\.00900 per packet: the pairs without it none\)$")
+
+    def test_rows_that_claim_nothing(self):
+        d = self.results()
+        path = os.path.join(d, "pairs.csv")
+        # Empty fields (a pair whose ends share a port, a port not read): no figure, no claim.
+        fx.write_lat_rows(path, {k: (None, None) for k in three("gdrb-vm3")})
+        self.assertEqual(counters.load(d).pairs, {})
+        # An older pairs CSV (no nic_errors column), a torn row, a figure that is not a count.
+        fx.write_lat_rows(path, three("gdrb-vm3"))
+        with open(path) as f:
+            text = f.read()
+        self.write(d, "pairs.csv", text.replace(",nic_errors,nic_packets", "", 1))
+        self.assertEqual(counters.load(d).pairs, {})
+        lines = text.split("\n")      # rows by (src, dst): vm1-vm2 1, vm1-vm3 30, vm2-vm1 1, vm2-vm3 30...
+        lines[2] = lines[2].replace(",30,3000,", ",3e1,3000,")
+        lines[4] = lines[4].replace(",30,3000,", ",-30,3000,")
+        self.write(d, "pairs.csv", "\n".join(lines[:-2]) + "\n" + lines[-2][:-3])
+        ev = counters.load(d)
+        self.assertEqual(sum(p.errors for p in ev.pairs.values()), 1 + 1 + 30)
+        # A FIFO planted at its name is not waited on; it is said.
+        os.unlink(path)
+        os.mkfifo(path)
+        ev = counters.load(d)
+        self.assertEqual(ev.pairs, {})
+        self.assertTrue(any(p.startswith("pairs.csv: ") for p in ev.problems), ev.problems)
 
 
 if __name__ == "__main__":

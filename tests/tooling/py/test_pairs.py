@@ -179,7 +179,7 @@ class Rules(PairsCase):
 
 class Simulated(PairsCase):
     """Matrices measured on the test suite's simulated GPU prove behaviour, never speed."""
-    ROW = "\nmpi_pairs,mpi,device,staged,staged,bw,8388608,1,0,1,n00,n01,0,0,,,,,5,1.500,,ok,0,%s,t,v\n"
+    ROW = "\nmpi_pairs,mpi,device,staged,staged,bw,8388608,1,0,1,n00,n01,0,0,,,,,5,1.500,,ok,0,,,%s,t,v\n"
 
     def simulated(self, note):
         d = self.results()
@@ -497,7 +497,7 @@ class Sweep(PairsCase):
         out = os.path.join(self.work, "out")
         os.makedirs(out)
         header = pairs.pairs_header()
-        row = "mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,n00,n01,0,0,,,,,10,1.000,,ok,0,,t,0.1.0"
+        row = "mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,n00,n01,0,0,,,,,10,1.000,,ok,0,,,,t,0.1.0"
         for mem, tail in (("host", row[:40]), ("device", "")):
             step = os.path.join(out, "logs", "step-" + mem)
             os.makedirs(step)
@@ -519,7 +519,7 @@ class Sweep(PairsCase):
         step = os.path.join(out, "logs", "01-mpi_pairs-host")
         os.makedirs(step)
         os.makedirs(os.path.join(out, "pairs.csv"))
-        row = "mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,n00,n01,0,0,,,,,10,1.000,,ok,0,,t,0.1.0"
+        row = "mpi_pairs,mpi,host,direct,host,bw,8,1,0,1,n00,n01,0,0,,,,,10,1.000,,ok,0,,,,t,0.1.0"
         with open(os.path.join(step, "pairs.csv"), "w") as f:
             f.write(pairs.pairs_header() + "\n" + row + "\n")
         fx.write_matrix(os.path.join(step, "pairs-8-direct.csv"), fx.matrix(4))
