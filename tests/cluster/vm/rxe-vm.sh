@@ -67,11 +67,11 @@ set -euo pipefail
 
 prog=rxe-vm
 # Bump when the initramfs layout changes: cached initramfs files are rebuilt.
-initrd_format=3
-# Modules the VM loads, each after its dependencies (the last four: tc degrades a link, netem
-# its sends, an ingress police its receives).
+initrd_format=4
+# Modules the VM loads, each after its dependencies (the last five: tc degrades a link, netem
+# its sends, an ingress police or gact (a random drop) its receives).
 vm_modules=(crc32_generic virtio_pci 9pnet_virtio 9p virtio_net rdma_rxe ib_uverbs
-	sch_netem sch_ingress cls_matchall act_police)
+	sch_netem sch_ingress cls_matchall act_police act_gact)
 vm_ip=10.0.2.15
 vm_hostname=gdrb-vm
 # A cluster (--vms N): VM i is gdrb-vmI at $cluster_net.I on one Ethernet segment.
