@@ -569,7 +569,8 @@ static int open_counters(struct pairs_run *r, const char *nic, const struct gdrb
 /*
  * Rank 0: whether a latency phase's counter rises are its pairs': no two ranks
  * of a host read one port. A rank that names its port ("dev:port", verbs)
- * reads that one; the others every port of the node (by its first rank).
+ * reads that one; the others every port of the node (by its first rank). The
+ * hosts the ranks really run on, not GDRB_INJECT_HOSTS's names.
  */
 static bool nic_per_pair(const struct pairs_run *r)
 {
@@ -577,7 +578,7 @@ static bool nic_per_pair(const struct pairs_run *r)
 
 	for (i = 0; i < r->n; i++)
 		for (j = 0; j < i; j++)
-			if (!strcmp(r->members[i].host, r->members[j].host) &&
+			if (!strcmp(r->boot->hosts[i], r->boot->hosts[j]) &&
 			    (!strchr(r->members[i].nic, ':') || !strchr(r->members[j].nic, ':') ||
 			     !strcmp(r->members[i].nic, r->members[j].nic)))
 				return false;
