@@ -225,9 +225,8 @@ void gdrb_counters_describe(const struct gdrb_counters *cs, char *line, size_t l
 static void inject(struct gdrb_counters *cs)
 {
 	const struct gdrb_inject *h = gdrb_inject();
-	size_t i;
-
 	uint64_t delta;
+	size_t i;
 
 	if (!h->counter_name[0] || cs->readings < h->counter_from)
 		return;
@@ -244,7 +243,7 @@ static void inject(struct gdrb_counters *cs)
 		if (h->counter_down)
 			*v = *v > delta ? *v - delta : 0;
 		else
-			*v = *v > UINT64_MAX - delta ? UINT64_MAX : *v + delta;
+			*v = gdrb_cnt_sum(*v, delta);
 	}
 }
 
@@ -283,11 +282,6 @@ static bool counts_packets(const struct gdrb_cnt_id *id)
 	       ((n >= 7 && !strcmp(id->name + n - 7, "packets")) || (n >= 4 && !strcmp(id->name + n - 4, "pkts")));
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* What a rise of counter id by delta adds to *rise (NULL: nothing). */
 static void add_rise(struct gdrb_cnt_rise *rise, const struct gdrb_cnt_id *id, uint64_t delta)
 {
@@ -296,9 +290,9 @@ static void add_rise(struct gdrb_cnt_rise *rise, const struct gdrb_cnt_id *id, u
 	if (id->cls == GDRB_CNT_ERROR) {
 		note_rise(rise, id, delta);
 		if (!id->pcie)
-			rise->error_sum = add_sat(rise->error_sum, delta);
+			rise->error_sum = gdrb_cnt_sum(rise->error_sum, delta);
 	} else if (counts_packets(id)) {
-		rise->packets = add_sat(rise->packets, delta);
+		rise->packets = gdrb_cnt_sum(rise->packets, delta);
 	}
 }
 
@@ -350,7 +344,7 @@ void gdrb_counters_read(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise)
 			if (v < t->last && id->cls != GDRB_CNT_LINK)
 				t->reset = true;
 			if (v > t->last && id->cls != GDRB_CNT_LINK) {
-				t->rise = add_sat(t->rise, v - t->last);
+				t->rise = gdrb_cnt_sum(t->rise, v - t->last);
 				add_rise(rise, id, v - t->last);
 			}
 		}

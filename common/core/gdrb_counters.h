@@ -28,6 +28,12 @@
 
 #define GDRB_CNT_RISE_ITEMS 3
 
+/* Counts added without wrapping: a sum past 2^64 - 1 stays there. */
+static inline uint64_t gdrb_cnt_sum(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* An error counter that rose between two readings. */
 struct gdrb_cnt_rise_item {
 	char where[GDRB_CNT_DEV_LEN + GDRB_CNT_PORT_LEN + 8];   /* "mlx5_0 port 1", "GPU 0000:3b:00.0" */

@@ -210,11 +210,6 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /*
  * Whether a latency pair's ends' counters over its phase (src the initiator, dst the
  * responder), where they are its own: both ends read a port, every counter of
@@ -277,8 +272,8 @@ static void csv_row(struct pairs_run *r, size_t mi, size_t si, size_t pi, unsign
 	fprintf(f, "%s,%u,", status_name[c->status], c->errors);
 	snprintf(row_note, sizeof(row_note), "%s", note);
 	if (have_nic) {
-		fprintf(f, "%llu,%llu,", (unsigned long long)add_sat(nic[0]->errors, nic[1]->errors),
-			(unsigned long long)add_sat(nic[0]->packets, nic[1]->packets));
+		fprintf(f, "%llu,%llu,", (unsigned long long)gdrb_cnt_sum(nic[0]->errors, nic[1]->errors),
+			(unsigned long long)gdrb_cnt_sum(nic[0]->packets, nic[1]->packets));
 		nic_note(r, row_note, sizeof(row_note), nic, rank);
 	} else {
 		fputs(",,", f);
