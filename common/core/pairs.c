@@ -401,7 +401,8 @@ static int measure_lat(struct pairs_run *r, unsigned k, size_t size, const struc
 	unsigned back = (me->pos + r->m - k) % r->m, ph;
 	struct gdrb_cnt_rise rise;
 
-	gdrb_counters_read(r->counters, NULL);
+	/* Fresh too: a reading the kernel still caches would hand what rose before to the first pair. */
+	gdrb_counters_read_fresh(r->counters, NULL);
 	for (ph = 0; ph < nphases; ph++) {
 		struct xfer x = { .r = r, .path = path, .size = size,
 				  .to = pairs_peer(r, r->boot->rank, k, true),
