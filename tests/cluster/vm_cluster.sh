@@ -141,14 +141,17 @@ ok netem
 only_vm3() {
 	suspects_only "$WORK/$1/verdict.json" 0 node "node gdrb-vm3 " >"$WORK/$1.suspects"
 }
+# judge NAME PROFILE RC WHAT: gdrb accept of the results NAME against PROFILE (its output in
+# NAME.verdict) must exit RC; else its output and NAME's CSVs are shown, and WHAT fails.
+judge() {
+	local rc=0
+	"$top_srcdir/scripts/gdrb" accept "$WORK/$1" "$WORK/$2" >"$WORK/$1.verdict" 2>&1 || rc=$?
+	[ "$rc" -eq "$3" ] || { cat "$WORK/$1.verdict" "$WORK/$1"/pairs*.csv; fail "$4: accept exited $rc, expected $3"; }
+}
 ok healthy-mpi
-rc=0
-"$top_srcdir/scripts/gdrb" accept "$WORK/healthy-mpi" "$WORK/mpi_pairs.profile" >"$WORK/healthy-mpi.verdict" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || { cat "$WORK/healthy-mpi.verdict" "$WORK/healthy-mpi/pairs-262144-direct.csv"; fail "mpi pairs, healthy VMs: accept exited $rc, expected 0"; }
+judge healthy-mpi mpi_pairs.profile 0 "mpi pairs, healthy VMs"
 ok slow-mpi
-rc=0
-"$top_srcdir/scripts/gdrb" accept "$WORK/slow-mpi" "$WORK/mpi_pairs.profile" >"$WORK/slow-mpi.verdict" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] || { cat "$WORK/slow-mpi.verdict" "$WORK/slow-mpi/pairs-262144-direct.csv"; fail "mpi pairs, gdrb-vm3 limited: accept exited $rc, expected 1"; }
+judge slow-mpi mpi_pairs.profile 1 "mpi pairs, gdrb-vm3 limited"
 only_vm3 slow-mpi || { cat "$WORK/slow-mpi.verdict" "$WORK/slow-mpi/pairs-262144-direct.csv" "$WORK/slow-mpi.suspects"
 	fail "mpi pairs, gdrb-vm3 limited: the verdict does not name node gdrb-vm3 alone"; }
 pass "mpi all pairs across 3 VMs: healthy PASS; gdrb-vm3's link limited to $(cat "$WORK/netem.rate") kbit/s both ways (tc netem and police in that VM): FAIL, $(paste -sd';' "$WORK/slow-mpi.suspects")"
@@ -166,15 +169,11 @@ PROFILE
 ok healthy-verbs
 ok lossy-tc
 ok lossy
-rc=0
-"$top_srcdir/scripts/gdrb" accept "$WORK/healthy-verbs" "$WORK/lossy.profile" >"$WORK/healthy-verbs.verdict" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || { cat "$WORK/healthy-verbs.verdict" "$WORK/healthy-verbs/pairs.csv"; fail "verbs pairs, healthy VMs: accept exited $rc, expected 0"; }
+judge healthy-verbs lossy.profile 0 "verbs pairs, healthy VMs"
 [ "$(ranks_count "$WORK/healthy-verbs/pairs-ranks.csv" rank=2 host=gdrb-vm3 local_rank=0 gpu= nic=rxe0:1)" -eq 1 ] ||
 	{ cat "$WORK/healthy-verbs/pairs-ranks.csv"; fail "verbs pairs: rank 2 is not on gdrb-vm3 with rxe0:1"; }
 pass "verbs all pairs (gdrb_write_pairs) across 3 VMs over rxe, latency at 4 KiB: healthy PASS ($(sed -n 2p "$WORK/healthy-verbs.verdict" | sed 's/^ *//'); $(sed -n 4p "$WORK/healthy-verbs.verdict" | sed 's/^ *//'))"
-rc=0
-"$top_srcdir/scripts/gdrb" accept "$WORK/lossy" "$WORK/lossy.profile" >"$WORK/lossy.verdict" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] || { cat "$WORK/lossy.verdict" "$WORK/lossy/pairs.csv"; fail "gdrb-vm3 lossy: accept exited $rc, expected 1"; }
+judge lossy lossy.profile 1 "gdrb-vm3 lossy"
 # rxe's retransmission and sequence counters rose on gdrb-vm3.
 awk -F, 'FNR > 1 && $4 ~ /gdrb-vm3/ && $13 > 0 { if ($9 ~ /completer_retry_err/) r++; if ($9 ~ /seq/) q++ }
 	END { exit !(r && q) }' "$WORK/lossy/pairs.counters.csv" ||
