@@ -16,6 +16,13 @@
 int gdrb_path(char *buf, size_t len, const char *root, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * The readers below take a regular file only, opened without blocking and
+ * not through a link in its last component: a FIFO, device or socket is
+ * -EINVAL, a link -ELOOP, so a planted one never hangs the reader. At most
+ * the buffer's length is read.
+ */
+
 /* Read a text file, trailing whitespace removed (values like "4: ACTIVE\n"). */
 int gdrb_read_text(const char *path, char *buf, size_t len);
 /* Read an integer in any C base ("0x10de", "16", "-1"). */

@@ -35,13 +35,24 @@ int gdrb_path(char *buf, size_t len, const char *root, const char *fmt, ...)
 
 int gdrb_read_bin(const char *path, void *buf, size_t len, size_t *got)
 {
+	struct stat st;
 	size_t done = 0;
 	int fd;
 
 	*got = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * A FIFO or device planted in a tree must not block the reader or be read:
+	 * sysfs and procfs attributes are regular files, and none is a link.
+	 */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) != 0)
+		st.st_mode = 0;         /* unknown: refused as not a regular file */
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	while (done < len) {
 		ssize_t r = read(fd, (char *)buf + done, len - done);
 

@@ -124,6 +124,35 @@ expect noib 1 "FAIL SKIP PASS SKIP WARN PASS PASS SKIP SKIP PASS PASS" \
 expect nogpu 1 "PASS SKIP FAIL SKIP SKIP PASS PASS SKIP SKIP PASS SKIP" \
 	"0 NVIDIA GPUs on the PCI bus; no NVIDIA kernel driver loaded" "no NVIDIA kernel driver loaded (check 3)"
 
+# FIFOs planted in place of a port's state, a bridge's config space, the limits and the module
+# list: each read fails at once as not a regular file (a FIFO without a writer blocked the
+# reader for good), the attribute counts as unreadable, and the doctor ends in bounded time.
+cp -r "$fx/healthy" "$WORK/fifo" || fail "copy of the healthy tree"
+for attr in "sys/class/infiniband/mlx5_1/ports/1/state" "sys/bus/pci/devices/0000:12:00.0/config" \
+	"proc/self/limits" "proc/modules"; do
+	f=$(readlink -f "$WORK/fifo/$attr") || fail "no $attr in the healthy tree"
+	{ rm "$f" && mkfifo "$f"; } || fail "no FIFO in place of $attr"
+done
+start=$(date +%s%N)
+timeout 20 "$bin" --sysfs-root "$WORK/fifo/sys" --procfs-root "$WORK/fifo/proc" >"$WORK/fifo.txt" 2>"$WORK/err"
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$rc" -ne 124 ] || fail "gdrb_doctor blocked on a FIFO in the sysfs tree (killed after 20 s)"
+[ "$rc" -eq 1 ] || { cat "$WORK/fifo.txt" "$WORK/err"; fail "FIFO tree: exit $rc, expected 1"; }
+[ ! -s "$WORK/err" ] || { cat "$WORK/err"; fail "FIFO tree: diagnostics on stderr"; }
+got=$(table_verdicts "$WORK/fifo.txt")
+[ "$got" = "FAIL SKIP PASS SKIP WARN SKIP PASS PASS PASS PASS PASS" ] ||
+	{ cat "$WORK/fifo.txt"; fail "FIFO tree: verdicts '$got'"; }
+for pattern in "FAIL mlx5_1 port 1: state unknown" "memlock  *SKIP  *not known: " \
+	"SKIP GPU 0000:13:00.0 - mlx5_0: config space of the 2 bridges between them not readable"; do
+	grep -q -- "$pattern" "$WORK/fifo.txt" || { cat "$WORK/fifo.txt"; fail "FIFO tree: no '$pattern'"; }
+done
+timeout 20 "$bin" --json --sysfs-root "$WORK/fifo/sys" --procfs-root "$WORK/fifo/proc" >"$WORK/fifo.json"
+rc=$?
+[ "$rc" -eq 1 ] || fail "FIFO tree --json: exit $rc, expected 1"
+json_valid "$WORK/fifo.json" || { cat "$WORK/fifo.json"; fail "FIFO tree: --json is not valid JSON"; }
+pass "FIFOs in place of 4 attributes: each unreadable, gdrb_doctor done in $ms ms"
+
 # Bad input: exit 2, one line on stderr naming the option and the accepted form, nothing on stdout.
 expect_usage() { expect_refused "$1" "$bin" "${@:2}"; }
 mkdir -p "$WORK/empty"

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gdrb_json.h"
 #include "gdrb_memroom.h"
@@ -591,6 +592,7 @@ START_TEST(test_cmdline)
 }
 END_TEST
 
+
 START_TEST(test_sysfs_helpers)
 {
 	char path[PATH_MAX], rel[PATH_MAX], text[64];
@@ -747,6 +749,42 @@ START_TEST(test_cgroup_room)
 }
 END_TEST
 
+/*
+ * A FIFO, a directory or a link planted where an attribute belongs is refused at
+ * once (a FIFO without a writer used to block the reader for good; the test's
+ * timeout catches that), and a regular file is read no further than asked.
+ */
+START_TEST(test_sysfs_nonblocking)
+{
+	char dir[] = "/tmp/gdrb-sysfs.XXXXXX", path[PATH_MAX], target[PATH_MAX], text[8];
+	uint8_t bin[4];
+	size_t got;
+	long v;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put(dir, "state", "4: ACTIVE\n");
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(gdrb_read_text(path, text, sizeof(text)), -EINVAL);
+	ck_assert_str_eq(text, "");
+	ck_assert_int_eq(gdrb_read_long(path, &v), -EINVAL);
+	ck_assert_int_eq(gdrb_read_bin(path, bin, sizeof(bin), &got), -EINVAL);
+	ck_assert_uint_eq(got, 0);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(gdrb_read_text(path, text, sizeof(text)), -EINVAL);
+	snprintf(target, sizeof(target), "%s/state", dir);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(gdrb_read_text(path, text, sizeof(text)), -ELOOP);
+	/* Bounded: 7 bytes of a longer file. */
+	ck_assert_int_eq(gdrb_read_text(target, text, sizeof(text)), 0);
+	ck_assert_str_eq(text, "4: ACTI");
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 /* One string through a writer (gdrb_json_quote, gdrb_text_put), as text. */
 static char *written(void (*writer)(FILE *, const char *), const char *s)
 {
@@ -871,6 +909,7 @@ static Suite *topo_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("helpers");
 	tcase_add_test(tc, test_sysfs_helpers);
+	tcase_add_test(tc, test_sysfs_nonblocking);
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_json_utf8);
 	tcase_add_test(tc, test_text_for_terminal);
