@@ -474,8 +474,9 @@ static void check_memlock(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 	else
 		snprintf(fix, sizeof(fix), "raise it to unlimited (at least %s here): %s", total, how);
 	if (!nd->memlock_known) {
-		evidence(c, "not known: no %s/self/limits; need %s (-m %s, --mem %s)", d->procfs_root,
-			 total, max, gdrb_mem_kind_name(d->mem));
+		evidence(c, "not known: %s/self/limits %s; need %s (-m %s, --mem %s)", d->procfs_root,
+			 nd->memlock_why[0] ? nd->memlock_why : "not read", total, max,
+			 gdrb_mem_kind_name(d->mem));
 		return;
 	}
 	if (nd->memlock_unlimited) {

@@ -43,6 +43,7 @@ struct gdrb_node {
 	bool memlock_known;
 	bool memlock_unlimited;
 	uint64_t memlock_bytes;
+	char memlock_why[48];           /* not known: why ("missing", "its soft limit is out of range") */
 	bool cap_ipc_lock;              /* exempt from the limit (<proc>/self/status CapEff) */
 };
 
@@ -64,7 +65,10 @@ const char *gdrb_cmdline_value(const char *cmdline, const char *key, char *buf, 
 
 /*
  * "Max locked memory  65536  65536  bytes" from a limits text: 0 and the
- * soft limit, *unlimited set for "unlimited"; -ENOENT without that line.
+ * soft limit, *unlimited set for "unlimited"; -ENOENT without that line or
+ * value, -EINVAL for a soft limit of anything but decimal digits, -ERANGE
+ * for one of 2^64 - 1 or more (never cut to a smaller number, never taken
+ * as unlimited). On an error *bytes is 0 and *unlimited false.
  */
 int gdrb_parse_memlock(const char *limits, uint64_t *bytes, bool *unlimited);
 

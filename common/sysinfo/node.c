@@ -241,21 +241,54 @@ static void load_nvidia(const char *sys, const char *proc, struct gdrb_node *n)
 int gdrb_parse_memlock(const char *limits, uint64_t *bytes, bool *unlimited)
 {
 	static const char key[] = "Max locked memory";
-	const char *line = strstr(limits, key);
-	char soft[32];
+	const char *line = strstr(limits, key), *soft;
+	unsigned long long v;
+	size_t len, i;
 
 	*bytes = 0;
 	*unlimited = false;
-	if (!line || sscanf(line + sizeof(key) - 1, "%31s", soft) != 1)
+	if (!line)
 		return -ENOENT;
-	if (!strcmp(soft, "unlimited")) {
+	soft = line + sizeof(key) - 1;
+	soft += strspn(soft, " \t");
+	len = strcspn(soft, " \t\n");
+	if (len == 0)
+		return -ENOENT;
+	if (len == 9 && !strncmp(soft, "unlimited", 9)) {
 		*unlimited = true;
 		return 0;
 	}
-	if (!isdigit((unsigned char)soft[0]))
-		return -EINVAL;
-	*bytes = strtoull(soft, NULL, 10);
+	/* Decimal digits only; the kernel writes RLIM_INFINITY as "unlimited", never as a number. */
+	for (i = 0; i < len; i++)
+		if (!isdigit((unsigned char)soft[i]))
+			return -EINVAL;
+	errno = 0;
+	v = strtoull(soft, NULL, 10);
+	if (errno == ERANGE || v >= UINT64_MAX)
+		return -ERANGE;
+	*bytes = v;
 	return 0;
+}
+
+/* Why <proc>/self/limits gave no memlock limit, for the doctor's evidence. */
+static const char *memlock_why(int rc)
+{
+	switch (rc) {
+	case -ENOENT: return "no 'Max locked memory' line";
+	case -EINVAL: return "its soft limit is not a number";
+	case -ERANGE: return "its soft limit is out of range";
+	default: return "unreadable";
+	}
+}
+
+static const char *read_why(int rc)
+{
+	switch (rc) {
+	case -ENOENT: return "missing";
+	case -EINVAL: return "not a regular file";
+	case -ELOOP: return "a symbolic link";
+	default: return strerror(-rc);
+	}
 }
 
 static void load_memlock(const char *proc, bool live, struct gdrb_node *n)
@@ -263,15 +296,22 @@ static void load_memlock(const char *proc, bool live, struct gdrb_node *n)
 	char path[PATH_MAX], text[4096];
 	const char *cap;
 	struct rlimit rl;
+	int rc;
 
 	if (live && getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
 		n->memlock_known = true;
 		n->memlock_unlimited = rl.rlim_cur == RLIM_INFINITY;
 		n->memlock_bytes = n->memlock_unlimited ? 0 : (uint64_t)rl.rlim_cur;
-	} else if (gdrb_path(path, sizeof(path), proc, "self/limits") == 0 &&
-		   gdrb_read_text(path, text, sizeof(text)) == 0) {
-		n->memlock_known = gdrb_parse_memlock(text, &n->memlock_bytes,
-						      &n->memlock_unlimited) == 0;
+	} else if (gdrb_path(path, sizeof(path), proc, "self/limits") == 0) {
+		rc = gdrb_read_text(path, text, sizeof(text));
+		if (rc) {
+			snprintf(n->memlock_why, sizeof(n->memlock_why), "%s", read_why(rc));
+		} else {
+			rc = gdrb_parse_memlock(text, &n->memlock_bytes, &n->memlock_unlimited);
+			n->memlock_known = rc == 0;
+			if (rc)
+				snprintf(n->memlock_why, sizeof(n->memlock_why), "%s", memlock_why(rc));
+		}
 	}
 	if (gdrb_path(path, sizeof(path), proc, "self/status") == 0 &&
 	    gdrb_read_text(path, text, sizeof(text)) == 0 && (cap = strstr(text, "CapEff:")))

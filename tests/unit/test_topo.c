@@ -589,9 +589,47 @@ START_TEST(test_cmdline)
 	ck_assert(unlimited);
 	ck_assert_int_eq(gdrb_parse_memlock("Max open files 1024 1024 files", &bytes, &unlimited),
 			 -ENOENT);
+	ck_assert_int_eq(gdrb_parse_memlock("Max locked memory 18446744073709551614 0 bytes",
+					    &bytes, &unlimited), 0);
+	ck_assert_uint_eq(bytes, 18446744073709551614ull);
 }
 END_TEST
 
+/* A limit the kernel would never write is not known: neither wrapped to a small one nor unlimited. */
+START_TEST(test_memlock_malformed)
+{
+	static const struct {
+		const char *text;
+		int rc;
+	} cases[] = {
+		{ "Max locked memory 18446744073709551616 18446744073709551616 bytes", -ERANGE },
+		{ "Max locked memory 18446744073709551615 unlimited bytes", -ERANGE },
+		{ "Max locked memory 36893488147419103232 0 bytes", -ERANGE },
+		{ "Max locked memory 99999999999999999999999999999999999999 0 bytes", -ERANGE },
+		{ "Max locked memory 000000000000000000000000000000000018446744073709551616 0 bytes", -ERANGE },
+		{ "Max locked memory -1 -1 bytes", -EINVAL },
+		{ "Max locked memory +65536 65536 bytes", -EINVAL },
+		{ "Max locked memory 0x10000 0x10000 bytes", -EINVAL },
+		{ "Max locked memory 65536kB 65536 bytes", -EINVAL },
+		{ "Max locked memory unlimitedX unlimited bytes", -EINVAL },
+		{ "Max locked memory   \n", -ENOENT },
+	};
+	uint64_t bytes;
+	bool unlimited;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_msg(gdrb_parse_memlock(cases[i].text, &bytes, &unlimited) == cases[i].rc,
+			      "'%s' not refused with %d", cases[i].text, cases[i].rc);
+		ck_assert(!unlimited);
+		ck_assert_uint_eq(bytes, 0);
+	}
+	/* Leading zeros are still the number they write. */
+	ck_assert_int_eq(gdrb_parse_memlock("Max locked memory 0000000000000000000000000000000000065536 0 bytes",
+					    &bytes, &unlimited), 0);
+	ck_assert_uint_eq(bytes, 65536);
+}
+END_TEST
 
 START_TEST(test_sysfs_helpers)
 {
@@ -785,6 +823,32 @@ START_TEST(test_sysfs_nonblocking)
 }
 END_TEST
 
+/* A limits file that is a FIFO or holds 2^64: the memlock limit is not known, and says why. */
+START_TEST(test_node_memlock_unreadable)
+{
+	char dir[] = "/tmp/gdrb-proc.XXXXXX", sys[64], proc[64], path[PATH_MAX];
+	struct gdrb_node n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sys, sizeof(sys), "%s/sys", dir);
+	snprintf(proc, sizeof(proc), "%s/proc", dir);
+	put(dir, "sys/bus/pci/devices/.keep", "");
+	put(dir, "proc/cmdline", "quiet\n");
+	put(dir, "proc/self/limits", "Max locked memory 18446744073709551616 18446744073709551616 bytes\n");
+	ck_assert_int_eq(gdrb_node_load(sys, proc, false, &n), 0);
+	ck_assert(!n.memlock_known && !n.memlock_unlimited);
+	ck_assert_str_eq(n.memlock_why, "its soft limit is out of range");
+	snprintf(path, sizeof(path), "%s/self/limits", proc);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(gdrb_node_load(sys, proc, false, &n), 0);
+	ck_assert(!n.memlock_known);
+	ck_assert_str_eq(n.memlock_why, "not a regular file");
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 /* One string through a writer (gdrb_json_quote, gdrb_text_put), as text. */
 static char *written(void (*writer)(FILE *, const char *), const char *s)
 {
@@ -906,6 +970,8 @@ static Suite *topo_suite(void)
 	tc = tcase_create("node");
 	tcase_add_test(tc, test_node);
 	tcase_add_test(tc, test_cmdline);
+	tcase_add_test(tc, test_memlock_malformed);
+	tcase_add_test(tc, test_node_memlock_unreadable);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("helpers");
 	tcase_add_test(tc, test_sysfs_helpers);
