@@ -44,6 +44,12 @@ void gdrb_json_quote(FILE *f, const char *s);
  */
 void gdrb_text_put(FILE *f, const char *s);
 
+/*
+ * s as gdrb_text_put() writes it, into out (len bytes, NUL-terminated), cut
+ * before the first character that does not fit whole; its length.
+ */
+size_t gdrb_text_clean(char *out, size_t len, const char *s);
+
 /* Lines of text (LEN bytes, each ending in \n) for a terminal: each as gdrb_text_put, then \n. */
 void gdrb_text_lines(FILE *f, const char *text, size_t len);
 

@@ -39,25 +39,60 @@ static size_t utf8_len(const unsigned char *p)
 	return n;
 }
 
+/*
+ * The terminal form of the character at p: into out (at least 17 bytes) and the
+ * number of bytes of p it takes. Valid UTF-8 other than C1 is kept; a control
+ * (C0, DEL, C1 as UTF-8) or a byte of no valid sequence is its bytes as \xHH.
+ */
+static size_t text_unit(const unsigned char *p, char *out)
+{
+	size_t n = utf8_len(p), i;
+
+	if (n == 1 && *p >= 0x20 && *p != 0x7f) {
+		out[0] = (char)*p;
+		out[1] = '\0';
+		return 1;
+	}
+	if (n > 1 && !(p[0] == 0xc2 && p[1] < 0xa0)) {
+		memcpy(out, p, n);
+		out[n] = '\0';
+		return n;
+	}
+	n = n ? n : 1;
+	for (i = 0; i < n; i++)
+		snprintf(out + 4 * i, 5, "\\x%02x", p[i]);
+	return n;
+}
+
 void gdrb_text_put(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	char unit[17];
 
-	for (; p && *p; p++) {
-		size_t n = utf8_len(p), i;
-
-		if (n == 1 && *p >= 0x20 && *p != 0x7f) {
-			fputc(*p, f);
-		} else if (n > 1 && !(p[0] == 0xc2 && p[1] < 0xa0)) {
-			fwrite(p, 1, n, f);
-			p += n - 1;
-		} else {
-			/* A control (C0, DEL, C1 as UTF-8) or a byte of no valid sequence: its bytes as \xHH. */
-			for (i = 0; i < (n ? n : 1); i++)
-				fprintf(f, "\\x%02x", p[i]);
-			p += (n ? n : 1) - 1;
-		}
+	while (p && *p) {
+		p += text_unit(p, unit);
+		fputs(unit, f);
 	}
+}
+
+size_t gdrb_text_clean(char *out, size_t len, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t used = 0, n;
+	char unit[17];
+
+	if (len == 0)
+		return 0;
+	while (p && *p) {
+		p += text_unit(p, unit);
+		n = strlen(unit);
+		if (used + n >= len)
+			break;          /* whole characters only: never half an escape */
+		memcpy(out + used, unit, n);
+		used += n;
+	}
+	out[used] = '\0';
+	return used;
 }
 
 void gdrb_text_lines(FILE *f, const char *text, size_t len)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gdrb_json.h"
 #include "gdrb_log.h"
 
 static const char *log_prog = "gdrbench";
@@ -38,6 +39,22 @@ void gdrb_log_set_leader(int leader) { log_leader = leader; }
 void gdrb_set_verbose(int level) { log_verbose = level; }
 int gdrb_verbose(void) { return log_verbose; }
 
+/*
+ * One message as one line on stderr. Host names, device names from sysfs,
+ * paths and values from the environment or the command line are in it, so it
+ * is written as gdrb_text_put() writes text: no control byte or escape
+ * sequence reaches the terminal, and an embedded newline cannot fake a line.
+ */
+static void put_line(const char *line)
+{
+	char shown[4 * 2048 + 1];
+
+	gdrb_text_clean(shown, sizeof(shown), line);
+	/* One write per message keeps lines from several ranks whole. */
+	fprintf(stderr, "%s\n", shown);
+	fflush(stderr);
+}
+
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
 	char line[2048];
@@ -51,9 +68,7 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = 0;
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	/* One write per message keeps lines from several ranks whole. */
-	fprintf(stderr, "%s\n", line);
-	fflush(stderr);
+	put_line(line);
 }
 
 void gdrb_err(const char *fmt, ...)
@@ -87,12 +102,15 @@ void gdrb_usage_err(const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
+	int n;
 
 	if (!log_leader)
 		return;
+	n = snprintf(line, sizeof(line), "%s: ", log_prog);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s\n", log_prog, line);
-	fflush(stderr);
+	put_line(line);
 }

@@ -5,6 +5,9 @@
 #    those bytes as \xHH, valid UTF-8 kept; --json of the same tree still parses;
 #  - a benchmark's header: a host name carrying terminal escapes (a UTS namespace of its own, as
 #    root; skipped elsewhere) is printed with those bytes as \xHH;
+#  - stderr: a path, an option or a device name carrying escapes (ESC[2J, BEL, CR, C1 CSI) is
+#    shown as \xHH on one line (the logger cleans every diagnostic; test_topo checks the host
+#    name of its prefix);
 #  - a CSV cell that a spreadsheet would run as a formula (a --label starting =, +, -, @) gets a
 #    leading apostrophe in the main and the all-pairs CSV, the form gdrbtool's csv_text() writes.
 # shellcheck source=../support/lib.sh
@@ -41,6 +44,32 @@ cp -r "$fx/dgx8/sys" "$fx/dgx8/proc" "$WORK/root$(printf '\033[31m')/"
 grep -q $'\033' "$WORK/table" && { cat -v "$WORK/table"; fail "a raw ESC of --sysfs-root in the table"; }
 grep -qF 'root\x1b[31m/sys' "$WORK/table" || { cat -v "$WORK/table"; fail "--sysfs-root not shown as \\xHH"; }
 pass "gdrb_doctor: --sysfs-root with an escape shown as \\xHH in the header"
+
+# stderr: every diagnostic goes through one logger that writes controls as \xHH, whatever
+# the message carries (a path, a device name, an option's value, a host name).
+# stderr_clean FILE WANT: FILE is one line, holds no raw control byte, and holds WANT.
+stderr_clean() {
+	local raw
+	raw=$(LC_ALL=C grep -c $'[\x01-\x09\x0b-\x1f\x7f]\|\x9b' "$1" || true)
+	[ "$raw" = 0 ] || { cat -v "$1"; fail "stderr holds $raw line(s) with a raw control byte"; }
+	[ "$(wc -l <"$1")" = 1 ] || { cat -v "$1"; fail "stderr is not one line"; }
+	grep -qF -- "$2" "$1" || { cat -v "$1"; fail "stderr does not show '$2'"; }
+}
+esc=$(printf '\033[2J\007\r\302\233')
+"$doctor" --sysfs-root "$WORK/no$esc" >"$WORK/out" 2>"$WORK/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "gdrb_doctor --sysfs-root of a missing folder with escapes: exit $rc, expected 2"
+stderr_clean "$WORK/err" "--sysfs-root: '$WORK/no\x1b[2J\x07\x0d\xc2\x9b' is not a directory"
+"$doctor" --sysfs-root "$fx/dgx8/sys" --procfs-root "$fx/dgx8/sys$esc" >"$WORK/out" 2>"$WORK/err"
+stderr_clean "$WORK/err" "--procfs-root: '$fx/dgx8/sys\x1b[2J\x07\x0d\xc2\x9b' is not a directory"
+"$top_builddir/bench/gdrb_copy_bw" "--bogus$esc" >"$WORK/out" 2>"$WORK/err"
+stderr_clean "$WORK/err" "unknown option '--bogus\x1b[2J\x07\x0d\xc2\x9b'"
+# A device name as an option's value, as a user pastes one from a listing.
+if [ -x "$top_builddir/bench/gdrb_write_bw" ]; then
+	"$top_builddir/bench/gdrb_write_bw" --ib-dev "mlx5_0$esc:x" >"$WORK/out" 2>"$WORK/err"
+	stderr_clean "$WORK/err" "got 'mlx5_0\x1b[2J\x07\x0d\xc2\x9b:x'"
+fi
+pass "stderr: paths, options and device names with terminal escapes shown as \\xHH on one line"
 
 need_mpi
 # same_form CSV LABEL: the note of every row starts with the label after an apostrophe, and

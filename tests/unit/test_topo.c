@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of common/sysinfo/topo.c, node.c, sysfs.c and json.c on the fixture
+ * Unit tests of common/sysinfo/topo.c, node.c, sysfs.c, json.c and log.c's cleaning on the fixture
  * trees tests/support/data/mk-sysfs-fixtures.sh generates (make check puts them in
  * $top_builddir/tests/fixtures).
  */
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gdrb_json.h"
+#include "gdrb_log.h"
 #include "gdrb_memroom.h"
 #include "gdrb_node.h"
 #include "gdrb_sysfs.h"
@@ -942,6 +943,65 @@ START_TEST(test_text_for_terminal)
 }
 END_TEST
 
+/* Whole characters only: a cut never leaves half an escape or half a UTF-8 sequence. */
+START_TEST(test_text_clean)
+{
+	char out[16];
+
+	ck_assert_uint_eq(gdrb_text_clean(out, sizeof(out), "a\x1b[2J\x07" "b"), 13);
+	ck_assert_str_eq(out, "a\\x1b[2J\\x07b");
+	ck_assert_uint_eq(gdrb_text_clean(out, 7, "ab\x1b[2J"), 6);
+	ck_assert_str_eq(out, "ab\\x1b");
+	ck_assert_uint_eq(gdrb_text_clean(out, 5, "ab\x1b[2J"), 2);
+	ck_assert_str_eq(out, "ab");
+	ck_assert_uint_eq(gdrb_text_clean(out, 4, "ab\xc3\xa9"), 2);
+	ck_assert_str_eq(out, "ab");
+	ck_assert_uint_eq(gdrb_text_clean(out, 1, "abc"), 0);
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+/*
+ * What gdrb_err, gdrb_warn and gdrb_usage_err write to stderr: a host name and a
+ * device name carrying terminal escapes (as sysfs or a UTS namespace can hold) come
+ * out with each control as \xHH on one line; the numbers of the message unchanged.
+ */
+START_TEST(test_log_clean)
+{
+	static const char host[] = "n\x1b]0;pwned\x07", dev[] = "mlx5_0\x1b[2J\x07\r\n\xc2\x9b" "1m";
+	char path[] = "/tmp/gdrb-log.XXXXXX", text[1024];
+	int fd = mkstemp(path), saved = dup(2);
+	size_t got;
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(saved, 0);
+	fflush(stderr);
+	ck_assert_int_eq(dup2(fd, 2), 2);
+	gdrb_log_init("/x/gdrb_test");
+	gdrb_usage_err("--ib-dev: expected NAME, got '%s'", dev);
+	gdrb_log_set_rank(3, host);
+	gdrb_warn("port %d of %s: %.1f Gb/s", 1, dev, 400.0);
+	gdrb_err("%s", "caf\xc3\xa9\ttab");
+	fflush(stderr);
+	ck_assert_int_eq(dup2(saved, 2), 2);
+	close(saved);
+	f = fdopen(fd, "r");
+	ck_assert_ptr_nonnull(f);
+	rewind(f);
+	got = fread(text, 1, sizeof(text) - 1, f);
+	text[got] = '\0';
+	fclose(f);
+	unlink(path);
+	ck_assert_str_eq(text,
+			 "gdrb_test: --ib-dev: expected NAME, got 'mlx5_0\\x1b[2J\\x07\\x0d\\x0a\\xc2\\x9b1m'\n"
+			 "gdrb_test: rank 3 (n\\x1b]0;pwned\\x07): warning: port 1 of "
+			 "mlx5_0\\x1b[2J\\x07\\x0d\\x0a\\xc2\\x9b1m: 400.0 Gb/s\n"
+			 "gdrb_test: rank 3 (n\\x1b]0;pwned\\x07): error: caf\xc3\xa9\\x09tab\n");
+	gdrb_log_set_rank(-1, NULL);
+}
+END_TEST
+
 static Suite *topo_suite(void)
 {
 	Suite *s = suite_create("topo");
@@ -979,6 +1039,8 @@ static Suite *topo_suite(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_json_utf8);
 	tcase_add_test(tc, test_text_for_terminal);
+	tcase_add_test(tc, test_text_clean);
+	tcase_add_test(tc, test_log_clean);
 	tcase_add_test(tc, test_meminfo_available);
 	tcase_add_test(tc, test_cgroup_room);
 	suite_add_tcase(s, tc);
