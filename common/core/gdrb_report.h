@@ -74,7 +74,20 @@ struct gdrb_csv {
 };
 
 /*
- * Open PATH for appending. A new or empty file gets the header; an existing
+ * Open PATH, an output of this run, for writing with FLAGS (O_WRONLY or
+ * O_RDWR, O_APPEND, O_CREAT, O_TRUNC): never through a symbolic link, never
+ * a FIFO, device, socket or directory (judged before it is opened, so
+ * nothing blocks), never a file another output of this process has open
+ * under any name (O_TRUNC applies only after that check). Returns the
+ * descriptor, or GDRB_ERR_USAGE after one line naming WHAT ("--csv") and
+ * PATH. Call gdrb_out_forget(fd) before closing it.
+ */
+int gdrb_out_open(const char *path, const char *what, int flags);
+void gdrb_out_forget(int fd);
+
+/*
+ * Open PATH for appending, as gdrb_out_open() opens an output. A new or
+ * empty file gets the header; an existing
  * one must start with the same header, end in a newline and use LF line
  * ends. Returns 0; GDRB_ERR_USAGE after one line naming the problem (missing
  * directory, other header, torn last row, CRLF; the file is left as it was);
@@ -83,9 +96,9 @@ struct gdrb_csv {
 int gdrb_csv_open(const char *path, struct gdrb_csv **out);
 
 /*
- * Another file of the same discipline (the counter file): its header, what
- * the refusals call it ("counter file"), and whether a symbolic link at its
- * path is refused rather than followed (a file whose name gdrbench derived).
+ * Another file of the same discipline (the counter file): its header and what
+ * the refusals call it ("counter file"). A symbolic link at its path is
+ * refused whatever nofollow says: every output is opened by gdrb_out_open().
  */
 struct gdrb_csv_kind {
 	const char *what;

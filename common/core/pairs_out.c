@@ -9,10 +9,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gdrb_clock.h"
 #include "gdrb_inject.h"
@@ -69,11 +71,44 @@ static bool is_bw(const struct pairs_run *r, size_t mi)
 	return r->metrics[mi] == GDRB_PAIRS_BW;
 }
 
+/*
+ * A new file that the run writes beside the pairs CSV, opened as every output is
+ * (gdrb_out_open: no link, no FIFO, not the pairs CSV itself); NULL after saying why.
+ */
+static FILE *open_beside(const char *path, const char *what)
+{
+	int fd = gdrb_out_open(path, what, O_WRONLY | O_CREAT | O_TRUNC);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	gdrb_out_forget(fd);    /* written and closed at once: only the CSV stays open */
+	f = fdopen(fd, "w");
+	if (!f) {
+		gdrb_err("cannot write %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+/* Whether name is one the run gives a file beside the pairs CSV: pairs-ranks.csv, pairs-[lat-]SIZE-... */
+static bool name_beside(const char *name)
+{
+	if (!strcmp(name, "pairs-ranks.csv"))
+		return true;
+	if (strncmp(name, "pairs-", 6))
+		return false;
+	name += 6;
+	if (!strncmp(name, "lat-", 4))
+		name += 4;
+	return *name >= '0' && *name <= '9';
+}
+
 int gdrb_pairs_out_open(struct pairs_run *r)
 {
 	char *copy;
 	FILE *f;
-	int i;
+	int i, fd;
 
 	if (!r->p.csv_path)
 		return 0;
@@ -82,11 +117,22 @@ int gdrb_pairs_out_open(struct pairs_run *r)
 		return GDRB_ERR;
 	snprintf(r->dir, sizeof(r->dir), "%s", dirname(copy));
 	free(copy);
-	/* Appended to, as the main CSV is: an existing file must hold this schema. */
-	r->csv = fopen(r->p.csv_path, "a+");
-	if (!r->csv) {
-		gdrb_usage_err("--csv %s: %s", r->p.csv_path, strerror(errno));
+	copy = strrchr(r->p.csv_path, '/');
+	if (name_beside(copy ? copy + 1 : r->p.csv_path)) {
+		gdrb_usage_err("--csv: '%s' is a name the run gives the files it writes beside the pairs CSV (pairs-ranks.csv, pairs-SIZE-PATH.csv, pairs-lat-SIZE-PATH.csv); give another name",
+			       r->p.csv_path);
 		return GDRB_ERR_USAGE;
+	}
+	/* Appended to, as the main CSV is: an existing file must hold this schema. */
+	fd = gdrb_out_open(r->p.csv_path, "--csv", O_RDWR | O_APPEND | O_CREAT);
+	if (fd < 0)
+		return fd;
+	r->csv = fdopen(fd, "a+");
+	if (!r->csv) {
+		gdrb_err("--csv %s: %s", r->p.csv_path, strerror(errno));
+		gdrb_out_forget(fd);
+		close(fd);
+		return GDRB_ERR;
 	}
 	{
 		char first[sizeof(pairs_header) + 2] = "";
@@ -98,6 +144,7 @@ int gdrb_pairs_out_open(struct pairs_run *r)
 			   first[sizeof(pairs_header) - 2] != '\n') {
 			gdrb_usage_err("--csv %s: the file holds another header than the pairs CSV's; give a new file",
 				       r->p.csv_path);
+			gdrb_out_forget(fileno(r->csv));
 			fclose(r->csv);
 			r->csv = NULL;
 			return GDRB_ERR_USAGE;
@@ -108,11 +155,9 @@ int gdrb_pairs_out_open(struct pairs_run *r)
 		char path[4200];
 
 		snprintf(path, sizeof(path), "%s/pairs-ranks.csv", r->dir);
-		f = fopen(path, "w");
-		if (!f) {
-			gdrb_err("cannot write %s: %s", path, strerror(errno));
-			return GDRB_ERR;
-		}
+		f = open_beside(path, "the pairs CSV's rank file");
+		if (!f)
+			return GDRB_ERR_USAGE;
 	}
 	fprintf(f, "%s\n", ranks_header + 1);
 	for (i = 0; i < r->n; i++) {
@@ -383,11 +428,9 @@ static int write_matrix(const struct pairs_run *r, size_t mi, size_t si, size_t 
 	snprintf(path, sizeof(path), "%s/pairs-%s%zu-%s.csv", r->dir, is_bw(r, mi) ? "" : "lat-",
 		 r->p.sizes.v[si], r->paths.v[pi].label);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		gdrb_err("cannot write %s: %s", tmp, strerror(errno));
+	f = open_beside(tmp, "a pairs matrix");
+	if (!f)
 		return GDRB_ERR;
-	}
 	fprintf(f, "src\\dst");
 	for (j = 0; j < n; j++)
 		fprintf(f, ",%zu", j);
@@ -484,6 +527,8 @@ int gdrb_pairs_out_close(struct pairs_run *r)
 {
 	int rc = 0;
 
+	if (r->csv)
+		gdrb_out_forget(fileno(r->csv));
 	if (r->csv && fclose(r->csv)) {
 		gdrb_err("cannot write %s: %s", r->p.csv_path, strerror(errno));
 		rc = GDRB_ERR;

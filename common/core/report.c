@@ -81,6 +81,86 @@ static int csv_check_existing(int fd, const char *path, off_t size, const struct
 	return rc;
 }
 
+/* The outputs this process has open, so that no second output is one of them under another name. */
+#define OUTPUTS_MAX 16
+static struct output {
+	bool used;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	const char *what;
+	char path[200];
+} outputs[OUTPUTS_MAX];
+
+static void not_regular(const char *what, const char *path)
+{
+	gdrb_usage_err("%s: '%s' is not a regular file (a FIFO, a device, a socket or a directory); give the path of a regular file or of none",
+		       what, path);
+}
+
+int gdrb_out_open(const char *path, const char *what, int flags)
+{
+	struct stat st;
+	int fd, i, free_slot = -1;
+
+	/* Judged before it is opened: opening a FIFO or a device can block or act. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISLNK(st.st_mode))
+			gdrb_usage_err("%s: '%s' is a symbolic link; gdrbench writes only a file of its own there: remove the link",
+				       what, path);
+		else
+			not_regular(what, path);
+		return GDRB_ERR_USAGE;
+	}
+	/* O_TRUNC waits until the file is known to be no other output's. */
+	fd = open(path, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == ELOOP) {
+		gdrb_usage_err("%s: '%s' is a symbolic link; gdrbench writes only a file of its own there: remove the link",
+			       what, path);
+		return GDRB_ERR_USAGE;
+	}
+	if (fd < 0) {
+		gdrb_usage_err("%s: cannot open '%s' for writing: %s; expected a file in an existing, writable directory",
+			       what, path, strerror(errno));
+		return GDRB_ERR_USAGE;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		not_regular(what, path);
+		close(fd);
+		return GDRB_ERR_USAGE;
+	}
+	for (i = 0; i < OUTPUTS_MAX; i++) {
+		const struct output *o = &outputs[i];
+
+		if (!o->used) {
+			free_slot = free_slot < 0 ? i : free_slot;
+		} else if (o->dev == st.st_dev && o->ino == st.st_ino) {
+			gdrb_usage_err("%s: '%s' is the same file as %s '%s'; give each output a file of its own",
+				       what, path, o->what, o->path);
+			close(fd);
+			return GDRB_ERR_USAGE;
+		}
+	}
+	if (free_slot < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+	    ((flags & O_TRUNC) && ftruncate(fd, 0) != 0)) {
+		gdrb_err("%s: '%s': %s", what, path, free_slot < 0 ? "too many outputs open" : strerror(errno));
+		close(fd);
+		return GDRB_ERR;
+	}
+	outputs[free_slot] = (struct output){ true, fd, st.st_dev, st.st_ino, what, "" };
+	snprintf(outputs[free_slot].path, sizeof(outputs[free_slot].path), "%s", path);
+	return fd;
+}
+
+void gdrb_out_forget(int fd)
+{
+	int i;
+
+	for (i = 0; i < OUTPUTS_MAX; i++)
+		if (outputs[i].used && outputs[i].fd == fd)
+			outputs[i].used = false;
+}
+
 int gdrb_csv_open_kind(const char *path, const struct gdrb_csv_kind *k, struct gdrb_csv **out)
 {
 	struct gdrb_csv *csv;
@@ -88,25 +168,19 @@ int gdrb_csv_open_kind(const char *path, const struct gdrb_csv_kind *k, struct g
 	int fd, rc;
 
 	*out = NULL;
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | (k->nofollow ? O_NOFOLLOW : 0), 0666);
-	if (fd < 0 && errno == ELOOP && k->nofollow) {
-		gdrb_usage_err("%s: '%s' is a symbolic link; gdrbench writes only a file of its own there: remove the link",
-			       k->what, path);
-		return GDRB_ERR_USAGE;
-	}
-	if (fd < 0) {
-		gdrb_usage_err("%s: cannot open '%s' for appending: %s; expected a file in an existing, writable directory",
-			       k->what, path, strerror(errno));
-		return GDRB_ERR_USAGE;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		gdrb_usage_err("%s: '%s' is not a regular file", k->what, path);
+	fd = gdrb_out_open(path, k->what, O_RDWR | O_APPEND | O_CREAT);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) != 0) {
+		gdrb_err("%s: fstat '%s': %s", k->what, path, strerror(errno));
+		gdrb_out_forget(fd);
 		close(fd);
-		return GDRB_ERR_USAGE;
+		return GDRB_ERR;
 	}
 	if (st.st_size > 0) {
 		rc = csv_check_existing(fd, path, st.st_size, k);
 		if (rc) {
+			gdrb_out_forget(fd);
 			close(fd);
 			return rc;
 		}
@@ -117,6 +191,7 @@ int gdrb_csv_open_kind(const char *path, const struct gdrb_csv_kind *k, struct g
 	if (!csv || !csv->path) {
 		gdrb_err("out of memory");
 		free(csv);
+		gdrb_out_forget(fd);
 		close(fd);
 		return GDRB_ERR;
 	}
@@ -146,7 +221,7 @@ int gdrb_csv_open_kind(const char *path, const struct gdrb_csv_kind *k, struct g
 
 int gdrb_csv_open(const char *path, struct gdrb_csv **out)
 {
-	const struct gdrb_csv_kind results = { "--csv", csv_header, false };
+	const struct gdrb_csv_kind results = { "--csv", csv_header, true };
 
 	return gdrb_csv_open_kind(path, &results, out);
 }
@@ -216,6 +291,7 @@ int gdrb_csv_close(struct gdrb_csv *csv)
 
 	if (!csv)
 		return 0;
+	gdrb_out_forget(csv->fd);
 	if (close(csv->fd) != 0 && !csv->failed) {
 		gdrb_err("writing results to '%s': close: %s", csv->path, strerror(errno));
 		rc = GDRB_ERR;

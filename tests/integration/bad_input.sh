@@ -53,6 +53,45 @@ printf 'a,b,c\n1,2,3\n' >"$WORK/other.csv"
 expect_usage_mpi 2 "another header" "$bin" -m 8 --csv "$WORK/other.csv"
 [ "$(cat "$WORK/other.csv")" = "$(printf 'a,b,c\n1,2,3')" ] || fail "the other CSV was changed"
 
+# Outputs are checked before they are opened, the same way for every one of them: a symbolic
+# link at --csv is refused (its target left alone, not created), a FIFO or a device refused
+# without blocking, and two outputs that are one file under two names (the counter file a hard
+# link to the CSV) refused by naming both; all with one line, exit 2, nothing measured.
+ln -s "$WORK/target.csv" "$WORK/link.csv"
+expect_usage_mpi 2 "--csv: '$WORK/link.csv' is a symbolic link" "$bin" -m 8 --csv "$WORK/link.csv"
+[ ! -e "$WORK/target.csv" ] || fail "--csv followed a symbolic link: its target was created"
+printf 'x\n' >"$WORK/target.csv"
+expect_usage_mpi 2 "--csv: '$WORK/link.csv' is a symbolic link" "$bin" -m 8 --csv "$WORK/link.csv"
+[ "$(cat "$WORK/target.csv")" = x ] || fail "--csv followed a symbolic link: its target was changed"
+mkfifo "$WORK/fifo.csv"
+expect_usage_mpi 2 "--csv: '$WORK/fifo.csv' is not a regular file" "$bin" -m 8 --csv "$WORK/fifo.csv"
+expect_usage_mpi 2 "--csv: '/dev/null' is not a regular file" "$bin" -m 8 --csv /dev/null
+mpi 2 "$bin" -m 8 -t 0.01 --csv "$WORK/one.csv" >/dev/null 2>&1 || fail "a first run into one.csv"
+ln "$WORK/one.csv" "$WORK/one.counters.csv"
+expect_usage_mpi 2 "counter file: '$WORK/one.counters.csv' is the same file as --csv '$WORK/one.csv'" \
+	"$bin" -m 8 --csv "$WORK/one.csv"
+
+# The all-pairs CSV and the files beside it alike. A FIFO blocked the pairs CSV's reading of
+# its header, so that run is under a time limit of its own.
+name=gdrb_mpi_pairs
+pairs=$top_builddir/mpi/gdrb_mpi_pairs
+timeout 60 "$MPIRUN" -np 2 "$pairs" -m 8 --csv "$WORK/fifo.csv" >"$WORK/out" 2>"$WORK/err"
+rc=$?
+[ "$rc" -ne 124 ] || fail "gdrb_mpi_pairs --csv on a FIFO blocked (killed after 60 s)"
+[ "$rc" -eq 2 ] || { cat "$WORK/err"; fail "gdrb_mpi_pairs --csv on a FIFO: exit $rc, expected 2"; }
+grep -q -- "--csv: '$WORK/fifo.csv' is not a regular file" "$WORK/err" ||
+	{ cat "$WORK/err"; fail "gdrb_mpi_pairs --csv on a FIFO: not refused as not a regular file"; }
+pass "gdrb_mpi_pairs --csv on a FIFO -> 2, at once"
+expect_usage_mpi 2 "--csv: '$WORK/link.csv' is a symbolic link" "$pairs" -m 8 --csv "$WORK/link.csv"
+[ "$(cat "$WORK/target.csv")" = x ] || fail "the pairs CSV followed a symbolic link: its target was changed"
+mkdir "$WORK/pairs"
+expect_usage_mpi 2 "--csv: '$WORK/pairs/pairs-ranks.csv' is a name the run gives" \
+	"$pairs" -m 8 --csv "$WORK/pairs/pairs-ranks.csv"
+ln -s "$WORK/target.csv" "$WORK/pairs/pairs-ranks.csv"
+expect_usage_mpi 2 "'$WORK/pairs/pairs-ranks.csv' is a symbolic link" "$pairs" -m 8 --csv "$WORK/pairs/p.csv"
+[ "$(cat "$WORK/target.csv")" = x ] || fail "pairs-ranks.csv followed a symbolic link: its target was changed"
+name=gdrb_mpi_latency
+
 "$bin" --help >"$WORK/help" || fail "--help did not exit 0"
 for opt in --sizes --iters --warmup --time-per-size --timeout --validate --csv --mem --gpu --mpi-cuda --version; do
 	grep -q -- "$opt" "$WORK/help" || fail "--help does not list $opt"

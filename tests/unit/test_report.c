@@ -5,6 +5,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -952,6 +953,45 @@ START_TEST(test_fmt_num)
 }
 END_TEST
 
+/*
+ * Every output is judged before it is opened: a symbolic link (its target not created), a
+ * FIFO (at once, not blocking) and a file another open output is under a second name (not
+ * truncated) are refused; closing the first output frees its file.
+ */
+START_TEST(test_open_outputs)
+{
+	char path[PATH_MAX + 32], target[PATH_MAX + 32], other[PATH_MAX + 32], *text;
+	struct gdrb_csv *csv;
+	struct stat st;
+	int fd;
+
+	tmp_path(target, sizeof(target), "target.csv");
+	ck_assert_int_eq(symlink(target, tmp_path(path, sizeof(path), "link.csv")), 0);
+	ck_assert_int_eq(gdrb_csv_open(path, &csv), GDRB_ERR_USAGE);
+	ck_assert_ptr_null(csv);
+	ck_assert_int_ne(stat(target, &st), 0);
+
+	ck_assert_int_eq(mkfifo(tmp_path(path, sizeof(path), "fifo.csv"), 0600), 0);
+	ck_assert_int_eq(gdrb_csv_open(path, &csv), GDRB_ERR_USAGE);
+	ck_assert_int_eq(gdrb_out_open(path, "--pairs", O_WRONLY | O_CREAT | O_TRUNC), GDRB_ERR_USAGE);
+
+	csv = open_ok(tmp_path(path, sizeof(path), "one.csv"));
+	ck_assert_int_eq(link(path, tmp_path(other, sizeof(other), "one.counters.csv")), 0);
+	ck_assert_int_eq(gdrb_out_open(other, "counter file", O_WRONLY | O_CREAT | O_TRUNC), GDRB_ERR_USAGE);
+	ck_assert_int_eq(gdrb_out_open(path, "--csv", O_RDWR | O_APPEND), GDRB_ERR_USAGE);
+	text = slurp(path);
+	ck_assert_str_eq(text, schema_around("", "\n"));
+	free(text);
+	ck_assert_int_eq(gdrb_csv_close(csv), 0);
+	fd = gdrb_out_open(other, "counter file", O_WRONLY | O_CREAT | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	gdrb_out_forget(fd);
+	ck_assert_int_eq(close(fd), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+}
+END_TEST
+
 static void add_case(Suite *s, const char *name, const TTest *test, int tmp)
 {
 	TCase *tc = tcase_create(name);
@@ -983,6 +1023,7 @@ static Suite *report_suite(void)
 	add_case(s, "open_missing_dir", test_open_missing_dir, 1);
 	add_case(s, "open_torn", test_open_torn, 1);
 	add_case(s, "open_crlf", test_open_crlf, 1);
+	add_case(s, "open_outputs", test_open_outputs, 1);
 	add_case(s, "append_short", test_append_short, 1);
 	add_case(s, "append_enospc", test_append_enospc, 1);
 	add_case(s, "append_eintr", test_append_eintr, 1);
