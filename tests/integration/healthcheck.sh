@@ -199,12 +199,16 @@ fake deaf-doctor "trap '' TERM; sleep 30 & echo \$! \$\$ >'$WORK/deaf.pids'; ech
 fake orphan-doctor "echo 'gdrbench: OK (9 PASS, 0 WARN, 0 FAIL, 2 SKIP)'; sleep 30 & echo \$! >'$WORK/orphan.pids'"
 cp "$WORK/bin/slow-doctor" "$WORK/bin/noexec-doctor" && chmod 644 "$WORK/bin/noexec-doctor" || fail "noexec-doctor"
 unjudged() { echo "[update][nodename=node1][state=drain][reason=gdrbench: UNJUDGED $1]"; }
-# gone PIDFILE: every process PIDFILE names has ended (or is a zombie waiting for its reaper).
+# gone PIDFILE: every process PIDFILE names has ended (or is a zombie waiting for its reaper),
+# within 1 s (a killed process may still be on its way out).
 gone() {
-	local p
+	local p tries
 	for p in $(cat "$1"); do
-		[ ! -e "/proc/$p" ] || [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" = Z ] ||
-			{ kill "$p"; return 1; }
+		tries=0
+		until [ ! -e "/proc/$p" ] || [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" = Z ]; do
+			[ $((tries += 1)) -le 10 ] || { kill "$p"; return 1; }
+			sleep 0.1
+		done
 	done
 }
 # timed CMD...: CMD, its wall time in ms in $ms.
@@ -251,9 +255,15 @@ show_node IDLE
 GDRB_DOCTOR=$WORK/bin/orphan-doctor timed run_hc 0 "" healthy || fail "doctor leaving a child on its stdout: not healthy"
 [ "$ms" -lt 4000 ] || fail "doctor leaving a child on its stdout: the check waited $ms ms for it"
 gone "$WORK/orphan.pids" || fail "the child a doctor left outlived the check"
+# Planted fault: a runner that does not kill what the doctor left in its process group.
+sed '/^\tkill -KILL -- "-\$pid" 2>\/dev\/null$/d' "$hc" >"$WORK/hc-no-group-kill"
+chmod +x "$WORK/hc-no-group-kill"
+[ "$(($(wc -l <"$hc") - $(wc -l <"$WORK/hc-no-group-kill")))" -eq 1 ] || fail "could not plant the no-group-kill fault"
+GDRB_DOCTOR=$WORK/bin/orphan-doctor run_hc 0 "" healthy "$WORK/hc-no-group-kill" || fail "planted no-group-kill: not healthy"
+! gone "$WORK/orphan.pids" || fail "the test passes a runner that leaves the doctor's child running"
 # No temporary file is needed: TMPDIR names no folder.
 TMPDIR=$WORK/no-such-dir run_hc 0 "" healthy || fail "TMPDIR unwritable: a healthy node not judged healthy"
-pass "wrapper: a child left holding the doctor's stdout killed, not waited for ($ms ms); no temporary folder needed"
+pass "wrapper: a child left holding the doctor's stdout killed, not waited for ($ms ms; a runner leaving it is caught); no temporary folder needed"
 
 # Warn only, by the site's choice: the UNJUDGED node left as it is, exit 5; any other value refused.
 GDRB_HEALTHCHECK_UNJUDGED=warn GDRB_DOCTOR=$WORK/bin/segv-doctor run_hc 5 "" healthy ||
