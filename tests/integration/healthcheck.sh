@@ -5,7 +5,12 @@
 # recording its arguments, drains a failing node with gdrbench's reason, leaves a healthy one
 # alone, resumes only its own drain and never overwrites another; contrib/slurm/prolog.sh
 # fails the job where a check FAILs; contrib/nhc/gdrbench.nhc calls NHC's die with the line.
-# Planted faults (a wrapper that resumes any drain, one that passes quotes on) are caught.
+# Both fail closed: fake doctors that segfault, are SIGKILLed, ignore SIGTERM (bounded in
+# time), leave a child on their output, are missing or not executable or refuse their
+# arguments leave the node UNJUDGED (drained, the prolog failing the job; only a warning with
+# GDRB_HEALTHCHECK_UNJUDGED=warn); host lists as node names are refused; every text is clean.
+# Planted faults (a wrapper that resumes any drain, one that passes quotes on, one that leaves
+# the doctor's child running) are caught.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
