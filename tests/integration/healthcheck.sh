@@ -5,7 +5,12 @@
 # recording its arguments, drains a failing node with gdrbench's reason, leaves a healthy one
 # alone, resumes only its own drain and never overwrites another; contrib/slurm/prolog.sh
 # fails the job where a check FAILs; contrib/nhc/gdrbench.nhc calls NHC's die with the line.
-# Planted faults (a wrapper that resumes any drain, one that passes quotes on) are caught.
+# Both fail closed: fake doctors that segfault, are SIGKILLed, ignore SIGTERM (bounded in
+# time), leave a child on their output, are missing or not executable or refuse their
+# arguments leave the node UNJUDGED (drained, the prolog failing the job; only a warning with
+# GDRB_HEALTHCHECK_UNJUDGED=warn); host lists as node names are refused; every text is clean.
+# Planted faults (a wrapper that resumes any drain, one that passes quotes on, one that leaves
+# the doctor's child running) are caught.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
@@ -177,21 +182,148 @@ cmp -s "$hc" "$WORK/hc-no-clean" && fail "could not plant the no-clean fault"
 	fail "the test passes a wrapper that hands quotes to scontrol"
 pass "wrapper: reason cleaned to printable ASCII without quotes, cut at 200 bytes; a wrapper without it is caught"
 
-# No verdict: a doctor that is not there leaves the node alone (exit 2); one that hangs drains it.
-GDRB_DOCTOR=$WORK/missing run_hc 2 "" healthy || fail "missing doctor"
-grep -q "no verdict, node1 left as it is" "$WORK/hc.err" || { cat "$WORK/hc.err"; fail "missing doctor not said"; }
-printf '#!/bin/bash\nexec sleep 30\n' >"$WORK/bin/slow-doctor"
-chmod +x "$WORK/bin/slow-doctor"
-GDRB_DOCTOR=$WORK/bin/slow-doctor GDRB_HEALTHCHECK_TIMEOUT=1 \
-	run_hc 1 "[update][nodename=node1][state=drain][reason=gdrbench: FAIL doctor: no verdict within 1 s]" healthy ||
-	fail "hung doctor: node not drained"
 FAKE_UPDATE_RC=1 run_hc 3 "$drain_nopeermem" nopeermem || fail "scontrol refusing the drain: not exit 3"
 expect_refused "takes no arguments" "$hc" --now
 GDRB_HEALTHCHECK_TIMEOUT=0 expect_refused "GDRB_HEALTHCHECK_TIMEOUT: expected seconds" "$hc"
-pass "wrapper: missing doctor 2 (node untouched), hung doctor drained, scontrol failing 3"
+pass "wrapper: scontrol failing 3, bad usage 2"
 
-# The prolog: 1 on a failing node (drained first), 0 on a healthy one, 0 with LET_RUN and
-# where the doctor gives no verdict.
+# Fail closed: a doctor that gives no verdict leaves the node UNJUDGED, drained with a reason
+# that says what happened. Fake doctors, one for each way (run_hc's fixture arguments reach
+# them and are ignored).
+fake() { # NAME BODY: $WORK/bin/NAME, a bash script running BODY
+	printf '#!/bin/bash\n%s\n' "$2" >"$WORK/bin/$1" && chmod +x "$WORK/bin/$1" || fail "cannot write $1"
+}
+fake segv-doctor 'ulimit -c 0; kill -SEGV $$'
+fake oom-doctor 'kill -KILL $$' # as the OOM killer does
+fake slow-doctor 'exec sleep 30'
+fake usage-doctor 'echo "gdrb_doctor: --bogus: unknown option" >&2; exit 2'
+fake three-doctor 'exit 3'
+# Ignores SIGTERM and leaves a child, deaf too, holding its stdout; notes both pids.
+fake deaf-doctor "trap '' TERM; sleep 30 & echo \$! \$\$ >'$WORK/deaf.pids'; echo started; sleep 30"
+# Says OK and exits, leaving a child that holds its stdout.
+fake orphan-doctor "echo 'gdrbench: OK (9 PASS, 0 WARN, 0 FAIL, 2 SKIP)'; sleep 30 & echo \$! >'$WORK/orphan.pids'"
+cp "$WORK/bin/slow-doctor" "$WORK/bin/noexec-doctor" && chmod 644 "$WORK/bin/noexec-doctor" || fail "noexec-doctor"
+unjudged() { echo "[update][nodename=node1][state=drain][reason=gdrbench: UNJUDGED $1]"; }
+# gone PIDFILE: every process PIDFILE names has ended (or is a zombie waiting for its reaper),
+# within 1 s (a killed process may still be on its way out).
+gone() {
+	local p tries
+	for p in $(cat "$1"); do
+		tries=0
+		until [ ! -e "/proc/$p" ] || [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" = Z ]; do
+			[ $((tries += 1)) -le 10 ] || { kill "$p"; return 1; }
+			sleep 0.1
+		done
+	done
+}
+# timed CMD...: CMD, its wall time in ms in $ms.
+timed() {
+	local start rc=0
+	start=$(date +%s%N)
+	"$@" || rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	return "$rc"
+}
+
+show_node IDLE
+GDRB_DOCTOR=$WORK/missing run_hc 4 "$(unjudged "doctor not found: $WORK/missing")" healthy ||
+	fail "missing doctor: node not drained UNJUDGED"
+grep -q "node1 drained: gdrbench: UNJUDGED doctor not found" "$WORK/hc.err" || fail "the UNJUDGED drain is not said on stderr"
+GDRB_DOCTOR=no-such-gdrb-doctor run_hc 4 "$(unjudged "doctor not found: no-such-gdrb-doctor")" healthy ||
+	fail "doctor not on PATH: node not drained UNJUDGED"
+GDRB_DOCTOR=$WORK/bin/noexec-doctor run_hc 4 "$(unjudged "doctor not executable: $WORK/bin/noexec-doctor")" healthy ||
+	fail "doctor not executable: node not drained UNJUDGED"
+GDRB_DOCTOR=$WORK/bin/segv-doctor run_hc 4 "$(unjudged "doctor killed by signal 11 (SIGSEGV)")" healthy ||
+	fail "doctor crashing on SIGSEGV: node not drained UNJUDGED"
+GDRB_DOCTOR=$WORK/bin/oom-doctor run_hc 4 "$(unjudged "doctor killed by signal 9 (SIGKILL)")" healthy ||
+	fail "doctor SIGKILLed: node not drained UNJUDGED"
+GDRB_DOCTOR=$WORK/bin/usage-doctor run_hc 4 \
+	"$(unjudged "doctor refused its arguments (exit 2): gdrb_doctor: --bogus: unknown option")" healthy ||
+	fail "doctor refusing its arguments: node not drained UNJUDGED"
+GDRB_DOCTOR=$WORK/bin/three-doctor run_hc 4 "$(unjudged "doctor exited 3 without a verdict")" healthy ||
+	fail "doctor exiting 3: node not drained UNJUDGED"
+pass "wrapper: a doctor missing, not executable, crashing, killed, refusing its arguments or exiting 3: drained UNJUDGED, exit 4"
+
+# The time limit: SIGTERM at GDRB_HEALTHCHECK_TIMEOUT; a doctor deaf to it is killed with its
+# child 2 s later. Bounds with 3 s of slack for a loaded machine.
+GDRB_DOCTOR=$WORK/bin/slow-doctor GDRB_HEALTHCHECK_TIMEOUT=1 \
+	timed run_hc 4 "$(unjudged "doctor gave no verdict within 1 s (stopped by SIGTERM)")" healthy ||
+	fail "hung doctor: node not drained UNJUDGED"
+[ "$ms" -lt 4000 ] || fail "hung doctor, limit 1 s: the check took $ms ms"
+GDRB_DOCTOR=$WORK/bin/deaf-doctor GDRB_HEALTHCHECK_TIMEOUT=1 \
+	timed run_hc 4 "$(unjudged "doctor gave no verdict within 1 s (ignored SIGTERM, killed): started")" healthy ||
+	fail "doctor ignoring SIGTERM: node not drained UNJUDGED"
+[ "$ms" -lt 6000 ] || fail "doctor ignoring SIGTERM, limit 1 s: the check took $ms ms (1 + 2 s of grace allowed)"
+gone "$WORK/deaf.pids" || fail "the doctor ignoring SIGTERM, or its child, outlived the check"
+pass "wrapper: time limit, SIGTERM then SIGKILL to the doctor's process group: a deaf doctor and its child gone in $ms ms"
+show_node IDLE
+GDRB_DOCTOR=$WORK/bin/orphan-doctor timed run_hc 0 "" healthy || fail "doctor leaving a child on its stdout: not healthy"
+[ "$ms" -lt 4000 ] || fail "doctor leaving a child on its stdout: the check waited $ms ms for it"
+gone "$WORK/orphan.pids" || fail "the child a doctor left outlived the check"
+# Planted fault: a runner that does not kill what the doctor left in its process group.
+sed '/^\tkill -KILL -- "-\$pid" 2>\/dev\/null$/d' "$hc" >"$WORK/hc-no-group-kill"
+chmod +x "$WORK/hc-no-group-kill"
+[ "$(($(wc -l <"$hc") - $(wc -l <"$WORK/hc-no-group-kill")))" -eq 1 ] || fail "could not plant the no-group-kill fault"
+GDRB_DOCTOR=$WORK/bin/orphan-doctor run_hc 0 "" healthy "$WORK/hc-no-group-kill" || fail "planted no-group-kill: not healthy"
+! gone "$WORK/orphan.pids" || fail "the test passes a runner that leaves the doctor's child running"
+# No temporary file is needed: TMPDIR names no folder.
+TMPDIR=$WORK/no-such-dir run_hc 0 "" healthy || fail "TMPDIR unwritable: a healthy node not judged healthy"
+pass "wrapper: a child left holding the doctor's stdout killed, not waited for ($ms ms; a runner leaving it is caught); no temporary folder needed"
+
+# Warn only, by the site's choice: the UNJUDGED node left as it is, exit 5; any other value refused.
+GDRB_HEALTHCHECK_UNJUDGED=warn GDRB_DOCTOR=$WORK/bin/segv-doctor run_hc 5 "" healthy ||
+	fail "GDRB_HEALTHCHECK_UNJUDGED=warn: node touched or not exit 5"
+grep -q "node1 left as it is (GDRB_HEALTHCHECK_UNJUDGED=warn): gdrbench: UNJUDGED doctor killed by signal 11 (SIGSEGV)" \
+	"$WORK/hc.err" || { cat "$WORK/hc.err"; fail "GDRB_HEALTHCHECK_UNJUDGED=warn: no warning"; }
+GDRB_HEALTHCHECK_UNJUDGED=drain GDRB_DOCTOR=$WORK/bin/segv-doctor run_hc 4 "$(unjudged "doctor killed by signal 11 (SIGSEGV)")" healthy ||
+	fail "GDRB_HEALTHCHECK_UNJUDGED=drain: not drained"
+GDRB_HEALTHCHECK_UNJUDGED=Warn expect_refused "GDRB_HEALTHCHECK_UNJUDGED: expected drain or warn, got 'Warn'" "$hc"
+# A healthy run resumes gdrbench's UNJUDGED drain; an UNJUDGED node drained by an admin is left.
+show_node IDLE+DRAIN "gdrbench: UNJUDGED doctor killed by signal 11 (SIGSEGV)"
+run_hc 0 "[update][nodename=node1][state=resume]" healthy || fail "an UNJUDGED drain not resumed once healthy"
+show_node IDLE+DRAIN "admin: replacing a DIMM"
+GDRB_DOCTOR=$WORK/bin/segv-doctor run_hc 4 "" healthy || fail "an admin's drain overwritten by UNJUDGED"
+grep -q "left as it is; gdrbench: UNJUDGED" "$WORK/hc.err" || fail "UNJUDGED on an admin's drain not said"
+pass "wrapper: GDRB_HEALTHCHECK_UNJUDGED=warn warns (exit 5), drain drains, others refused; UNJUDGED drain resumed once healthy"
+
+# One node only: a host list, ALL, blanks, an empty name or a bad character is refused before
+# scontrol is called (no 'show' either), in one clean line.
+esc=$(printf '\033')
+for name in 'gpu[01-64]' 'a,b' 'gpu01 gpu02' '' 'ALL' 'all' '-x' "node1${esc}[2J" "$(printf 'n%.0s' {1..256})"; do
+	show_node IDLE
+	: >"$WORK/calls"
+	rc=0
+	SLURMD_NODENAME=$name GDRB_DOCTOR=$bin GDRB_DOCTOR_ARGS="$(roots nopeermem)" "$hc" >"$WORK/hc.out" 2>"$WORK/hc.err" || rc=$?
+	shown=$(printf '%s' "$name" | cut -c1-20 | cat -v)
+	[ "$rc" -eq 2 ] || { cat "$WORK/hc.err"; fail "node name '$shown': exit $rc, expected 2"; }
+	[ ! -s "$WORK/calls" ] || { cat "$WORK/calls"; fail "node name '$shown': scontrol called"; }
+	[ "$(wc -l <"$WORK/hc.err")" -eq 1 ] && grep -q "expected one host name" "$WORK/hc.err" ||
+		{ cat -v "$WORK/hc.err"; fail "node name '$shown': not refused in one line"; }
+	LC_ALL=C grep -q '^[ -~]*$' "$WORK/hc.err" || { cat -v "$WORK/hc.err"; fail "node name '$shown': raw bytes on stderr"; }
+done
+# A name scontrol shows as several nodes (a NodeSet's) is refused too, nothing updated.
+{
+	echo "NodeName=gpu01 Arch=x86_64"
+	echo "   State=IDLE ThreadsPerCore=1"
+	echo "NodeName=gpu02 Arch=x86_64"
+	echo "   State=IDLE ThreadsPerCore=1"
+} >"$WORK/node"
+SLURMD_NODENAME=gpus run_hc 2 "" nopeermem || fail "a name scontrol shows as two nodes: not refused"
+grep -q "shows 'gpu01,gpu02', not this one node" "$WORK/hc.err" || { cat "$WORK/hc.err"; fail "two nodes not said"; }
+pass "wrapper: node names gpu[01-64], 'a,b', blanks, empty, ALL, '-x', an escape, 256 bytes, a NodeSet: refused, exit 2, scontrol untouched"
+
+# Everything printed is clean: escapes in the doctor's name, its line, scontrol's state.
+show_node "IDLE+DRAIN${esc}[2J" "admin: x${esc}]0;title"
+GDRB_DOCTOR=$WORK/bin/evil-doctor run_hc 1 "" healthy || fail "hostile doctor on an admin's drain"
+LC_ALL=C grep -q '^[ -~]*$' "$WORK/hc.err" || { cat -v "$WORK/hc.err"; fail "raw bytes from scontrol or the doctor on stderr"; }
+show_node IDLE
+GDRB_DOCTOR="$WORK/no${esc}[2Jdoctor" run_hc 4 "$(unjudged "doctor not found: $WORK/no?[2Jdoctor")" healthy ||
+	fail "a doctor's name with an escape: not cleaned in the reason"
+LC_ALL=C grep -q '^[ -~]*$' "$WORK/hc.err" || { cat -v "$WORK/hc.err"; fail "raw bytes of the doctor's name on stderr"; }
+pass "wrapper: escapes from scontrol, the doctor's line and its name cleaned on stderr and in the reason"
+
+# The prolog: the job runs only where the check said healthy (0), or UNJUDGED with warn (5),
+# or with GDRB_PROLOG_LET_RUN=1 after a drain; anything else fails it.
 prolog() {
 	local rc=0
 	: >"$WORK/calls"
@@ -204,8 +336,22 @@ show_node IDLE
 grep -q "state=drain" "$WORK/calls" || fail "prolog did not drain the failing node"
 [ "$(GDRB_PROLOG_LET_RUN=1 prolog nopeermem)" = 0 ] || fail "prolog with GDRB_PROLOG_LET_RUN=1 did not exit 0"
 [ "$(prolog healthy)" = 0 ] || fail "prolog on a healthy node did not exit 0"
-[ "$(GDRB_DOCTOR=$WORK/missing prolog healthy)" = 0 ] || fail "prolog with a missing doctor failed the job"
-pass "prolog: 1 on a failing node (drained), 0 healthy, 0 with GDRB_PROLOG_LET_RUN=1, 0 without a verdict"
+pass "prolog: 1 on a failing node (drained), 0 healthy, 0 with GDRB_PROLOG_LET_RUN=1"
+[ "$(GDRB_DOCTOR=$WORK/missing prolog healthy)" = 1 ] || fail "prolog with a missing doctor let the job run"
+[ "$(GDRB_DOCTOR=$WORK/bin/segv-doctor prolog healthy)" = 1 ] || fail "prolog with a crashing doctor let the job run"
+grep -q "state=drain.*UNJUDGED" "$WORK/calls" || fail "prolog did not drain the UNJUDGED node"
+[ "$(GDRB_HEALTHCHECK_UNJUDGED=warn GDRB_DOCTOR=$WORK/bin/segv-doctor prolog healthy)" = 0 ] ||
+	fail "prolog with GDRB_HEALTHCHECK_UNJUDGED=warn failed the job"
+! grep -q update "$WORK/calls" || fail "prolog with GDRB_HEALTHCHECK_UNJUDGED=warn drained the node"
+[ "$(GDRB_PROLOG_LET_RUN=1 GDRB_DOCTOR=$WORK/bin/segv-doctor prolog healthy)" = 0 ] ||
+	fail "prolog with GDRB_PROLOG_LET_RUN=1 failed the job on an UNJUDGED node"
+[ "$(GDRB_HEALTHCHECK_UNJUDGED=bogus prolog healthy)" = 1 ] || fail "prolog with a refused setting let the job run"
+[ "$(SLURMD_NODENAME='gpu[01-64]' prolog nopeermem)" = 1 ] || fail "prolog with a host list as node name let the job run"
+[ ! -s "$WORK/calls" ] || fail "prolog with a host list as node name called scontrol"
+[ "$(GDRB_HEALTHCHECK=$WORK/missing prolog healthy)" = 1 ] || fail "prolog without its health check let the job run"
+[ "$(GDRB_HEALTHCHECK=$WORK/bin/noexec-doctor prolog healthy)" = 1 ] || fail "prolog with a health check it cannot run let the job run"
+grep -q "no verdict on this node, the job does not run here" "$WORK/prolog.err" || fail "prolog: the failed health check not said"
+pass "prolog: 1 where the doctor gives no verdict, a setting or the node name is refused, the check cannot run; 0 with warn or LET_RUN"
 
 # The NHC check, in a shell with NHC's die and log stubbed.
 nhc() {
@@ -225,9 +371,39 @@ nhc() {
 	[ "$got" = "die 1: check_gdrbench_doctor: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded
 return 1" ] || fail "NHC check on a failing node: $got"
 	pass "NHC: $(head -1 <<<"$got")"
-	got=$(GDRB_DOCTOR=$WORK/missing nhc)
-	[[ $got == "die 1: check_gdrbench_doctor: $WORK/missing not found or not runnable"* ]] || fail "NHC, no doctor: $got"
-	got=$(GDRB_DOCTOR=$bin nhc --bogus)
-	[[ $got == "die 1: check_gdrbench_doctor: $bin --bogus exited 2 (2: bad arguments)"* ]] || fail "NHC, bad argument: $got"
-	pass "NHC: a missing doctor and a bad argument fail the check, naming them"
 }
+# nhc_says WANT DOCTOR [ARGS...]: the NHC check with DOCTOR prints WANT (die or log, return).
+nhc_says() {
+	local want=$1 got
+	got=$(GDRB_DOCTOR=$2 nhc "${@:3}")
+	[ "$got" = "$want" ] || { printf '%s\n' "$got" | cat -v; fail "NHC check with $2: not '$want'"; }
+}
+nhc_says "die 1: check_gdrbench_doctor: UNJUDGED doctor not found: $WORK/missing
+return 1" "$WORK/missing"
+nhc_says "die 1: check_gdrbench_doctor: UNJUDGED doctor not executable: $WORK/bin/noexec-doctor
+return 1" "$WORK/bin/noexec-doctor"
+nhc_says "die 1: check_gdrbench_doctor: UNJUDGED doctor killed by signal 11 (SIGSEGV)
+return 1" "$WORK/bin/segv-doctor"
+nhc_says "die 1: check_gdrbench_doctor: UNJUDGED doctor killed by signal 9 (SIGKILL)
+return 1" "$WORK/bin/oom-doctor"
+got=$(GDRB_DOCTOR=$bin nhc --bogus)
+[[ $got == "die 1: check_gdrbench_doctor: UNJUDGED doctor refused its arguments (exit 2): "*"--bogus"*"
+return 1" ]] || fail "NHC, bad argument: $got"
+GDRB_HEALTHCHECK_TIMEOUT=1 timed nhc_says "die 1: check_gdrbench_doctor: UNJUDGED doctor gave no verdict within 1 s (stopped by SIGTERM)
+return 1" "$WORK/bin/slow-doctor"
+[ "$ms" -lt 4000 ] || fail "NHC check, hung doctor, limit 1 s: took $ms ms"
+GDRB_HEALTHCHECK_UNJUDGED=warn nhc_says "log: check_gdrbench_doctor: UNJUDGED, left online (GDRB_HEALTHCHECK_UNJUDGED=warn): doctor killed by signal 11 (SIGSEGV)
+return 0" "$WORK/bin/segv-doctor"
+GDRB_HEALTHCHECK_UNJUDGED=maybe nhc_says "die 1: check_gdrbench_doctor: GDRB_HEALTHCHECK_UNJUDGED: expected drain or warn, got maybe
+return 1" "$bin"
+GDRB_HEALTHCHECK_TIMEOUT=0 nhc_says "die 1: check_gdrbench_doctor: GDRB_HEALTHCHECK_TIMEOUT: expected seconds from 1 to 99999, got 0
+return 1" "$bin"
+got=$(GDRB_DOCTOR=$WORK/bin/evil-doctor nhc)
+[[ $got == "die 1: check_gdrbench_doctor: FAIL x: a_b_c_(reboot)_d__e?[2J? 000"* ]] || { cat -v <<<"$got"; fail "NHC: hostile line not cleaned"; }
+pass "NHC: missing, not executable, crashing, killed, refusing its arguments, past the limit ($ms ms): UNJUDGED through die; warn logs; settings checked; text cleaned"
+
+# The doctor runner is one text in both checks.
+block() { sed -n '/^# BEGIN doctor runner/,/^# END doctor runner/p' "$1"; }
+[ -n "$(block "$hc")" ] && [ "$(block "$hc")" = "$(block "$top_srcdir/contrib/nhc/gdrbench.nhc")" ] ||
+	fail "the doctor runner differs between gdrbench-healthcheck and gdrbench.nhc"
+pass "the doctor runner is the same in the Slurm and the NHC check"
