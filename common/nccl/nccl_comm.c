@@ -123,18 +123,26 @@ static bool debug_info(const char *level)
 	return level && (!strcasecmp(level, "INFO") || !strcasecmp(level, "TRACE"));
 }
 
+/* This host's name as NCCL prints it (getHostName: up to the first dot; "unknown" if none). */
+static void own_host(char *host, size_t len)
+{
+	if (gethostname(host, len - 1) != 0)
+		snprintf(host, len, "unknown");
+	host[len - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
+}
+
 /*
  * The file NCCL_DEBUG_FILE names for this process, expanded as NCCL does (debug.cc):
  * %h the host name up to its first dot, %p the process id, %% a percent sign.
  */
 static int expand_debug_file(const char *pattern, char *out, size_t len)
 {
-	char host[256] = "";
+	char host[256];
 	size_t o = 0;
 	const char *p;
 
-	if (gethostname(host, sizeof(host) - 1) == 0)
-		host[strcspn(host, ".")] = '\0';
+	own_host(host, sizeof(host));
 	for (p = pattern; *p; p++) {
 		int n;
 
@@ -320,6 +328,8 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 	int rc, v = 0, r, nfailed = 0;
 
 	memset(n, 0, sizeof(*n));
+	own_host(n->host, sizeof(n->host));
+	n->pid = (long)getpid();
 	rc = setup_env(c, n);
 	rc = gdrb_boot_agree(b, rc);
 	if (rc)
@@ -493,6 +503,10 @@ static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *al
 			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
 					       "%sNCCL used NET/Socket though rank 0's node has %d RDMA device(s) (NCCL_IB_DISABLE, NCCL_NET or the IB plugin?)",
 					       at ? "; " : "", n->rdma_devices);
+		if (sum.foreign && at < sizeof(c->lib_note))
+			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
+					       "%s%u NCCL log line(s) of another process (not the rank's own host:pid prefix) were not counted",
+					       at ? "; " : "", (unsigned)sum.foreign);
 		if (sum.unparsed && at < sizeof(c->lib_note))
 			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
 					       "%s%u NCCL log line(s) looked like connections but were not understood",
@@ -513,7 +527,8 @@ int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
 	if (!n->log[0])
 		snprintf(mine.why, sizeof(mine.why), "NCCL_DEBUG_FILE could not be expanded");
 	else
-		mine.readable = gdrb_nccl_log_read(n->log, &mine.links, mine.why, sizeof(mine.why)) == 0;
+		mine.readable = gdrb_nccl_log_read(n->log, &(struct gdrb_nccl_owner){ n->host, n->pid },
+						   &mine.links, mine.why, sizeof(mine.why)) == 0;
 	if (c->boot->rank == 0 && !(all = calloc((size_t)c->boot->size, sizeof(*all))))
 		return GDRB_ERR;
 	rc = gdrb_boot_step_gather(c->boot, &mine, sizeof(mine), all, "reading NCCL's log", size);

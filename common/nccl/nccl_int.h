@@ -24,6 +24,8 @@ struct gdrb_nccl {
 	bool have_comm, have_stream;
 	bool failed;                    /* an NCCL error was seen: abort, do not destroy */
 	int version;                    /* ncclGetVersion */
+	char host[256];                 /* this host's name as NCCL's log prefix has it (up to its first dot) */
+	long pid;                       /* this process, the pid of its log prefix */
 	bool simulated;                 /* the test suite's simnccl (its marker symbol) */
 	char library[64];               /* "NCCL 2.28.9", "... (simulated)" */
 	char dir[256];                  /* the private log's folder; "" when the user names the file */
