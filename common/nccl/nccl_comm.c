@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "gdrb_nccl_log.h"
 #include "gdrb_size.h"
 #include "gdrb_transports.h"
+#include "gdrb_watchdog.h"
 #include "nccl_int.h"
 
 extern char **environ;
@@ -171,6 +173,62 @@ static int set(const char *name, const char *value)
 	return GDRB_ERR;
 }
 
+/* ---- the private log folder: removed however the run ends ---- */
+
+/* The signals that end a process by default and can be caught, where the process has no handler of its own. */
+static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
+static struct sigaction saved[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
+static bool guarded[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
+
+/* Async-signal-safe: the folder and the one file NCCL writes in it. */
+static void remove_private(void)
+{
+	if (the.dir[0]) {
+		unlink(the.log);
+		rmdir(the.dir);
+	}
+}
+
+static void on_fatal_signal(int sig)
+{
+	int saved_errno = errno;
+
+	remove_private();
+	errno = saved_errno;
+	/* SA_RESETHAND made the disposition the default again: the signal ends the process as it would have. */
+	raise(sig);
+}
+
+/*
+ * Whether a timeout (the watchdog ends the process with _exit), a launcher's SIGTERM
+ * or a crash removes the private folder too: on while it exists.
+ */
+static void guard_private(bool on)
+{
+	size_t i;
+
+	gdrb_watchdog_on_exit(on ? remove_private : NULL);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction sa;
+
+		if (on && !guarded[i]) {
+			if (sigaction(fatal_signals[i], NULL, &saved[i]) != 0 || saved[i].sa_handler != SIG_DFL ||
+			    (saved[i].sa_flags & SA_SIGINFO))
+				continue;
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_fatal_signal;
+			sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+			sigemptyset(&sa.sa_mask);
+			guarded[i] = sigaction(fatal_signals[i], &sa, NULL) == 0;
+		} else if (!on && guarded[i]) {
+			/* Put back only our own handler: one set since is left alone. */
+			if (sigaction(fatal_signals[i], NULL, &sa) == 0 && sa.sa_handler == on_fatal_signal)
+				sigaction(fatal_signals[i], &saved[i], NULL);
+			guarded[i] = false;
+		}
+	}
+}
+
 /*
  * Before NCCL starts: the GPUDirect level, the network-only switches, and the
  * INFO log of the INIT and NET subsystems into a private file, keeping the
@@ -239,6 +297,7 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 			return GDRB_ERR;
 		}
 		snprintf(n->log, sizeof(n->log), "%s/nccl.log", n->dir);
+		guard_private(true);
 	}
 	return set("NCCL_DEBUG_FILE", n->log);
 }
@@ -325,7 +384,7 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 	struct fail_note mine = { 0 }, *all = NULL;
 	ncclUniqueId id;
 	ncclResult_t nr = ncclSuccess;
-	int rc, v = 0, r, nfailed = 0;
+	int rc, rc2, v = 0, r, nfailed = 0;
 
 	memset(n, 0, sizeof(*n));
 	own_host(n->host, sizeof(n->host));
@@ -352,6 +411,15 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 	}
 	env_version_differs(n);
 
+	/*
+	 * NCCL's bootstrap and initialisation wait on every rank: a rank that never comes, or
+	 * one stuck inside NCCL, ends the run after GDRB_WATCHDOG_COLLECTIVE x --timeout; a rank
+	 * that returns waits on each of the others, by name, in the gather below.
+	 */
+	if (gdrb_watchdog_start(c->p->timeout))
+		return GDRB_ERR;
+	gdrb_watchdog_collective("NCCL's bootstrap and initialisation (ncclGetUniqueId, ncclCommInitRank: every rank must join)",
+				 "starting NCCL", GDRB_WATCHDOG_NO_SIZE);
 	memset(&id, 0, sizeof(id));
 	if (b->rank == 0 && (nr = ncclGetUniqueId(&id)) != ncclSuccess)
 		snprintf(mine.text, sizeof(mine.text), "ncclGetUniqueId: %s", ncclGetErrorString(nr));
@@ -377,9 +445,13 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 		rc = nr == ncclSuccess ? 0 : GDRB_ERR_UNSUPP;
 	}
 	mine.failed = rc != 0;
-	if (b->rank == 0 && !(all = calloc((size_t)b->size, sizeof(*all))))
+	if (b->rank == 0 && !(all = calloc((size_t)b->size, sizeof(*all)))) {
+		gdrb_watchdog_stop();
 		return GDRB_ERR;
-	if (gdrb_boot_step_gather(b, &mine, sizeof(mine), all, "starting NCCL", 0)) {
+	}
+	rc2 = gdrb_boot_step_gather(b, &mine, sizeof(mine), all, "starting NCCL", GDRB_WATCHDOG_NO_SIZE);
+	gdrb_watchdog_stop();
+	if (rc2) {
 		free(all);
 		return GDRB_ERR;
 	}
@@ -593,6 +665,7 @@ void gdrb_nccl_close(void)
 	}
 	if (n->dir[0]) {
 		echo(n);
+		guard_private(false);
 		unlink(n->log);
 		rmdir(n->dir);
 		n->dir[0] = '\0';

@@ -4,7 +4,8 @@
 # binary (exit 2, one line each); two ranks on one GPU (exit 77, one line naming the cause);
 # an NCCL error in a timed call (exit 1 naming the rank and NCCL's error, the rows measured
 # before kept); a log that cannot be read and one without connection lines (transport
-# unknown, the note says why); a variable NCCL does not read (a one-line warning).
+# unknown, the note says why); a variable NCCL does not read (a one-line warning); a rank
+# stuck in ncclCommInitRank (named within --timeout, exit 1, no private log folder left).
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
@@ -84,3 +85,24 @@ NCCL_VERSION=2.28.3-1 mpi 2 "$ar" -m 8 -t 0.01 --csv "$WORK/v.csv" >"$WORK/out" 
 NCCL_VERSION=2.28.9-1 mpi 2 "$ar" -m 8 -t 0.01 >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "NCCL_VERSION=2.28.9-1 failed the run"; }
 ! grep -q 'NCCL_VERSION' "$WORK/err" "$WORK/out" || { cat "$WORK/err"; fail "NCCL_VERSION naming the NCCL loaded: warned or listed"; }
 pass "NCCL_VERSION: not NCCL's environment; one warning when it names another NCCL than the one loaded"
+
+# A rank stuck in NCCL's initialisation (simnccl's hook: rank 1 never returns from
+# ncclCommInitRank once every rank joined): the watchdog covers NCCL's start, rank 0 names
+# rank 1 within --timeout (plus the launcher's teardown), exit 1; no private NCCL log folder
+# is left in TMPDIR by either rank (rank 0 ends by the watchdog, rank 1 by the launcher's
+# SIGTERM).
+mkdir -p "$WORK/tmp"
+start=$(date +%s)
+rc=0
+TMPDIR=$WORK/tmp SIMNCCL_HANG_INIT=1 timeout 100 "$MPIRUN" -np 2 "$ar" -m 8 -t 0.01 -T 2 \
+	>"$WORK/out" 2>"$WORK/err" || rc=$?
+took=$(($(date +%s) - start))
+[ "$rc" -ne 124 ] || { cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: the run hung (killed after 100 s)"; }
+[ "$rc" -ne 0 ] || { cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: exit 0"; }
+grep -q '^gdrb_nccl_allreduce: rank 0 (.*): error: timeout: no answer from rank 1 (.*) for [0-9]* s (--timeout 2) during starting NCCL; giving up$' "$WORK/err" ||
+	{ cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: rank 0 does not name rank 1"; }
+[ "$took" -lt 60 ] || fail "a rank stuck in ncclCommInitRank: $took s to end with -T 2"
+left=$(find "$WORK/tmp" -name 'gdrb-nccl.*')
+[ -z "$left" ] || { ls -lR "$WORK/tmp"; fail "a rank stuck in ncclCommInitRank: NCCL log folders left in TMPDIR: $left"; }
+pass "a rank stuck in ncclCommInitRank: rank 0 names rank 1 after ${took} s (-T 2), exit $rc, no NCCL log folder left"
+
