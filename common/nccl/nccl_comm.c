@@ -5,14 +5,17 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gdrb_coll_opts.h"
+#include "gdrb_counters.h"
 #include "gdrb_log.h"
 #include "gdrb_nccl_log.h"
 #include "gdrb_size.h"
@@ -74,6 +77,7 @@ void gdrb_nccl_bench(struct gdrb_bench *b, const char *name, const char *summary
 		.opt_known = gdrb_opt_catalog,
 		.default_mem = GDRB_MEM_DEVICE,
 		.paths = gdrb_nccl_path,
+		.preflight = gdrb_nccl_preflight,
 		.end = gdrb_nccl_end,
 	};
 }
@@ -136,7 +140,8 @@ static void own_host(char *host, size_t len)
 
 /*
  * The file NCCL_DEBUG_FILE names for this process, expanded as NCCL does (debug.cc):
- * %h the host name up to its first dot, %p the process id, %% a percent sign.
+ * %h the host name up to its first dot, %p the process id, %% a percent sign; any
+ * other '%' is kept as it is.
  */
 static int expand_debug_file(const char *pattern, char *out, size_t len)
 {
@@ -146,23 +151,38 @@ static int expand_debug_file(const char *pattern, char *out, size_t len)
 
 	own_host(host, sizeof(host));
 	for (p = pattern; *p; p++) {
+		bool pair = p[0] == '%' && (p[1] == 'h' || p[1] == 'p' || p[1] == '%');
 		int n;
 
-		if (p[0] == '%' && p[1] == 'h')
+		if (pair && p[1] == 'h')
 			n = snprintf(out + o, len - o, "%s", host);
-		else if (p[0] == '%' && p[1] == 'p')
+		else if (pair && p[1] == 'p')
 			n = snprintf(out + o, len - o, "%d", (int)getpid());
-		else if (p[0] == '%' && p[1] == '%')
-			n = snprintf(out + o, len - o, "%%");
 		else
 			n = snprintf(out + o, len - o, "%c", *p);
 		if (n < 0 || (size_t)n >= len - o)
 			return -1;
 		o += (size_t)n;
-		if (p[0] == '%' && p[1])
+		if (pair)
 			p++;
 	}
 	return 0;
+}
+
+/* Whether the pattern holds a %p NCCL expands (not the "%p" of "%%p"). */
+static bool has_pid(const char *pattern)
+{
+	const char *p;
+
+	for (p = pattern; *p; p++) {
+		if (p[0] != '%' || !p[1])
+			continue;
+		if (p[1] == 'p')
+			return true;
+		if (p[1] == '%' || p[1] == 'h')
+			p++;
+	}
+	return false;
 }
 
 static int set(const char *name, const char *value)
@@ -241,6 +261,10 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 	const char *old = getenv("NCCL_NET_GDR_LEVEL");
 	int at = 0;
 
+	/* Empty, NCCL writes to stdout (the results'): a private file as if unset. */
+	if (file && !*file)
+		file = NULL;
+
 	if (np->gdr == GDRB_NCCL_GDR_ON || np->gdr == GDRB_NCCL_GDR_OFF) {
 		const char *want = np->gdr == GDRB_NCCL_GDR_ON ? "SYS" : "LOC";
 
@@ -300,6 +324,149 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 		guard_private(true);
 	}
 	return set("NCCL_DEBUG_FILE", n->log);
+}
+
+/* ---- NCCL_DEBUG_FILE, judged before anything is written ---- */
+
+/* One line per rank that failed, gathered so that rank 0 says the first one once. */
+struct fail_note {
+	int32_t failed;
+	char text[472];
+};
+
+/* path with its folder resolved by the file system (its last name as given); "" if it cannot be. */
+static void canonical(const char *path, char *out, size_t len)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	int n;
+
+	out[0] = '\0';
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (dlen == 0)
+		snprintf(dir, sizeof(dir), "/");
+	else if (dlen < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)dlen, path);
+	else
+		return;
+	if (!realpath(dir, real))
+		return;
+	n = snprintf(out, len, "%s/%s", real, slash ? slash + 1 : path);
+	if (n < 0 || (size_t)n >= len)
+		out[0] = '\0';
+}
+
+/* Whether NCCL's file (st: what lstat found there, NULL: nothing) is the output at out. */
+static bool same_file(const char *path, const struct stat *st, const char *out)
+{
+	char a[PATH_MAX + 256], b[PATH_MAX + 256];
+	struct stat o;
+
+	if (!strcmp(path, out))
+		return true;
+	if (st && stat(out, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino)
+		return true;
+	canonical(path, a, sizeof(a));
+	canonical(out, b, sizeof(b));
+	return a[0] && !strcmp(a, b);
+}
+
+/*
+ * What NCCL would open for writing (fopen "w": it follows a link, blocks on a FIFO,
+ * truncates what is there): 0 where it is a regular file or nothing yet and no output
+ * of the run, or -1 and why.
+ */
+static int judge_file(const struct gdrb_ctx *c, const char *path, char *why, size_t len)
+{
+	const char *csv = c->p->csv_path, *kind = NULL;
+	char counters[PATH_MAX], shown[224];
+	struct stat st;
+	bool there = lstat(path, &st) == 0;
+
+	if (there && S_ISLNK(st.st_mode))
+		kind = "a symbolic link (not followed)";
+	else if (there && S_ISFIFO(st.st_mode))
+		kind = "a FIFO (NCCL would wait on it forever)";
+	else if (there && S_ISDIR(st.st_mode))
+		kind = "a directory";
+	else if (there && !S_ISREG(st.st_mode))
+		kind = "not a regular file (a device or a socket)";
+	else if (csv && same_file(path, there ? &st : NULL, csv))
+		kind = "the --csv file (NCCL would overwrite the results)";
+	else if (csv && !gdrb_counters_path(csv, counters, sizeof(counters)) &&
+		 same_file(path, there ? &st : NULL, counters))
+		kind = "the counter file beside the --csv file";
+	if (!kind)
+		return 0;
+	clean(shown, sizeof(shown), path, 200);
+	snprintf(why, len, "'%s' is %s", shown, kind);
+	return -1;
+}
+
+/*
+ * Every rank's NCCL_DEBUG_FILE, before any output is opened: expanded as NCCL will
+ * (%h, %p) and judged; one without %p would be one file for every rank of the host
+ * (and NCCL truncates it as each starts), so each rank is given its own,
+ * NAME.%p, said once. One line from rank 0 naming the first rank refused, exit 2.
+ */
+int gdrb_nccl_preflight(struct gdrb_ctx *c)
+{
+	struct gdrb_boot *b = c->boot;
+	const char *file = getenv("NCCL_DEBUG_FILE");
+	struct fail_note mine = { 0 }, *all = NULL;
+	char path[sizeof(the.log)], per_rank[sizeof(the.log)], why[320] = "";
+	bool add_pid = file && *file && !has_pid(file);
+	int r, rc;
+
+	if (file && *file) {
+		if (expand_debug_file(file, path, sizeof(path)))
+			snprintf(why, sizeof(why), "longer than %zu bytes once expanded", sizeof(path) - 1);
+		else if (!judge_file(c, path, why, sizeof(why)) && add_pid) {
+			int n = snprintf(per_rank, sizeof(per_rank), "%s.%%p", file);
+
+			if (n < 0 || (size_t)n >= sizeof(per_rank) || expand_debug_file(per_rank, path, sizeof(path)))
+				snprintf(why, sizeof(why), "longer than %zu bytes once expanded", sizeof(path) - 1);
+			else
+				(void)judge_file(c, path, why, sizeof(why));
+		}
+	}
+	if (why[0]) {
+		mine.failed = 1;
+		snprintf(mine.text, sizeof(mine.text), "%s", why);
+	}
+	if (b->rank == 0 && !(all = calloc((size_t)b->size, sizeof(*all))))
+		return GDRB_ERR;
+	if (gdrb_boot_step_gather(b, &mine, sizeof(mine), all, "checking NCCL_DEBUG_FILE", GDRB_WATCHDOG_NO_SIZE)) {
+		free(all);
+		return GDRB_ERR;
+	}
+	for (r = 0; b->rank == 0 && r < b->size; r++) {
+		char host[72];
+
+		all[r].text[sizeof(all[r].text) - 1] = '\0';
+		if (!all[r].failed)
+			continue;
+		clean(host, sizeof(host), b->hosts[r], 64);
+		gdrb_usage_err("NCCL_DEBUG_FILE: on rank %d (%s) %s; accepted: a regular file or a path not there yet, not a link, not an output of the run (--csv, its counter file); %%h and %%p expand to the host and the process id",
+			       r, host, all[r].text);
+		break;
+	}
+	free(all);
+	rc = gdrb_boot_agree(b, why[0] ? GDRB_ERR_USAGE : 0);
+	if (rc || !add_pid)
+		return rc;
+	if (set("NCCL_DEBUG_FILE", per_rank))
+		return GDRB_ERR;
+	if (b->rank == 0) {
+		char shown[224];
+
+		clean(shown, sizeof(shown), file, 200);
+		gdrb_warn("NCCL_DEBUG_FILE '%s' has no %%p, so every rank would write one file: each rank writes its own, '%s.%%p' (%%p: its process id)",
+			  shown, shown);
+	}
+	return 0;
 }
 
 /* Rank 0's NCCL_* variables in force, and a warning for each lookalike NCCL ignores. */
@@ -370,12 +537,6 @@ static int rdma_devices(void)
 }
 
 /* ---- the communicator ---- */
-
-/* One line per rank that failed, gathered so that rank 0 says the first one once. */
-struct fail_note {
-	int32_t failed;
-	char text[472];
-};
 
 int gdrb_nccl_open(struct gdrb_ctx *c)
 {

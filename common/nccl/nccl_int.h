@@ -56,6 +56,14 @@ size_t gdrb_nccl_path(const struct gdrb_ctx *c, struct gdrb_variant *v);
  */
 int gdrb_nccl_check_mem(const struct gdrb_ctx *c);
 
+/*
+ * The driver's `preflight`: NCCL_DEBUG_FILE judged on every rank before any output is
+ * opened (a FIFO, a link, anything but a regular file, the --csv file or its counter
+ * file: GDRB_ERR_USAGE after one line from rank 0); one without %p made one per rank
+ * (NAME.%p, said once).
+ */
+int gdrb_nccl_preflight(struct gdrb_ctx *c);
+
 /* Set NCCL's environment, then start the communicator and the stream; 0, GDRB_ERR_UNSUPP
  * after one line from rank 0 naming the first rank that failed and why, or GDRB_ERR. */
 int gdrb_nccl_open(struct gdrb_ctx *c);
