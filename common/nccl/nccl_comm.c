@@ -63,6 +63,20 @@ static void clean(char *dst, size_t len, const char *src, size_t max)
 		dst[i] = '\0';
 }
 
+/* The same for a line of text bound for a terminal: only control bytes and bytes past ASCII become '?'. */
+static void clean_text(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < len; i++) {
+		unsigned char ch = (unsigned char)src[i];
+
+		dst[i] = ch < 0x20 || ch > 0x7e ? '?' : (char)ch;
+	}
+	if (len)
+		dst[i] = '\0';
+}
+
 void gdrb_nccl_bench(struct gdrb_bench *b, const char *name, const char *summary,
 		     const struct gdrb_opt_use *groups)
 {
@@ -538,6 +552,15 @@ static int rdma_devices(void)
 
 /* ---- the communicator ---- */
 
+/* NCCL's last error, cleaned for a terminal (it quotes device and host names). */
+static const char *last_error(ncclComm_t comm, char *buf, size_t len)
+{
+	const char *e = ncclGetLastError(comm);
+
+	clean(buf, len, e ? e : "", len - 1);
+	return buf;
+}
+
 int gdrb_nccl_open(struct gdrb_ctx *c)
 {
 	struct gdrb_nccl *n = &the;
@@ -545,6 +568,7 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 	struct fail_note mine = { 0 }, *all = NULL;
 	ncclUniqueId id;
 	ncclResult_t nr = ncclSuccess;
+	char text[256];
 	int rc, rc2, v = 0, r, nfailed = 0;
 
 	memset(n, 0, sizeof(*n));
@@ -600,8 +624,8 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 			if (nr == ncclSuccess)
 				n->have_comm = true;
 			else
-				snprintf(mine.text, sizeof(mine.text), "ncclCommInitRank: %s (%s)%s",
-					 ncclGetErrorString(nr), ncclGetLastError(NULL), "");
+				snprintf(mine.text, sizeof(mine.text), "ncclCommInitRank: %s (%s)",
+					 ncclGetErrorString(nr), last_error(NULL, text, sizeof(text)));
 		}
 		rc = nr == ncclSuccess ? 0 : GDRB_ERR_UNSUPP;
 	}
@@ -625,11 +649,15 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 				first = r;
 		}
 		/* One line: the first rank's cause, how many failed, and a shared GPU where there is one. */
-		if (first >= 0)
+		if (first >= 0) {
+			char host[72];
+
+			clean(host, sizeof(host), b->hosts[first], 64);
 			gdrb_err("NCCL cannot run here: rank %d (%s): %s (%d of %d ranks failed)%s%s%s", first,
-				 b->hosts[first], all[first].text, nfailed, b->size,
+				 host, all[first].text, nfailed, b->size,
 				 c->gpu_shared[0] ? "; " : "", c->gpu_shared,
 				 c->gpu_shared[0] ? ": NCCL needs a GPU of its own for each rank" : "");
+		}
 	}
 	free(all);
 	return gdrb_boot_agree(b, rc);
@@ -638,12 +666,13 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 int gdrb_nccl_check(const struct gdrb_ctx *c, ncclResult_t rc, const char *what, size_t size)
 {
 	struct gdrb_nccl *n = &the;
+	char text[256];
 
 	if (rc == ncclSuccess)
 		return 0;
 	n->failed = true;
 	gdrb_err("rank %d: NCCL error in %s at size %zu: %s (%s)", c->boot->rank, what, size,
-		 ncclGetErrorString(rc), ncclGetLastError(n->comm));
+		 ncclGetErrorString(rc), last_error(n->comm, text, sizeof(text)));
 	return GDRB_ERR;
 }
 
@@ -803,9 +832,16 @@ static void echo(const struct gdrb_nccl *n)
 
 	if (!n->dir[0] || !(f = fopen(n->log, "r")))
 		return;
-	while (fgets(line, sizeof(line), f))
-		if (n->echo == 2 || (n->echo == 1 && strstr(line, " NCCL WARN ")))
-			fputs(line, stderr);
+	while (fgets(line, sizeof(line), f)) {
+		char shown[sizeof(line)];
+
+		if (n->echo != 2 && !(n->echo == 1 && strstr(line, " NCCL WARN ")))
+			continue;
+		/* Host and device names come from the system: no control character reaches the terminal. */
+		line[strcspn(line, "\n")] = '\0';
+		clean_text(shown, sizeof(shown), line);
+		fprintf(stderr, "%s\n", shown);
+	}
 	fclose(f);
 }
 

@@ -7,7 +7,7 @@
 # unknown, the note says why); a variable NCCL does not read (a one-line warning); an
 # NCCL_DEBUG_FILE that is a FIFO, a link, a folder or an output of the run (exit 2, one line,
 # nothing written); a rank stuck in ncclCommInitRank (named within --timeout, exit 1, no
-# private log folder left).
+# private log folder left); control characters of NCCL's log kept off stderr.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
@@ -146,3 +146,10 @@ left=$(find "$WORK/tmp" -name 'gdrb-nccl.*')
 [ -z "$left" ] || { ls -lR "$WORK/tmp"; fail "a rank stuck in ncclCommInitRank: NCCL log folders left in TMPDIR: $left"; }
 pass "a rank stuck in ncclCommInitRank: rank 0 names rank 1 after ${took} s (-T 2), exit $rc, no NCCL log folder left"
 
+# What NCCL's log says reaches stderr cleaned: a control character in a name NCCL prints (here
+# simnccl's warning quoting SIMNCCL_NET) is not written to the terminal as it is.
+SIMNCCL_NET=$(printf 'I\033[2JB') NCCL_DEBUG=WARN mpi 2 "$ar" -m 8 -t 0.01 >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/err"; fail "a control character in NCCL's warning failed the run"; }
+grep -q 'NCCL WARN simnccl: SIMNCCL_NET=I?\[2JB is not IB' "$WORK/err" || { cat -v "$WORK/err"; fail "NCCL's warning not shown, or not cleaned"; }
+! grep -q "$(printf '\033')" "$WORK/err" || { cat -v "$WORK/err"; fail "an escape character from NCCL's log reached stderr"; }
+pass "NCCL's log lines copied to stderr: control characters replaced"
