@@ -500,6 +500,8 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 
 	/* Everything that can be refused is refused here, before any measurement. */
 	rc = check_layout(r);
+	if (!rc && bench->preflight)
+		rc = bench->preflight(c);
 	if (!rc && boot->rank == 0 && r->p.csv_path) {
 		rc = gdrb_csv_open(r->p.csv_path, &r->csv);
 		if (!rc)

@@ -165,6 +165,12 @@ struct gdrb_bench {
 	/* A line for the header describing benchmark-specific settings; NULL: none. */
 	void (*describe)(const struct gdrb_ctx *c, char *buf, size_t len);
 
+	/*
+	 * Before any output of the run is opened, on every rank (all or none call it): what
+	 * the run was given besides its options (the environment), refused with one line
+	 * (GDRB_ERR_USAGE) so that nothing is written. NULL: none.
+	 */
+	int (*preflight)(struct gdrb_ctx *c);
 	/* After buffers exist: decide which variants run (direct path support). */
 	int (*setup)(struct gdrb_ctx *c);
 	/* Before the first iteration of a size on a path, on every rank; a barrier follows. NULL: none. */

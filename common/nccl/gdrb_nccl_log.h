@@ -18,6 +18,8 @@
 
 /* Longer lines are skipped; NCCL's own lines stop at 1023 bytes (src/debug.cc). */
 #define GDRB_NCCL_LINE_MAX 4096
+/* A larger log is not read (bytes): INIT and NET at INFO write a few hundred KiB at most. */
+#define GDRB_NCCL_LOG_MAX (64 << 20)
 /* The longest network or transport name kept; a longer one is cut to this. */
 #define GDRB_NCCL_NAME_MAX 23
 
@@ -41,6 +43,7 @@ struct gdrb_nccl_links {
 	int32_t ring_pxn;      /* the same line's PXN: highest, -1 absent */
 	uint32_t lines;        /* lines read */
 	uint32_t skipped;      /* lines too long, holding a NUL, or cut off at the end */
+	uint32_t foreign;      /* NCCL lines whose "<host>:<pid>:" prefix is not the owner's: not counted */
 	char nets[48];         /* network names, "+"-joined ("IB", "IB+Socket"); "..." ends a cut list */
 	char collnets[32];     /* CollNet names, the same way */
 	char others[48];       /* transports not understood, the same way */
@@ -52,16 +55,31 @@ struct gdrb_nccl_links {
 /* An empty record: counts 0, ring flags -1, names "". */
 void gdrb_nccl_links_init(struct gdrb_nccl_links *l);
 
+/*
+ * The process whose lines count. NCCL starts each line with "<host>:<pid>:<tid>" (src/debug.cc:
+ * the host name up to its first dot, getpid(), the thread); a line whose host or pid is not
+ * these, or that has anything but a "[...] " timestamp before the host, is another process's
+ * or an imitation: counted in foreign, never as a connection. NULL where a reader takes one:
+ * every process's lines count (the fixtures of the tests).
+ */
+struct gdrb_nccl_owner {
+	const char *host;
+	long pid;
+};
+
 /* Adds the log read from f (to its end) to l; 0, or -EIO on a read error (l then holds
  * what came before it). Seek f first to read only what a later step wrote. */
-int gdrb_nccl_log_parse(FILE *f, struct gdrb_nccl_links *l);
+int gdrb_nccl_log_parse(FILE *f, const struct gdrb_nccl_owner *who, struct gdrb_nccl_links *l);
 
 /* The same from memory: len bytes of data, NULs and all. */
-void gdrb_nccl_log_parse_mem(const void *data, size_t len, struct gdrb_nccl_links *l);
+void gdrb_nccl_log_parse_mem(const void *data, size_t len, const struct gdrb_nccl_owner *who,
+			     struct gdrb_nccl_links *l);
 
-/* Reads the log at path into l (initialised first); 0, or a negative errno with a
- * one-line reason in why: a missing file, a link, anything but a regular file. */
-int gdrb_nccl_log_read(const char *path, struct gdrb_nccl_links *l, char *why, size_t why_len);
+/* Reads the log at path into l (initialised first), at most the GDRB_NCCL_LOG_MAX bytes it
+ * holds when opened; 0, or a negative errno with a one-line reason in why: a missing file, a
+ * link, anything but a regular file, a larger one. */
+int gdrb_nccl_log_read(const char *path, const struct gdrb_nccl_owner *who, struct gdrb_nccl_links *l,
+		       char *why, size_t why_len);
 
 /* Adds one rank's record to a sum over ranks: counts saturate, names are joined,
  * ring_gdr keeps the lowest seen and ring_pxn the highest. */

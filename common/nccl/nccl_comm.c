@@ -5,17 +5,22 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gdrb_coll_opts.h"
+#include "gdrb_counters.h"
 #include "gdrb_log.h"
 #include "gdrb_nccl_log.h"
 #include "gdrb_size.h"
 #include "gdrb_transports.h"
+#include "gdrb_watchdog.h"
 #include "nccl_int.h"
 
 extern char **environ;
@@ -58,6 +63,20 @@ static void clean(char *dst, size_t len, const char *src, size_t max)
 		dst[i] = '\0';
 }
 
+/* The same for a line of text bound for a terminal: only control bytes and bytes past ASCII become '?'. */
+static void clean_text(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < len; i++) {
+		unsigned char ch = (unsigned char)src[i];
+
+		dst[i] = ch < 0x20 || ch > 0x7e ? '?' : (char)ch;
+	}
+	if (len)
+		dst[i] = '\0';
+}
+
 void gdrb_nccl_bench(struct gdrb_bench *b, const char *name, const char *summary,
 		     const struct gdrb_opt_use *groups)
 {
@@ -72,6 +91,7 @@ void gdrb_nccl_bench(struct gdrb_bench *b, const char *name, const char *summary
 		.opt_known = gdrb_opt_catalog,
 		.default_mem = GDRB_MEM_DEVICE,
 		.paths = gdrb_nccl_path,
+		.preflight = gdrb_nccl_preflight,
 		.end = gdrb_nccl_end,
 	};
 }
@@ -123,36 +143,60 @@ static bool debug_info(const char *level)
 	return level && (!strcasecmp(level, "INFO") || !strcasecmp(level, "TRACE"));
 }
 
+/* This host's name as NCCL prints it (getHostName: up to the first dot; "unknown" if none). */
+static void own_host(char *host, size_t len)
+{
+	if (gethostname(host, len - 1) != 0)
+		snprintf(host, len, "unknown");
+	host[len - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
+}
+
 /*
  * The file NCCL_DEBUG_FILE names for this process, expanded as NCCL does (debug.cc):
- * %h the host name up to its first dot, %p the process id, %% a percent sign.
+ * %h the host name up to its first dot, %p the process id, %% a percent sign; any
+ * other '%' is kept as it is.
  */
 static int expand_debug_file(const char *pattern, char *out, size_t len)
 {
-	char host[256] = "";
+	char host[256];
 	size_t o = 0;
 	const char *p;
 
-	if (gethostname(host, sizeof(host) - 1) == 0)
-		host[strcspn(host, ".")] = '\0';
+	own_host(host, sizeof(host));
 	for (p = pattern; *p; p++) {
+		bool pair = p[0] == '%' && (p[1] == 'h' || p[1] == 'p' || p[1] == '%');
 		int n;
 
-		if (p[0] == '%' && p[1] == 'h')
+		if (pair && p[1] == 'h')
 			n = snprintf(out + o, len - o, "%s", host);
-		else if (p[0] == '%' && p[1] == 'p')
+		else if (pair && p[1] == 'p')
 			n = snprintf(out + o, len - o, "%d", (int)getpid());
-		else if (p[0] == '%' && p[1] == '%')
-			n = snprintf(out + o, len - o, "%%");
 		else
 			n = snprintf(out + o, len - o, "%c", *p);
 		if (n < 0 || (size_t)n >= len - o)
 			return -1;
 		o += (size_t)n;
-		if (p[0] == '%' && p[1])
+		if (pair)
 			p++;
 	}
 	return 0;
+}
+
+/* Whether the pattern holds a %p NCCL expands (not the "%p" of "%%p"). */
+static bool has_pid(const char *pattern)
+{
+	const char *p;
+
+	for (p = pattern; *p; p++) {
+		if (p[0] != '%' || !p[1])
+			continue;
+		if (p[1] == 'p')
+			return true;
+		if (p[1] == '%' || p[1] == 'h')
+			p++;
+	}
+	return false;
 }
 
 static int set(const char *name, const char *value)
@@ -161,6 +205,62 @@ static int set(const char *name, const char *value)
 		return 0;
 	gdrb_err("cannot set %s: %s", name, strerror(errno));
 	return GDRB_ERR;
+}
+
+/* ---- the private log folder: removed however the run ends ---- */
+
+/* The signals that end a process by default and can be caught, where the process has no handler of its own. */
+static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
+static struct sigaction saved[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
+static bool guarded[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
+
+/* Async-signal-safe: the folder and the one file NCCL writes in it. */
+static void remove_private(void)
+{
+	if (the.dir[0]) {
+		unlink(the.log);
+		rmdir(the.dir);
+	}
+}
+
+static void on_fatal_signal(int sig)
+{
+	int saved_errno = errno;
+
+	remove_private();
+	errno = saved_errno;
+	/* SA_RESETHAND made the disposition the default again: the signal ends the process as it would have. */
+	raise(sig);
+}
+
+/*
+ * Whether a timeout (the watchdog ends the process with _exit), a launcher's SIGTERM
+ * or a crash removes the private folder too: on while it exists.
+ */
+static void guard_private(bool on)
+{
+	size_t i;
+
+	gdrb_watchdog_on_exit(on ? remove_private : NULL);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction sa;
+
+		if (on && !guarded[i]) {
+			if (sigaction(fatal_signals[i], NULL, &saved[i]) != 0 || saved[i].sa_handler != SIG_DFL ||
+			    (saved[i].sa_flags & SA_SIGINFO))
+				continue;
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_fatal_signal;
+			sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+			sigemptyset(&sa.sa_mask);
+			guarded[i] = sigaction(fatal_signals[i], &sa, NULL) == 0;
+		} else if (!on && guarded[i]) {
+			/* Put back only our own handler: one set since is left alone. */
+			if (sigaction(fatal_signals[i], NULL, &sa) == 0 && sa.sa_handler == on_fatal_signal)
+				sigaction(fatal_signals[i], &saved[i], NULL);
+			guarded[i] = false;
+		}
+	}
 }
 
 /*
@@ -174,6 +274,10 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 	const char *level = getenv("NCCL_DEBUG"), *file = getenv("NCCL_DEBUG_FILE");
 	const char *old = getenv("NCCL_NET_GDR_LEVEL");
 	int at = 0;
+
+	/* Empty, NCCL writes to stdout (the results'): a private file as if unset. */
+	if (file && !*file)
+		file = NULL;
 
 	if (np->gdr == GDRB_NCCL_GDR_ON || np->gdr == GDRB_NCCL_GDR_OFF) {
 		const char *want = np->gdr == GDRB_NCCL_GDR_ON ? "SYS" : "LOC";
@@ -231,8 +335,152 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 			return GDRB_ERR;
 		}
 		snprintf(n->log, sizeof(n->log), "%s/nccl.log", n->dir);
+		guard_private(true);
 	}
 	return set("NCCL_DEBUG_FILE", n->log);
+}
+
+/* ---- NCCL_DEBUG_FILE, judged before anything is written ---- */
+
+/* One line per rank that failed, gathered so that rank 0 says the first one once. */
+struct fail_note {
+	int32_t failed;
+	char text[472];
+};
+
+/* path with its folder resolved by the file system (its last name as given); "" if it cannot be. */
+static void canonical(const char *path, char *out, size_t len)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	int n;
+
+	out[0] = '\0';
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (dlen == 0)
+		snprintf(dir, sizeof(dir), "/");
+	else if (dlen < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)dlen, path);
+	else
+		return;
+	if (!realpath(dir, real))
+		return;
+	n = snprintf(out, len, "%s/%s", real, slash ? slash + 1 : path);
+	if (n < 0 || (size_t)n >= len)
+		out[0] = '\0';
+}
+
+/* Whether NCCL's file (st: what lstat found there, NULL: nothing) is the output at out. */
+static bool same_file(const char *path, const struct stat *st, const char *out)
+{
+	char a[PATH_MAX + 256], b[PATH_MAX + 256];
+	struct stat o;
+
+	if (!strcmp(path, out))
+		return true;
+	if (st && stat(out, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino)
+		return true;
+	canonical(path, a, sizeof(a));
+	canonical(out, b, sizeof(b));
+	return a[0] && !strcmp(a, b);
+}
+
+/*
+ * What NCCL would open for writing (fopen "w": it follows a link, blocks on a FIFO,
+ * truncates what is there): 0 where it is a regular file or nothing yet and no output
+ * of the run, or -1 and why.
+ */
+static int judge_file(const struct gdrb_ctx *c, const char *path, char *why, size_t len)
+{
+	const char *csv = c->p->csv_path, *kind = NULL;
+	char counters[PATH_MAX], shown[224];
+	struct stat st;
+	bool there = lstat(path, &st) == 0;
+
+	if (there && S_ISLNK(st.st_mode))
+		kind = "a symbolic link (not followed)";
+	else if (there && S_ISFIFO(st.st_mode))
+		kind = "a FIFO (NCCL would wait on it forever)";
+	else if (there && S_ISDIR(st.st_mode))
+		kind = "a directory";
+	else if (there && !S_ISREG(st.st_mode))
+		kind = "not a regular file (a device or a socket)";
+	else if (csv && same_file(path, there ? &st : NULL, csv))
+		kind = "the --csv file (NCCL would overwrite the results)";
+	else if (csv && !gdrb_counters_path(csv, counters, sizeof(counters)) &&
+		 same_file(path, there ? &st : NULL, counters))
+		kind = "the counter file beside the --csv file";
+	if (!kind)
+		return 0;
+	clean(shown, sizeof(shown), path, 200);
+	snprintf(why, len, "'%s' is %s", shown, kind);
+	return -1;
+}
+
+/*
+ * Every rank's NCCL_DEBUG_FILE, before any output is opened: expanded as NCCL will
+ * (%h, %p) and judged; one without %p would be one file for every rank of the host
+ * (and NCCL truncates it as each starts), so each rank is given its own,
+ * NAME.%p, said once. One line from rank 0 naming the first rank refused, exit 2.
+ */
+int gdrb_nccl_preflight(struct gdrb_ctx *c)
+{
+	struct gdrb_boot *b = c->boot;
+	const char *file = getenv("NCCL_DEBUG_FILE");
+	struct fail_note mine = { 0 }, *all = NULL;
+	char path[sizeof(the.log)], per_rank[sizeof(the.log)], why[320] = "";
+	bool add_pid = file && *file && !has_pid(file);
+	int r, rc;
+
+	if (file && *file) {
+		if (expand_debug_file(file, path, sizeof(path)))
+			snprintf(why, sizeof(why), "longer than %zu bytes once expanded", sizeof(path) - 1);
+		else if (!judge_file(c, path, why, sizeof(why)) && add_pid) {
+			int n = snprintf(per_rank, sizeof(per_rank), "%s.%%p", file);
+
+			if (n < 0 || (size_t)n >= sizeof(per_rank) || expand_debug_file(per_rank, path, sizeof(path)))
+				snprintf(why, sizeof(why), "longer than %zu bytes once expanded", sizeof(path) - 1);
+			else
+				(void)judge_file(c, path, why, sizeof(why));
+		}
+	}
+	if (why[0]) {
+		mine.failed = 1;
+		snprintf(mine.text, sizeof(mine.text), "%s", why);
+	}
+	if (b->rank == 0 && !(all = calloc((size_t)b->size, sizeof(*all))))
+		return GDRB_ERR;
+	if (gdrb_boot_step_gather(b, &mine, sizeof(mine), all, "checking NCCL_DEBUG_FILE", GDRB_WATCHDOG_NO_SIZE)) {
+		free(all);
+		return GDRB_ERR;
+	}
+	for (r = 0; b->rank == 0 && r < b->size; r++) {
+		char host[72];
+
+		all[r].text[sizeof(all[r].text) - 1] = '\0';
+		if (!all[r].failed)
+			continue;
+		clean(host, sizeof(host), b->hosts[r], 64);
+		gdrb_usage_err("NCCL_DEBUG_FILE: on rank %d (%s) %s; accepted: a regular file or a path not there yet, not a link, not an output of the run (--csv, its counter file); %%h and %%p expand to the host and the process id",
+			       r, host, all[r].text);
+		break;
+	}
+	free(all);
+	rc = gdrb_boot_agree(b, why[0] ? GDRB_ERR_USAGE : 0);
+	if (rc || !add_pid)
+		return rc;
+	if (set("NCCL_DEBUG_FILE", per_rank))
+		return GDRB_ERR;
+	if (b->rank == 0) {
+		char shown[224];
+
+		clean(shown, sizeof(shown), file, 200);
+		gdrb_warn("NCCL_DEBUG_FILE '%s' has no %%p, so every rank would write one file: each rank writes its own, '%s.%%p' (%%p: its process id)",
+			  shown, shown);
+	}
+	return 0;
 }
 
 /* Rank 0's NCCL_* variables in force, and a warning for each lookalike NCCL ignores. */
@@ -304,11 +552,14 @@ static int rdma_devices(void)
 
 /* ---- the communicator ---- */
 
-/* One line per rank that failed, gathered so that rank 0 says the first one once. */
-struct fail_note {
-	int32_t failed;
-	char text[472];
-};
+/* NCCL's last error, cleaned for a terminal (it quotes device and host names). */
+static const char *last_error(ncclComm_t comm, char *buf, size_t len)
+{
+	const char *e = ncclGetLastError(comm);
+
+	clean(buf, len, e ? e : "", len - 1);
+	return buf;
+}
 
 int gdrb_nccl_open(struct gdrb_ctx *c)
 {
@@ -317,9 +568,12 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 	struct fail_note mine = { 0 }, *all = NULL;
 	ncclUniqueId id;
 	ncclResult_t nr = ncclSuccess;
-	int rc, v = 0, r, nfailed = 0;
+	char text[256];
+	int rc, rc2, v = 0, r, nfailed = 0;
 
 	memset(n, 0, sizeof(*n));
+	own_host(n->host, sizeof(n->host));
+	n->pid = (long)getpid();
 	rc = setup_env(c, n);
 	rc = gdrb_boot_agree(b, rc);
 	if (rc)
@@ -342,6 +596,15 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 	}
 	env_version_differs(n);
 
+	/*
+	 * NCCL's bootstrap and initialisation wait on every rank: a rank that never comes, or
+	 * one stuck inside NCCL, ends the run after GDRB_WATCHDOG_COLLECTIVE x --timeout; a rank
+	 * that returns waits on each of the others, by name, in the gather below.
+	 */
+	if (gdrb_watchdog_start(c->p->timeout))
+		return GDRB_ERR;
+	gdrb_watchdog_collective("NCCL's bootstrap and initialisation (ncclGetUniqueId, ncclCommInitRank: every rank must join)",
+				 "starting NCCL", GDRB_WATCHDOG_NO_SIZE);
 	memset(&id, 0, sizeof(id));
 	if (b->rank == 0 && (nr = ncclGetUniqueId(&id)) != ncclSuccess)
 		snprintf(mine.text, sizeof(mine.text), "ncclGetUniqueId: %s", ncclGetErrorString(nr));
@@ -361,15 +624,19 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 			if (nr == ncclSuccess)
 				n->have_comm = true;
 			else
-				snprintf(mine.text, sizeof(mine.text), "ncclCommInitRank: %s (%s)%s",
-					 ncclGetErrorString(nr), ncclGetLastError(NULL), "");
+				snprintf(mine.text, sizeof(mine.text), "ncclCommInitRank: %s (%s)",
+					 ncclGetErrorString(nr), last_error(NULL, text, sizeof(text)));
 		}
 		rc = nr == ncclSuccess ? 0 : GDRB_ERR_UNSUPP;
 	}
 	mine.failed = rc != 0;
-	if (b->rank == 0 && !(all = calloc((size_t)b->size, sizeof(*all))))
+	if (b->rank == 0 && !(all = calloc((size_t)b->size, sizeof(*all)))) {
+		gdrb_watchdog_stop();
 		return GDRB_ERR;
-	if (gdrb_boot_step_gather(b, &mine, sizeof(mine), all, "starting NCCL", 0)) {
+	}
+	rc2 = gdrb_boot_step_gather(b, &mine, sizeof(mine), all, "starting NCCL", GDRB_WATCHDOG_NO_SIZE);
+	gdrb_watchdog_stop();
+	if (rc2) {
 		free(all);
 		return GDRB_ERR;
 	}
@@ -382,11 +649,15 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 				first = r;
 		}
 		/* One line: the first rank's cause, how many failed, and a shared GPU where there is one. */
-		if (first >= 0)
+		if (first >= 0) {
+			char host[72];
+
+			clean(host, sizeof(host), b->hosts[first], 64);
 			gdrb_err("NCCL cannot run here: rank %d (%s): %s (%d of %d ranks failed)%s%s%s", first,
-				 b->hosts[first], all[first].text, nfailed, b->size,
+				 host, all[first].text, nfailed, b->size,
 				 c->gpu_shared[0] ? "; " : "", c->gpu_shared,
 				 c->gpu_shared[0] ? ": NCCL needs a GPU of its own for each rank" : "");
+		}
 	}
 	free(all);
 	return gdrb_boot_agree(b, rc);
@@ -395,12 +666,13 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 int gdrb_nccl_check(const struct gdrb_ctx *c, ncclResult_t rc, const char *what, size_t size)
 {
 	struct gdrb_nccl *n = &the;
+	char text[256];
 
 	if (rc == ncclSuccess)
 		return 0;
 	n->failed = true;
 	gdrb_err("rank %d: NCCL error in %s at size %zu: %s (%s)", c->boot->rank, what, size,
-		 ncclGetErrorString(rc), ncclGetLastError(n->comm));
+		 ncclGetErrorString(rc), last_error(n->comm, text, sizeof(text)));
 	return GDRB_ERR;
 }
 
@@ -493,6 +765,10 @@ static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *al
 			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
 					       "%sNCCL used NET/Socket though rank 0's node has %d RDMA device(s) (NCCL_IB_DISABLE, NCCL_NET or the IB plugin?)",
 					       at ? "; " : "", n->rdma_devices);
+		if (sum.foreign && at < sizeof(c->lib_note))
+			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
+					       "%s%u NCCL log line(s) of another process (not the rank's own host:pid prefix) were not counted",
+					       at ? "; " : "", (unsigned)sum.foreign);
 		if (sum.unparsed && at < sizeof(c->lib_note))
 			at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at,
 					       "%s%u NCCL log line(s) looked like connections but were not understood",
@@ -513,7 +789,8 @@ int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
 	if (!n->log[0])
 		snprintf(mine.why, sizeof(mine.why), "NCCL_DEBUG_FILE could not be expanded");
 	else
-		mine.readable = gdrb_nccl_log_read(n->log, &mine.links, mine.why, sizeof(mine.why)) == 0;
+		mine.readable = gdrb_nccl_log_read(n->log, &(struct gdrb_nccl_owner){ n->host, n->pid },
+						   &mine.links, mine.why, sizeof(mine.why)) == 0;
 	if (c->boot->rank == 0 && !(all = calloc((size_t)c->boot->size, sizeof(*all))))
 		return GDRB_ERR;
 	rc = gdrb_boot_step_gather(c->boot, &mine, sizeof(mine), all, "reading NCCL's log", size);
@@ -555,9 +832,16 @@ static void echo(const struct gdrb_nccl *n)
 
 	if (!n->dir[0] || !(f = fopen(n->log, "r")))
 		return;
-	while (fgets(line, sizeof(line), f))
-		if (n->echo == 2 || (n->echo == 1 && strstr(line, " NCCL WARN ")))
-			fputs(line, stderr);
+	while (fgets(line, sizeof(line), f)) {
+		char shown[sizeof(line)];
+
+		if (n->echo != 2 && !(n->echo == 1 && strstr(line, " NCCL WARN ")))
+			continue;
+		/* Host and device names come from the system: no control character reaches the terminal. */
+		line[strcspn(line, "\n")] = '\0';
+		clean_text(shown, sizeof(shown), line);
+		fprintf(stderr, "%s\n", shown);
+	}
 	fclose(f);
 }
 
@@ -578,6 +862,7 @@ void gdrb_nccl_close(void)
 	}
 	if (n->dir[0]) {
 		echo(n);
+		guard_private(false);
 		unlink(n->log);
 		rmdir(n->dir);
 		n->dir[0] = '\0';

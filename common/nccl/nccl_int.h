@@ -24,6 +24,8 @@ struct gdrb_nccl {
 	bool have_comm, have_stream;
 	bool failed;                    /* an NCCL error was seen: abort, do not destroy */
 	int version;                    /* ncclGetVersion */
+	char host[256];                 /* this host's name as NCCL's log prefix has it (up to its first dot) */
+	long pid;                       /* this process, the pid of its log prefix */
 	bool simulated;                 /* the test suite's simnccl (its marker symbol) */
 	char library[64];               /* "NCCL 2.28.9", "... (simulated)" */
 	char dir[256];                  /* the private log's folder; "" when the user names the file */
@@ -53,6 +55,14 @@ size_t gdrb_nccl_path(const struct gdrb_ctx *c, struct gdrb_variant *v);
  * has none): 0 or GDRB_ERR_USAGE after one line.
  */
 int gdrb_nccl_check_mem(const struct gdrb_ctx *c);
+
+/*
+ * The driver's `preflight`: NCCL_DEBUG_FILE judged on every rank before any output is
+ * opened (a FIFO, a link, anything but a regular file, the --csv file or its counter
+ * file: GDRB_ERR_USAGE after one line from rank 0); one without %p made one per rank
+ * (NAME.%p, said once).
+ */
+int gdrb_nccl_preflight(struct gdrb_ctx *c);
 
 /* Set NCCL's environment, then start the communicator and the stream; 0, GDRB_ERR_UNSUPP
  * after one line from rank 0 naming the first rank that failed and why, or GDRB_ERR. */

@@ -13,7 +13,9 @@
  *   Connected all rings[, use ring PXN %d GDR %d (2.24 on)]
  *   NCCL version %s
  * Everything else (WARN, TRACE, the ring and tree listings, a user's own prints) is
- * passed over. A line that starts like a connection but does not parse is counted in
+ * passed over. Given an owner (gdrb_nccl_owner), a line whose "<host>:<pid>:" is not the
+ * owner's, or that has more than a "[...] " timestamp before it, is counted as foreign
+ * and nothing else. A line that starts like a connection but does not parse is counted in
  * unparsed, so that a format NCCL changes shows up instead of reading as "no network".
  */
 #include "config.h"
@@ -27,12 +29,13 @@
 
 #include "gdrb_nccl_log.h"
 
-_Static_assert(sizeof(struct gdrb_nccl_links) == 14 * 4 + 48 + 32 + 48 + 32,
+_Static_assert(sizeof(struct gdrb_nccl_links) == 15 * 4 + 48 + 32 + 48 + 32,
 	       "struct gdrb_nccl_links has padding: its wire form would carry stray bytes");
 
 /* A line being assembled from chunks; bad once it holds a NUL or outgrows line. */
 struct reader {
 	struct gdrb_nccl_links *l;
+	const struct gdrb_nccl_owner *who;      /* NULL: every process's lines count */
 	size_t len;
 	bool bad;
 	char line[GDRB_NCCL_LINE_MAX + 1];
@@ -342,26 +345,67 @@ static bool back_char(const char *line, const char **p, char c)
 	return true;
 }
 
+/* Where a line's prefix "<host>:<pid>:<tid> [<dev>] NCCL INFO " puts its parts. */
+struct prefix {
+	const char *lead;       /* the line's start: "" or, since 2.26, a timestamp before the host */
+	const char *host, *pid; /* each ends at the next ':' */
+	size_t host_len, pid_len;
+};
+
 /* The message after "<host>:<pid>:<tid> [<dev>] NCCL INFO ", or NULL for any other line. */
-static const char *info_message(const char *line)
+static const char *info_message(const char *line, struct prefix *px)
 {
 	static const char marker[] = "] NCCL INFO ";
-	const char *m = strstr(line, marker), *p = m;
+	const char *m = strstr(line, marker), *p = m, *pid_end, *host_end;
 
 	if (!m || !back_digits(line, &p))
 		return NULL;
 	(void)back_char(line, &p, '-');
 	if (!back_char(line, &p, '[') || !back_char(line, &p, ' ') || !back_digits(line, &p) ||
-	    !back_char(line, &p, ':') || !back_digits(line, &p) || !back_char(line, &p, ':'))
+	    !back_char(line, &p, ':'))
 		return NULL;
-	/* A host name, not empty. */
-	if (p == line || p[-1] == ' ')
+	pid_end = p;
+	if (!back_digits(line, &p))
 		return NULL;
+	px->pid = p;
+	px->pid_len = (size_t)(pid_end - p);
+	if (!back_char(line, &p, ':'))
+		return NULL;
+	/* A host name, not empty: back to the line's start or a blank. */
+	host_end = p;
+	while (p > line && p[-1] != ' ')
+		p--;
+	if (p == host_end)
+		return NULL;
+	px->lead = line;
+	px->host = p;
+	px->host_len = (size_t)(host_end - p);
 	return m + sizeof(marker) - 1;
 }
 
-static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l)
+/*
+ * Whether a prefix is the owner's: the host name and the pid exactly as NCCL prints them
+ * for that process (no leading zero, no other case), after nothing or after a timestamp
+ * in brackets and one blank ("[%F %T] ", NCCL_DEBUG_TIMESTAMP_FORMAT's default form).
+ */
+static bool owned(const struct prefix *px, const struct gdrb_nccl_owner *who)
 {
+	char pid[24];
+	int n = snprintf(pid, sizeof(pid), "%ld", who->pid);
+	const char *lead_end = px->host;
+
+	if (px->host != px->lead) {
+		if (px->lead[0] != '[' || lead_end - px->lead < 3 || lead_end[-1] != ' ' || lead_end[-2] != ']' ||
+		    memchr(px->lead + 1, ']', (size_t)(lead_end - px->lead - 3)))
+			return false;
+	}
+	return n > 0 && (size_t)n == px->pid_len && !memcmp(px->pid, pid, px->pid_len) &&
+	       strlen(who->host) == px->host_len && !memcmp(px->host, who->host, px->host_len);
+}
+
+static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l, const struct gdrb_nccl_owner *who)
+{
+	struct prefix px;
 	const char *msg;
 	bool ok = true;
 
@@ -370,9 +414,13 @@ static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l)
 	line[len] = '\0';
 	if (line[0] == '#')
 		return;
-	msg = info_message(line);
+	msg = info_message(line, &px);
 	if (!msg)
 		return;
+	if (who && !owned(&px, who)) {
+		bump(&l->foreign);
+		return;
+	}
 	if (take(&msg, "Channel ") || take(&msg, "Ring "))
 		ok = channel_conn(msg, l) || !strstr(msg, " via");
 	else if (take(&msg, "CollNet "))
@@ -392,7 +440,7 @@ static void end_line(struct reader *r, bool complete)
 	if (r->bad || !complete)
 		bump(&r->l->skipped);
 	else
-		parse_line(r->line, r->len, r->l);
+		parse_line(r->line, r->len, r->l, r->who);
 	r->len = 0;
 	r->bad = false;
 }
@@ -432,17 +480,18 @@ void gdrb_nccl_links_init(struct gdrb_nccl_links *l)
 	l->ring_pxn = -1;
 }
 
-void gdrb_nccl_log_parse_mem(const void *data, size_t len, struct gdrb_nccl_links *l)
+void gdrb_nccl_log_parse_mem(const void *data, size_t len, const struct gdrb_nccl_owner *who,
+			     struct gdrb_nccl_links *l)
 {
-	struct reader r = { .l = l };
+	struct reader r = { .l = l, .who = who };
 
 	feed(&r, data, len);
 	finish(&r);
 }
 
-int gdrb_nccl_log_parse(FILE *f, struct gdrb_nccl_links *l)
+int gdrb_nccl_log_parse(FILE *f, const struct gdrb_nccl_owner *who, struct gdrb_nccl_links *l)
 {
-	struct reader r = { .l = l };
+	struct reader r = { .l = l, .who = who };
 	char chunk[16384];
 	size_t got;
 
@@ -452,11 +501,14 @@ int gdrb_nccl_log_parse(FILE *f, struct gdrb_nccl_links *l)
 	return ferror(f) ? -EIO : 0;
 }
 
-int gdrb_nccl_log_read(const char *path, struct gdrb_nccl_links *l, char *why, size_t why_len)
+int gdrb_nccl_log_read(const char *path, const struct gdrb_nccl_owner *who, struct gdrb_nccl_links *l,
+		       char *why, size_t why_len)
 {
+	struct reader r = { .l = l, .who = who };
 	struct stat st;
-	FILE *f;
-	int fd, rc;
+	char chunk[16384];
+	off_t left;
+	int fd, rc = 0;
 
 	gdrb_nccl_links_init(l);
 	/* O_NONBLOCK: a FIFO planted in its place must not hang the open. */
@@ -468,22 +520,33 @@ int gdrb_nccl_log_read(const char *path, struct gdrb_nccl_links *l, char *why, s
 		return rc;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
 		snprintf(why, why_len, "NCCL log %s: not a regular file", path);
 		close(fd);
-		return rc;
+		return -EINVAL;
 	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		rc = -errno;
-		snprintf(why, why_len, "NCCL log %s: %s", path, strerror(-rc));
+	if (st.st_size > GDRB_NCCL_LOG_MAX) {
+		snprintf(why, why_len, "NCCL log %s: %lld bytes, more than the %d read back (NCCL_DEBUG_SUBSYS beyond INIT,NET?)",
+			 path, (long long)st.st_size, GDRB_NCCL_LOG_MAX);
 		close(fd);
-		return rc;
+		return -EFBIG;
 	}
-	rc = gdrb_nccl_log_parse(f, l);
+	/* What the file held when it was looked at: NCCL may still be writing to it. */
+	for (left = st.st_size; left > 0;) {
+		ssize_t got = read(fd, chunk, left < (off_t)sizeof(chunk) ? (size_t)left : sizeof(chunk));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			rc = got < 0 ? -EIO : 0;
+			break;
+		}
+		feed(&r, chunk, (size_t)got);
+		left -= got;
+	}
+	finish(&r);
+	close(fd);
 	if (rc)
 		snprintf(why, why_len, "NCCL log %s: read error", path);
-	fclose(f);
 	return rc;
 }
 
@@ -501,6 +564,7 @@ void gdrb_nccl_links_add(struct gdrb_nccl_links *sum, const struct gdrb_nccl_lin
 	sum->rings = sat_add(sum->rings, one->rings);
 	sum->lines = sat_add(sum->lines, one->lines);
 	sum->skipped = sat_add(sum->skipped, one->skipped);
+	sum->foreign = sat_add(sum->foreign, one->foreign);
 	if (one->ring_gdr >= 0 && (sum->ring_gdr < 0 || one->ring_gdr < sum->ring_gdr))
 		sum->ring_gdr = one->ring_gdr;
 	if (one->ring_pxn > sum->ring_pxn)
@@ -541,7 +605,7 @@ int gdrb_nccl_links_from_wire(struct gdrb_nccl_links *l, const void *buf, size_t
 		return -EINVAL;
 	memcpy(&w, buf, sizeof(w));
 	if (w.net_gdr > w.net || w.net_pxn > w.net || w.collnet_gdr > w.collnet ||
-	    w.skipped > w.lines || w.ring_gdr < -1 || w.ring_gdr > 1 || w.ring_pxn < -1 ||
+	    w.skipped > w.lines || w.foreign > w.lines || w.ring_gdr < -1 || w.ring_gdr > 1 || w.ring_pxn < -1 ||
 	    w.ring_pxn > 1)
 		return -EINVAL;
 	if (!wire_text(w.nets, sizeof(w.nets), name_char, true) ||

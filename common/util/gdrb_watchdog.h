@@ -20,6 +20,17 @@ extern volatile uint64_t gdrb_watchdog_mark;
 int gdrb_watchdog_start(double timeout_s);
 void gdrb_watchdog_stop(void);
 
+/* The size of a wait outside the sweep (starting up): the message names no size. */
+#define GDRB_WATCHDOG_NO_SIZE ((size_t)-1)
+
+/*
+ * Run by the watchdog's thread just before it ends the process after a timeout
+ * (the process ends with _exit: no atexit, no destructor), for what must not be
+ * left behind (a private folder). The main thread may be anywhere: only
+ * async-signal-safe calls (unlink, rmdir). NULL: none.
+ */
+void gdrb_watchdog_on_exit(void (*fn)(void));
+
 /* What this rank waits for now, for the message: "rank 1 (nodeB)" and where. */
 void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *what, size_t size);
 

@@ -30,6 +30,7 @@ static struct {
 	double allow_s;         /* every wait's allowance beyond the limit (gdrb_watchdog_allow) */
 	int given_up;           /* (atomic) the measuring thread must not go on */
 	char main_stat[64];     /* the measuring thread's /proc/self/task/TID/schedstat */
+	void (*at_end)(void);   /* before _exit (gdrb_watchdog_on_exit) */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The watchdog looks this often; a look later than this plus its own wait for a CPU means this process was stopped. */
@@ -81,6 +82,21 @@ static double counted(double span_s, struct sched_figs me0, struct sched_figs me
 	    main1.wait_s - main0.wait_s > c / 2)
 		return 0;
 	return c > 0 ? c : 0;
+}
+
+void gdrb_watchdog_on_exit(void (*fn)(void))
+{
+	__atomic_store_n(&wd.at_end, fn, __ATOMIC_RELEASE);
+}
+
+/* Ends the process for a timeout: the registered cleanup, then _exit. */
+static void end_process(void)
+{
+	void (*fn)(void) = __atomic_load_n(&wd.at_end, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn();
+	_exit(GDRB_EXIT_FAIL);
 }
 
 void gdrb_watchdog_allow(double seconds)
@@ -170,7 +186,7 @@ static void *watchdog_main(void *arg)
 			/* The linger runs on the same clock as the wait: a loaded machine lengthens both. */
 			lingered += c;
 			if (lingered >= wd.linger_s)
-				_exit(GDRB_EXIT_FAIL);
+				end_process();
 			continue;
 		}
 		if (mark == last_mark)
@@ -183,13 +199,20 @@ static void *watchdog_main(void *arg)
 			char size[32];
 
 			pthread_mutex_lock(&wd.lock);
-			gdrb_size_format(wd.size, size, sizeof(size));
-			gdrb_err("timeout: no answer from %s for %.0f s (--timeout %g) during %s at size %s; giving up, rows measured so far are kept",
-				 wd.waiting_for, idle, wd.limit_s, wd.what, size);
+			if (wd.size == GDRB_WATCHDOG_NO_SIZE) {
+				gdrb_err("timeout: no answer from %s for %.0f s (--timeout %g) during %s; giving up",
+					 wd.waiting_for, idle, wd.limit_s, wd.what);
+			} else {
+				gdrb_size_format(wd.size, size, sizeof(size));
+				gdrb_err("timeout: no answer from %s for %.0f s (--timeout %g) during %s at size %s; giving up, rows measured so far are kept",
+					 wd.waiting_for, idle, wd.limit_s, wd.what, size);
+			}
 			fflush(stdout);
 			/* Not exit(): the main thread may be inside MPI; nothing may run atexit. */
-			if (wd.linger_s <= 0)
-				_exit(GDRB_EXIT_FAIL);
+			if (wd.linger_s <= 0) {
+				pthread_mutex_unlock(&wd.lock);
+				end_process();
+			}
 			__atomic_store_n(&wd.given_up, 1, __ATOMIC_RELAXED);
 			pthread_mutex_unlock(&wd.lock);
 			lingered = 0;

@@ -3,7 +3,9 @@
  * The NCCL INFO log reader (common/nccl/nccl_log.c) on any bytes: it returns, its
  * counts hold together (GDRDMA and PXN within the network's, skipped within lines), its
  * names are terminated, "+"-joined [A-Za-z0-9._-] that its own wire check accepts, the
- * sum over two ranks is the sum, and the transports' text fits its buffer.
+ * sum over two ranks is the sum, and the transports' text fits its buffer. Read as one
+ * process's log (its host and pid named), it counts no more of anything than read as
+ * anyone's, and what it leaves out is counted as foreign.
  */
 #include "config.h"
 
@@ -15,7 +17,7 @@ static void check(const struct gdrb_nccl_links *l, const char *what)
 	char text[64];
 
 	if (l->net_gdr > l->net || l->net_pxn > l->net || l->collnet_gdr > l->collnet ||
-	    l->skipped > l->lines)
+	    l->skipped > l->lines || l->foreign > l->lines)
 		fuzz_broken("%s: counts out of order (net %u gdr %u pxn %u, lines %u skipped %u)",
 			    what, l->net, l->net_gdr, l->net_pxn, l->lines, l->skipped);
 	if (gdrb_nccl_links_from_wire(&(struct gdrb_nccl_links){ 0 }, l, sizeof(*l)) != 0)
@@ -32,10 +34,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f;
 
 	gdrb_nccl_links_init(&one);
-	gdrb_nccl_log_parse_mem(data, size, &one);
+	gdrb_nccl_log_parse_mem(data, size, NULL, &one);
 	check(&one, "one log");
 	if (one.lines == 0 && size > 0)
 		fuzz_broken("%zu bytes read as no line", size);
+
+	{
+		static const struct gdrb_nccl_owner who = { "node-a", 41207 };
+		struct gdrb_nccl_links own;
+
+		gdrb_nccl_links_init(&own);
+		gdrb_nccl_log_parse_mem(data, size, &who, &own);
+		check(&own, "one process's log");
+		if (own.net > one.net || own.net_gdr > one.net_gdr || own.p2p > one.p2p || own.shm > one.shm ||
+		    own.other > one.other || own.collnet > one.collnet || own.rings > one.rings ||
+		    own.lines != one.lines || own.foreign > own.lines || one.foreign != 0)
+			fuzz_broken("its owner named, the log counted more, or other lines (net %u of %u, foreign %u, lines %u of %u)",
+				    own.net, one.net, own.foreign, own.lines, one.lines);
+	}
 
 	gdrb_nccl_links_init(&sum);
 	gdrb_nccl_links_add(&sum, &one);
@@ -50,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct gdrb_nccl_links again;
 
 		gdrb_nccl_links_init(&again);
-		if (gdrb_nccl_log_parse(f, &again) != 0 || memcmp(&again, &one, sizeof(one)) != 0)
+		if (gdrb_nccl_log_parse(f, NULL, &again) != 0 || memcmp(&again, &one, sizeof(one)) != 0)
 			fuzz_broken("the FILE reader and the memory reader disagree");
 	}
 	if (f)

@@ -6,7 +6,8 @@
 # rows a size); every --dtype, every --op; a flipped element, out of place and in place,
 # caught; GPUDirect on and off side by side on a simulated two-node IB fabric, with the
 # connections' /GDRDMA counted from NCCL's log; a NIC without GPUDirect, sockets and
-# --nccl-net-only named in the rows.
+# --nccl-net-only named in the rows; a user's NCCL_DEBUG_FILE without %p made one file per rank,
+# each rank's connections counted apart (rank 1's fallback without GPUDirect stays in the sum).
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
@@ -138,3 +139,21 @@ csv_has "$csv" transport=P2P gdr_connections=0/0 || { cat "$csv"; fail "the user
 NCCL_DEBUG=INFO run 2 allreduce -m 8
 grep -q 'NCCL INFO Channel 00/.* via P2P' "$WORK/err" || { cat "$WORK/err"; fail "NCCL_DEBUG=INFO without a file: the log did not reach stderr"; }
 pass "a user's NCCL_DEBUG_FILE read where it is and kept; NCCL_DEBUG=INFO without a file shown on stderr"
+
+# A user's NCCL_DEBUG_FILE without %p names one file for every rank: each rank is given its
+# own (NAME.<pid>, said once) and reads only its own lines. Rank 1's NIC has no GPUDirect, on
+# a node of its own: its 4 connections without GDRDMA stay in the sum beside rank 0's 4 with.
+: >"$csv"
+rm -f "$WORK"/shared.log*
+export SIMNCCL_RANKS_PER_NODE=1
+NCCL_DEBUG_FILE=$WORK/shared.log mpi 1 "$bin/gdrb_nccl_allreduce" -c -t 0.01 -n 20 -m 8 --csv "$csv" : \
+	-np 1 -x SIMNCCL_NIC_GDR=0 "$bin/gdrb_nccl_allreduce" -c -t 0.01 -n 20 -m 8 --csv "$csv" \
+	>"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "a shared NCCL_DEBUG_FILE: the run failed"; }
+unset SIMNCCL_RANKS_PER_NODE
+csv_has "$csv" transport=NET/IB gdr_connections=4/8 || { cat "$csv" "$WORK"/shared.log*; fail "a shared NCCL_DEBUG_FILE: rank 1's connections without GPUDirect not counted apart (not 4/8)"; }
+grep -q 'without GDRDMA on 4 of 8 connections' "$csv" || { cat "$csv"; fail "a shared NCCL_DEBUG_FILE: the note does not say 4 of 8 without GDRDMA"; }
+[ "$(find "$WORK" -maxdepth 1 -name 'shared.log.[0-9]*' | wc -l)" -eq 2 ] && [ ! -e "$WORK/shared.log" ] ||
+	{ ls -l "$WORK"; fail "a shared NCCL_DEBUG_FILE: not one file per rank, NAME.<pid>"; }
+[ "$(grep -c "NCCL_DEBUG_FILE '.*shared.log' has no %p, so every rank would write one file: each rank writes its own, '.*shared.log.%p'" "$WORK/err")" -eq 1 ] ||
+	{ cat "$WORK/err"; fail "a shared NCCL_DEBUG_FILE: not said once"; }
+pass "NCCL_DEBUG_FILE without %p: one file per rank (NAME.<pid>), said once; rank 1's fallback without GPUDirect counted (4/8)"

@@ -4,7 +4,10 @@
 # binary (exit 2, one line each); two ranks on one GPU (exit 77, one line naming the cause);
 # an NCCL error in a timed call (exit 1 naming the rank and NCCL's error, the rows measured
 # before kept); a log that cannot be read and one without connection lines (transport
-# unknown, the note says why); a variable NCCL does not read (a one-line warning).
+# unknown, the note says why); a variable NCCL does not read (a one-line warning); an
+# NCCL_DEBUG_FILE that is a FIFO, a link, a folder or an output of the run (exit 2, one line,
+# nothing written); a rank stuck in ncclCommInitRank (named within --timeout, exit 1, no
+# private log folder left); control characters of NCCL's log kept off stderr.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
@@ -84,3 +87,69 @@ NCCL_VERSION=2.28.3-1 mpi 2 "$ar" -m 8 -t 0.01 --csv "$WORK/v.csv" >"$WORK/out" 
 NCCL_VERSION=2.28.9-1 mpi 2 "$ar" -m 8 -t 0.01 >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "NCCL_VERSION=2.28.9-1 failed the run"; }
 ! grep -q 'NCCL_VERSION' "$WORK/err" "$WORK/out" || { cat "$WORK/err"; fail "NCCL_VERSION naming the NCCL loaded: warned or listed"; }
 pass "NCCL_VERSION: not NCCL's environment; one warning when it names another NCCL than the one loaded"
+
+# NCCL_DEBUG_FILE is judged on every rank before anything is written: NCCL opens it with
+# fopen "w" (following a link, waiting on a FIFO forever, truncating what is there). A FIFO,
+# a link, a folder, the --csv file (by name or a hard link to it) and its counter file: exit
+# 2, one line naming NCCL_DEBUG_FILE and the accepted form, no CSV made or changed. `timeout`
+# bounds each run: a FIFO hung every rank past --timeout.
+refused_file() { # WHAT NCCL_DEBUG_FILE PATTERN [CSV]: refused, and the CSV as it was
+	local what=$1 file=$2 pattern=$3 out=${4:-$WORK/refused.csv} rc=0 before=
+	[ -e "$out" ] && before=$(cksum <"$out")
+	NCCL_DEBUG_FILE=$file timeout 60 "$MPIRUN" -np 2 "$ar" -m 8 -t 0.01 --csv "$out" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	[ "$rc" -eq 2 ] || { cat "$WORK/err"; fail "NCCL_DEBUG_FILE $what: exit $rc, expected 2"; }
+	[ "$(our_lines gdrb_nccl_allreduce "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "NCCL_DEBUG_FILE $what: not one line"; }
+	grep -q "^gdrb_nccl_allreduce: NCCL_DEBUG_FILE: on rank 0 (.*) '.*' is ${pattern}[^;]*; accepted: a regular file or a path not there yet, not a link, not an output of the run" "$WORK/err" ||
+		{ cat "$WORK/err"; fail "NCCL_DEBUG_FILE $what: the line lacks '$pattern' or the accepted form"; }
+	if [ -n "$before" ]; then
+		[ "$(cksum <"$out")" = "$before" ] || fail "NCCL_DEBUG_FILE $what: the CSV changed"
+	else
+		[ ! -e "$out" ] || fail "NCCL_DEBUG_FILE $what: a CSV was made"
+	fi
+	! grep -qv '^#' "$WORK/out" || { cat "$WORK/out"; fail "NCCL_DEBUG_FILE $what: measured something"; }
+}
+mkfifo "$WORK/nccl.fifo"
+refused_file "a FIFO" "$WORK/nccl.fifo" "a FIFO (NCCL would wait on it forever)"
+ln -s "$WORK/elsewhere.log" "$WORK/nccl.link"
+refused_file "a link" "$WORK/nccl.link" "a symbolic link (not followed)"
+refused_file "a folder" "$WORK" "a directory"
+mpi 2 "$ar" -m 8 -t 0.01 --csv "$WORK/kept.csv" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "a run to make a CSV failed"; }
+refused_file "the --csv file" "$WORK/kept.csv" "the --csv file (NCCL would overwrite the results)" "$WORK/kept.csv"
+mkdir -p "$WORK/sub"
+refused_file "the --csv file by another name" "$WORK/sub/../kept.csv" "the --csv file" "$WORK/kept.csv"
+ln "$WORK/kept.csv" "$WORK/hardlink.log"
+refused_file "a hard link to the --csv file" "$WORK/hardlink.log" "the --csv file" "$WORK/kept.csv"
+refused_file "the counter file" "$WORK/fresh.counters.csv" "the counter file beside the --csv file" "$WORK/fresh.csv"
+# The name as each rank expands it is judged (%h: the host name up to its first dot).
+host=$(hostname)
+mkfifo "$WORK/fifo-${host%%.*}"
+refused_file "a FIFO once expanded" "$WORK/fifo-%h" "a FIFO"
+pass "NCCL_DEBUG_FILE a FIFO, a link, a folder, the --csv file (by name, by another path, by a hard link), its counter file, %h expanded: exit 2, one line, nothing written"
+
+# A rank stuck in NCCL's initialisation (simnccl's hook: rank 1 never returns from
+# ncclCommInitRank once every rank joined): the watchdog covers NCCL's start, rank 0 names
+# rank 1 within --timeout (plus the launcher's teardown), exit 1; no private NCCL log folder
+# is left in TMPDIR by either rank (rank 0 ends by the watchdog, rank 1 by the launcher's
+# SIGTERM).
+mkdir -p "$WORK/tmp"
+start=$(date +%s)
+rc=0
+TMPDIR=$WORK/tmp SIMNCCL_HANG_INIT=1 timeout 100 "$MPIRUN" -np 2 "$ar" -m 8 -t 0.01 -T 2 \
+	>"$WORK/out" 2>"$WORK/err" || rc=$?
+took=$(($(date +%s) - start))
+[ "$rc" -ne 124 ] || { cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: the run hung (killed after 100 s)"; }
+[ "$rc" -ne 0 ] || { cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: exit 0"; }
+grep -q '^gdrb_nccl_allreduce: rank 0 (.*): error: timeout: no answer from rank 1 (.*) for [0-9]* s (--timeout 2) during starting NCCL; giving up$' "$WORK/err" ||
+	{ cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: rank 0 does not name rank 1"; }
+[ "$took" -lt 60 ] || fail "a rank stuck in ncclCommInitRank: $took s to end with -T 2"
+left=$(find "$WORK/tmp" -name 'gdrb-nccl.*')
+[ -z "$left" ] || { ls -lR "$WORK/tmp"; fail "a rank stuck in ncclCommInitRank: NCCL log folders left in TMPDIR: $left"; }
+pass "a rank stuck in ncclCommInitRank: rank 0 names rank 1 after ${took} s (-T 2), exit $rc, no NCCL log folder left"
+
+# What NCCL's log says reaches stderr cleaned: a control character in a name NCCL prints (here
+# simnccl's warning quoting SIMNCCL_NET) is not written to the terminal as it is.
+SIMNCCL_NET=$(printf 'I\033[2JB') NCCL_DEBUG=WARN mpi 2 "$ar" -m 8 -t 0.01 >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/err"; fail "a control character in NCCL's warning failed the run"; }
+grep -q 'NCCL WARN simnccl: SIMNCCL_NET=I?\[2JB is not IB' "$WORK/err" || { cat -v "$WORK/err"; fail "NCCL's warning not shown, or not cleaned"; }
+! grep -q "$(printf '\033')" "$WORK/err" || { cat -v "$WORK/err"; fail "an escape character from NCCL's log reached stderr"; }
+pass "NCCL's log lines copied to stderr: control characters replaced"

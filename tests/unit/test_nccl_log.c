@@ -59,7 +59,7 @@ static void read_fixture(const char *file, struct gdrb_nccl_links *l)
 	char path[4096], why[512] = "";
 
 	fixture_path(path, sizeof(path), file);
-	ck_assert_msg(gdrb_nccl_log_read(path, l, why, sizeof(why)) == 0, "%s", why);
+	ck_assert_msg(gdrb_nccl_log_read(path, NULL, l, why, sizeof(why)) == 0, "%s", why);
 }
 
 /* A log given as text, parsed from memory. */
@@ -68,7 +68,7 @@ static struct gdrb_nccl_links parse_text(const char *text, size_t len)
 	struct gdrb_nccl_links l;
 
 	gdrb_nccl_links_init(&l);
-	gdrb_nccl_log_parse_mem(text, len, &l);
+	gdrb_nccl_log_parse_mem(text, len, NULL, &l);
 	return l;
 }
 
@@ -230,7 +230,7 @@ START_TEST(test_wire)
 	ck_assert_int_eq(gdrb_nccl_links_from_wire(&got, bytes, sizeof(bytes) - 1), -EINVAL);
 
 	/* Each planted fault is refused and leaves the record as it was. */
-	for (int fault = 0; fault < 7; fault++) {
+	for (int fault = 0; fault < 8; fault++) {
 		bad = l;
 		switch (fault) {
 		case 0: memset(bad.nets, 'A', sizeof(bad.nets)); break;    /* no terminator */
@@ -240,6 +240,7 @@ START_TEST(test_wire)
 		case 4: strcpy(bad.nets, "IB++x"); break;                   /* an empty name */
 		case 5: strcpy(bad.version, "2.28\n"); break;
 		case 6: bad.skipped = bad.lines + 1; break;
+		case 7: bad.foreign = bad.lines + 1; break;
 		}
 		memcpy(bytes, &bad, sizeof(bytes));
 		memset(&got, 0x5a, sizeof(got));
@@ -316,7 +317,7 @@ START_TEST(test_hostile)
 				 "NET/net%zu-with-a-name-longer-than-kept/0\n" PREFIX
 				 "Channel 00/0 : 0[0] -> 1[0] via X%zu/y\n", i, i);
 
-		gdrb_nccl_log_parse_mem(line, (size_t)n, &l);
+		gdrb_nccl_log_parse_mem(line, (size_t)n, NULL, &l);
 	}
 	ck_assert_uint_eq(l.net, 40);
 	ck_assert_uint_eq(l.other, 40);
@@ -324,6 +325,79 @@ START_TEST(test_hostile)
 	ck_assert_str_eq(l.nets, "net0-with-a-name-longer+...");
 	ck_assert_str_eq(l.others + strlen(l.others) - 4, "+...");
 	ck_assert_ptr_null(strstr(l.others, "++"));
+}
+END_TEST
+
+/* A log's own lines against another process's and imitations: only the owner's prefix counts. */
+START_TEST(test_owner)
+{
+	static const struct gdrb_nccl_owner me = { "node-a", 41207 }, other = { "node-a", 41208 };
+	static const char mixed[] =
+		"node-a:41207:41210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n"
+		"node-a:41208:41211 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] [send] via NET/IB/0\n"
+		"node-a:41207:41210 [0] NCCL INFO Channel 00/0 : 1[1] -> 0[0] [receive] via NET/IB/0/GDRDMA\n"
+		"node-a:41208:41211 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [receive] via NET/IB/0\n";
+	static const char *const imitations[] = {
+		"node-b:41207:1 [0] NCCL INFO ",                /* another host */
+		"Node-a:41207:1 [0] NCCL INFO ",                /* another case */
+		"node-a.example.org:41207:1 [0] NCCL INFO ",    /* NCCL cuts the name at its first dot */
+		"node-a:041207:1 [0] NCCL INFO ",               /* a leading zero */
+		"node-a:412071:1 [0] NCCL INFO ",               /* a longer pid */
+		"node-a:4120:1 [0] NCCL INFO ",                 /* a shorter one */
+		"x:node-a:41207:1 [0] NCCL INFO ",              /* more before the pid */
+		"echo node-a:41207:1 [0] NCCL INFO ",           /* a word before the host */
+		"[12:00:00]node-a:41207:1 [0] NCCL INFO ",      /* a timestamp not followed by a blank */
+		"[a] [b] node-a:41207:1 [0] NCCL INFO ",        /* two brackets */
+		"[a]] node-a:41207:1 [0] NCCL INFO ",
+	};
+	struct gdrb_nccl_links l, sum;
+	size_t i;
+
+	/* Two processes' lines in one file: each reads its own, and the fallback of one stays seen. */
+	gdrb_nccl_links_init(&l);
+	gdrb_nccl_log_parse_mem(mixed, sizeof(mixed) - 1, &me, &l);
+	ck_assert_uint_eq(l.net, 2);
+	ck_assert_uint_eq(l.net_gdr, 2);
+	ck_assert_uint_eq(l.foreign, 2);
+	gdrb_nccl_links_init(&sum);
+	gdrb_nccl_links_add(&sum, &l);
+	gdrb_nccl_links_init(&l);
+	gdrb_nccl_log_parse_mem(mixed, sizeof(mixed) - 1, &other, &l);
+	ck_assert_uint_eq(l.net, 2);
+	ck_assert_uint_eq(l.net_gdr, 0);
+	gdrb_nccl_links_add(&sum, &l);
+	ck_assert_uint_eq(sum.net, 4);
+	ck_assert_uint_eq(sum.net_gdr, 2);
+
+	/* The owner's line after NCCL's timestamp counts; each imitation does not. */
+	l = parse_text("", 0);
+	gdrb_nccl_log_parse_mem("[2025-11-27 05:51:02] node-a:41207:41207 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n",
+				sizeof("[2025-11-27 05:51:02] node-a:41207:41207 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n") - 1,
+				&me, &l);
+	ck_assert_uint_eq(l.net_gdr, 1);
+	ck_assert_uint_eq(l.foreign, 0);
+	for (i = 0; i < sizeof(imitations) / sizeof(imitations[0]); i++) {
+		char line[512];
+		int n = snprintf(line, sizeof(line), "%sChannel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n"
+				 "%sNCCL version 2.28.9+cuda13.0\n%sConnected all rings, use ring PXN 0 GDR 1\n",
+				 imitations[i], imitations[i], imitations[i]);
+
+		gdrb_nccl_links_init(&l);
+		gdrb_nccl_log_parse_mem(line, (size_t)n, &me, &l);
+		ck_assert_msg(l.net + l.net_gdr + l.rings == 0 && !l.version[0], "'%s' counted", imitations[i]);
+		ck_assert_msg(l.foreign == 3, "'%s': %u foreign lines, expected 3", imitations[i], l.foreign);
+	}
+	/* NCCL's real logs read alike with their owner named: nothing of theirs is foreign. */
+	for (i = 0; i < N_FIXTURES; i++) {
+		struct gdrb_nccl_links any, own;
+		char path[4096], why[512] = "";
+
+		fixture_path(path, sizeof(path), fixtures[i].file);
+		ck_assert_int_eq(gdrb_nccl_log_read(path, NULL, &any, why, sizeof(why)), 0);
+		ck_assert_int_eq(gdrb_nccl_log_read(path, &me, &own, why, sizeof(why)), 0);
+		ck_assert_msg(own.foreign == 0, "%s: %u lines foreign", fixtures[i].file, own.foreign);
+		ck_assert_msg(memcmp(&any, &own, sizeof(any)) == 0, "%s: read otherwise with its owner", fixtures[i].file);
+	}
 }
 END_TEST
 
@@ -342,24 +416,33 @@ START_TEST(test_files)
 	fputs(conn, f);
 	rewind(f);
 	gdrb_nccl_links_init(&l);
-	ck_assert_int_eq(gdrb_nccl_log_parse(f, &l), 0);
+	ck_assert_int_eq(gdrb_nccl_log_parse(f, NULL, &l), 0);
 	ck_assert_uint_eq(l.net_gdr, 1);
 	ck_assert_uint_eq(l.skipped, 0);
 	fclose(f);
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/missing", dir);
-	ck_assert_int_eq(gdrb_nccl_log_read(path, &l, why, sizeof(why)), -ENOENT);
+	ck_assert_int_eq(gdrb_nccl_log_read(path, NULL, &l, why, sizeof(why)), -ENOENT);
 	ck_assert_ptr_null(strchr(why, '\n'));
 	ck_assert_ptr_nonnull(strstr(why, "missing"));
-	ck_assert_int_eq(gdrb_nccl_log_read(dir, &l, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(gdrb_nccl_log_read(dir, NULL, &l, why, sizeof(why)), -EINVAL);
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
-	ck_assert_int_eq(gdrb_nccl_log_read(path, &l, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(gdrb_nccl_log_read(path, NULL, &l, why, sizeof(why)), -EINVAL);
+	unlink(path);
+	/* Larger than what is read back: refused, not read to its end. */
+	snprintf(path, sizeof(path), "%s/big", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ftruncate(fileno(f), (off_t)GDRB_NCCL_LOG_MAX + 1), 0);
+	fclose(f);
+	ck_assert_int_eq(gdrb_nccl_log_read(path, NULL, &l, why, sizeof(why)), -EFBIG);
+	ck_assert_ptr_nonnull(strstr(why, "bytes"));
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/link", dir);
 	ck_assert_int_eq(symlink("/etc/hostname", path), 0);
-	ck_assert_int_eq(gdrb_nccl_log_read(path, &l, why, sizeof(why)), -ELOOP);
+	ck_assert_int_eq(gdrb_nccl_log_read(path, NULL, &l, why, sizeof(why)), -ELOOP);
 	ck_assert_ptr_nonnull(strstr(why, "link"));
 	unlink(path);
 	rmdir(dir);
@@ -377,6 +460,7 @@ static Suite *nccl_log_suite(void)
 	tcase_add_test(tc, test_transports);
 	tcase_add_test(tc, test_wire);
 	tcase_add_test(tc, test_hostile);
+	tcase_add_test(tc, test_owner);
 	tcase_add_test(tc, test_files);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1517,6 +1517,11 @@ SIM_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *newcomm, int nranks, ncclUn
 	/* All have mapped it: the name can go, and no rank's exit leaves it behind. */
 	shm_unlink(name);
 
+	/* SIMNCCL_HANG_INIT=RANK: that rank, every rank joined, never returns (stuck in NCCL's initialisation). */
+	if (rank == env_long("SIMNCCL_HANG_INIT", -1, -1, INT_MAX))
+		for (;;)
+			pause();
+
 	/* src/init.cc:904 (NCCL 2.28.9): two ranks of one host on one GPU. */
 	bus_me = bus_id_int(comm->bus_id);
 	for (i = 0; i < nranks; i++)
