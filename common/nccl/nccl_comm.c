@@ -16,6 +16,7 @@
 
 #include "gdrb_coll_opts.h"
 #include "gdrb_counters.h"
+#include "gdrb_json.h"
 #include "gdrb_log.h"
 #include "gdrb_nccl_log.h"
 #include "gdrb_size.h"
@@ -58,20 +59,6 @@ static void clean(char *dst, size_t len, const char *src, size_t max)
 		unsigned char ch = (unsigned char)src[i];
 
 		dst[i] = ch < 0x20 || ch > 0x7e || ch == ';' ? '_' : (char)ch;
-	}
-	if (len)
-		dst[i] = '\0';
-}
-
-/* The same for a line of text bound for a terminal: only control bytes and bytes past ASCII become '?'. */
-static void clean_text(char *dst, size_t len, const char *src)
-{
-	size_t i;
-
-	for (i = 0; src[i] && i + 1 < len; i++) {
-		unsigned char ch = (unsigned char)src[i];
-
-		dst[i] = ch < 0x20 || ch > 0x7e ? '?' : (char)ch;
 	}
 	if (len)
 		dst[i] = '\0';
@@ -839,7 +826,7 @@ static void echo(const struct gdrb_nccl *n)
 			continue;
 		/* Host and device names come from the system: no control character reaches the terminal. */
 		line[strcspn(line, "\n")] = '\0';
-		clean_text(shown, sizeof(shown), line);
+		gdrb_text_clean(shown, sizeof(shown), line);
 		fprintf(stderr, "%s\n", shown);
 	}
 	fclose(f);
