@@ -50,7 +50,7 @@ grep -q '^measure-hostile: 2 of 4 cases passed or were skipped, 2 failed; report
 	{ cat "$WORK/r.err"; fail "the closing line"; }
 
 report=$WORK/r.md
-grep -qx '# Hostile-input and fault battery (issues 15 and 24)' "$report" || fail "report: title"
+grep -qx '# Hostile-input and fault battery (issues 15, 24 and 37)' "$report" || fail "report: title"
 grep -qx '\*\*2 PASS, 2 FAIL, 0 SKIP\*\* of 4 cases.' "$report" || fail "report: summary count"
 grep -qx '| held | 2 | 0 | 0 |' "$report" && grep -qx '| selftest | 0 | 2 | 0 |' "$report" || fail "report: counts per item"
 grep -qx '| id | item | command | expected | observed | outcome |' "$report" || fail "report: table header"
