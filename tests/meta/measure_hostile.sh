@@ -50,7 +50,7 @@ grep -q '^measure-hostile: 2 of 4 cases passed or were skipped, 2 failed; report
 	{ cat "$WORK/r.err"; fail "the closing line"; }
 
 report=$WORK/r.md
-grep -qx '# Hostile-input and fault battery (issues 15 and 24)' "$report" || fail "report: title"
+grep -qx '# Hostile-input and fault battery (issues 15, 24 and 37)' "$report" || fail "report: title"
 grep -qx '\*\*2 PASS, 2 FAIL, 0 SKIP\*\* of 4 cases.' "$report" || fail "report: summary count"
 grep -qx '| held | 2 | 0 | 0 |' "$report" && grep -qx '| selftest | 0 | 2 | 0 |' "$report" || fail "report: counts per item"
 grep -qx '| id | item | command | expected | observed | outcome |' "$report" || fail "report: table header"
@@ -72,3 +72,14 @@ rc=0
 [ "$rc" -eq 0 ] || { cat "$WORK/ok.out" "$WORK/ok.err"; fail "two passing cases: exit $rc, expected 0"; }
 grep -qx '\*\*2 PASS, 0 FAIL, 0 SKIP\*\* of 2 cases.' "$WORK/ok.md" || fail "report: 2 PASS"
 pass "only passing cases: exit 0"
+
+# --- issue 37's fail-closed runner: sound evidence PASSes, a verdict of PASS where none may be is caught
+rc=0
+"$script" --build-dir "$top_builddir" --report "$WORK/fc.md" --selftest \
+	--only '^(37\.1-gdr-baseline|37\.4-prolog-doctor-ok-held|fc-selftest-pass)$' >"$WORK/fc.out" 2>"$WORK/fc.err" || rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/fc.out" "$WORK/fc.err"; fail "fail-closed cases with a selftest: exit $rc, expected 1"; }
+grep -qx 'PASS 37.1-gdr-baseline (item 37.1)' "$WORK/fc.out" &&
+	grep -qx 'PASS 37.4-prolog-doctor-ok-held (item 37.4)' "$WORK/fc.out" || { cat "$WORK/fc.out"; fail "a sound case did not pass"; }
+grep -q '^FAIL fc-selftest-pass (item selftest): exit 0, expected exit 3; the overall line says PASS' "$WORK/fc.out" ||
+	{ cat "$WORK/fc.out"; fail "a PASS where the case forbids one was not reported FAIL"; }
+pass "fail-closed cases: sound evidence PASS, a verdict of PASS where none may be FAILs"
