@@ -9,6 +9,7 @@
 
 #include "gdrb_boot.h"
 #include "gdrb_log.h"
+#include "gdrb_watchdog.h"
 
 int gdrb_boot_rank_hint(const struct gdrb_boot *b)
 {
@@ -114,6 +115,8 @@ static void self_finalize(struct gdrb_boot *b)
 static void self_abort(struct gdrb_boot *b, int code)
 {
 	(void)b;
+	/* What must not be left behind (a private folder) goes before the process does. */
+	gdrb_watchdog_run_on_exit();
 	exit(code);
 }
 

@@ -15,6 +15,7 @@
 #include "gdrb_boot.h"
 #include "gdrb_boot_mpi.h"
 #include "gdrb_log.h"
+#include "gdrb_watchdog.h"
 
 #define MPI_CHECK(call)                                                           \
 	do {                                                                      \
@@ -168,6 +169,8 @@ static void mpi_finalize(struct gdrb_boot *b)
 static void mpi_abort(struct gdrb_boot *b, int code)
 {
 	(void)b;
+	/* What must not be left behind (a private folder) goes before the process does. */
+	gdrb_watchdog_run_on_exit();
 	MPI_Abort(MPI_COMM_WORLD, code);
 }
 

@@ -25,11 +25,17 @@ void gdrb_watchdog_stop(void);
 
 /*
  * Run by the watchdog's thread just before it ends the process after a timeout
- * (the process ends with _exit: no atexit, no destructor), for what must not be
- * left behind (a private folder). The main thread may be anywhere: only
+ * (the process ends with _exit: no atexit, no destructor), and by a boot's abort,
+ * for what must not be left behind (a private folder). The main thread may be anywhere: only
  * async-signal-safe calls (unlink, rmdir). NULL: none.
  */
 void gdrb_watchdog_on_exit(void (*fn)(void));
+
+/*
+ * Runs that cleanup now, once, where the process is about to end without its
+ * normal teardown for another reason than a timeout (a launcher's abort).
+ */
+void gdrb_watchdog_run_on_exit(void);
 
 /* What this rank waits for now, for the message: "rank 1 (nodeB)" and where. */
 void gdrb_watchdog_context(int peer_rank, const char *peer_host, const char *what, size_t size);

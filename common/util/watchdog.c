@@ -89,13 +89,18 @@ void gdrb_watchdog_on_exit(void (*fn)(void))
 	__atomic_store_n(&wd.at_end, fn, __ATOMIC_RELEASE);
 }
 
-/* Ends the process for a timeout: the registered cleanup, then _exit. */
-static void end_process(void)
+void gdrb_watchdog_run_on_exit(void)
 {
-	void (*fn)(void) = __atomic_load_n(&wd.at_end, __ATOMIC_ACQUIRE);
+	void (*fn)(void) = __atomic_exchange_n(&wd.at_end, NULL, __ATOMIC_ACQ_REL);
 
 	if (fn)
 		fn();
+}
+
+/* Ends the process for a timeout: the registered cleanup, then _exit. */
+static void end_process(void)
+{
+	gdrb_watchdog_run_on_exit();
 	_exit(GDRB_EXIT_FAIL);
 }
 

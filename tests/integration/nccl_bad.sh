@@ -44,10 +44,13 @@ SIMGPU_DEVICES=0000:3b:00.0 expect_code 77 "NCCL cannot run here: rank 0 .*Dupli
 
 # An NCCL error during a timed call: rank 1's 31st operation fails (a size runs at most 2
 # warm-up and 20 timed calls, and -t 1 holds all of them however loaded the machine: the
-# error lands in the second size), the rank and NCCL's error named, earlier rows kept.
+# error lands in the second size), the rank and NCCL's error named, earlier rows kept, and no
+# rank's private NCCL log folder left behind (the failing rank aborts the launch, the other is
+# killed by it).
 csv=$WORK/fail.csv
 rc=0
-SIMNCCL_FAIL_AFTER=30 SIMNCCL_FAIL_RANK=1 mpi 2 "$ar" -m 8,16,32,64,128 -n 20 -w 2 -t 1 \
+mkdir "$WORK/tmp-fail"
+TMPDIR=$WORK/tmp-fail SIMNCCL_FAIL_AFTER=30 SIMNCCL_FAIL_RANK=1 mpi 2 "$ar" -m 8,16,32,64,128 -n 20 -w 2 -t 1 \
 	--csv "$csv" >"$WORK/out" 2>"$WORK/err" || rc=$?
 [ "$rc" -ne 0 ] || { cat "$WORK/err"; fail "an NCCL error in a timed call: exit 0"; }
 grep -q 'rank 1: NCCL error in nccl_allreduce at size [0-9]*: unhandled system error' "$WORK/err" ||
@@ -55,7 +58,9 @@ grep -q 'rank 1: NCCL error in nccl_allreduce at size [0-9]*: unhandled system e
 rows=$(($(wc -l <"$csv") - 1))
 [ "$rows" -ge 1 ] && [ "$rows" -lt 5 ] && csv_check -v status=ok "$csv" ||
 	{ cat "$csv"; fail "the rows measured before the error were not kept ($rows)"; }
-pass "an NCCL error in a timed call: exit $rc naming rank 1 and 'unhandled system error', $rows row(s) kept"
+left=$(find "$WORK/tmp-fail" -name 'gdrb-nccl*' | wc -l)
+[ "$left" -eq 0 ] || { ls -la "$WORK/tmp-fail"; fail "a failed run left $left private NCCL log folder(s)"; }
+pass "an NCCL error in a timed call: exit $rc naming rank 1 and 'unhandled system error', $rows row(s) kept, no log folder left"
 
 # The log: one NCCL cannot write (its folder does not exist), one that leaves out the
 # connection lines (the user's NCCL_DEBUG_SUBSYS): transport unknown, the note says why.
