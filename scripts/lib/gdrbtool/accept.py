@@ -41,7 +41,17 @@ Each suspect node or link ends with the causes found on its ends in the counter 
 
   counters errors                         NIC error counters that rose on a node fail: any
                                           rise on hardware (mlx5), 10x the other nodes' rate
-                                          per packet on software RDMA (rxe, siw)
+                                          per packet on software RDMA (rxe, siw); so does a
+                                          counter that vanished during a run; a counter's
+                                          fall (state reset) is named, never a rise
+
+Evidence is read fail-closed: every file is read only when it is a regular file (never
+through a symbolic link, never waited on, within a size bound), and a row a rule needs and
+cannot read (another number of fields, CR or CRLF line ends, a last line cut short, a count
+that is empty, negative, not digits, not finite or beyond 2^64-1, an unknown state, a file
+of another header, a counter in state unreadable) makes the counters rule INVALID, naming
+how many rows and the first (file:line: why); a counters rule that judged no node is
+NODATA; a pairs rule is INVALID where pairs.csv is there and cannot be read.
 
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
@@ -58,8 +68,9 @@ Options:
   -q, --quiet        print only the overall line
   -h, --help         this help
 Exit: 0 every rule passes, 1 a rule fails or has no data (or the verdict could not be
-written: one line naming the file), 2 bad usage or input (one line naming the option, or the
-file and line), 3 INVALID: a value a rule reads is not a number.
+written: the verdict is printed, then one line naming the file; INVALID keeps 3), 2 bad
+usage or input (one line naming the option, or the file and line), 3 INVALID: a value a
+rule reads is not a number, or evidence it needs could not be read.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ def counter_rows(rows):
         delta = "" if cls == "link" else str(after - before)
         out.append(fx.row(s, run_start=STAMP, run_end=STAMP, benchmark="mpi_pairs", node=node, rank=0, device=dev,
                           port=port, source=source, counter=counter, **{"class": cls}, before=before, after=after,
-                          delta=delta, state="ok"))
+                          delta=delta, state="ok", run_id="n01:4242:1795860000000000000"))
     return "\n".join(out) + "\n"
 
 
@@ -345,6 +345,22 @@ class FailClosed(CountersCase):
         self.write(d, "results.counters.csv", counters_schema().header + "\n" + crow(
             **{"class": "link"}, counter="current_link_width", delta="") + "\n")
         self.rule(d, "NODATA")
+
+    def test_two_runs_in_one_second_are_kept_apart(self):
+        # Two launches of one benchmark that started in the same second, each with its rise.
+        d = self.file(crow(before=0, after=5, delta=5, run_id="n01:100:1"),
+                      crow(before=5, after=10, delta=5, run_id="n01:200:2"),
+                      crow(rank=1, before=5, after=10, delta=5, run_id="n01:200:2"))
+        self.assertEqual(self.rule(d, "FAIL"), "NIC error counters rose on 1 node: n01: mlx5_0 port 1 symbol_error +10")
+
+    def test_a_version_1_file_is_read_by_its_run_start(self):
+        # Written before the run_id column: the rises of one run_start and benchmark count once.
+        s = counters_schema()
+        v1 = s.columns[:s.widths[1]]
+        d = self.results()
+        self.write(d, "results.counters.csv", ",".join(v1) + "\n" + "".join(
+            crow(before=0, after=5, delta=5, run_id=r).rsplit(",", 1)[0] + "\n" for r in ("a", "b")))
+        self.assertEqual(self.rule(d, "FAIL"), "NIC error counters rose on 1 node: n01: mlx5_0 port 1 symbol_error +5")
 
     def test_a_malformed_doctor_is_named_with_the_causes(self):
         d = self.results(scenario="node", slow=5)
