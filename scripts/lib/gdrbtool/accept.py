@@ -687,10 +687,9 @@ class Judge:
         if v == "":
             r.record(size, False, v, r.threshold, "gdr_connections is empty (not an NCCL row, or a version 1 CSV)")
             return
-        counts = common.gdr_connections(v)
-        if counts is None or counts[0] > counts[1]:
-            self.invalid(r, size, lineno, "gdr_connections", v, "not G/N (connections with GPUDirect RDMA of all, "
-                                                               "G at most N)")
+        counts, why = evidence.connections(v)
+        if counts is None:
+            self.invalid(r, size, lineno, "gdr_connections", v, why[len("is "):])
             return
         used, total = counts
         if total == 0:

@@ -130,6 +130,24 @@ def count(text: str, limit: int = MAX_COUNT) -> Tuple[Optional[int], str]:
     return None, "is not a non-negative integer"
 
 
+def connections(text: str) -> Tuple[Optional[Tuple[int, int]], str]:
+    """TEXT, NCCL's gdr_connections G/N (network connections with GPUDirect RDMA of all), as
+    (G, N) and ""; or None and why it is not one (each a count() of at most 10^9 - 1, G at
+    most N)."""
+    what = "is not G/N (connections with GPUDirect RDMA of all, G at most N)"
+    parts = text.split("/")
+    if len(parts) != 2:
+        return None, what
+    got = [count(p, 10 ** 9 - 1) for p in parts]
+    for name, (_, why) in zip("GN", got):
+        if why:
+            return None, "%s: %s %s" % (what, name, why)
+    g, n = got[0][0], got[1][0]
+    if g > n:
+        return None, "%s: G above N" % what
+    return (g, n), ""
+
+
 def read_table(path: str, schema: Schema, faults: Faults, what: str, crlf: bool = False,
                limit: int = LIMIT) -> Tuple[int, List[Tuple[int, List[str]]]]:
     """The rows of the CSV PATH of SCHEMA (WHAT names it: "a counter file") as (line number,
