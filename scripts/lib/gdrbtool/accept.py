@@ -736,20 +736,19 @@ class Judge:
     def finish(self) -> "Verdict":
         judged = [r for r in self.results if isinstance(r, PairsResult)]
         # What the nodes' counters and the doctor say: each suspect's causes, the counters rule.
-        evidence = counters.load(self.results_dir) if judged or any(
-            isinstance(r, CountersResult) for r in self.results) else None
-        for r in self.results:
-            if isinstance(r, CountersResult):
-                r.evidence = evidence
+        counted = [r for r in self.results if isinstance(r, CountersResult)]
+        ev = counters.load(self.results_dir) if judged or counted else None
+        for r in counted:
+            r.evidence = ev
         # The rows a counters rule needed and could not read: listed with the invalid values.
-        if evidence is not None and any(isinstance(r, CountersResult) for r in self.results):
-            for x in evidence.faults.items[:KEPT]:
+        if ev is not None and counted:
+            for x in ev.faults.items[:KEPT]:
                 self.invalid_values.append(InvalidValue(x.file, x.line, x.column, x.value, x.text(), True))
         if judged:
             mats, ranks = pairs.load_dir(self.results_dir)
             unread = _unreadable(os.path.join(self.results_dir, pairs.PAIRS_CSV))
             for r in judged:
-                r.judge(mats, ranks, evidence)
+                r.judge(mats, ranks, ev)
                 r.unread = unread
             # The pairs CSV's note says where the matrices came from a simulated GPU.
             self.simulated = self.simulated or pairs.simulated_gpu(self.results_dir)
@@ -759,7 +758,8 @@ class Judge:
             if r.rule.kind == "staged":
                 self.pair_staged(r)
             r.conclude()
-        return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook, self.gpu_shared)
+        unread = len(ev.faults) if ev is not None and counted else 0
+        return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook, self.gpu_shared, unread)
 
 
 @dataclass
@@ -769,6 +769,7 @@ class Verdict:
     simulated: str
     test_hook: str = ""         # a note's "test hook NAME=VALUE": the run was a test's
     gpu_shared: str = ""        # a note's "N ranks share GPU BUS on HOST (MPS ...)"
+    unread_rows: int = 0        # rows of evidence a rule needed and could not read (the first KEPT listed)
 
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rules if r.verdict == verdict)
@@ -788,8 +789,8 @@ class Verdict:
 
     def summary(self) -> str:
         ninvalid = self.count("INVALID")
-        nrows = sum(1 for v in self.invalid_values if v.row)
-        nvalues = len(self.invalid_values) - nrows
+        nrows = self.unread_rows
+        nvalues = sum(1 for v in self.invalid_values if not v.row)
         why = ([plural(nvalues, "value") + " not a number of its column"] if nvalues else []) + (
             ["%s of evidence that could not be read" % plural(nrows, "row")] if nrows else [])
         return "%s: %d rules, %d passed, %d failed, %d without data%s%s%s%s" % (

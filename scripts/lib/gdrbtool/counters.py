@@ -383,5 +383,5 @@ def explain(ev: Optional[Evidence], hosts: List[str]) -> str:
         return ""
     found = ["%s: %s" % (h, " / ".join(c)) for h in hosts for c in [ev.causes(h)] if c]
     text = "causes: " + " and ".join(found) if found else "no counter or check explains it"
-    unread = evidence.Faults(ev.faults.items + ev.doctor_faults.items)
+    unread = evidence.Faults(ev.faults.items + ev.doctor_faults.items, len(ev.faults) + len(ev.doctor_faults))
     return text + (" (%s)" % unread.message() if unread else "")

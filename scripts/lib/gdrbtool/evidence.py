@@ -28,7 +28,8 @@ from .common import Json, Schema, csv_split
 
 LIMIT = 256 << 20            # the largest counter file, pairs CSV or doctor.json read
 MAX_COUNT = (1 << 64) - 1    # a uint64_t: the largest count a binary writes
-SHOWN = 3                    # faults a message names; verdict.json keeps more
+SHOWN = 3                    # faults a message names
+KEPT = 50                    # faults kept to list (verdict.json, stdout); the rest are counted
 
 
 class OtherHeader(OSError):
@@ -84,19 +85,23 @@ class Fault:
 
 @dataclass
 class Faults:
-    """The faults met while reading evidence, in the order met."""
+    """The faults met while reading evidence: how many, and the first KEPT in the order met
+    (a file of a million bad rows is counted, not held)."""
     items: List[Fault] = field(default_factory=list)
+    n: int = 0
 
     def __len__(self) -> int:
-        return len(self.items)
+        return self.n
 
     def add(self, file: str, line: int, why: str, column: str = "", value: str = "") -> None:
-        self.items.append(Fault(file, line, why, column, value))
+        self.n += 1
+        if len(self.items) < KEPT:
+            self.items.append(Fault(file, line, why, column, value[:200]))
 
     def message(self, what: str = "evidence") -> str:
         """"3 rows of the evidence could not be read: A; B; C; and 1 more" (a whole file counts
         as one)."""
-        n = len(self.items)
+        n = self.n
         shown = "; ".join(f.text() for f in self.items[:SHOWN])
         more = "; and %d more" % (n - SHOWN) if n > SHOWN else ""
         return "%d %s of the %s could not be read: %s%s" % (n, "row" if n == 1 else "rows", what, shown, more)

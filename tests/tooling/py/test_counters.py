@@ -305,6 +305,16 @@ class FailClosed(CountersCase):
                 self.assertIn("1 row of evidence that could not be read", out)
                 self.assertIn("INVALID %s/results.counters.csv%s" % (d, why), out)
 
+    def test_many_rows_are_counted_the_first_named(self):
+        d = self.file(*[crow(node="n%d" % i, delta=-i - 1) for i in range(1000)])
+        msg = self.rule(d, "INVALID")
+        self.assertRegex(msg, r"^the counters cannot be judged: 1000 rows of the counter evidence could not be read: "
+                              r".*results\.counters\.csv:3: delta '-1' is negative; .*:4: .*:5: delta '-3' is negative; "
+                              r"and 997 more$")
+        _, out, _, v = self.accept(d, "counters errors")
+        self.assertEqual((v["rules"][0]["invalid_checks"], len(v["invalid_values"])), (1000, 50))
+        self.assertIn("1 invalid (1000 rows of evidence that could not be read: the results cannot be judged)", out)
+
     def test_a_file_of_another_header_or_line_ends_is_invalid(self):
         good = counters_schema().header + "\n" + crow() + "\n"
         for name, text, why in (
