@@ -49,9 +49,9 @@ Evidence is read fail-closed: every file is read only when it is a regular file 
 through a symbolic link, never waited on, within a size bound), and a row a rule needs and
 cannot read (another number of fields, CR or CRLF line ends, a last line cut short, a count
 that is empty, negative, not digits, not finite or beyond 2^64-1, an unknown state, a file
-of another header, a counter in state unreadable) makes the counters rule INVALID, naming
-how many rows and the first (file:line: why); a counters rule that judged no node is
-NODATA; a pairs rule is INVALID where pairs.csv is there and cannot be read.
+of another header, an error or packet counter in state unreadable) makes the counters rule
+INVALID, naming how many rows and the first (file:line: why); a counters rule that judged
+no node is NODATA; a pairs rule is INVALID where pairs.csv is there and cannot be read.
 
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no

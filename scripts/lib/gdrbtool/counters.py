@@ -68,10 +68,11 @@ class Node:
     packets: Dict[Tuple[str, str], int] = field(default_factory=dict)       # (device, port)
     links: Dict[Tuple[str, str], Dict[str, int]] = field(default_factory=dict)   # (device, PCI): name -> value
     judged: bool = False    # an error counter of this node was read (state ok)
-    # "mlx5_0 port 1 symbol_error" of each counter in state vanished, unreadable, reset.
-    vanished: List[str] = field(default_factory=list)
-    unreadable: List[str] = field(default_factory=list)
-    resets: List[str] = field(default_factory=list)
+    # "mlx5_0 port 1 symbol_error" of each error or packet counter in state vanished,
+    # unreadable, reset, each once, in the order read.
+    vanished: Dict[str, None] = field(default_factory=dict)
+    unreadable: Dict[str, None] = field(default_factory=dict)
+    resets: Dict[str, None] = field(default_factory=dict)
 
     def soft(self) -> bool:
         """Every device that counted errors here is software RDMA."""
@@ -136,14 +137,10 @@ class Evidence:
         return sorted(h for h, n in self.nodes.items() if n.judged or n.packets or n.errors)
 
     def states(self, which: str) -> List[str]:
-        """"node: mlx5_0 port 1 symbol_error" of each counter in state WHICH (vanished,
-        unreadable, reset), each once."""
-        out = []
-        for h in sorted(self.nodes):
-            for c in getattr(self.nodes[h], "resets" if which == "reset" else which):
-                if "%s: %s" % (h, c) not in out:
-                    out.append("%s: %s" % (h, c))
-        return out
+        """"node: mlx5_0 port 1 symbol_error" of each error or packet counter in state WHICH
+        (vanished, unreadable, reset), each once."""
+        return ["%s: %s" % (h, c) for h in sorted(self.nodes)
+                for c in getattr(self.nodes[h], "resets" if which == "reset" else which)]
 
     def looked(self) -> bool:
         """Whether there was anything to look at: without it a suspect's causes are not said."""
@@ -251,15 +248,10 @@ def _read_counter_file(ev: Evidence, path: str, seen: Dict[Tuple[str, ...], int]
             faults.add(path, lineno, "is not one of %s" % ", ".join(CLASSES), "class", cls)
             continue
         n = ev.nodes.setdefault(host, Node())
-        what = "%s port %s %s" % (dev, port, counter)
-        if state == "vanished":
-            n.vanished.append(what)
-            continue
-        if state == "unreadable":
-            n.unreadable.append(what)
-            continue
-        if state == "reset":
-            n.resets.append(what)
+        if state != "ok":
+            # The rule reads the error counters and the packets moved: theirs is its evidence.
+            if cls == "error" or (cls == "traffic" and PACKETS.search(counter)):
+                getattr(n, "resets" if state == "reset" else state)["%s port %s %s" % (dev, port, counter)] = None
             continue
         if cls == "link":
             after = faults.count(path, lineno, "after", f[ix["after"]])

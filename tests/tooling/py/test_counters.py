@@ -336,6 +336,17 @@ class FailClosed(CountersCase):
         self.assertEqual(msg, "the counters cannot be judged: 1 counter in state unreadable (a reading failed: its "
                               "rise is not known): n02: mlx5_0 port 1 symbol_error")
 
+    def test_states_of_counters_the_rule_does_not_read_are_not_its_evidence(self):
+        # A congestion counter or a PCIe link value that could not be read: a cause unknown,
+        # not an error counter unjudged.
+        self.rule(self.file(crow(node="n02", **{"class": "congestion"}, counter="np_cnp_sent", state="unreadable",
+                                 after="", delta=""),
+                            crow(node="n02", **{"class": "link"}, counter="current_link_width", state="vanished",
+                                 after="", delta="")), "PASS")
+        msg = self.rule(self.file(crow(node="n02", **{"class": "traffic"}, counter="port_rcv_packets",
+                                       state="unreadable", after="", delta="")), "INVALID")
+        self.assertIn("n02: mlx5_0 port 1 port_rcv_packets", msg)
+
     def test_a_vanished_counter_fails_its_node(self):
         msg = self.rule(self.file(crow(node="n02", device="mlx5_1", state="vanished", after="", delta="")), "FAIL")
         self.assertEqual(msg, "1 counter vanished during the run (a NIC, port or counter that went away): "
