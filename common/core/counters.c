@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "counters_int.h"
 #include "gdrb_clock.h"
@@ -296,6 +297,22 @@ static void add_rise(struct gdrb_cnt_rise *rise, const struct gdrb_cnt_id *id, u
 	}
 }
 
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void gdrb_cnt_run_id(const struct gdrb_counters *cs, const char *host, char *buf, size_t len)
+{
+	uint64_t ns = cs && cs->readings ? cs->run_ns : realtime_ns();
+
+	snprintf(buf, len, "%s:%ld:%llu", host ? host : "", (long)getpid(), (unsigned long long)ns);
+}
+
 void gdrb_counters_read(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise)
 {
 	uint64_t t0;
@@ -311,8 +328,10 @@ void gdrb_counters_read(struct gdrb_counters *cs, struct gdrb_cnt_rise *rise)
 	if (cs->ntook < CNT_TIMED_MAX)
 		cs->took_us[cs->ntook++] = (double)(cs->last_ns - t0) * 1e-3;
 	inject(cs);
-	if (cs->readings == 0)
+	if (cs->readings == 0) {
 		gdrb_timestamp(cs->run_start, sizeof(cs->run_start));
+		cs->run_ns = realtime_ns();
+	}
 	if (rise)
 		rise->ports = cs->set.ports;
 	for (i = 0; i < cs->set.n; i++) {

@@ -30,12 +30,19 @@ struct gdrb_counters {
 	struct cnt_track *track;
 	unsigned long readings;
 	char run_start[32];     /* UTC, at the first reading */
+	uint64_t run_ns;        /* CLOCK_REALTIME in ns at the first reading: the run id's */
 	double took_us[CNT_TIMED_MAX];
 	size_t ntook;
 	char what[1024];        /* the header's line */
 	uint64_t last_ns;       /* when the latest reading was taken (gdrb_mono_ns) */
 	uint64_t lifespan_ms;   /* the largest hw_counters/lifespan read: the kernel's cache of a reading */
 };
+
+/* The run id of the counter file's rows, "HOST:PID:NS": rank 0's host, its pid and the time
+ * in ns of its first reading (now, where it read none). Rank 0 writes every rank's rows, so one
+ * run's rows share it; no two launches do, even within one second. */
+#define GDRB_CNT_RUN_ID_MAX 128
+void gdrb_cnt_run_id(const struct gdrb_counters *cs, const char *host, char *buf, size_t len);
 
 /* The state a counter's row gets from its track. */
 enum cnt_row_state { ROW_OK, ROW_UNREADABLE, ROW_RESET, ROW_VANISHED };

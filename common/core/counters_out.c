@@ -19,9 +19,11 @@
 
 /* The header, from the schema's one definition: ",run_start,...", shown past the comma. */
 #define GDRB_COUNTERS_COL(name, type) "," #name
+#define GDRB_CSV_VERSION_END(n)
 static const char header_list[] =
 #include "counters_schema.def"
 	;
+#undef GDRB_CSV_VERSION_END
 #undef GDRB_COUNTERS_COL
 
 const char *gdrb_counters_header(void)
@@ -136,7 +138,7 @@ static void field_text(FILE *f, const char *s)
 
 /* Rank 0: one line per counter of every rank. */
 static int write_file(struct gdrb_counters_file *file, const struct record *all, size_t per_rank,
-		      const struct gdrb_boot *b, const char *run_start, const char *benchmark)
+		      const struct gdrb_boot *b, const char *run_start, const char *run_id, const char *benchmark)
 {
 	const struct gdrb_csv_kind kind = file_kind();
 	char run_end[32], *line = NULL;
@@ -173,6 +175,7 @@ static int write_file(struct gdrb_counters_file *file, const struct record *all,
 			field_u64(f, c->have_after, c->after);
 			field_u64(f, c->have_delta, c->delta);
 			field_text(f, gdrb_cnt_row_state_name((enum cnt_row_state)c->state));
+			field_text(f, run_id);
 			fputc('\n', f);
 			if (fclose(f)) {
 				gdrb_err("out of memory for the counter file");
@@ -470,8 +473,11 @@ int gdrb_counters_finish(struct gdrb_counters *cs, struct gdrb_boot *b, const ch
 	if (!rc && b->rank == 0) {
 		FILE *f = open_memstream(&text, &len);
 
+		char run_id[GDRB_CNT_RUN_ID_MAX];
+
+		gdrb_cnt_run_id(cs, b->hosts[0], run_id, sizeof(run_id));
 		if (file)
-			rc = write_file(file, all, per_rank, b, cs && cs->readings ? cs->run_start : "",
+			rc = write_file(file, all, per_rank, b, cs && cs->readings ? cs->run_start : "", run_id,
 					benchmark);
 		if (f) {
 			report(f, cs, all, per_rank, b, file ? file->path : NULL);

@@ -119,7 +119,7 @@ done
 # The counter file beside host.csv: each rank's rxe0 port 1 hw_counters (no counters/: rxe has
 # no PMA), read around the sizes of every run that wrote host.csv; sent_pkts rose in write_bw's.
 cnt=$WORK/host.counters.csv
-[ "$(head -n 1 "$cnt")" = run_start,run_end,benchmark,node,rank,device,port,source,counter,class,before,after,delta,state ] ||
+[ "$(head -n 1 "$cnt")" = run_start,run_end,benchmark,node,rank,device,port,source,counter,class,before,after,delta,state,run_id ] ||
 	fail "host.counters.csv: no counter file, or another header"
 for c in sent_pkts:traffic rcvd_pkts:traffic duplicate_request:error completer_retry_err:error; do
 	for rank in 0 1; do

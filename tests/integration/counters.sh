@@ -47,8 +47,8 @@ bad_file() { # WHAT: a refused counter file: exit 2, one line naming WHAT, the f
 [ -x "$fake" ] || fail "tests/integration/fake_transport not built"
 printf 'run,node\n1,x\n' >"$WORK/bad.counters.csv"
 bad_file "another header"
-printf '%s\n1,2' "$(printf 'run_start,run_end,benchmark,node,rank,device,port,source,counter,class,before,after,delta,state')" \
-	>"$WORK/bad.counters.csv"
+header=$(awk -F'[(,]' '/^GDRB_COUNTERS_COL/ { printf "%s%s", s, $2; s = "," }' "$top_srcdir/common/core/counters_schema.def")
+printf '%s\n1,2' "$header" >"$WORK/bad.counters.csv"
 bad_file "torn row"
 rm "$WORK/bad.counters.csv" "$WORK/bad.csv"
 printf 'kept\n' >"$WORK/target"
@@ -68,8 +68,7 @@ GDRB_INJECT_COUNTER=symbol_error+1532@2 mpi 2 -x GDRB_TEST_HOOKS -x GDRB_INJECT_
 	"$lat" -m 8,64,512 -t 0.01 --csv "$csv" >"$WORK/lat.out" 2>"$WORK/lat.err" ||
 	{ cat "$WORK/lat.out" "$WORK/lat.err"; fail "gdrb_mpi_latency on mlx5-counters"; }
 [ -f "$cnt" ] || fail "no counter file beside the CSV"
-[ "$(head -n 1 "$cnt")" = "$(awk -F'[(,]' '/^GDRB_COUNTERS_COL/ { printf "%s%s", s, $2; s = "," }' \
-	"$top_srcdir/common/core/counters_schema.def")" ] || { head -n 1 "$cnt"; fail "the counter file's header is not its schema's"; }
+[ "$(head -n 1 "$cnt")" = "$header" ] || { head -n 1 "$cnt"; fail "the counter file's header is not its schema's"; }
 host=$(cnt_col "$cnt" node rank=0 | head -n 1)
 [ -n "$host" ] || fail "no row of rank 0"
 # Rank 0 reads its node's two active ports (52 counters each) and their PCIe links (4 link
@@ -108,6 +107,12 @@ mpi 2 -x GDRB_TEST_HOOKS -x GDRB_INJECT_SYSFS_ROOT "$top_builddir/mpi/gdrb_mpi_b
 [ "$(cnt_col "$cnt" counter benchmark=mpi_latency | wc -l)" = 210 ] || fail "the first run's rows were touched"
 grep -qxF "# NIC error counters: none rose (mlx5_0 port 1, mlx5_1 port 1 on 1 node, 68 error counters)" "$WORK/bw.out" ||
 	{ cat "$WORK/bw.out"; fail "'none rose' after the table"; }
+# Each run's rows share one run id, HOST:PID:NS of rank 0; the two runs' differ (gdrb accept
+# keys the rises by it: two runs that start within one second are not merged).
+ids=$(cnt_col "$cnt" run_id | sort -u)
+[ "$(cnt_col "$cnt" run_id benchmark=mpi_latency | sort -u | wc -l)" = 1 ] &&
+	[ "$(cnt_col "$cnt" run_id benchmark=mpi_bw | sort -u | wc -l)" = 1 ] && [ "$(wc -l <<<"$ids")" = 2 ] &&
+	! grep -qvE "^$host:[0-9]+:[0-9]{19}$" <<<"$ids" || fail "run ids: $(paste -sd' ' <<<"$ids")"
 
 # All pairs reads them too, before the first round, after each latency phase and after the last
 # round (what gdrb accept joins to a suspect node: tests/cluster/netns_slow.sh): its counter file
@@ -132,7 +137,7 @@ if [ -x "$top_builddir/mpi/gdrb_mpi_pairs" ]; then
 else
 	echo "skipped case: gdrb_mpi_pairs is not built"
 fi
-pass "a second run appends 210 rows of its own under the one header; after its table: none rose"
+pass "a second run appends 210 rows of its own under the one header, with a run id of its own; after its table: none rose"
 
 # The GPU: its PCIe link and AER lines, on the simulated GPU at the fixture's 0000:3b:00.0.
 use_simgpu strict

@@ -394,6 +394,26 @@ static void row_is(const char *file, const char *host, const char *counter, cons
 		      key, rest, at + strlen(key));
 }
 
+/* Every row of FILE ends in one run id, PREFIX and the ns of a time after 2020 (19 digits). */
+static void run_id_is(const char *file, const char *prefix)
+{
+	const char *line = strchr(file, '\n'), *id = NULL;
+	int rows = 0;
+
+	for (; line && line[1]; line = strchr(line + 1, '\n')) {
+		const char *end = strchr(line + 1, '\n'), *at = strstr(line + 1, prefix);
+
+		ck_assert_msg(at && end && at < end, "a row without '%s...': %.200s", prefix, line + 1);
+		at += strlen(prefix);
+		ck_assert_msg(end - at == 19 && strspn(at, "0123456789") == 19, "a run id's ns: '%.*s'",
+			      (int)(end - at), at);
+		ck_assert_msg(!id || !strncmp(id, at, 19), "two run ids in one run: %.19s and %.19s", id, at);
+		id = at;
+		rows++;
+	}
+	ck_assert_int_gt(rows, 0);
+}
+
 /* Readings around three measurements: a rise, a reset, a wrap, an unreadable and a vanished counter. */
 START_TEST(test_readings)
 {
@@ -473,13 +493,17 @@ START_TEST(test_readings)
 	snprintf(key, sizeof(key), "%s\n", gdrb_counters_header());
 	ck_assert_msg(!strncmp(text, key, strlen(key)), "%s", text);
 	ck_assert_str_eq(gdrb_counters_header(),
-			 "run_start,run_end,benchmark,node,rank,device,port,source,counter,class,before,after,delta,state");
-	row_is(text, b->hosts[0], "counters,symbol_error", "error,5,9,4,ok\n");
-	row_is(text, b->hosts[0], "counters,port_rcv_errors", "error,100,5,,reset\n");
-	row_is(text, b->hosts[0], "counters,port_xmit_data", "traffic,4294967290,6,,reset\n");
-	row_is(text, b->hosts[0], "counters,link_downed", "error,0,,,vanished\n");
-	row_is(text, b->hosts[0], "hw_counters,out_of_sequence", "error,2,,,unreadable\n");
-	row_is(text, b->hosts[0], "hw_counters,np_cnp_sent", "congestion,0,12,12,ok\n");
+			 "run_start,run_end,benchmark,node,rank,device,port,source,counter,class,before,after,delta,state,"
+			 "run_id");
+	/* Every row ends in the run's id: rank 0's host, its pid, the first reading's time in ns. */
+	snprintf(key, sizeof(key), ",%s:%ld:", b->hosts[0], (long)getpid());
+	row_is(text, b->hosts[0], "counters,symbol_error", "error,5,9,4,ok");
+	row_is(text, b->hosts[0], "counters,port_rcv_errors", "error,100,5,,reset");
+	row_is(text, b->hosts[0], "counters,port_xmit_data", "traffic,4294967290,6,,reset");
+	row_is(text, b->hosts[0], "counters,link_downed", "error,0,,,vanished");
+	row_is(text, b->hosts[0], "hw_counters,out_of_sequence", "error,2,,,unreadable");
+	row_is(text, b->hosts[0], "hw_counters,np_cnp_sent", "congestion,0,12,12,ok");
+	run_id_is(text, key);
 }
 END_TEST
 

@@ -41,7 +41,17 @@ Each suspect node or link ends with the causes found on its ends in the counter 
 
   counters errors                         NIC error counters that rose on a node fail: any
                                           rise on hardware (mlx5), 10x the other nodes' rate
-                                          per packet on software RDMA (rxe, siw)
+                                          per packet on software RDMA (rxe, siw); so does a
+                                          counter that vanished during a run; a counter's
+                                          fall (state reset) is named, never a rise
+
+Evidence is read fail-closed: every file is read only when it is a regular file (never
+through a symbolic link, never waited on, within a size bound), and a row a rule needs and
+cannot read (another number of fields, CR or CRLF line ends, a last line cut short, a count
+that is empty, negative, not digits, not finite or beyond 2^64-1, an unknown state, a file
+of another header, an error or packet counter in state unreadable) makes the counters rule
+INVALID, naming how many rows and the first (file:line: why); a counters rule that judged
+no node is NODATA; a pairs rule is INVALID where pairs.csv is there and cannot be read.
 
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
@@ -58,8 +68,9 @@ Options:
   -q, --quiet        print only the overall line
   -h, --help         this help
 Exit: 0 every rule passes, 1 a rule fails or has no data (or the verdict could not be
-written: one line naming the file), 2 bad usage or input (one line naming the option, or the
-file and line), 3 INVALID: a value a rule reads is not a number.
+written: the verdict is printed, then one line naming the file; INVALID keeps 3), 2 bad
+usage or input (one line naming the option, or the file and line), 3 INVALID: a value a
+rule reads is not a number, or evidence it needs could not be read.
 """
 
 from __future__ import annotations
@@ -72,7 +83,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
-from . import common, counters, pairs
+from . import common, counters, evidence, pairs
 from . import profile as profiles
 from .common import Json, awk_num, decimal, json_str, num_fmt, size_fmt, term, usage_error, write_all, xml_str
 
@@ -144,6 +155,7 @@ class InvalidValue:
     column: str
     value: str
     text: str          # "FILE:LINE: COLUMN 'VALUE' is WHY"
+    row: bool = False  # a row of evidence that could not be read (evidence.Fault), not a value
 
 
 @dataclass
@@ -302,6 +314,7 @@ class RuleResult:
 class PairsResult(RuleResult):
     """A "pairs" rule: each matrix it selects, its low pairs and the suspects that explain them."""
     analyses: List[pairs.Analysis] = field(default_factory=list)
+    unread: str = ""      # why pairs.csv, there, could not be read: its notes are not known
 
     def rule_text(self) -> str:
         r = self.rule
@@ -375,6 +388,12 @@ class PairsResult(RuleResult):
             self.message = "no data: no %s matrix (pairs-*.csv) with %s in the results%s" % (
                 "bandwidth" if self.rule.column.endswith("_GBps") else "latency", self.filters_text(),
                 " (only empty ones)" if self.analyses else "")
+        elif self.unread:
+            # Its notes say whether the matrices were measured on a simulated GPU or with a test hook.
+            self.verdict = "INVALID"
+            self.invalids = 1
+            self.message = "%s (its notes, which say whether a simulated GPU or a test hook measured the " \
+                           "matrices, are not known) | %s" % (self.unread, " | ".join(parts))
         else:
             self.verdict = "FAIL" if self.failed else "PASS"
             self.message = " | ".join(parts)         # "; " separates the suspects of one matrix
@@ -393,7 +412,9 @@ class PairsResult(RuleResult):
 @dataclass
 class CountersResult(RuleResult):
     """A "counters errors" rule: fails when a node's NIC error counters rose beyond what its
-    provider allows (counters.Evidence.named), naming node, device, port and counter."""
+    provider allows (counters.Evidence.named) or a counter vanished during a run, naming node,
+    device, port and counter; INVALID when a row it needs could not be read or a counter was
+    unreadable; NODATA when no node could be judged."""
     evidence: Optional[counters.Evidence] = None
 
     def rule_text(self) -> str:
@@ -401,31 +422,66 @@ class CountersResult(RuleResult):
 
     def conclude(self) -> None:
         ev = self.evidence
-        if ev is None or ev.files == 0:
+        if ev is None or (ev.files == 0 and not ev.faults):
             self.verdict = "NODATA"
-            self.message = "no data: no counter file (*.counters.csv) in the results%s" % (
-                " (%s)" % "; ".join(ev.problems) if ev is not None and ev.problems else "")
+            self.message = "no data: no counter file (*.counters.csv) in the results"
             return
-        named = ev.named()
-        nodes = len([n for n in ev.nodes.values() if n.packets or n.errors])
-        self.checked = max(nodes, 1)
+        named, nodes = ev.named(), ev.judged_nodes()
+        vanished, unreadable, resets = ev.states("vanished"), ev.states("unreadable"), ev.states("reset")
+        self.checked = len(nodes)
         notes = []
         alone = ev.unjudged()
         if alone:
             notes.append("rose on software RDMA, not judged (no other node to compare with): "
                          + "; ".join(alone[:4]))
-        if ev.problems:
-            notes.append("not read: " + "; ".join(ev.problems[:4]))
+        if resets:
+            notes.append("fell (state reset: a 32-bit counter wrapped or the NIC was reset; not an error rise): "
+                         + _few(resets))
         tail = "; " + "; ".join(notes) if notes else ""
+        found = []
         if named:
-            self.failed = len(named)
+            found.append("NIC error counters rose on %s: %s" % (
+                plural(len(named), "node"), "; ".join("%s: %s" % (h, named[h]) for h in sorted(named))))
+        if vanished:
+            found.append("%s vanished during the run (a NIC, port or counter that went away): %s" % (
+                plural(len(vanished), "counter"), _few(vanished)))
+        if ev.faults or unreadable:
+            self.verdict = "INVALID"
+            self.invalids = len(ev.faults) + len(unreadable)
+            why = [ev.faults.message("counter evidence")] if ev.faults else []
+            if unreadable:
+                why.append("%s in state unreadable (a reading failed: its rise is not known): %s" % (
+                    plural(len(unreadable), "counter"), _few(unreadable)))
+            self.message = "the counters cannot be judged: %s%s%s" % (
+                "; ".join(why), "; " + "; ".join(found) if found else "", tail)
+        elif found:
+            self.failed = len(set(named) | {v.split(": ", 1)[0] for v in vanished})
             self.verdict = "FAIL"
-            self.message = "NIC error counters rose on %s: %s%s" % (
-                plural(len(named), "node"), "; ".join("%s: %s" % (h, named[h]) for h in sorted(named)), tail)
+            self.message = "; ".join(found) + tail
+        elif not nodes:
+            self.verdict = "NODATA"
+            self.message = "no data: the counter files hold no error counter read in state ok: judged on 0 nodes%s" \
+                % tail
         else:
             self.verdict = "PASS"
             self.message = "no error counter rose beyond what its provider allows on %s%s" % (
-                plural(nodes, "node"), tail)
+                plural(len(nodes), "node"), tail)
+
+
+def _unreadable(path: str) -> str:
+    """"PATH: why" where PATH is there and cannot be read (evidence.read_bytes); "" otherwise."""
+    if not os.path.lexists(path):
+        return ""
+    try:
+        evidence.read_bytes(path)
+    except OSError as e:
+        return "%s: cannot read: %s" % (path, e.strerror or "read error")
+    return ""
+
+
+def _few(items: List[str], most: int = 4) -> str:
+    """The first MOST of ITEMS, "; " between them, and how many more."""
+    return "; ".join(items[:most]) + ("; and %d more" % (len(items) - most) if len(items) > most else "")
 
 
 class Judge:
@@ -631,10 +687,9 @@ class Judge:
         if v == "":
             r.record(size, False, v, r.threshold, "gdr_connections is empty (not an NCCL row, or a version 1 CSV)")
             return
-        counts = common.gdr_connections(v)
-        if counts is None or counts[0] > counts[1]:
-            self.invalid(r, size, lineno, "gdr_connections", v, "not G/N (connections with GPUDirect RDMA of all, "
-                                                               "G at most N)")
+        counts, why = evidence.connections(v)
+        if counts is None:
+            self.invalid(r, size, lineno, "gdr_connections", v, why[len("is "):])
             return
         used, total = counts
         if total == 0:
@@ -681,15 +736,20 @@ class Judge:
     def finish(self) -> "Verdict":
         judged = [r for r in self.results if isinstance(r, PairsResult)]
         # What the nodes' counters and the doctor say: each suspect's causes, the counters rule.
-        evidence = counters.load(self.results_dir) if judged or any(
-            isinstance(r, CountersResult) for r in self.results) else None
-        for r in self.results:
-            if isinstance(r, CountersResult):
-                r.evidence = evidence
+        counted = [r for r in self.results if isinstance(r, CountersResult)]
+        ev = counters.load(self.results_dir) if judged or counted else None
+        for r in counted:
+            r.evidence = ev
+        # The rows a counters rule needed and could not read: listed with the invalid values.
+        if ev is not None and counted:
+            for x in ev.faults.items[:KEPT]:
+                self.invalid_values.append(InvalidValue(x.file, x.line, x.column, x.value, x.text(), True))
         if judged:
             mats, ranks = pairs.load_dir(self.results_dir)
+            unread = _unreadable(os.path.join(self.results_dir, pairs.PAIRS_CSV))
             for r in judged:
-                r.judge(mats, ranks, evidence)
+                r.judge(mats, ranks, ev)
+                r.unread = unread
             # The pairs CSV's note says where the matrices came from a simulated GPU.
             self.simulated = self.simulated or pairs.simulated_gpu(self.results_dir)
             self.test_hook = self.test_hook or pairs.test_hook(self.results_dir)
@@ -698,7 +758,8 @@ class Judge:
             if r.rule.kind == "staged":
                 self.pair_staged(r)
             r.conclude()
-        return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook, self.gpu_shared)
+        unread = len(ev.faults) if ev is not None and counted else 0
+        return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook, self.gpu_shared, unread)
 
 
 @dataclass
@@ -708,6 +769,7 @@ class Verdict:
     simulated: str
     test_hook: str = ""         # a note's "test hook NAME=VALUE": the run was a test's
     gpu_shared: str = ""        # a note's "N ranks share GPU BUS on HOST (MPS ...)"
+    unread_rows: int = 0        # rows of evidence a rule needed and could not read (the first KEPT listed)
 
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rules if r.verdict == verdict)
@@ -727,10 +789,14 @@ class Verdict:
 
     def summary(self) -> str:
         ninvalid = self.count("INVALID")
+        nrows = self.unread_rows
+        nvalues = sum(1 for v in self.invalid_values if not v.row)
+        why = ([plural(nvalues, "value") + " not a number of its column"] if nvalues else []) + (
+            ["%s of evidence that could not be read" % plural(nrows, "row")] if nrows else [])
         return "%s: %d rules, %d passed, %d failed, %d without data%s%s%s%s" % (
             self.overall, len(self.rules), self.count("PASS"), self.count("FAIL"), self.count("NODATA"),
-            ", %d invalid (%s not a number of its column: the results cannot be judged)" % (
-                ninvalid, plural(len(self.invalid_values), "value")) if ninvalid else "",
+            ", %d invalid (%s: the results cannot be judged)" % (
+                ninvalid, ", ".join(why) or "evidence that could not be read") if ninvalid else "",
             "; measured on %s, which proves behaviour, never speed: never a pass; run on real GPUs"
             % self.simulated if self.simulated else "",
             "; measured with the %s active (GDRB_TEST_HOOKS=1): a test's rows, never judged; "
@@ -891,6 +957,17 @@ def _dirname(p: str) -> str:
     return s[:s.rindex("/")].rstrip("/") or "/"
 
 
+def _meta(path: str) -> Json:
+    """meta.json (the port rates), read by the one reader of evidence; refused (exit 2) in
+    one line where it cannot be read or is not JSON."""
+    try:
+        return evidence.read_json(path)
+    except OSError as e:
+        raise usage_error("%s: cannot read: %s" % (path, e.strerror or "read error"))
+    except ValueError as e:
+        raise usage_error("%s: not JSON: %s" % (path, e))
+
+
 def main(argv: List[str]) -> int:
     o = parse_args(argv)
     if o.help:
@@ -908,7 +985,7 @@ def main(argv: List[str]) -> int:
     if not prof.rules:
         raise usage_error("%s: no rule lines: nothing to accept against (rules: see --help)" % profile_file)
     meta_path = results + "/meta.json"
-    meta = common.load_json(meta_path) if os.path.isfile(meta_path) else None
+    meta = _meta(meta_path) if os.path.lexists(meta_path) else None
     judge = Judge(prof.rules, csv_path, float(o.link_rate) if o.link_rate is not None else None, meta, results)
     if csv_path:
         judge.read(common.read_csv(csv_path))
@@ -919,11 +996,15 @@ def main(argv: List[str]) -> int:
     verdict_file = o.verdict or results + "/verdict.json"
     junit_file = o.junit or results + "/verdict.xml"
     now = time.time()
-    write_all([(verdict_file, verdict.json(name, results, now)), (junit_file, verdict.junit(name, now))],
-              devices=[f for f in (o.verdict, o.junit) if f])
-    text = verdict.text()
-    sys.stdout.write(common.term(verdict.summary()) + "\n" if o.quiet else text)
+    # The verdict is printed first: files that cannot be written take nothing from it.
+    sys.stdout.write(common.term(verdict.summary()) + "\n" if o.quiet else verdict.text())
     sys.stdout.flush()
+    try:
+        write_all([(verdict_file, verdict.json(name, results, now)), (junit_file, verdict.junit(name, now))],
+                  devices=[f for f in (o.verdict, o.junit) if f])
+    except common.Stop:
+        # write_all said which file, in one line. INVALID stays 3: the results could not be judged.
+        return common.EXIT_INVALID if verdict.status == common.EXIT_INVALID else common.EXIT_FAIL
     if not o.quiet:
         common.say("verdict in %s and %s" % (verdict_file, junit_file))
     return verdict.status

@@ -219,32 +219,28 @@ def csv_split(line: str) -> List[str]:
 
 
 def read_csv(path: str) -> Iterator[Tuple[int, List[str]]]:
-    """The data rows of a results CSV as (line number, fields). Refuses, with one line
-    "FILE:LINE: ..." and exit 2, a file whose first line is not the header of a version of
-    the schema or a row with another number of fields. An older version's rows come with the
-    newer columns empty."""
-    s = schema()
+    """The data rows of a results CSV as (line number, fields), read by the one reader of
+    evidence (evidence.read_table: a regular file, never a link; lines may end in CRLF).
+    Refuses, with one line "FILE:LINE: ..." and exit 2, a file whose first line is not the
+    header of a version of the schema, or a row it cannot read (another number of fields, a
+    CR inside a line, a last line cut short without its line end). An older version's rows
+    come with the newer columns empty."""
+    from . import evidence
+    faults = evidence.Faults()
     try:
-        f = open_regular(path, mode="r", newline="", encoding="utf-8", errors="replace")
+        _, rows = evidence.read_table(path, schema(), faults, "a gdrbench results CSV", crlf=True,
+                                      limit=RESULTS_LIMIT)
+    except evidence.OtherHeader:
+        raise usage_error("%s:1: not a gdrbench results CSV: the first line must be the schema's "
+                          "header (results/README.md), starting 'benchmark,layer,mem,path,'" % path)
     except OSError as e:
-        raise usage_error("%s: cannot read: %s" % (path, e.strerror))
-    with f:
-        version = s.versions.get(f.readline().rstrip("\r\n"))
-        if version is None:
-            raise usage_error("%s:1: not a gdrbench results CSV: the first line must be the schema's "
-                              "header (results/README.md), starting 'benchmark,layer,mem,path,'" % path)
-        nf = s.widths[version]
-        pad = [""] * (len(s.columns) - nf)
-        which = "the schema" if version == s.version else "version %d of the schema" % version
-        for lineno, line in enumerate(f, start=2):
-            line = line.rstrip("\n")
-            if line.endswith("\r"):
-                line = line[:-1]
-            # An empty line has no fields ("has 0 fields"), not one empty field.
-            fields = csv_split(line) if line else []
-            if len(fields) != nf:
-                raise usage_error("%s:%d: has %d fields, %s has %d" % (path, lineno, len(fields), which, nf))
-            yield lineno, fields + pad
+        raise usage_error("%s: cannot read: %s" % (path, e.strerror or "read error"))
+    if faults:
+        raise usage_error(faults.items[0].text())
+    return iter(rows)
+
+
+RESULTS_LIMIT = 1 << 30      # the largest results.csv read (a sweep writes a few MB)
 
 
 def csv_quote(s: str) -> str:
@@ -474,7 +470,11 @@ class Json:
         """The JSON of PATH; raises OSError, or ValueError (the reason and where) when it is
         not JSON."""
         with open_regular(path, mode="r", encoding="utf-8", errors="replace") as f:
-            text = f.read()
+            return Json.parse(f.read())
+
+    @staticmethod
+    def parse(text: str) -> "Json":
+        """TEXT as JSON; raises ValueError (the reason and where) when it is not JSON."""
         try:
             # Numbers stay as written; NaN and Infinity are not JSON.
             return Json(json.loads(text, strict=False, parse_int=str, parse_float=str,

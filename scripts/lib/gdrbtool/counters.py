@@ -18,12 +18,11 @@ with three nodes a lossy node's peers meet it in half their pairs and retry as o
 A pair's rate is its own pair's, not a node's mixed over its peers, so the bar is lower."""
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Dict, List, Optional, Tuple
 
-from . import common, pairs
+from . import common, evidence, pairs
 from .common import Json
 
 SOFT = re.compile(r"(rxe|siw)")       # software RDMA devices: rxe0, siw_eth0, ...
@@ -44,22 +43,22 @@ def counters_schema() -> common.Schema:
 
 
 def counter_lines(path: str, limit: Optional[int] = None) -> List[str]:
-    """The rows of the counter file PATH as lines (the sweep appends them as they are;
+    """The rows of the counter file PATH as lines, for the sweep to gather (evidence.read_bytes:
     undecodable bytes kept as surrogates): its header checked, a last line without its newline
-    (a run cut short) left out. Raises FileNotFoundError where there is none, OSError with the
-    reason where it is a link, not a regular file (never waited on), over LIMIT bytes or not a
-    counter file."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise OSError(0, "not a regular file")
-        data = f.read() if limit is None else f.read(limit + 1)
-    if limit is not None and len(data) > limit:
-        raise OSError(0, "larger than %d bytes" % limit)
+    (a run cut short, whose rows the sweep does not keep) left out. Raises FileNotFoundError
+    where there is none, OSError with the reason where it is a link, not a regular file (never
+    waited on), over LIMIT bytes or not a counter file."""
+    data = evidence.read_bytes(path, LIMIT if limit is None else limit)
     lines = data.decode("utf-8", "surrogateescape").split("\n")
-    if lines[0] != counters_schema().header:
+    if lines[0] not in counters_schema().versions:
         raise OSError(0, "not a counter file of this gdrbench (another header)")
+    if lines[0] != counters_schema().header:
+        raise OSError(0, "a counter file of an older gdrbench (another header)")
     return [line for line in lines[1:-1] if line]
+
+
+STATES = ("ok", "unreadable", "reset", "vanished")     # counters_schema.def's state column
+CLASSES = ("error", "congestion", "traffic", "other", "link")
 
 
 @dataclass
@@ -68,7 +67,12 @@ class Node:
     errors: Dict[Tuple[str, str, str], int] = field(default_factory=dict)   # (device, port, counter)
     packets: Dict[Tuple[str, str], int] = field(default_factory=dict)       # (device, port)
     links: Dict[Tuple[str, str], Dict[str, int]] = field(default_factory=dict)   # (device, PCI): name -> value
-    unreadable: int = 0
+    judged: bool = False    # an error counter of this node was read (state ok)
+    # "mlx5_0 port 1 symbol_error" of each error or packet counter in state vanished,
+    # unreadable, reset, each once, in the order read.
+    vanished: Dict[str, None] = field(default_factory=dict)
+    unreadable: Dict[str, None] = field(default_factory=dict)
+    resets: Dict[str, None] = field(default_factory=dict)
 
     def soft(self) -> bool:
         """Every device that counted errors here is software RDMA."""
@@ -123,7 +127,20 @@ class Evidence:
     pairs: Dict[Tuple[str, str], Pair] = field(default_factory=dict)   # (node, node), sorted
     files: int = 0              # counter files read
     has_doctor: bool = False
-    problems: List[str] = field(default_factory=list)          # files that could not be read
+    # What a rule needed and could not read (evidence.Fault): the counter files' and the pairs
+    # CSV's rows (the counters rule's evidence), doctor.json (a suspect's causes).
+    faults: evidence.Faults = field(default_factory=evidence.Faults)
+    doctor_faults: evidence.Faults = field(default_factory=evidence.Faults)
+
+    def judged_nodes(self) -> List[str]:
+        """The nodes an error counter was read on (state ok), or that moved packets."""
+        return sorted(h for h, n in self.nodes.items() if n.judged or n.packets or n.errors)
+
+    def states(self, which: str) -> List[str]:
+        """"node: mlx5_0 port 1 symbol_error" of each error or packet counter in state WHICH
+        (vanished, unreadable, reset), each once."""
+        return ["%s: %s" % (h, c) for h in sorted(self.nodes)
+                for c in getattr(self.nodes[h], "resets" if which == "reset" else which)]
 
     def looked(self) -> bool:
         """Whether there was anything to look at: without it a suspect's causes are not said."""
@@ -211,28 +228,47 @@ class Evidence:
 
 
 def _read_counter_file(ev: Evidence, path: str, seen: Dict[Tuple[str, ...], int]) -> None:
+    """Every row of the counter file PATH; what a row holds that the counters rule cannot read
+    is a fault of EV (evidence.Faults), never skipped."""
     s = counters_schema()
     ix = s.index
-    for line in counter_lines(path, LIMIT):
-        f = common.csv_split(line.rstrip("\r"))
-        if len(f) != len(s.columns):
-            continue            # not a row of this schema: what it holds is not known
-        host = common.Json(f[ix["node"]]).text()
-        n = ev.nodes.setdefault(host, Node())
+    faults = ev.faults
+    version, rows = evidence.read_table(path, s, faults, "a counter file")
+    for lineno, f in rows:
+        host = Json(f[ix["node"]]).text()
         dev, port, counter, cls = (Json(f[ix[k]]).text() for k in ("device", "port", "counter", "class"))
-        if f[ix["state"]] != "ok":
-            n.unreadable += f[ix["state"]] in ("unreadable", "vanished")
+        state = f[ix["state"]]
+        if not host:
+            faults.add(path, lineno, "is empty: whose counter it is is not known", "node", f[ix["node"]])
+            continue
+        if state not in STATES:
+            faults.add(path, lineno, "is not one of %s" % ", ".join(STATES), "state", state)
+            continue
+        if cls not in CLASSES:
+            faults.add(path, lineno, "is not one of %s" % ", ".join(CLASSES), "class", cls)
+            continue
+        n = ev.nodes.setdefault(host, Node())
+        if state != "ok":
+            # The rule reads the error counters and the packets moved: theirs is its evidence.
+            if cls == "error" or (cls == "traffic" and PACKETS.search(counter)):
+                getattr(n, "resets" if state == "reset" else state)["%s port %s %s" % (dev, port, counter)] = None
             continue
         if cls == "link":
-            after = common.integer(f[ix["after"]])
+            after = faults.count(path, lineno, "after", f[ix["after"]])
             if after is not None:
                 n.links.setdefault((dev, port), {})[counter] = after
             continue
-        delta = common.integer(f[ix["delta"]])
+        delta = faults.count(path, lineno, "delta", f[ix["delta"]])
+        if delta is None:
+            continue
+        if cls == "error":
+            n.judged = True
         if not delta:
             continue
-        # Ranks of one node that read one port read the same counter: once per run.
-        key = (f[ix["run_start"]], f[ix["benchmark"]], host, dev, port, f[ix["source"]], counter)
+        # Ranks of one node that read one port read the same counter: once per run. A run is
+        # its run_id (one per launch); a version 1 file has none, and its run_start stands in.
+        run = f[ix["run_id"]] if version > 1 else "start " + f[ix["run_start"]]
+        key = (run, f[ix["benchmark"]], host, dev, port, f[ix["source"]], counter)
         if seen.get(key, 0) >= delta:
             continue
         add = delta - seen.get(key, 0)
@@ -244,25 +280,24 @@ def _read_counter_file(ev: Evidence, path: str, seen: Dict[Tuple[str, ...], int]
 
 
 def _read_pairs_csv(ev: Evidence, path: str) -> None:
-    """The latency rows of an all-pairs CSV that say what their pair's ends counted. A CSV of
-    another schema (an older gdrbench's, without nic_errors) claims nothing; a torn row or a
-    figure that is not a count is skipped."""
+    """The latency rows of an all-pairs CSV that say what their pair's ends counted. An empty
+    nic_errors or nic_packets is no counter read there (claims nothing); a figure that is not
+    a count, or a row that cannot be read, is a fault of EV."""
     s = pairs.pairs_schema()
-    with common.open_regular(path, mode="r", encoding="utf-8", errors="replace", newline="") as f:
-        data = f.read(LIMIT + 1)
-    if len(data) > LIMIT:
-        raise OSError(0, "larger than %d bytes" % LIMIT)
-    lines = data.split("\n")
-    if lines[0].rstrip("\r") != s.header:
-        return
+    faults = ev.faults
+    version, rows = evidence.read_table(path, s, faults, "a pairs CSV")
     ix = s.index
-    for line in lines[1:-1]:
-        f = line.rstrip("\r").split(",")
-        if len(f) != len(s.columns) or f[ix["metric"]] != "lat":
+    for lineno, f in rows:
+        if f[ix["metric"]] != "lat" or (f[ix["nic_errors"]] == "" and f[ix["nic_packets"]] == ""):
             continue
-        errors, packets = common.integer(f[ix["nic_errors"]]), common.integer(f[ix["nic_packets"]])
+        errors = faults.count(path, lineno, "nic_errors", f[ix["nic_errors"]])
+        packets = faults.count(path, lineno, "nic_packets", f[ix["nic_packets"]])
         a, b = Json(f[ix["src_host"]]).text(), Json(f[ix["dst_host"]]).text()
-        if errors is None or packets is None or a == b or not a or not b:
+        if errors is None or packets is None:
+            continue
+        if a == b or not a or not b:
+            if not a or not b:
+                faults.add(path, lineno, "is empty: whose pair it is is not known", "src_host" if not a else "dst_host")
             continue
         p = ev.pairs.setdefault((min(a, b), max(a, b)), Pair())
         p.errors += errors
@@ -270,9 +305,27 @@ def _read_pairs_csv(ev: Evidence, path: str) -> None:
         p.soft = p.soft or any(SOFT.match(f[ix[k]]) for k in ("src_nic", "dst_nic"))
 
 
+def _doctor_checks(d: Json, path: str, faults: evidence.Faults) -> None:
+    """Where doctor.json is not of either shape (below), a fault: what it says is not read."""
+    if d.is_array("nodes"):
+        for i in range(d.count("nodes")):
+            if not isinstance(d.get("nodes", i, "checks"), dict) or not d.text("nodes", i, "host"):
+                faults.add(path, 0, "nodes[%d] has no host and checks object: not a doctor's report" % i)
+                return
+        return
+    if not d.is_array("checks") or not d.text("host"):
+        faults.add(path, 0, "neither \"nodes\" nor \"host\" and \"checks\": not a doctor's report")
+        return
+    for i in range(d.count("checks")):
+        if not isinstance(d.get("checks", i), dict) or d.text("checks", i, "verdict") == "":
+            faults.add(path, 0, "checks[%d] has no verdict: not a doctor's report" % i)
+            return
+
+
 def _read_doctor(ev: Evidence, path: str) -> None:
-    d = Json.load(path)
+    d = evidence.read_json(path)
     ev.has_doctor = True
+    _doctor_checks(d, path, ev.doctor_faults)
     if d.count("nodes"):            # gdrb_doctor_mpi: each node's checks by name
         for i in range(d.count("nodes")):
             checks = d.get("nodes", i, "checks")
@@ -288,8 +341,9 @@ def _read_doctor(ev: Evidence, path: str) -> None:
 
 
 def load(results_dir: str) -> Evidence:
-    """The evidence of RESULTS_DIR: every *.counters.csv in it and doctor.json. A file that
-    cannot be read is listed in problems, never taken as "nothing rose"."""
+    """The evidence of RESULTS_DIR: every *.counters.csv in it, pairs.csv and doctor.json. A
+    file or a row that cannot be read is a fault (Evidence.faults, doctor_faults), never
+    taken as "nothing rose"."""
     ev = Evidence()
     try:
         names = sorted(os.listdir(results_dir))
@@ -298,24 +352,28 @@ def load(results_dir: str) -> Evidence:
     seen: Dict[Tuple[str, ...], int] = {}
     for name in names:
         path = os.path.join(results_dir, name)
+        faults = ev.doctor_faults if name == "doctor.json" else ev.faults
         try:
             if name.endswith(".counters.csv"):
-                _read_counter_file(ev, path, seen)
                 ev.files += 1
+                _read_counter_file(ev, path, seen)
             elif name == "doctor.json":
                 _read_doctor(ev, path)
             elif name == pairs.PAIRS_CSV:
                 _read_pairs_csv(ev, path)
         except (OSError, ValueError) as e:
             why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            ev.problems.append("%s: %s" % (common.utf8_text(name), why))
+            faults.add(path, 0, why)
     return ev
 
 
 def explain(ev: Optional[Evidence], hosts: List[str]) -> str:
-    """The causes found on HOSTS (a node's one, a link's two), or that none explains it;
-    "" when the results hold neither counters nor a doctor's report."""
-    if ev is None or not ev.looked():
+    """The causes found on HOSTS (a node's one, a link's two), or that none explains it, and
+    what of the evidence could not be read; "" when the results hold neither counters nor a
+    doctor's report."""
+    if ev is None or not (ev.looked() or ev.faults or ev.doctor_faults):
         return ""
     found = ["%s: %s" % (h, " / ".join(c)) for h in hosts for c in [ev.causes(h)] if c]
-    return "causes: " + " and ".join(found) if found else "no counter or check explains it"
+    text = "causes: " + " and ".join(found) if found else "no counter or check explains it"
+    unread = evidence.Faults(ev.faults.items + ev.doctor_faults.items, len(ev.faults) + len(ev.doctor_faults))
+    return text + (" (%s)" % unread.message() if unread else "")

@@ -20,13 +20,15 @@ of them is "a partly bad node or several bad links".
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from array import array
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from .common import MAX_DIGITS, SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, open_regular, size_fmt, usage_error
+from . import evidence
+from .common import MAX_DIGITS, SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, size_fmt, usage_error
 
 # The all-pairs binaries (built on gdrb_pairs_main): their rows follow the pairs schema, beside
 # their matrices, and never go into results.csv. tests/tooling/py/test_pairs.py checks the list against
@@ -106,6 +108,12 @@ class Matrix:
         return "%s %s, %s%s path" % (size_fmt(self.size), what, self.mem + " memory, " if self.mem else "", self.xpath)
 
 
+def _text(path: str) -> io.StringIO:
+    """PATH's text, read by the one reader of evidence (evidence.read_bytes: a regular file,
+    never through a link, within its size bound); raises OSError with the reason otherwise."""
+    return io.StringIO(evidence.read_bytes(path).decode("utf-8", "replace"), newline="")
+
+
 def matrix_files(results: str) -> List[str]:
     """The matrix files of a results directory, sorted by name."""
     try:
@@ -118,7 +126,7 @@ def matrix_files(results: str) -> List[str]:
 def _mem_of_pairs_csv(results: str) -> str:
     """The memory kind of the first row of RESULTS/pairs.csv ("" if none)."""
     try:
-        with open_regular(os.path.join(results, PAIRS_CSV), mode="r", encoding="utf-8", errors="replace") as f:
+        with _text(os.path.join(results, PAIRS_CSV)) as f:
             header, first = f.readline().rstrip("\r\n").split(","), f.readline().rstrip("\r\n")
     except OSError:
         return ""
@@ -150,7 +158,7 @@ def _note_part(results: str, mark: str, whole: Optional["re.Pattern[str]"] = Non
     MARK, less MARK; with WHOLE, the first part that WHOLE matches at its start, as it is (MARK
     then only picks the lines to read). None if no note has one."""
     try:
-        with open_regular(os.path.join(results, PAIRS_CSV), mode="r", encoding="utf-8", errors="replace") as f:
+        with _text(os.path.join(results, PAIRS_CSV)) as f:
             header = f.readline().rstrip("\r\n").split(",")
             if "note" not in header:
                 return None
@@ -211,7 +219,7 @@ def load_matrix(path: str, mem_default: str = "") -> Matrix:
         raise usage_error("%s: not a matrix file name; expected pairs-[lat-][MEM-]SIZE-PATH.csv" % path)
     mat = Matrix(path, "lat" if m.group(1) else "bw", m.group(2) or mem_default, int(m.group(3)), m.group(4))
     try:
-        f = open_regular(path, mode="r", encoding="utf-8", errors="replace", newline="")
+        f = _text(path)
     except OSError as e:
         raise usage_error("%s: cannot read: %s" % (path, e.strerror))
     with f:
@@ -260,10 +268,10 @@ def load_ranks(results: str, n: int) -> Optional[List[Rank]]:
     """RESULTS/pairs-ranks.csv for N ranks; None when there is none (ranks are then named by
     number); a table that does not fit is refused, one line, exit 2."""
     path = os.path.join(results, RANKS_FILE)
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         return None
     try:
-        with open_regular(path, mode="r", encoding="utf-8", errors="replace") as f:
+        with _text(path) as f:
             lines = f.read().splitlines()
     except OSError as e:
         raise usage_error("%s: cannot read: %s" % (path, e.strerror))

@@ -467,13 +467,45 @@ class Refusals(AcceptCase):
             f.write("{\"nodes\": [}")
         self.refused("meta.json: not JSON: ", bad, "ib-ndr400")
 
+    def test_results_csv_is_read_as_every_file_of_evidence(self):
+        """results.csv is never followed through a link, and a last row without its line end (a
+        write cut short) is refused: the one reader of evidence (gdrbtool/evidence.py)."""
+        run = self.fixture("good-run")
+        elsewhere = os.path.join(self.work, "elsewhere.csv")
+        os.rename(os.path.join(run, "results.csv"), elsewhere)
+        os.symlink(elsewhere, os.path.join(run, "results.csv"))
+        self.refused(r"results\.csv: cannot read: a symbolic link \(never followed\)$", run, "ib-ndr400")
+        self.refused(r"good-run-[0-9]+/results\.csv: cannot read: a symbolic link \(never followed\)$",
+                     os.path.join(run, "results.csv"), "ib-ndr400")
+        os.unlink(os.path.join(run, "results.csv"))
+        with open(elsewhere) as f:
+            text = f.read()
+        with open(os.path.join(run, "results.csv"), "w") as f:
+            f.write(text[:-1])
+        self.refused(r"results\.csv:%d: has no line end: the file was cut while it was written" % text.count("\n"),
+                     run, "ib-ndr400")
+
     def test_a_verdict_that_cannot_be_written(self):
         run = self.fixture("good-run")
         where = os.path.join(self.work, "no-such-dir", "verdict.json")
         ran = self.accept("--verdict", where, run, "ib-ndr400")
-        self.assertEqual((ran.status, ran.out), (1, ""))
+        # The verdict is printed all the same, then which file could not be written; exit 1.
+        self.assertEqual(ran.status, 1)
+        self.assertRegex(ran.out, r"\nPASS: [0-9]+ rules, [0-9]+ passed, 0 failed, 0 without data\n$")
+        self.assertRegex(ran.out, r"^PASS ")
         self.assertEqual(ran.err, "%s: cannot write: No such file or directory\n" % where)
         self.assertEqual(sorted(os.listdir(run)), ["meta.json", "results.csv"])   # the JUnit file neither
+        ran = self.accept("-q", "--verdict", where, run, "ib-ndr400")
+        self.assertEqual(ran.status, 1)
+        self.assertRegex(ran.out, r"^PASS: [0-9]+ rules, [0-9]+ passed, 0 failed, 0 without data\n$")
+        # An INVALID verdict keeps its 3: the results could not be judged, whatever was written.
+        bad = self.fixture("good-run")
+        with open(os.path.join(bad, "results.counters.csv"), "w") as f:
+            f.write("another,header\n")
+        ran = self.accept("--verdict", where, bad, self.profile("counters errors"))
+        self.assertEqual(ran.status, 3, ran.out + ran.err)
+        self.assertRegex(ran.out, r"\nINVALID: [0-9]+ rules, .*, 1 invalid \(1 row of evidence that could not be read")
+        self.assertEqual(ran.err, "%s: cannot write: No such file or directory\n" % where)
 
     def test_planted_links_never_followed(self):
         victim = os.path.join(self.work, "victim")
@@ -484,7 +516,8 @@ class Refusals(AcceptCase):
             os.symlink(victim, os.path.join(run, name))
             os.symlink(victim, os.path.join(run, name + ".tmp"))
             ran = self.accept(run, "ib-ndr400")
-            self.assertEqual((ran.status, ran.out), (1, ""))
+            self.assertEqual(ran.status, 1)
+            self.assertRegex(ran.out, r"\nPASS: .*\n$")
             self.assertEqual(ran.err, "%s/%s: cannot write: a symbolic link (never followed; remove it or choose "
                                       "another file)\n" % (run, name))
             with open(victim) as f:

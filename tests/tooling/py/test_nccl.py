@@ -99,6 +99,16 @@ class GdrUsedRule(NcclCase):
                 self.assertEqual((ran.status, r["verdict"]), (3, "INVALID"), ran.out)
                 self.assertIn("gdr_connections '%s' is not G/N" % bad, ran.out)
 
+    def test_a_g_of_n_says_why_it_is_not_one(self):
+        for bad, why in (("17/16", "G above N"), ("1/-16", "N is negative"),
+                         ("1/", "N is empty"), ("nan/16", "G is not finite"), ("1/1000000000", "N is beyond 999999999"),
+                         ("1.5/2", "G is not a non-negative integer")):
+            with self.subTest(value=bad):
+                ran, r = self.judge(row(gdr=bad))
+                self.assertEqual((ran.status, r["verdict"]), (3, "INVALID"), ran.out)
+                self.assertIn("gdr_connections '%s' is not G/N (connections with GPUDirect RDMA of all, G at most N): "
+                              "%s" % (bad, why), ran.out)
+
     def test_path_may_be_given(self):
         ran, r = self.judge(row(path="staged", gdr="0/16"),
                             rule="rule used nccl_allreduce gdr_connections all path=staged")
