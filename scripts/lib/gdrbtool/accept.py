@@ -51,7 +51,8 @@ cannot read (another number of fields, CR or CRLF line ends, a last line cut sho
 that is empty, negative, not digits, not finite or beyond 2^64-1, an unknown state, a file
 of another header, an error or packet counter in state unreadable) makes the counters rule
 INVALID, naming how many rows and the first (file:line: why); a counters rule that judged
-no node is NODATA; a pairs rule is INVALID where pairs.csv is there and cannot be read.
+no node is NODATA; a pairs rule is INVALID where pairs.csv is there and cannot be read; a
+doctor.json there that cannot be read makes the whole verdict INVALID.
 
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
@@ -744,6 +745,11 @@ class Judge:
         if ev is not None and counted:
             for x in ev.faults.items[:KEPT]:
                 self.invalid_values.append(InvalidValue(x.file, x.line, x.column, x.value, x.text(), True))
+        # doctor.json, there and unreadable: the causes these rules give are not known, and the
+        # results hold a report that nobody could read: never a pass.
+        doctor = ev.doctor_faults if ev is not None else evidence.Faults()
+        for x in doctor.items:
+            self.invalid_values.append(InvalidValue(x.file, x.line, x.column, x.value, x.text(), True))
         if judged:
             mats, ranks = pairs.load_dir(self.results_dir)
             unread = _unreadable(os.path.join(self.results_dir, pairs.PAIRS_CSV))
@@ -759,7 +765,8 @@ class Judge:
                 self.pair_staged(r)
             r.conclude()
         unread = len(ev.faults) if ev is not None and counted else 0
-        return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook, self.gpu_shared, unread)
+        return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook, self.gpu_shared,
+                       unread + len(doctor), [x.text() for x in doctor.items])
 
 
 @dataclass
@@ -770,6 +777,7 @@ class Verdict:
     test_hook: str = ""         # a note's "test hook NAME=VALUE": the run was a test's
     gpu_shared: str = ""        # a note's "N ranks share GPU BUS on HOST (MPS ...)"
     unread_rows: int = 0        # rows of evidence a rule needed and could not read (the first KEPT listed)
+    doctor_unread: List[str] = field(default_factory=list)   # doctor.json's faults: the verdict INVALID
 
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rules if r.verdict == verdict)
@@ -777,7 +785,7 @@ class Verdict:
     @property
     def overall(self) -> str:
         # Values that are not numbers cannot be judged at all: that comes before any other outcome.
-        if self.count("INVALID") or self.test_hook:
+        if self.count("INVALID") or self.test_hook or self.doctor_unread:
             return "INVALID"
         if self.simulated:
             return "SIMULATED"
@@ -793,10 +801,12 @@ class Verdict:
         nvalues = sum(1 for v in self.invalid_values if not v.row)
         why = ([plural(nvalues, "value") + " not a number of its column"] if nvalues else []) + (
             ["%s of evidence that could not be read" % plural(nrows, "row")] if nrows else [])
-        return "%s: %d rules, %d passed, %d failed, %d without data%s%s%s%s" % (
+        return "%s: %d rules, %d passed, %d failed, %d without data%s%s%s%s%s" % (
             self.overall, len(self.rules), self.count("PASS"), self.count("FAIL"), self.count("NODATA"),
             ", %d invalid (%s: the results cannot be judged)" % (
                 ninvalid, ", ".join(why) or "evidence that could not be read") if ninvalid else "",
+            "; doctor.json could not be read (%s): the suspects' causes are not known, the results "
+            "cannot be judged" % plural(len(self.doctor_unread), "fault") if self.doctor_unread else "",
             "; measured on %s, which proves behaviour, never speed: never a pass; run on real GPUs"
             % self.simulated if self.simulated else "",
             "; measured with the %s active (GDRB_TEST_HOOKS=1): a test's rows, never judged; "
@@ -868,12 +878,19 @@ class Verdict:
             nfail, nnodata, ninvalid = 0, 0, len(self.rules)  # a test's rows: nothing could be judged
         elif self.simulated:
             nfail = len(self.rules) - nnodata - ninvalid      # nothing measured on a simulator passes
+        # An unreadable doctor.json is a test case of its own, in error: CI must not read "all passed".
+        extra = 1 if self.doctor_unread else 0
         out = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
                "<testsuites name=\"gdrbench\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n" % (
-                   len(self.rules), nfail + nnodata, ninvalid),
+                   len(self.rules) + extra, nfail + nnodata, ninvalid + extra),
                "  <testsuite name=\"gdrb-accept %s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" "
-               "timestamp=\"%s\">\n" % (xml_str(profile_name), len(self.rules), nfail + nnodata, ninvalid,
-                                        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)))]
+               "timestamp=\"%s\">\n" % (xml_str(profile_name), len(self.rules) + extra, nfail + nnodata,
+                                        ninvalid + extra, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)))]
+        if extra:
+            why = xml_str("; ".join(self.doctor_unread)[:2000])
+            out.append("    <testcase classname=\"gdrbench.evidence\" name=\"doctor.json\" time=\"0\">\n"
+                       "      <error type=\"invalid\" message=\"doctor.json could not be read\">%s</error>\n"
+                       "    </testcase>\n" % why)
         for r in self.rules:
             where, msg = xml_str(r.rule.where), xml_str(r.message)
             out.append("    <testcase classname=\"gdrbench.%s\" name=\"%s\" time=\"0\">\n" % (

@@ -8,6 +8,7 @@ taken for "nothing rose" (class FailClosed: each way a row can be unreadable).""
 import json
 import os
 import unittest
+import xml.etree.ElementTree as ET
 
 import gdrbtest  # noqa: F401  (sys.path)
 import pairs_fixtures as fx
@@ -383,14 +384,25 @@ class FailClosed(CountersCase):
             crow(before=0, after=5, delta=5, run_id=r).rsplit(",", 1)[0] + "\n" for r in ("a", "b")))
         self.assertEqual(self.rule(d, "FAIL"), "NIC error counters rose on 1 node: n01: mlx5_0 port 1 symbol_error +5")
 
-    def test_a_malformed_doctor_is_named_with_the_causes(self):
-        d = self.results(scenario="node", slow=5)
-        for text in ("{not json", "[1, 2]", '{"nodes": [{"host": "n05", "checks": ["acs"]}]}'):
-            with self.subTest(text):
-                self.write(d, "doctor.json", text)
-                _, rule = self.verdict(d, "FAIL")
-                self.assertRegex(rule["suspects"][0]["text"], r"no counter or check explains it \(1 row of the "
-                                                              r"evidence could not be read: .*doctor\.json: ")
+    def test_a_malformed_doctor_is_named_with_the_causes_and_never_passes(self):
+        # The suspect's causes say doctor.json could not be read, and the whole verdict is
+        # INVALID (exit 3), a JUnit error too: a healthy fabric beside an unreadable doctor's
+        # report is not a pass either.
+        for scenario, rule_verdict in (("node", "FAIL"), ("healthy", "PASS")):
+            d = self.results(scenario=scenario, slow=5) if scenario == "node" else self.results()
+            for text in ("{not json", "[1, 2]", '{"nodes": [{"host": "n05", "checks": ["acs"]}]}'):
+                with self.subTest(scenario=scenario, doctor=text):
+                    self.write(d, "doctor.json", text)
+                    status, out, err, v = self.accept(d, "pairs bw below=80%median size=8M")
+                    self.assertEqual((status, v["verdict"], v["rules"][0]["verdict"]), (3, "INVALID", rule_verdict),
+                                     out + err)
+                    self.assertRegex(out, r"(?m)^INVALID: .*doctor\.json could not be read")
+                    junit = ET.parse(os.path.join(d, "verdict.xml")).getroot()
+                    self.assertEqual(junit.get("errors"), "1")
+                    if scenario == "node":
+                        self.assertRegex(v["rules"][0]["suspects"][0]["text"],
+                                         r"no counter or check explains it \(1 row of the "
+                                         r"evidence could not be read: .*doctor\.json: ")
 
 
 if __name__ == "__main__":
