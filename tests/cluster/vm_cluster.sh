@@ -10,7 +10,9 @@
 # tc inside that VM: gdrb_mpi_pairs' verdict names node gdrb-vm3 and no other; then gdrb-vm3's
 # link made lossy (a fifth of its packets dropped each way): gdrb_write_pairs' latency pairs
 # name it, and its rising rxe counters (retransmissions, sequence errors), counted by pair in
-# the latency phases, as the cause. Skips (77) only where the VMs cannot be had.
+# the latency phases, as the cause (measured twice, the second judged only where the first
+# does not name gdrb-vm3 alone: a flake of the emulation). Skips (77) only where the VMs cannot
+# be had.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 need_mpi
@@ -59,7 +61,7 @@ rec sweep "$src/scripts/gdrb-sweep" --hosts "$two" --bench gdrb_mpi_bw,gdrb_writ
 # no lossless fabric under it) ended gdrb_write_pairs' bandwidth with a remote invalid request
 # error in one run of three, a transport failure, not a verdict (the lossy link below drops at
 # random, without a rate limit, and is measured in latency).
-mkdir -p "$out/healthy-mpi" "$out/slow-mpi" "$out/healthy-verbs" "$out/lossy"
+mkdir -p "$out/healthy-mpi" "$out/slow-mpi" "$out/healthy-verbs" "$out/lossy" "$out/lossy-again"
 rec healthy-mpi mpi 3 "$GDRB_VM_HOSTS" "$build/mpi/gdrb_mpi_pairs" -m 256K -W 4 -t 0.3 -T 120 \
 	--csv "$out/healthy-mpi/pairs.csv"
 # Over rxe, latency pairs at 4 KiB, each rank's rxe0 counters read after each phase it is in
@@ -85,8 +87,13 @@ rec slow-mpi mpi 3 "$GDRB_VM_HOSTS" "$build/mpi/gdrb_mpi_pairs" -m 256K -W 1 -t 
 # times in a row (rxe's retries: one in 400,000 at a fifth) would end the run.
 rec lossy-tc "$GDRB_VM_RSH" gdrb-vm3 "tc qdisc del dev eth0 ingress; tc qdisc replace dev eth0 root netem loss 20% &&
 	tc qdisc add dev eth0 ingress && tc filter add dev eth0 parent ffff: matchall action gact pass random netrand drop 5"
-rec lossy mpi 3 "$GDRB_VM_HOSTS" "$build/bench/gdrb_write_pairs" --metric lat -m 4K -t 1 -T 120 \
-	--csv "$out/lossy/pairs.csv"
+# Measured twice: under emulation a healthy pair's phase can stall on its own (seen once in
+# CI: gdrb-vm1 -> gdrb-vm2 8x the best pair, no error counted), and the verdict a flake would
+# spoil is judged again on the second measurement, as a health check repeats before it drains.
+for name in lossy lossy-again; do
+	rec "$name" mpi 3 "$GDRB_VM_HOSTS" "$build/bench/gdrb_write_pairs" --metric lat -m 4K -t 1 -T 120 \
+		--csv "$out/$name/pairs.csv"
+done
 INSIDE
 
 vm_opts=(--vms 3 --smp 1)
@@ -173,16 +180,36 @@ judge healthy-verbs lossy.profile 0 "verbs pairs, healthy VMs"
 [ "$(ranks_count "$WORK/healthy-verbs/pairs-ranks.csv" rank=2 host=gdrb-vm3 local_rank=0 gpu= nic=rxe0:1)" -eq 1 ] ||
 	{ cat "$WORK/healthy-verbs/pairs-ranks.csv"; fail "verbs pairs: rank 2 is not on gdrb-vm3 with rxe0:1"; }
 pass "verbs all pairs (gdrb_write_pairs) across 3 VMs over rxe, latency at 4 KiB: healthy PASS ($(sed -n 2p "$WORK/healthy-verbs.verdict" | sed 's/^ *//'); $(sed -n 4p "$WORK/healthy-verbs.verdict" | sed 's/^ *//'))"
-judge lossy lossy.profile 1 "gdrb-vm3 lossy"
-# rxe's retransmission and sequence counters rose on gdrb-vm3.
-awk -F, 'FNR > 1 && $4 ~ /gdrb-vm3/ && $13 > 0 { if ($9 ~ /completer_retry_err/) r++; if ($9 ~ /seq/) q++ }
-	END { exit !(r && q) }' "$WORK/lossy/pairs.counters.csv" ||
-	{ cat "$WORK/lossy/pairs.counters.csv"; fail "gdrb-vm3 lossy: its completer_retry_err and a sequence counter did not rise"; }
-grep -q '^FAIL   counters-errors' "$WORK/lossy.verdict" &&
-	grep -q "NIC error counters rose on 1 node: gdrb-vm3: .*in its 2 pairs' latency phases" "$WORK/lossy.verdict" ||
-	{ cat "$WORK/lossy.verdict" "$WORK/lossy/pairs.csv"; fail "gdrb-vm3 lossy: the counters rule does not name gdrb-vm3 alone by its pairs"; }
-suspects_only "$WORK/lossy/verdict.json" 0 node "node gdrb-vm3 " >"$WORK/lossy.suspects" &&
-	grep -q "causes: gdrb-vm3: .*rxe0 port 1 .*in its 2 pairs' latency phases" "$WORK/lossy.suspects" ||
-	{ cat "$WORK/lossy.verdict" "$WORK/lossy/pairs.csv" "$WORK/lossy.suspects"
-		fail "gdrb-vm3 lossy: the latency pairs do not name node gdrb-vm3 alone with its counters as the cause"; }
-pass "gdrb-vm3's link lossy (a fifth dropped each way): FAIL, $(head -1 "$WORK/lossy.suspects")"
+# lossy_named NAME: the verdict of NAME's results fails, gdrb-vm3's rxe retransmission and
+# sequence counters rose, the counters rule names gdrb-vm3 alone by its pairs and the latency
+# pairs name node gdrb-vm3 alone with those counters as the cause; else what is wrong is in
+# NAME.wrong (and NAME's verdict, CSVs and suspects shown).
+lossy_named() {
+	local rc=0 wrong=''
+	"$top_srcdir/scripts/gdrb" accept "$WORK/$1" "$WORK/lossy.profile" >"$WORK/$1.verdict" 2>&1 || rc=$?
+	: >"$WORK/$1.suspects"
+	if [ "$rc" -ne 1 ]; then
+		wrong="accept exited $rc, expected 1"
+	elif ! awk -F, 'FNR > 1 && $4 ~ /gdrb-vm3/ && $13 > 0 { if ($9 ~ /completer_retry_err/) r++; if ($9 ~ /seq/) q++ }
+		END { exit !(r && q) }' "$WORK/$1/pairs.counters.csv"; then
+		wrong="its completer_retry_err and a sequence counter did not rise"
+	elif ! grep -q '^FAIL   counters-errors' "$WORK/$1.verdict" ||
+		! grep -q "NIC error counters rose on 1 node: gdrb-vm3: .*in its 2 pairs' latency phases" "$WORK/$1.verdict"; then
+		wrong="the counters rule does not name gdrb-vm3 alone by its pairs"
+	elif ! suspects_only "$WORK/$1/verdict.json" 0 node "node gdrb-vm3 " >"$WORK/$1.suspects" ||
+		! grep -q "causes: gdrb-vm3: .*rxe0 port 1 .*in its 2 pairs' latency phases" "$WORK/$1.suspects"; then
+		wrong="the latency pairs do not name node gdrb-vm3 alone with its counters as the cause"
+	fi
+	[ -n "$wrong" ] || return 0
+	echo "$wrong" >"$WORK/$1.wrong"
+	echo "== $1: $wrong"
+	cat "$WORK/$1.verdict" "$WORK/$1/pairs.csv" "$WORK/$1.suspects" "$WORK/$1/pairs.counters.csv"
+	return 1
+}
+judged=lossy
+if ! lossy_named lossy; then
+	ok lossy-again
+	lossy_named lossy-again || fail "gdrb-vm3 lossy, measured twice: $(cat "$WORK/lossy.wrong"); then $(cat "$WORK/lossy-again.wrong")"
+	judged="lossy-again (the first measurement: $(cat "$WORK/lossy.wrong"))"
+fi
+pass "gdrb-vm3's link lossy (a fifth dropped each way): FAIL, $(head -1 "$WORK/${judged%% *}.suspects"), judged on $judged"
