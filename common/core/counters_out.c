@@ -472,7 +472,6 @@ int gdrb_counters_finish(struct gdrb_counters *cs, struct gdrb_boot *b, const ch
 	}
 	if (!rc && b->rank == 0) {
 		FILE *f = open_memstream(&text, &len);
-
 		char run_id[GDRB_CNT_RUN_ID_MAX];
 
 		gdrb_cnt_run_id(cs, b->hosts[0], run_id, sizeof(run_id));
