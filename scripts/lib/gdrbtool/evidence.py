@@ -17,14 +17,11 @@ evidence is partly unreadable is INVALID, never PASS.
 
 from __future__ import annotations
 
-import errno
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from .common import Json, Schema, csv_split
+from .common import Json, Schema, csv_split, read_regular_bytes
 
 LIMIT = 256 << 20            # the largest counter file, pairs CSV or doctor.json read
 MAX_COUNT = (1 << 64) - 1    # a uint64_t: the largest count a binary writes
@@ -39,24 +36,7 @@ class OtherHeader(OSError):
 def read_bytes(path: str, limit: int = LIMIT) -> bytes:
     """The bytes of PATH, a regular file of at most LIMIT bytes; raises OSError with its reason
     otherwise (a link: never followed; a FIFO or a device: never read or waited on)."""
-    if "\0" in path:
-        raise OSError(errno.EINVAL, "a NUL byte in the file name")
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            raise OSError(errno.ELOOP, "a symbolic link (never followed)")
-        raise
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(0, "not a regular file")
-        if st.st_size > limit:
-            raise OSError(0, "larger than %d bytes" % limit)
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise OSError(0, "larger than %d bytes" % limit)
-    return data
+    return read_regular_bytes(path, limit, nofollow=True)
 
 
 def read_json(path: str, limit: int = LIMIT) -> Json:

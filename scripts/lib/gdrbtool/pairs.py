@@ -20,15 +20,14 @@ of them is "a partly bad node or several bad links".
 
 from __future__ import annotations
 
-import io
 import os
 import re
 from array import array
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import IO, Dict, List, Optional, Sequence, Set, Tuple
 
-from . import evidence
-from .common import MAX_DIGITS, SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, size_fmt, usage_error
+from .common import (MAX_DIGITS, SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, open_regular, size_fmt,
+                     usage_error)
 
 # The all-pairs binaries (built on gdrb_pairs_main): their rows follow the pairs schema, beside
 # their matrices, and never go into results.csv. tests/tooling/py/test_pairs.py checks the list against
@@ -108,10 +107,11 @@ class Matrix:
         return "%s %s, %s%s path" % (size_fmt(self.size), what, self.mem + " memory, " if self.mem else "", self.xpath)
 
 
-def _text(path: str) -> io.StringIO:
-    """PATH's text, read by the one reader of evidence (evidence.read_bytes: a regular file,
-    never through a link, within its size bound); raises OSError with the reason otherwise."""
-    return io.StringIO(evidence.read_bytes(path).decode("utf-8", "replace"), newline="")
+def _text(path: str) -> IO[str]:
+    """PATH opened as text under the rule of evidence (common.open_regular: a regular file,
+    never through a link, never waited on), read line by line; raises OSError with the reason
+    otherwise."""
+    return open_regular(path, nofollow=True, mode="r", encoding="utf-8", errors="replace", newline="")
 
 
 def matrix_files(results: str) -> List[str]:
