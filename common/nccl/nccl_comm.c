@@ -382,7 +382,7 @@ static bool same_file(const char *path, const struct stat *st, const char *out)
 static int judge_file(const struct gdrb_ctx *c, const char *path, char *why, size_t len)
 {
 	const char *csv = c->p->csv_path, *kind = NULL;
-	char counters[PATH_MAX], shown[224];
+	char counters[PATH_MAX];
 	struct stat st;
 	bool there = lstat(path, &st) == 0;
 
@@ -401,8 +401,7 @@ static int judge_file(const struct gdrb_ctx *c, const char *path, char *why, siz
 		kind = "the counter file beside the --csv file";
 	if (!kind)
 		return 0;
-	clean(shown, sizeof(shown), path, 200);
-	snprintf(why, len, "'%s' is %s", shown, kind);
+	snprintf(why, len, "'%s' is %s", path, kind);
 	return -1;
 }
 
@@ -444,14 +443,11 @@ int gdrb_nccl_preflight(struct gdrb_ctx *c)
 		return GDRB_ERR;
 	}
 	for (r = 0; b->rank == 0 && r < b->size; r++) {
-		char host[72];
-
 		all[r].text[sizeof(all[r].text) - 1] = '\0';
 		if (!all[r].failed)
 			continue;
-		clean(host, sizeof(host), b->hosts[r], 64);
 		gdrb_usage_err("NCCL_DEBUG_FILE: on rank %d (%s) %s; accepted: a regular file or a path not there yet, not a link, not an output of the run (--csv, its counter file); %%h and %%p expand to the host and the process id",
-			       r, host, all[r].text);
+			       r, b->hosts[r], all[r].text);
 		break;
 	}
 	free(all);
@@ -460,13 +456,9 @@ int gdrb_nccl_preflight(struct gdrb_ctx *c)
 		return rc;
 	if (set("NCCL_DEBUG_FILE", per_rank))
 		return GDRB_ERR;
-	if (b->rank == 0) {
-		char shown[224];
-
-		clean(shown, sizeof(shown), file, 200);
+	if (b->rank == 0)
 		gdrb_warn("NCCL_DEBUG_FILE '%s' has no %%p, so every rank would write one file: each rank writes its own, '%s.%%p' (%%p: its process id)",
-			  shown, shown);
-	}
+			  file, file);
 	return 0;
 }
 
@@ -539,13 +531,12 @@ static int rdma_devices(void)
 
 /* ---- the communicator ---- */
 
-/* NCCL's last error, cleaned for a terminal (it quotes device and host names). */
-static const char *last_error(ncclComm_t comm, char *buf, size_t len)
+/* NCCL's last error ("" where it has none): the logger cleans it for the terminal. */
+static const char *last_error(ncclComm_t comm)
 {
 	const char *e = ncclGetLastError(comm);
 
-	clean(buf, len, e ? e : "", len - 1);
-	return buf;
+	return e ? e : "";
 }
 
 int gdrb_nccl_open(struct gdrb_ctx *c)
@@ -555,7 +546,6 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 	struct fail_note mine = { 0 }, *all = NULL;
 	ncclUniqueId id;
 	ncclResult_t nr = ncclSuccess;
-	char text[256];
 	int rc, rc2, v = 0, r, nfailed = 0;
 
 	memset(n, 0, sizeof(*n));
@@ -612,7 +602,7 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 				n->have_comm = true;
 			else
 				snprintf(mine.text, sizeof(mine.text), "ncclCommInitRank: %s (%s)",
-					 ncclGetErrorString(nr), last_error(NULL, text, sizeof(text)));
+					 ncclGetErrorString(nr), last_error(NULL));
 		}
 		rc = nr == ncclSuccess ? 0 : GDRB_ERR_UNSUPP;
 	}
@@ -636,15 +626,11 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 				first = r;
 		}
 		/* One line: the first rank's cause, how many failed, and a shared GPU where there is one. */
-		if (first >= 0) {
-			char host[72];
-
-			clean(host, sizeof(host), b->hosts[first], 64);
+		if (first >= 0)
 			gdrb_err("NCCL cannot run here: rank %d (%s): %s (%d of %d ranks failed)%s%s%s", first,
-				 host, all[first].text, nfailed, b->size,
+				 b->hosts[first], all[first].text, nfailed, b->size,
 				 c->gpu_shared[0] ? "; " : "", c->gpu_shared,
 				 c->gpu_shared[0] ? ": NCCL needs a GPU of its own for each rank" : "");
-		}
 	}
 	free(all);
 	return gdrb_boot_agree(b, rc);
@@ -653,13 +639,12 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 int gdrb_nccl_check(const struct gdrb_ctx *c, ncclResult_t rc, const char *what, size_t size)
 {
 	struct gdrb_nccl *n = &the;
-	char text[256];
 
 	if (rc == ncclSuccess)
 		return 0;
 	n->failed = true;
 	gdrb_err("rank %d: NCCL error in %s at size %zu: %s (%s)", c->boot->rank, what, size,
-		 ncclGetErrorString(rc), last_error(n->comm, text, sizeof(text)));
+		 ncclGetErrorString(rc), last_error(n->comm));
 	return GDRB_ERR;
 }
 
