@@ -470,11 +470,14 @@ class CountersResult(RuleResult):
 
 
 def _unreadable(path: str) -> str:
-    """"PATH: why" where PATH is there and cannot be read (evidence.read_bytes); "" otherwise."""
+    """"PATH: why" where PATH is there and the evidence reader would refuse it (a link, not a
+    regular file, over its size bound: opened and measured, not read); "" otherwise."""
     if not os.path.lexists(path):
         return ""
     try:
-        evidence.read_bytes(path)
+        with common.open_regular(path, nofollow=True, mode="rb") as f:
+            if os.fstat(f.fileno()).st_size > evidence.LIMIT:
+                raise OSError(0, "larger than %d bytes" % evidence.LIMIT)
     except OSError as e:
         return "%s: cannot read: %s" % (path, e.strerror or "read error")
     return ""
