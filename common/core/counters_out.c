@@ -50,7 +50,7 @@ struct gdrb_counters_file {
 
 static struct gdrb_csv_kind file_kind(void)
 {
-	return (struct gdrb_csv_kind){ "counter file", gdrb_counters_header(), true };
+	return (struct gdrb_csv_kind){ "counter file", gdrb_counters_header() };
 }
 
 int gdrb_counters_file_open(const char *csv_path, struct gdrb_counters_file **out)

@@ -97,13 +97,12 @@ int gdrb_csv_open(const char *path, struct gdrb_csv **out);
 
 /*
  * Another file of the same discipline (the counter file): its header and what
- * the refusals call it ("counter file"). A symbolic link at its path is
- * refused whatever nofollow says: every output is opened by gdrb_out_open().
+ * the refusals call it ("counter file"). Opened by gdrb_out_open(), as every
+ * output is: never through a link, never a FIFO or a device.
  */
 struct gdrb_csv_kind {
 	const char *what;
 	const char *header;     /* without newline */
-	bool nofollow;
 };
 int gdrb_csv_open_kind(const char *path, const struct gdrb_csv_kind *kind, struct gdrb_csv **out);
 

@@ -221,7 +221,7 @@ int gdrb_csv_open_kind(const char *path, const struct gdrb_csv_kind *k, struct g
 
 int gdrb_csv_open(const char *path, struct gdrb_csv **out)
 {
-	const struct gdrb_csv_kind results = { "--csv", csv_header, true };
+	const struct gdrb_csv_kind results = { "--csv", csv_header };
 
 	return gdrb_csv_open_kind(path, &results, out);
 }
