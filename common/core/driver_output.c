@@ -76,6 +76,11 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.gdr_connections = c->lib_gdr,
 		.library = c->lib_name,
 		.placement = gdrb_placement_name(c->placement),
+		.timing = c->lib_timing,
+		.calls_per_sync = c->lib_calls_per_sync,
+		.algorithm = c->lib_algo,
+		.protocol = c->lib_proto,
+		.channels = c->lib_channels,
 	};
 
 	/* An active test hook first, where no cut can drop it; then the label and why. */

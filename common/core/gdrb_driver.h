@@ -103,6 +103,13 @@ struct gdrb_ctx {
 	 * library, and a part of the note; "": none.
 	 */
 	char lib_transport[96], lib_gdr[32], lib_name[64], lib_note[512];
+	/*
+	 * How the library's calls were timed (the CSV timing and calls_per_sync: "batch", "call",
+	 * "graph"; 0 calls: none) and what it chose at the size (the CSV algorithm, protocol and
+	 * channels; "" and 0: not known), set by the benchmark for the rows of the size.
+	 */
+	char lib_timing[16], lib_algo[64], lib_proto[32];
+	unsigned lib_calls_per_sync, lib_channels;
 
 	unsigned mismatches_shown;  /* at the current size and path */
 	size_t check_span;      /* bytes of result this rank checks at this size (fault injection) */

@@ -54,6 +54,15 @@ struct gdrb_row {
 	const char *library;            /* "NCCL 2.28.9", "NCCL 2.28.9 (simulated)" */
 	/* A collective's: "out-of-place" or "in-place" (--in-place); NULL or "": no such choice. */
 	const char *placement;
+	/*
+	 * How a library's calls were timed (NCCL): "batch", "call" or "graph", and the calls per
+	 * synchronisation (0: none); NULL or "": not such a library.
+	 */
+	const char *timing;
+	unsigned calls_per_sync;
+	/* What NCCL chose at the size: "Ring", "LL128", channels (0: not known); NULL or "": not known. */
+	const char *algorithm, *protocol;
+	unsigned channels;
 };
 
 /* The CSV header line, without newline. */

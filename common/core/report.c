@@ -338,6 +338,14 @@ static void csv_num(FILE *f, double v, int decimals)
 		fprintf(f, "%.*f", decimals, v);
 }
 
+/* A count, empty where it is 0 (none, or not known). */
+static void csv_count(FILE *f, unsigned n)
+{
+	fputc(',', f);
+	if (n)
+		fprintf(f, "%u", n);
+}
+
 static void csv_str(FILE *f, const char *s)
 {
 	fputc(',', f);
@@ -394,6 +402,11 @@ int gdrb_csv_write(FILE *f, const struct gdrb_row *r)
 	csv_str(f, r->gdr_connections ? r->gdr_connections : "");
 	csv_str(f, r->library ? r->library : "");
 	csv_str(f, r->placement ? r->placement : "");
+	csv_str(f, r->timing ? r->timing : "");
+	csv_count(f, r->calls_per_sync);
+	csv_str(f, r->algorithm ? r->algorithm : "");
+	csv_str(f, r->protocol ? r->protocol : "");
+	csv_count(f, r->channels);
 	fputc('\n', f);
 	if (fflush(f) != 0 || ferror(f)) {
 		gdrb_err("writing the CSV failed: %s", strerror(errno));

@@ -102,6 +102,12 @@ FNR == 1 {
 	if (pl !~ /^(|out-of-place|in-place)$/) bad("unknown placement '" pl "'")
 	if (placed && pl == "" && (st == "ok" || st == "invalid-data")) bad("no placement on a row of a collective that takes --in-place")
 	if (!placed && pl != "") bad("placement on a row of a benchmark without --in-place")
+	# How a library's calls were timed and what it chose (NCCL only).
+	tm = F[COL["timing"]]
+	if (tm !~ /^(|batch|call|graph)$/) bad("unknown timing '" tm "'")
+	if (F[COL["layer"]] != "nccl" && (tm != "" || F[COL["calls_per_sync"]] != "" || F[COL["algorithm"]] != "" || F[COL["protocol"]] != "" || F[COL["channels"]] != ""))
+		bad("timing/calls_per_sync/algorithm/protocol/channels on a row of layer " F[COL["layer"]])
+	if (tm == "call" && F[COL["calls_per_sync"]] != "1") bad("timing call with calls_per_sync '" F[COL["calls_per_sync"]] "'")
 	# Measured rows carry a quality verdict; rows never measured none.
 	q = F[COL["quality"]]
 	if ((st == "ok" || st == "invalid-data") && q !~ /^(ok|few-samples|noisy|few-samples\+noisy)$/)

@@ -160,7 +160,7 @@ expect_refused "no-such-dir: no such results directory" "$accept" "$WORK/no-such
 expect_refused "empty: no results.csv" "$accept" "$WORK/empty" ib-ndr400
 expect_refused "emptycsv.csv:1: empty file" "$accept" "$WORK/emptycsv.csv" ib-ndr400
 expect_refused "malformed-header/results.csv:1: not a gdrbench results CSV" "$accept" "$DATA/malformed-header" ib-ndr400
-expect_refused "malformed-row/results.csv:4: has 35 fields, the schema has 41" "$accept" "$DATA/malformed-row" ib-ndr400
+expect_refused "malformed-row/results.csv:4: has 40 fields, the schema has 46" "$accept" "$DATA/malformed-row" ib-ndr400
 expect_refused "nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400" "$accept" "$WORK/bad" nosuch
 expect_refused "quick.profile: no rule lines" "$accept" "$WORK/bad" quick
 expect_refused "expected RESULTS_DIR PROFILE" "$accept" "$WORK/bad"

@@ -77,7 +77,7 @@ while [ \$# -gt 0 ]; do
 done
 [ -s "\$csv" ] || echo '$(head -n 1 "$DATA/good-run/results.csv")' >>"\$csv"
 for size in 8 64 512 4096 32768; do
-	echo "fake_bw,local,host,direct,host,,,,,all,\$size,10,,,,,,,,1.000,,,1,1,,,,,,,,ok,0,ok,full,2026-11-21T00:00:00Z,0.1.0,,,," >>"\$csv"
+	echo "fake_bw,local,host,direct,host,,,,,all,\$size,10,,,,,,,,1.000,,,1,1,,,,,,,,ok,0,ok,full,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," >>"\$csv"
 done
 dd if=/dev/zero of="$mnt/filler" bs=1k count=\$((\$(df -k --output=avail "$mnt" | tail -n 1) - 4)) 2>/dev/null
 FAKE

@@ -101,7 +101,7 @@ pass "nan, -5, 0x10 and size 8x: gaps in the figures, invalid in the tables, nam
 # Bad input.
 expect_refused "no-such: no such results directory" "$SCRIPTS/gdrb-plot" "$WORK/no-such"
 expect_refused "malformed-header/results.csv:1: not a gdrbench results CSV" "$SCRIPTS/gdrb-plot" "$DATA/malformed-header"
-expect_refused "malformed-row/results.csv:4: has 35 fields" "$SCRIPTS/gdrb-report" "$DATA/malformed-row"
+expect_refused "malformed-row/results.csv:4: has 40 fields" "$SCRIPTS/gdrb-report" "$DATA/malformed-row"
 expect_refused "--format: expected png, svg or png,svg" "$SCRIPTS/gdrb-plot" --format jpg "$run"
 [ ! -e "$DATA/malformed-header/plots" ] || fail "gdrb-plot wrote into a directory it refused"
 pass "bad input leaves no plots directory behind"

@@ -74,7 +74,7 @@ cat >"$WORK/bin/gdrb_fake_half" <<FAKE
 #!/bin/bash
 while [ \$# -gt 0 ]; do [ "\$1" = --csv ] && csv=\$2; shift; done
 echo '$header' >>"\$csv"
-echo "fake_half,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,," >>"\$csv"
+echo "fake_half,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," >>"\$csv"
 printf 'fake_half,local,host,direct,host,,,,,all,65536,10,1.0' >>"\$csv"
 while :; do sleep 0.1; done
 FAKE
@@ -83,7 +83,7 @@ printf 'sizes 8,64K\nrun gdrb_fake_half launch=local\nrun gdrb_mpi_bw mem=host\n
 
 # The checker must catch what this test is about: a CSV whose last row is cut.
 printf '%s\n%s\n%s' "$header" \
-	"fake_half,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,," \
+	"fake_half,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," \
 	"fake_half,local,host,direct,host,,,,,all,65536,10,1.0" >"$WORK/cut.csv"
 ! csv_check "$WORK/cut.csv" >/dev/null || fail "csv_check accepts a half-written row"
 

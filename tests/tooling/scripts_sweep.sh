@@ -75,7 +75,7 @@ done
 [ -s "\$csv" ] || echo '$header' >>"\$csv"
 case $name in
 fail)
-	echo "fake_fail,local,\$mem,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,50.0,,ok,0,ok,\$label,2026-11-21T00:00:00Z,0.1.0,,,," >>"\$csv"
+	echo "fake_fail,local,\$mem,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,50.0,,ok,0,ok,\$label,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," >>"\$csv"
 	echo "gdrb_fake_fail: lost the peer at 64KiB (injected)" >&2
 	exit 1 ;;
 unsupp)

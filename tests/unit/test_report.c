@@ -217,7 +217,7 @@ static void sample_row(struct gdrb_row *r)
 #define SAMPLE_LINE \
 	"mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000," \
 	"1.250,1.500,1.625,2.000,3.125,4.500,0.250,2.500000000,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,99.5,12.2,ok,0,ok,plain," \
-	TS "," PACKAGE_VERSION ",,,,\n"
+	TS "," PACKAGE_VERSION ",,,,,,,,,\n"
 
 /* Write one row to a memory stream and return the text (caller frees). */
 static char *row_text(const struct gdrb_row *r)
@@ -350,7 +350,7 @@ START_TEST(test_library_path_columns)
 	r.gdr_connections = "16/16";
 	r.library = "NCCL 2.28.9 (simulated)";
 	text = row_text(&r);
-	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",NET/IB+P2P,16/16,NCCL 2.28.9 (simulated),\n");
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",NET/IB+P2P,16/16,NCCL 2.28.9 (simulated),,,,,,\n");
 	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
 	free(text);
 
@@ -359,13 +359,13 @@ START_TEST(test_library_path_columns)
 	r.gdr_connections = "";
 	r.library = "=NCCL";
 	text = row_text(&r);
-	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",\"NET/IB,P2P\",,'=NCCL,\n");
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",\"NET/IB,P2P\",,'=NCCL,,,,,,\n");
 	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
 	free(text);
 }
 END_TEST
 
-/* A collective's placement is the last column. */
+/* A collective's placement follows the library's columns. */
 START_TEST(test_placement_column)
 {
 	struct gdrb_row r;
@@ -374,10 +374,37 @@ START_TEST(test_placement_column)
 	sample_row(&r);
 	r.placement = "in-place";
 	text = row_text(&r);
-	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",,,,in-place\n");
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",,,,in-place,,,,,\n");
 	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
-	ck_assert_str_eq(strrchr(SCHEMA, ',') + 1, "placement");
+	ck_assert_ptr_nonnull(strstr(SCHEMA, ",library,placement,"));
 	free(text);
+}
+END_TEST
+
+/* How a library's calls were timed and what it chose: the last five columns, counts empty at 0. */
+START_TEST(test_timing_columns)
+{
+	struct gdrb_row r;
+	char *text;
+
+	sample_row(&r);
+	r.timing = "batch";
+	r.calls_per_sync = 20;
+	r.algorithm = "Ring";
+	r.protocol = "LL128";
+	r.channels = 4;
+	text = row_text(&r);
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",,,,,batch,20,Ring,LL128,4\n");
+	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
+	free(text);
+	r.timing = "call";
+	r.calls_per_sync = 1;
+	r.algorithm = r.protocol = NULL;
+	r.channels = 0;
+	text = row_text(&r);
+	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",,,,,call,1,,,\n");
+	free(text);
+	ck_assert_str_eq(strrchr(SCHEMA, ',') + 1, "channels");
 }
 END_TEST
 
@@ -397,7 +424,7 @@ START_TEST(test_not_applicable_empty)
 	r.cpu_responder_pct = NAN;
 	text = row_text(&r);
 	ck_assert_str_eq(text, "mpi_latency,mpi,host,direct,none,,,,,0-1,4096,1000,"
-			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,,,unsupported,0,,," TS "," PACKAGE_VERSION ",,,,\n");
+			       ",,,,,,,,,,2,1,,mlx5_0,InfiniBand,400.000,PIX,,,unsupported,0,,," TS "," PACKAGE_VERSION ",,,,,,,,,\n");
 	ck_assert_ptr_null(strstr(text, "nan"));
 	free(text);
 
@@ -1013,6 +1040,7 @@ static Suite *report_suite(void)
 	add_case(s, "note_quoted_in_row", test_note_quoted_in_row, 0);
 	add_case(s, "library_path_columns", test_library_path_columns, 0);
 	add_case(s, "placement_column", test_placement_column, 0);
+	add_case(s, "timing_columns", test_timing_columns, 0);
 	add_case(s, "not_applicable_empty", test_not_applicable_empty, 0);
 	add_case(s, "timestamp", test_timestamp, 0);
 	add_case(s, "write_error", test_write_error, 0);

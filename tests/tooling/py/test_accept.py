@@ -377,24 +377,24 @@ class Profiles(AcceptCase):
         self.assertEqual((junit.get("tests"), junit.get("failures"), junit.get("errors")), ("8", "4", "0"))
 
     # Each shipped profile's verdict on each fixture, rule by rule. The 200 Gb/s profiles judge
-    # the runs as if measured on a 200 Gb/s port (--link-rate 200). v1-run and v2-run, bad-run's
-    # rows in versions 1 and 2 of the CSV schema, get bad-run's verdicts.
+    # the runs as if measured on a 200 Gb/s port (--link-rate 200). v1-run, v2-run and v3-run,
+    # bad-run's rows in versions 1, 2 and 3 of the CSV schema, get bad-run's verdicts.
     VERDICTS = {
         "gdr-effectiveness": {
             "good-run": "PPP", "bad-run": "PPP", "slow-gdr-run": "FFF",
-            "v1-run": "PPP", "v2-run": "PPP"},
+            "v1-run": "PPP", "v2-run": "PPP", "v3-run": "PPP"},
         "ib-ndr400": {
             "good-run": "PPP PPPPP", "bad-run": "PPP FFFPF", "slow-gdr-run": "FFF PFFFF",
-            "v1-run": "PPP FFFPF", "v2-run": "PPP FFFPF"},
+            "v1-run": "PPP FFFPF", "v2-run": "PPP FFFPF", "v3-run": "PPP FFFPF"},
         "ib-hdr200": {
             "good-run": "PPP PPPPP", "bad-run": "PPP FPPPF", "slow-gdr-run": "FFF PFFFF",
-            "v1-run": "PPP FPPPF", "v2-run": "PPP FPPPF"},
+            "v1-run": "PPP FPPPF", "v2-run": "PPP FPPPF", "v3-run": "PPP FPPPF"},
         "roce-400g": {
             "good-run": "PPP PPPPP", "bad-run": "PPP FFFPP", "slow-gdr-run": "FFF PFFFP",
-            "v1-run": "PPP FFFPP", "v2-run": "PPP FFFPP"},
+            "v1-run": "PPP FFFPP", "v2-run": "PPP FFFPP", "v3-run": "PPP FFFPP"},
         "roce-200g": {
             "good-run": "PPP PPPPP", "bad-run": "PPP FPPPP", "slow-gdr-run": "FFF PFFFP",
-            "v1-run": "PPP FPPPP", "v2-run": "PPP FPPPP"},
+            "v1-run": "PPP FPPPP", "v2-run": "PPP FPPPP", "v3-run": "PPP FPPPP"},
     }
 
     def test_every_shipped_profile_passes_the_good_run_and_fails_the_bad_ones(self):
@@ -457,7 +457,7 @@ class Refusals(AcceptCase):
         self.refused("nosuch: no such profile; expected a file or a shipped profile: .*ib-ndr400", bad, "nosuch")
         self.refused("quick.profile: no rule lines", bad, "quick")
         self.refused("malformed-header/results.csv:1: not a gdrbench results CSV", str(DATA / "malformed-header"), "ib-ndr400")
-        self.refused("malformed-row/results.csv:4: has 35 fields, the schema has 41", str(DATA / "malformed-row"), "ib-ndr400")
+        self.refused("malformed-row/results.csv:4: has 40 fields, the schema has 46", str(DATA / "malformed-row"), "ib-ndr400")
         row16 = "mpi_latency,mpi,host,direct,host,,,,,all,16,"
         for v, width in ((1, 37), (2, 40)):
             short = self.fixture("v%d-run" % v, edit=lambda r: r.rsplit(",", 1)[0] if r.startswith(row16) else r)

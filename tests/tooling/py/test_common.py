@@ -30,9 +30,11 @@ class SchemaTest(unittest.TestCase):
     def test_columns_come_from_the_definition(self):
         s = common.schema()
         self.assertEqual(s.columns[:4], ["benchmark", "layer", "mem", "path"])
-        self.assertEqual(s.columns[-5:], ["version", "transport", "gdr_connections", "library", "placement"])
+        self.assertEqual(s.columns[-10:], ["version", "transport", "gdr_connections", "library", "placement",
+                                           "timing", "calls_per_sync", "algorithm", "protocol", "channels"])
         # Version 1: the columns up to version; 2: up to library; 3 (this one): all.
-        self.assertEqual((s.version, s.widths), (3, {1: len(s.columns) - 4, 2: len(s.columns) - 1, 3: len(s.columns)}))
+        self.assertEqual((s.version, s.widths), (4, {1: len(s.columns) - 9, 2: len(s.columns) - 6, 3: len(s.columns) - 5,
+                                                     4: len(s.columns)}))
         self.assertEqual(s.versions, {",".join(s.columns[:n]): v for v, n in s.widths.items()})
         self.assertIn("size_bytes", s.integer)
         self.assertIn("lat_p50_us", s.numeric)
@@ -40,13 +42,13 @@ class SchemaTest(unittest.TestCase):
         self.assertNotIn("reg", s.numeric)
 
     def test_fixtures_carry_that_header(self):
-        """Every fixture run is of this version but v1-run and v2-run, bad-run's rows as versions
-        1 and 2 wrote them."""
+        """Every fixture run is of this version but v1-run, v2-run and v3-run, bad-run's rows as
+        versions 1, 2 and 3 wrote them."""
         s = common.schema()
         for run in ("good-run", "bad-run", "slow-gdr-run", "nofigure-staged", "invalid-nan", "malformed-row"):
             with self.subTest(run=run), open(gdrbtest.DATA / run / "results.csv") as f:
                 self.assertEqual(f.readline().rstrip("\n"), s.header)
-        for v in (1, 2):
+        for v in (1, 2, 3):
             with self.subTest(v=v), open(gdrbtest.DATA / ("v%d-run" % v) / "results.csv") as f:
                 self.assertEqual(s.versions.get(f.readline().rstrip("\n")), v)
 
@@ -176,7 +178,7 @@ class ReadCsvTest(unittest.TestCase):
 
     def test_reads_older_versions_with_the_newer_columns_empty(self):
         s = common.schema()
-        for v in (1, 2):
+        for v in (1, 2, 3):
             n = s.widths[v]
             row = ["x%d" % i for i in range(n)]
             row[s.index["note"]] = '"a, ""b"""'
@@ -192,20 +194,22 @@ class ReadCsvTest(unittest.TestCase):
                     lib = [f[c] for c in ("transport", "gdr_connections", "library")]
                     self.assertEqual(lib, ["" if v == 1 else "x%d" % s.index[c]
                                            for c in ("transport", "gdr_connections", "library")])
-                    self.assertEqual(f["placement"], "")
+                    self.assertEqual(f["placement"], "" if v < 3 else "x%d" % s.index["placement"])
+                    self.assertEqual([f[c] for c in ("timing", "calls_per_sync", "algorithm", "protocol", "channels")],
+                                     [""] * 5)
 
     def test_reads_the_older_fixtures_as_their_twin_of_this_version(self):
-        """v1-run and v2-run are bad-run as versions 1 and 2 wrote it: the same rows, the newer
-        columns empty."""
+        """v1-run, v2-run and v3-run are bad-run as versions 1, 2 and 3 wrote it: the same rows,
+        the newer columns empty."""
         now = list(common.read_csv(str(gdrbtest.DATA / "bad-run" / "results.csv")))
         self.assertEqual(len(now), 476)
-        for v in (1, 2):
+        for v in (1, 2, 3):
             with self.subTest(v=v):
                 self.assertEqual(list(common.read_csv(str(gdrbtest.DATA / ("v%d-run" % v) / "results.csv"))), now)
 
     def test_refuses_an_older_row_of_another_field_count(self):
         s = common.schema()
-        for v in (1, 2):
+        for v in (1, 2, 3):
             n = s.widths[v]
             header, row = ",".join(s.columns[:n]), ",".join(["x"] * n)
             # A row short of its version's, and a newer version's row: each named with its line.

@@ -404,7 +404,7 @@ class ReportTest(unittest.TestCase):
         d = self.fixture("malformed-row")
         status, err = self.run_report(d)
         self.assertEqual(status, 2)
-        self.assertIn("malformed-row/results.csv:4: has 35 fields", err)
+        self.assertIn("malformed-row/results.csv:4: has 40 fields", err)
         self.assertEqual(sorted(os.listdir(d)), ["results.csv"])
 
     def test_meta_that_is_not_json_refused(self):

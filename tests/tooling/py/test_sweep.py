@@ -311,7 +311,7 @@ class MergeTest(Dir):
 
     def row(self, size, mem="host", path="direct", status="ok"):
         return ("fake,local,%s,%s,host,,,,,all,%d,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,"
-                ",,,,,50.0,,%s,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,," % (mem, path, size, status))
+                ",,,,,50.0,,%s,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," % (mem, path, size, status))
 
     def step(self, mem="host", paths="", sizes="8,64K,1M", layer="local"):
         return sweep_plan.Step(1, "/bin/true", "gdrb_fake", "fake", layer, "local", mem, sizes, "", "", "", paths,
@@ -329,16 +329,16 @@ class MergeTest(Dir):
         self.assertEqual(m.rows, [self.row(8), self.row(65536)])
         self.assertEqual(m.dropped, 2)
         self.assertEqual(m.filled, ["fake,local,host,direct,none,,,,,all,1048576,0,,,,,,,,,,,1,1,,,,,,,,failed,0,,"
-                                    '"why, and more",2026-01-01T00:00:00Z,0.1.0,,,,'])
+                                    '"why, and more",2026-01-01T00:00:00Z,0.1.0,,,,,,,,,'])
         self.assertEqual(len(common.schema().columns), len(common.csv_split(m.filled[0])))
 
     def test_unsupported_rows_for_every_path_of_device_memory(self):
         m = self.merge(self.header + "\n", fill="unsupported", note="no GPU", mem="device", sizes="8", layer="mpi")
         self.assertEqual(m.rows, [])
         self.assertEqual(m.filled, [
-            "fake,mpi,device,direct,mpi-cuda,,,,,all,8,0,,,,,,,,,,,1,1,GPU X,,,,,,,unsupported,0,,no GPU,%s,0.1.0,,,,"
+            "fake,mpi,device,direct,mpi-cuda,,,,,all,8,0,,,,,,,,,,,1,1,GPU X,,,,,,,unsupported,0,,no GPU,%s,0.1.0,,,,,,,,,"
             % self.STAMP,
-            "fake,mpi,device,staged,staged,,,,,all,8,0,,,,,,,,,,,1,1,GPU X,,,,,,,unsupported,0,,no GPU,%s,0.1.0,,,,"
+            "fake,mpi,device,staged,staged,,,,,all,8,0,,,,,,,,,,,1,1,GPU X,,,,,,,unsupported,0,,no GPU,%s,0.1.0,,,,,,,,,"
             % self.STAMP])
 
     def test_mem_path_pairs_and_interrupted(self):
@@ -358,11 +358,11 @@ class MergeTest(Dir):
         self.assertEqual((m.rows, m.dropped, len(m.filled)), ([], 0, 1))
 
     def test_an_older_binarys_rows_get_the_newer_columns_empty(self):
-        """A step CSV with a version 1 or 2 header (a binary older than the schema): its complete
+        """A step CSV with a version 1, 2 or 3 header (a binary older than the schema): its complete
         rows are kept with the newer columns empty, so that results.csv holds rows of this version
         only; a row of another field count (one of this version among them) is dropped."""
         s = common.schema()
-        for v in (1, 2):
+        for v in (1, 2, 3):
             n = s.widths[v]
             older = [",".join(common.csv_split(self.row(size))[:n]) for size in (8, 65536)]
             m = self.merge("\n".join([",".join(s.columns[:n]), older[0], self.row(16), older[1]]) + "\n")
@@ -517,7 +517,7 @@ class InterruptTest(Dir):
         os.mkdir(bin_dir)
         header = common.schema().header
         row = ("fake_slow,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,"
-               ",,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,")
+               ",,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,,,,,,")
         stub(bin_dir, "gdrb_fake_slow", """while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done
 printf '%%s\\n%%s\\n%%s' '%s' '%s' 'fake_slow,local,host,direct,host,,,,,all,65536,1' >"$csv"
 echo $$ >"%s/pid"
@@ -599,7 +599,7 @@ def fake_bench(directory, name, rows=(), stderr=(), status=0, counters=()):
 
 def ok_row(bench):
     return ("%s,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,"
-            ",,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,," % bench)
+            ",,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," % bench)
 
 
 class EndToEnd(Dir):
