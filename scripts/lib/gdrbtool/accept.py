@@ -16,16 +16,27 @@ Rules (one per line in the profile, documented in README.md, "Profiles"):
   rule gdr-lat   write_lat lat_p50_us <= 50% of staged mem=device sizes=8:4K
   rule gdr-reg   write_bw  reg        in dmabuf,peermem mem=device path=direct
   rule gdr-used  nccl_allreduce gdr_connections all    path=direct
+  rule gdr-bw    nccl_allreduce busbw_GBps >= predicted of staged sizes=256M: reference=130%
 
 Keys after the threshold select rows: mem, path, reg, pair (default all), layer, ranks,
 placement (out-of-place, in-place: a collective's --in-place) and sizes. "% of staged" pairs
 each direct row with the staged row of the same size, mem, pair, ranks and placement (in
 place or not).
 
+"predicted of staged" pairs them the same way and judges direct/staged against the node's
+topology (docs/nccl.md, "What GPUDirect should be worth here"): busbw_GBps >= fails a ratio
+below what doctor.json's NIC rate, GPU-NIC distance and PCIe links predict, less tolerance=
+(default 10%), and is NODATA, naming what is missing, where they are not recorded; a latency
+column <= fails direct above staged by more than the tolerance. reference=P% prints P% of
+staged beside the measured ratios, never judged.
+
 "gdr_connections all" (NCCL rows) passes a row whose G/N has G = N > 0: every network
 connection used GPUDirect RDMA; it fails G < N with the binary's note (GPUDirect allowed but
-NCCL used NET/IB without GDRDMA on X of N connections), 0/0 as no network connection (nothing
-to judge), and a transport 'unknown' with the note's reason. Rows measured on the simulated
+NCCL used NET/IB without GDRDMA on X of N connections), unless the evidence shows NCCL itself
+declines GPUDirect there (a GPU-NIC distance, from the row or doctor.json, beyond the note's
+NCCL_NET_GDR_LEVEL or its default PXB; the sends of a GPU before Ampere: then at least half
+must use it), 0/0 as no network connection (nothing to judge), and a transport 'unknown' with
+the note's reason. Rows measured on the simulated
 GPU or NCCL (gpu "simulated", library "(simulated)") make the verdict SIMULATED: never a pass.
 
 All-pairs matrices (pairs-*.csv of gdrb_mpi_pairs, in RESULTS_DIR; docs/pairs.md) are judged

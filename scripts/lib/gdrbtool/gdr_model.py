@@ -25,7 +25,7 @@ _OLD_LEVELS = (0, 4, 5, 8, 9, 9)     # a numeric NCCL_NET_GDR_LEVEL, as NCCL map
 # gdrbench's classes (nvidia-smi's) as NCCL's path types: NCCL has no NODE, a path through a
 # CPU (another host bridge of the same NUMA node) is its PHB.
 DIST_TO_NCCL = {"PIX": 4, "PXB": 5, "PHB": 8, "NODE": 8, "SYS": 9}
-# NCCL's default: PXB, or P2C where NCCL_NET_GDR_C2C is on (NCCL 2.26 and later); for the
+# NCCL's default: PXB, or P2C where NCCL_NET_GDR_C2C is on (its default from NCCL 2.27); for the
 # classes above both allow PIX and PXB and decline PHB, NODE and SYS.
 DEFAULT_LEVEL = NCCL_LEVELS["PXB"]
 SHARED = ("PIX", "PXB")              # GPU and NIC under one PCIe switch (or a tree of them)

@@ -33,7 +33,12 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
   rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]   see `gdrb accept --help`
   rule NAME BENCH gdr_connections all [key=value ...]
                              NCCL rows: every network connection used GPUDirect RDMA
-                             (G/N with G = N > 0); path=direct unless path= says otherwise
+                             (G/N with G = N > 0) where NCCL would use it; path=direct
+                             unless path= says otherwise
+  rule NAME BENCH busbw_GBps >= predicted of staged [tolerance=P%] [reference=P%] [key=value ...]
+  rule NAME BENCH LAT_us <= predicted of staged [tolerance=P%] [reference=P%] [key=value ...]
+                             direct/staged against the node's topology (docs/nccl.md);
+                             tolerance default 10%; reference printed, never judged
   pairs METRIC below|above=FACTOR [key=value ...]   a rule on the all-pairs matrices, relative
                              to the fabric (docs/pairs.md), e.g.
                              pairs bw below=80%median size=8M
