@@ -16,16 +16,27 @@ Rules (one per line in the profile, documented in README.md, "Profiles"):
   rule gdr-lat   write_lat lat_p50_us <= 50% of staged mem=device sizes=8:4K
   rule gdr-reg   write_bw  reg        in dmabuf,peermem mem=device path=direct
   rule gdr-used  nccl_allreduce gdr_connections all    path=direct
+  rule gdr-bw    nccl_allreduce busbw_GBps >= predicted of staged sizes=256M: reference=130%
 
 Keys after the threshold select rows: mem, path, reg, pair (default all), layer, ranks,
 placement (out-of-place, in-place: a collective's --in-place) and sizes. "% of staged" pairs
 each direct row with the staged row of the same size, mem, pair, ranks and placement (in
 place or not).
 
+"predicted of staged" pairs them the same way and judges direct/staged against the node's
+topology (docs/nccl.md, "What GPUDirect should be worth here"): busbw_GBps >= fails a ratio
+below what doctor.json's NIC rate, GPU-NIC distance and PCIe links predict, less tolerance=
+(default 10%), and is NODATA, naming what is missing, where they are not recorded; a latency
+column <= fails direct above staged by more than the tolerance. reference=P% prints P% of
+staged beside the measured ratios, never judged.
+
 "gdr_connections all" (NCCL rows) passes a row whose G/N has G = N > 0: every network
 connection used GPUDirect RDMA; it fails G < N with the binary's note (GPUDirect allowed but
-NCCL used NET/IB without GDRDMA on X of N connections), 0/0 as no network connection (nothing
-to judge), and a transport 'unknown' with the note's reason. Rows measured on the simulated
+NCCL used NET/IB without GDRDMA on X of N connections), unless the evidence shows NCCL itself
+declines GPUDirect there (a GPU-NIC distance, from the row or doctor.json, beyond the note's
+NCCL_NET_GDR_LEVEL or its default PXB; the sends of a GPU before Ampere: then at least half
+must use it), 0/0 as no network connection (nothing to judge), and a transport 'unknown' with
+the note's reason. Rows measured on the simulated
 GPU or NCCL (gpu "simulated", library "(simulated)") make the verdict SIMULATED: never a pass.
 
 All-pairs matrices (pairs-*.csv of gdrb_mpi_pairs, in RESULTS_DIR; docs/pairs.md) are judged
@@ -84,7 +95,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
-from . import common, counters, evidence, pairs
+from . import common, counters, evidence, gdr_model, pairs
 from . import profile as profiles
 from .common import Json, awk_num, decimal, json_str, num_fmt, size_fmt, term, usage_error, write_all, xml_str
 
@@ -104,6 +115,11 @@ NO_NETWORK = "no network connection: nothing to judge (ranks on one node? use --
 def json_num(v: float) -> str:
     """V as a JSON number (awk's form); null where it is not finite: JSON has no NaN or Infinity."""
     return awk_num(v) if math.isfinite(v) else "null"
+
+
+def ratio_fmt(v: float) -> str:
+    """A ratio of two figures (direct/staged) for people: two decimals."""
+    return "%.2f" % v
 
 
 def plural(n: int, word: str) -> str:
@@ -174,6 +190,7 @@ class RuleResult:
     failures: List[Check] = field(default_factory=list)     # the first KEPT
     worst: Optional[Check] = None
     worst_margin: float = 0.0
+    ratios: List[float] = field(default_factory=list)   # kind "predicted": the lowest and highest ratio measured
     invalids: int = 0
     invalid_texts: List[str] = field(default_factory=list)  # the first KEPT
     sizes: Set[int] = field(default_factory=set)
@@ -185,6 +202,14 @@ class RuleResult:
     direct_any: Set[tuple] = field(default_factory=set)
     verdict: str = ""
     message: str = ""
+    notes: List[str] = field(default_factory=list)       # what the evidence explained (gdr), each once
+    # kind "predicted": the topology's prediction (None: not predictable, `why` says what is missing).
+    prediction: Optional[gdr_model.Prediction] = None
+    ref_low: int = 0               # checks below (busbw) or above (latency) the reference, which is not judged
+
+    def note(self, text: str) -> None:
+        if text not in self.notes and len(self.notes) < 4:
+            self.notes.append(text)
 
     @classmethod
     def of(cls, rule: profiles.Rule) -> "RuleResult":
@@ -198,7 +223,7 @@ class RuleResult:
                     r.size_lo, r.size_hi = int(lo), None if hi == "inf" else int(hi)
                 else:
                     r.size_list = {int(s) for s in v.split(",")}
-            elif k in FILTER_KEYS and not (k == "path" and rule.kind == "staged"):
+            elif k in FILTER_KEYS and not (k == "path" and rule.kind in ("staged", "predicted")):
                 r.filters[k] = "," + v + ","
         return r
 
@@ -280,13 +305,54 @@ class RuleResult:
         w, u, rule = self.worst, self.unit(), self.rule
         if rule.kind in TEXT_KINDS:
             return "%s %s at %s" % (rule.column, "'%s'" % w.value if w.value else "empty", size_fmt(w.size))
+        if rule.kind == "predicted":
+            return "worst direct/staged %s against %s %s at %s" % (
+                ratio_fmt(w.value), "the floor" if rule.op == ">=" else "the ceiling", ratio_fmt(w.threshold),
+                size_fmt(w.size))
         if rule.kind == "staged":
             return "worst %s%s against %s%s (%s%% of staged) at %s" % (
                 num_fmt(w.value), u, num_fmt(w.threshold), u, self.threshold, size_fmt(w.size))
         return "worst %s%s against %s%s at %s" % (num_fmt(w.value), u, num_fmt(w.threshold), u, size_fmt(w.size))
 
+    def predicted_text(self) -> str:
+        """What a "predicted of staged" rule compared with: the prediction, the tolerance and
+        the reference, for its message."""
+        rule, p = self.rule, self.prediction
+        if rule.op == "<=":
+            text = "predicted direct/staged at most 1 (NCCL's LL protocol keeps send buffers in host memory " \
+                   "either way: GPUDirect should not be slower), ceiling %s with %s%% tolerance" % (
+                       ratio_fmt(1 + rule.tolerance / 100), awk_num(rule.tolerance))
+        elif p is not None and p.ratio is not None:
+            text = "predicted %s (%s), floor %s with %s%% tolerance" % (
+                ratio_fmt(p.ratio), p.why, ratio_fmt(p.ratio * (1 - rule.tolerance / 100)), awk_num(rule.tolerance))
+        else:
+            text = ""
+        if rule.reference is not None:
+            text += "%sreference %s (%s%% of staged, not judged): %s" % (
+                "; " if text else "", ratio_fmt(rule.reference / 100), awk_num(rule.reference),
+                "%d of %d %s it" % (self.ref_low, self.checked, "below" if rule.op == ">=" else "above")
+                if self.ref_low else "every check meets it")
+        return text
+
     def conclude(self) -> None:
         """The rule's verdict and the message that explains it."""
+        self.conclude_verdict()
+        if self.rule.kind == "predicted" and self.checked and self.verdict != "INVALID":
+            self.message += "; " + self.predicted_text()
+        if self.notes and self.verdict in ("PASS", "FAIL"):
+            self.message += "; " + "; ".join(self.notes)
+
+    def conclude_verdict(self) -> None:
+        p = self.prediction
+        if not self.invalids and self.checked and self.rule.kind == "predicted" and self.rule.op == ">=" and \
+                (p is None or p.ratio is None):
+            # Measured, but nothing to measure it against: never a pass.
+            self.verdict = "NODATA"
+            w = self.ratios
+            self.message = "no prediction from the node's topology: %s; measured direct/staged %s at %s" % (
+                p.why if p is not None else "not read", "%s..%s" % (ratio_fmt(w[0]), ratio_fmt(w[1])) if w else "none",
+                plural(len(self.sizes), "size"))
+            return
         if self.invalids:
             self.verdict = "INVALID"
             shown = self.invalid_texts[:3]
@@ -514,6 +580,25 @@ class Judge:
         if meta is not None:
             self._rates(meta)
         self._rate_of: Dict[Tuple[str, str], float] = {}
+        self._topo: Optional[gdr_model.Topology] = None
+        self.topo_faults = evidence.Faults()    # doctor.json there and unreadable, read for the topology
+
+    def topology(self) -> gdr_model.Topology:
+        """The doctor's topology of the results (read once); an unreadable doctor.json is a
+        fault (the verdict INVALID) and no topology."""
+        if self._topo is None:
+            path = os.path.join(self.results_dir, "doctor.json")
+            doctor = None
+            if os.path.lexists(path):
+                try:
+                    doctor = evidence.read_json(path)
+                except (OSError, ValueError) as e:
+                    why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+                    self.topo_faults.add(path, 0, why)
+                    self._topo = gdr_model.Topology(why="%s could not be read: %s" % (path, why))
+                    return self._topo
+            self._topo = gdr_model.topology(doctor, path)
+        return self._topo
 
     # --- the port rates of meta.json ----------------------------------------------
 
@@ -624,8 +709,9 @@ class Judge:
         if rule.kind == "gdr":
             self.check_gdr(r, f, size, lineno)
             return
+        paired = rule.kind in ("staged", "predicted")
         bad = rule.kind != "text" and not self.value_ok(r, size, lineno, rule.column, v)
-        if bad and rule.kind != "staged":
+        if bad and not paired:
             return
         if rule.kind == "link" and self.link_rate is None and \
                 not self.value_ok(r, size, lineno, "link_gbps", f[ix["link_gbps"]]):
@@ -642,7 +728,7 @@ class Judge:
                 ok = "," + v + "," in "," + r.threshold + ","
             r.record(size, ok, v, r.threshold, "" if ok else "%s is '%s'" % (rule.column, v))
             return
-        if rule.kind == "staged":
+        if paired:
             path = f[ix["path"]]
             if path != "direct" and path != "staged":
                 return
@@ -698,12 +784,20 @@ class Judge:
         used, total = counts
         if total == 0:
             r.record(size, False, v, r.threshold, NO_NETWORK)
-        elif used < total:
-            why = pairs.note_part(note, common.NCCL_GDR_UNUSED)
-            r.record(size, False, v, r.threshold, common.NCCL_GDR_UNUSED + why if why is not None else
-                     "GDRDMA on %d of %d network connections (%s)" % (used, total, f[ix["transport"]] or "transport empty"))
-        else:
+            return
+        if used == total:
             r.record(size, True, v, r.threshold, "")
+            return
+        # Fewer: a fault only where NCCL itself would have used GPUDirect (gdr_model.expect_gdr).
+        want = gdr_model.expect_gdr(f[ix["gpu_nic_dist"]], self.topology(), note, f[ix["gpu"]])
+        if want.need and want.judge(used, total):
+            r.note(want.why)
+            r.record(size, True, v, r.threshold, "")
+            return
+        why = pairs.note_part(note, common.NCCL_GDR_UNUSED)
+        r.note(want.why)
+        r.record(size, False, v, r.threshold, common.NCCL_GDR_UNUSED + why if why is not None else
+                 "GDRDMA on %d of %d network connections (%s)" % (used, total, f[ix["transport"]] or "transport empty"))
 
     def pair_staged(self, r: RuleResult) -> None:
         """"% of staged": each direct row against the staged row of the same size, memory kind,
@@ -728,6 +822,9 @@ class Judge:
                              "%s %s is empty (no figure)" % ("direct" if dv == "" else "staged", rule.column))
                     continue
                 d, s = float(dv), float(sv)
+                if rule.kind == "predicted":
+                    self.judge_ratio(r, size, d, s)
+                    continue
                 limit = r.limit / 100 * s
                 ok = compare(d, rule.op, limit)
                 r.record(size, ok, d, limit, "" if ok else "direct %s%s %s %s%s (%s%% of staged %s%s)" % (
@@ -736,6 +833,29 @@ class Judge:
         for key in r.staged:
             if key not in r.direct_any and key not in r.direct:
                 r.record(key[3], False, None, None, "no direct row at this size")
+
+    def judge_ratio(self, r: RuleResult, size: int, d: float, s: float) -> None:
+        """A "predicted of staged" check: direct/staged against the topology's prediction less
+        the tolerance (busbw), or against 1 plus the tolerance (latency)."""
+        rule = r.rule
+        if s <= 0:
+            r.record(size, False, None, None, "staged %s is 0: no ratio" % rule.column)
+            return
+        ratio = d / s
+        r.ratios = [min(r.ratios[0], ratio), max(r.ratios[1], ratio)] if r.ratios else [ratio, ratio]
+        if rule.reference is not None and not compare(ratio, rule.op, rule.reference / 100):
+            r.ref_low += 1
+        if rule.op == "<=":
+            limit = 1 + rule.tolerance / 100
+        elif r.prediction is not None and r.prediction.ratio is not None:
+            limit = r.prediction.ratio * (1 - rule.tolerance / 100)
+        else:
+            r.record(size, True, ratio, None, "")       # counted; concluded NODATA: no prediction
+            return
+        ok = compare(ratio, rule.op, limit)
+        u = r.unit()
+        r.record(size, ok, ratio, limit, "" if ok else "direct/staged %s %s %s (direct %s%s, staged %s%s)" % (
+            ratio_fmt(ratio), NOT[rule.op], ratio_fmt(limit), num_fmt(d), u, num_fmt(s), u))
 
     def finish(self) -> "Verdict":
         judged = [r for r in self.results if isinstance(r, PairsResult)]
@@ -764,9 +884,17 @@ class Judge:
             self.test_hook = self.test_hook or pairs.test_hook(self.results_dir)
             self.gpu_shared = self.gpu_shared or pairs.gpu_shared(self.results_dir)
         for r in self.results:
-            if r.rule.kind == "staged":
+            if r.rule.kind == "predicted":
+                if r.rule.op == ">=":
+                    r.prediction = gdr_model.predict_busbw(self.topology(), self.link_rate or 0.0, self.default_rate)
+                self.pair_staged(r)
+            elif r.rule.kind == "staged":
                 self.pair_staged(r)
             r.conclude()
+        if ev is None:        # counters.load read doctor.json, and counted its faults, where it ran
+            for x in self.topo_faults.items:
+                doctor.add(x.file, x.line, x.why, x.column, x.value)
+                self.invalid_values.append(InvalidValue(x.file, x.line, x.column, x.value, x.text(), True))
         unread = len(ev.faults) if ev is not None and counted else 0
         return Verdict(self.results, self.invalid_values, self.simulated, self.test_hook, self.gpu_shared,
                        unread + len(doctor), [x.text() for x in doctor.items])

@@ -33,7 +33,12 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
   rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]   see `gdrb accept --help`
   rule NAME BENCH gdr_connections all [key=value ...]
                              NCCL rows: every network connection used GPUDirect RDMA
-                             (G/N with G = N > 0); path=direct unless path= says otherwise
+                             (G/N with G = N > 0) where NCCL would use it; path=direct
+                             unless path= says otherwise
+  rule NAME BENCH busbw_GBps >= predicted of staged [tolerance=P%] [reference=P%] [key=value ...]
+  rule NAME BENCH LAT_us <= predicted of staged [tolerance=P%] [reference=P%] [key=value ...]
+                             direct/staged against the node's topology (docs/nccl.md);
+                             tolerance default 10%; reference printed, never judged
   pairs METRIC below|above=FACTOR [key=value ...]   a rule on the all-pairs matrices, relative
                              to the fabric (docs/pairs.md), e.g.
                              pairs bw below=80%median size=8M
@@ -53,6 +58,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from . import gdr_model
 from . import pairs as pairs_mod
 from .common import PROFILES, decimal, integer, read_regular, schema, size_fmt, size_parse, sizes_expand, usage_error
 
@@ -102,14 +108,19 @@ class Rule:
     bench: str
     column: str
     op: str            # >= <= > < = != in
-    kind: str          # abs, link, staged, text, pairs, gdr (gdr_connections all) or counters
+    kind: str          # abs, link, staged, predicted, text, pairs, gdr (gdr_connections all) or counters
     value: object      # float for abs/link/staged (the column's unit, or a percentage), str for text
+                       # (predicted: 0, the prediction is the node's)
     text: str          # the threshold as written, for people
     filters: Dict[str, str] = field(default_factory=dict)   # sizes as "MIN:MAX" (MAX may be inf) or a comma list
     # kind "pairs": the reference pair (median or best), and the share of a node's pairs that
     # must be low to name the node rather than its links.
     ref: str = ""
     node_frac: float = 0.75
+    # kind "predicted": the share (%) the ratio may fall short of the topology's prediction, and
+    # a reference ratio (% of staged) printed beside the measured one, never judged.
+    tolerance: float = 0.0
+    reference: Optional[float] = None
 
     def filter_text(self) -> str:
         return " ".join("%s=%s" % (k, self.filters[k]) for k in sorted(self.filters))
@@ -411,6 +422,7 @@ class _Parser:
             thr.append(t[i])
             i += 1
         filters = {"pair": "all"}
+        extra: Dict[str, float] = {}
         bad_sizes = ("rule %s: sizes=%%s: expected MIN:MAX, MIN: (and up), :MAX or A,B,C with sizes like 8, "
                      "4K, 1MiB" % name)
         for word in t[i:]:
@@ -418,9 +430,13 @@ class _Parser:
             if not m:
                 raise self.err(where, "rule %s: expected key=value after the threshold, got '%s'" % (name, word))
             k, v = m.group(1), m.group(2)
+            if k in ("tolerance", "reference"):
+                extra[k] = self.percent(where, name, k, v)
+                continue
             if k not in ("mem", "path", "reg", "pair", "layer", "sizes", "ranks", "placement"):
                 raise self.err(where, "rule %s: unknown key '%s'; accepted: mem, path, reg, pair, layer, sizes, "
-                                      "ranks, placement" % (name, k))
+                                      "ranks, placement (and tolerance, reference with 'predicted of staged')"
+                               % (name, k))
             if k == "mem":
                 self.check_list(where, "mem", v, "host,pinned,device")
             if k == "placement":
@@ -458,9 +474,11 @@ class _Parser:
                 raise self.err(where, "rule %s: %s needs a numeric column; '%s' is text (use =, != or in)"
                                % (name, op, column))
             if not thr or len(thr) > 3:
-                raise self.err(where, "rule %s: threshold: expected NUMBER [UNIT], PERCENT%% of link or "
-                                      "PERCENT%% of staged" % name)
-            if thr[0].endswith("%") and _is_num(thr[0][:-1]):
+                raise self.err(where, "rule %s: threshold: expected NUMBER [UNIT], PERCENT%% of link, "
+                                      "PERCENT%% of staged or predicted of staged" % name)
+            if thr[0] == "predicted":
+                kind, value, text = self.predicted(where, name, column, op, thr, filters), 0.0, "predicted of staged"
+            elif thr[0].endswith("%") and _is_num(thr[0][:-1]):
                 target = thr[-1]
                 if (len(thr) == 2 or (len(thr) == 3 and thr[1] == "of")) and target in ("link", "staged"):
                     kind, value = target, float(thr[0][:-1])
@@ -501,7 +519,32 @@ class _Parser:
         else:
             raise self.err(where, "rule %s: unknown operator '%s'; accepted: >= <= > < = != in, and all "
                                   "(gdr_connections)" % (name, op))
-        self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters))
+        if extra and kind != "predicted":
+            raise self.err(where, "rule %s: %s= applies to 'predicted of staged' only" % (name, sorted(extra)[0]))
+        self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters,
+                                       tolerance=extra.get("tolerance", gdr_model.TOLERANCE),
+                                       reference=extra.get("reference")))
+
+    def percent(self, where: str, name: str, key: str, v: str) -> float:
+        """V of KEY= as a percentage: tolerance 0..100%, reference above 0%."""
+        n = decimal(v[:-1]) if v.endswith("%") else None
+        if n is None or (key == "tolerance" and n >= 100) or (key == "reference" and n <= 0):
+            raise self.err(where, "rule %s: %s=: expected a percentage%s, e.g. %s, got '%s'" % (
+                name, key, " below 100%" if key == "tolerance" else " above 0%",
+                "tolerance=10%" if key == "tolerance" else "reference=130%", _shown(v)))
+        return n
+
+    def predicted(self, where: str, name: str, column: str, op: str, thr: List[str], filters: Dict[str, str]) -> str:
+        """'predicted of staged': the kind, once its form is checked (busbw: >=, latency: <=)."""
+        if thr[1:] != ["of", "staged"]:
+            raise self.err(where, "rule %s: expected 'predicted of staged', got '%s'" % (name, " ".join(thr)))
+        if not (column == "busbw_GBps" and op == ">=") and not (column.endswith("_us") and op == "<="):
+            raise self.err(where, "rule %s: 'predicted of staged' judges busbw_GBps >= (the topology's ratio) or "
+                                  "a latency column <= (not above staged), not %s %s" % (name, column, op))
+        if "path" in filters:
+            raise self.err(where, "rule %s: 'predicted of staged' compares the direct path with the staged one; "
+                                  "drop path=" % name)
+        return "predicted"
 
 
     def parse_pairs(self, where: str, t: List[str]) -> None:

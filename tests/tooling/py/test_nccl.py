@@ -69,7 +69,7 @@ class GdrUsedRule(NcclCase):
         ran, r = self.judge(row(gdr="0/16", note=UNUSED + "; NCCL_NET_GDR_LEVEL=SYS"))
         self.assertEqual((ran.status, r["verdict"]), (1, "FAIL"))
         self.assertIn("1 of 1 check failed: 8B: " + UNUSED, ran.out)
-        self.assertNotIn("NCCL_NET_GDR_LEVEL", r["message"])
+        self.assertNotIn("connections; NCCL_NET_GDR_LEVEL", r["message"])     # the note's other parts
 
     def test_fewer_gdr_connections_without_a_note_still_fail(self):
         ran, r = self.judge(row(gdr="12/16"))
@@ -290,10 +290,12 @@ class RunLines(unittest.TestCase):
             ("gdrb_nccl_allreduce", "direct"), ("gdrb_nccl_allreduce", "staged"),
             ("gdrb_nccl_alltoall", "direct"), ("gdrb_nccl_alltoall", "staged")])
         self.assertEqual([(r.name, r.kind) for r in p.rules], [
-            ("nccl-gdr-used", "gdr"), ("nccl-a2a-gdr-used", "gdr"), ("nccl-gdr-busbw", "staged"),
-            ("nccl-gdr-latency", "staged")])
+            ("nccl-gdr-used", "gdr"), ("nccl-a2a-gdr-used", "gdr"), ("nccl-gdr-busbw", "predicted"),
+            ("nccl-gdr-latency", "predicted")])
         self.assertEqual(p.rules[2].filters["sizes"], "268435456:inf")
         self.assertEqual(p.rules[3].column, "lat_avg_us")
+        # The seeds' +30% and -50% are printed beside the measured ratios, never judged.
+        self.assertEqual([(r.tolerance, r.reference) for r in p.rules[2:]], [(10.0, 130.0), (10.0, 50.0)])
 
 
 if __name__ == "__main__":
