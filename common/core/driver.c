@@ -525,6 +525,10 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 		} else {
 			default_variants(c);
 			rc = gdrb_drv_alloc_buffers(r);
+			/* The staging probe is collective: every rank's buffers first. */
+			rc = gdrb_boot_agree(boot, rc);
+			if (!rc)
+				rc = gdrb_drv_stage_open(r);
 		}
 		if (!rc && bench->setup)
 			rc = bench->setup(c);

@@ -12,7 +12,7 @@
 #include "gdrb_pattern.h"
 #include "gdrb_size.h"
 
-static bool any_variant(const struct gdrb_ctx *c, bool pipelined)
+bool gdrb_drv_any_variant(const struct gdrb_ctx *c, bool pipelined)
 {
 	size_t i;
 
@@ -66,11 +66,13 @@ int gdrb_drv_check_room(struct run *r)
 	uses_send = !c->bench->uses_send || c->bench->uses_send(c);
 	if (!gdrb_mem_kind(r->p.mem)->on_gpu)
 		nbufs += uses_send ? 2 : 1;
-	if (any_variant(c, false))
+	if (gdrb_drv_any_variant(c, false))
 		nbufs += uses_send ? 2 : 1;
-	if (any_variant(c, true))
-		ring = (uses_send ? 2 : 1) * (size_t)GDRB_STAGE_SLOTS;
-	fits = gdrb_size_mul(c->bufsize, nbufs, &per) && gdrb_size_mul(r->p.stage_chunk, ring, &ring) &&
+	/* The rings before their size is chosen: the largest a choice can give. */
+	if (gdrb_drv_any_variant(c, true))
+		ring = (uses_send ? 2 : 1) * (size_t)(r->p.stage_slots ? r->p.stage_slots : GDRB_STAGE_SLOTS);
+	fits = gdrb_size_mul(c->bufsize, nbufs, &per) &&
+	       gdrb_size_mul(r->p.stage_chunk ? r->p.stage_chunk : GDRB_STAGE_AUTO_MAX, ring, &ring) &&
 	       gdrb_size_add(per, ring, &per) &&
 	       gdrb_size_mul(per, (size_t)(c->boot->local_size > 0 ? c->boot->local_size : 1), &node);
 	gdrb_mem_room(GDRB_PROCFS, GDRB_CGROUPFS, &room);
@@ -119,11 +121,7 @@ int gdrb_drv_alloc_buffers(struct run *r)
 	if ((uses_send && gdrb_buf_alloc(&c->send, ops, c->bufsize)) ||
 	    gdrb_buf_alloc(&c->recv, ops, c->bufsize))
 		return GDRB_ERR;
-	if (any_variant(c, true) &&
-	    ((uses_send && gdrb_ring_open(&c->out_ring, "out", r->p.stage_chunk, GDRB_STAGE_SLOTS)) ||
-	     gdrb_ring_open(&c->in_ring, "in", r->p.stage_chunk, GDRB_STAGE_SLOTS)))
-		return GDRB_ERR;
-	if (any_variant(c, false)) {
+	if (gdrb_drv_any_variant(c, false)) {
 		pinned = gdrb_mem_bounce_ops();
 		if ((uses_send && gdrb_buf_alloc(&c->send_bounce, pinned, c->bufsize)) ||
 		    gdrb_buf_alloc(&c->recv_bounce, pinned, c->bufsize))

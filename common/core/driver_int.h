@@ -58,11 +58,22 @@ struct run {
 	struct gdrb_counters_file *counter_file; /* rank 0, with --csv: beside the CSV */
 	char counters_note[512];        /* rank 0: the note of the rows being written */
 	bool aborted;                   /* a measurement failed and took every rank down */
+	size_t stage_chunk;             /* pipelined staging as it runs: fragment bytes, slots */
+	unsigned stage_slots;
+	char stage_why[384];            /* the header's words on where they came from */
 };
 
 /* Buffers (driver_buffers.c): the room check before allocating, then allocation and release. */
 int gdrb_drv_check_room(struct run *r);
+/* Whether a staged path runs that is pipelined (or, false, serial). */
+bool gdrb_drv_any_variant(const struct gdrb_ctx *c, bool pipelined);
 int gdrb_drv_alloc_buffers(struct run *r);
+/*
+ * Pipelined staging's fragment and slots (the options', or chosen from rates
+ * measured here on every rank, untimed: collective, call it on every rank or
+ * none), then its rings. 0 where no pipelined path runs.
+ */
+int gdrb_drv_stage_open(struct run *r);
 void gdrb_drv_free_buffers(struct gdrb_ctx *c);
 
 /*

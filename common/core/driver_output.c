@@ -49,8 +49,8 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.mem = v->mem,
 		.path = v->path,
 		.reg = v->reg,
-		.stage_chunk = v->pipelined ? r->p.stage_chunk : 0,
-		.stage_slots = v->pipelined ? GDRB_STAGE_SLOTS : 0,
+		.stage_chunk = v->pipelined ? r->stage_chunk : 0,
+		.stage_slots = v->pipelined ? r->stage_slots : 0,
 		.window = windowed ? c->window : 0,
 		.buffers = windowed ? gdrb_buffers_names[r->p.buffers] : NULL,
 		.pair = pair,
@@ -302,8 +302,8 @@ void gdrb_drv_print_header(struct run *r)
 		if (v->supported)
 			fprintf(hdr, "# path %s: %s (reg %s)\n", v->label, v->how, v->reg);
 		if (v->supported && v->pipelined)
-			fprintf(hdr, "# staging: %s fragments, %u pinned slots per direction; a message of one fragment is copied, then sent\n",
-			       gdrb_size_format(p->stage_chunk, lo, sizeof(lo)), GDRB_STAGE_SLOTS);
+			fprintf(hdr, "# staging: %s fragments, %u pinned slots per direction: %s; a message of one fragment is copied, then sent\n",
+			       gdrb_size_format(r->stage_chunk, lo, sizeof(lo)), r->stage_slots, r->stage_why);
 		if (!v->supported)
 			fprintf(hdr, "# path %s: n/a: %s\n", v->label, v->why);
 	}

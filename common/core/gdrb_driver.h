@@ -146,6 +146,11 @@ struct gdrb_bench {
 	 */
 	bool needs_gpu;
 	enum gdrb_mem_kind default_mem; /* --mem when the command line gives none (0: host) */
+	/*
+	 * The bootstrap's sendrecv travels as the measured bytes do (MPI): pipelined
+	 * staging's probe times the wire with it. Else the wire is not measured.
+	 */
+	bool boot_is_wire;
 
 	/*
 	 * The paths it measures, into v (at most GDRB_MAX_VARIANTS), and how many; NULL:

@@ -166,7 +166,8 @@ struct gdrb_params {
 	bool monotonic_clock;       /* do not use the TSC */
 	bool bidir;                 /* -b */
 	int staging;                /* enum gdrb_staging */
-	size_t stage_chunk;         /* pipelined staging's fragment size */
+	size_t stage_chunk;         /* pipelined staging's fragment size; 0: chosen from measured rates */
+	unsigned stage_slots;       /* pipelined staging's slots per direction; 0: chosen likewise */
 	int buffers;                /* enum gdrb_buffers */
 
 	/* The option groups' params, at group_off[i] of store (gdrb_group_params). */

@@ -73,10 +73,15 @@ static const struct gdrb_opt core_table[] = {
 	  .names = gdrb_staging_names, .nnames = GDRB_STAGING_COUNT, .what = "mode",
 	  .flags = GDRB_OPT_DEVICE, .needs = "only --mem device has a staged path" },
 	{ .name = "stage-chunk", .arg = "SIZE",
-	  .help = "fragment size of pipelined staging, 4K to 1G (default " GDRB_DEF_STAGE_CHUNK ", " GDRB_STR(GDRB_STAGE_SLOTS) " bounce slots per direction)",
+	  .help = "fragment size of pipelined staging, 4K to 1G (default: chosen at setup from the measured copy and wire rates, 64K to 4M; docs/staging.md)",
 	  .when = GDRB_OPTG_STAGING, .parse = gdrb_opt_size, .off = CORE(stage_chunk),
 	  .min = GDRB_STAGE_CHUNK_MIN, .max = GDRB_STAGE_CHUNK_MAX,
 	  .what = "from 4K to 1G (512K, 1M)", .flags = GDRB_OPT_DEVICE,
+	  .needs = "only --mem device has a staged path" },
+	{ .name = "stage-slots", .arg = "N",
+	  .help = "pinned bounce slots per direction of pipelined staging, " GDRB_STR(GDRB_STAGE_SLOTS_MIN) " to " GDRB_STR(GDRB_STAGE_SLOTS) " (default: chosen with the fragment)",
+	  .when = GDRB_OPTG_STAGING, .parse = gdrb_opt_uint, .off = CORE(stage_slots),
+	  .min = GDRB_STAGE_SLOTS_MIN, .max = GDRB_STAGE_SLOTS, .flags = GDRB_OPT_DEVICE,
 	  .needs = "only --mem device has a staged path" },
 	{ .name = "window", .short_opt = 'W', .arg = "N",
 	  .help = "messages in flight per iteration; with --buffers slots reduced where window x size would pass --window-bytes (default " GDRB_STR(GDRB_DEF_WINDOW) ")",
@@ -401,7 +406,6 @@ int gdrb_opts_defaults(struct gdrb_params *p, const struct gdrb_opt_set *set)
 	p->window = GDRB_DEF_WINDOW;
 	gdrb_size_parse(GDRB_DEF_WINDOW_BYTES, &p->window_bytes, &err);
 	p->staging = GDRB_STAGING_PIPELINED;
-	gdrb_size_parse(GDRB_DEF_STAGE_CHUNK, &p->stage_chunk, &err);
 	/* Known groups get their defaults too: a layer may read what its options did not set. */
 	for (u = set ? set->groups : NULL; u && u->group; u++)
 		if (add_group(p, u->group))

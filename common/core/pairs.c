@@ -733,12 +733,8 @@ static void rounds(struct pairs_run *r)
 /* The core options of the driver's sweep that all pairs does not have a meaning for. */
 static int refuse_core(const struct gdrb_params *p)
 {
-	size_t chunk;
-	const char *err;
-
-	gdrb_size_parse(GDRB_DEF_STAGE_CHUNK, &chunk, &err);
-	if (p->staging == GDRB_STAGING_BOTH || p->stage_chunk != chunk || p->buffers != GDRB_BUFFERS_SLOTS) {
-		gdrb_usage_err("--staging both, --stage-chunk and --buffers single do not apply to all pairs: its staged path copies whole messages (--staging serial) into one slot per message");
+	if (p->staging == GDRB_STAGING_BOTH || p->stage_chunk || p->stage_slots || p->buffers != GDRB_BUFFERS_SLOTS) {
+		gdrb_usage_err("--staging both, --stage-chunk, --stage-slots and --buffers single do not apply to all pairs: its staged path copies whole messages (--staging serial) into one slot per message");
 		return GDRB_ERR_USAGE;
 	}
 	return 0;

@@ -102,7 +102,7 @@ unsigned gdrb_run_paths(enum gdrb_mem_kind mem, enum gdrb_stage_shape shape, int
 		return n;
 	}
 	if (shape == GDRB_SHAPE_COLLECTIVE) {
-		v[n++] = staged_path(name, "staged", false, "cudaMemcpy of the whole buffer to pinned memory before the collective and back after it, copies timed (not pipelined, whatever --staging says: one collective call cut into per-fragment calls would measure another algorithm)");
+		v[n++] = staged_path(name, "staged", false, "cudaMemcpy of the whole buffer to pinned memory before the collective and back after it, copies timed (not pipelined, whatever --staging says: each block of a blocked layout would travel as a strided fragment per call; allreduce, reduce and bcast pipeline)");
 		return n;
 	}
 	if (staging != GDRB_STAGING_SERIAL)

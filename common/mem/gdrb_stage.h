@@ -18,10 +18,15 @@
 
 #include "gdrb_mem.h"
 
-#define GDRB_STAGE_SLOTS 4              /* bounce slots per direction */
-#define GDRB_DEF_STAGE_CHUNK "512K"     /* fragment size, the order UCX and NCCL use */
+#define GDRB_STAGE_SLOTS 8              /* most bounce slots per direction (--stage-slots) */
+#define GDRB_STAGE_SLOTS_MIN 2
 #define GDRB_STAGE_CHUNK_MIN ((size_t)4 << 10)
 #define GDRB_STAGE_CHUNK_MAX ((size_t)1 << 30)
+/* The bounds of a fragment chosen from the measured rates (--stage-chunk overrides them). */
+#define GDRB_STAGE_AUTO_MIN ((size_t)64 << 10)
+#define GDRB_STAGE_AUTO_MAX ((size_t)4 << 20)
+/* The share of a fragment's time on the slowest stage its fixed cost may take. */
+#define GDRB_STAGE_FIXED_SHARE 0.1
 
 /* --staging: which staged variants run next to direct. */
 enum gdrb_staging {
@@ -32,6 +37,39 @@ enum gdrb_staging {
 };
 
 extern const char *const gdrb_staging_names[GDRB_STAGING_COUNT];
+
+/*
+ * One stage of the staged path (copy out, wire, copy in) as measured: a
+ * fragment of f bytes takes fixed_s + f / peak_Bps. peak_Bps 0: not measured.
+ */
+struct gdrb_stage_rate {
+	double fixed_s, peak_Bps;
+};
+
+struct gdrb_stage_rates {
+	struct gdrb_stage_rate d2h, wire, h2d;
+};
+
+/*
+ * The fragment and slot count for measured rates (docs/staging.md derives
+ * the rule). Pace R: the slowest stage's peak; fixed cost t0: the largest
+ * stage's. Fragment: the smallest power of two f with t0 <= share x f / R,
+ * so that the fixed cost per fragment takes at most GDRB_STAGE_FIXED_SHARE of
+ * the pace, within GDRB_STAGE_AUTO_MIN..MAX (larger fragments only lengthen
+ * the pipeline's fill and drain, two copies of one fragment per message).
+ * Slots: a slot is held for a copy and the wire (sender) or the wire and a
+ * copy (receiver), so ceil(that / the slowest stage's time at f) keep the
+ * slowest stage busy; two more absorb the late completion of a send and keep
+ * a receive posted ahead; within GDRB_STAGE_SLOTS_MIN..GDRB_STAGE_SLOTS. An
+ * unmeasured wire counts as fast as the slower copy.
+ */
+void gdrb_stage_choose(const struct gdrb_stage_rates *m, size_t *chunk, unsigned *slots);
+
+/* Time of a fragment of f bytes on a measured stage (0 for an unmeasured one). */
+double gdrb_stage_time(const struct gdrb_stage_rate *s, size_t f);
+
+/* Fit fixed_s and peak_Bps to two timings: t1 s for f1 bytes, t2 s for f2 > f1 bytes. */
+void gdrb_stage_fit(struct gdrb_stage_rate *s, size_t f1, double t1, size_t f2, double t2);
 
 struct gdrb_ring {
 	struct gdrb_buf buf;            /* slots x chunk bytes of pinned memory */

@@ -19,8 +19,8 @@ int gdrb_ring_open(struct gdrb_ring *r, const char *name, size_t chunk, unsigned
 	unsigned i;
 
 	memset(r, 0, sizeof(*r));
-	if (slots < 2 || slots > GDRB_STAGE_SLOTS) {
-		gdrb_err("internal: %u staging slots (2..%u)", slots, GDRB_STAGE_SLOTS);
+	if (slots < GDRB_STAGE_SLOTS_MIN || slots > GDRB_STAGE_SLOTS) {
+		gdrb_err("internal: %u staging slots (%u..%u)", slots, GDRB_STAGE_SLOTS_MIN, GDRB_STAGE_SLOTS);
 		return GDRB_ERR;
 	}
 	r->chunk = chunk;
@@ -133,4 +133,63 @@ void gdrb_frag_at(const struct gdrb_frags *fr, size_t f, size_t *off, size_t *le
 	*len = fr->size - at < fr->chunk ? fr->size - at : fr->chunk;
 	if (last)
 		*last = j + 1 == fr->per_msg;
+}
+
+double gdrb_stage_time(const struct gdrb_stage_rate *s, size_t f)
+{
+	return s->peak_Bps > 0 ? s->fixed_s + (double)f / s->peak_Bps : 0;
+}
+
+void gdrb_stage_fit(struct gdrb_stage_rate *s, size_t f1, double t1, size_t f2, double t2)
+{
+	/* A larger copy no slower than a smaller one: all of it counts as rate, none as fixed cost. */
+	if (t2 <= t1 || f2 <= f1) {
+		s->fixed_s = 0;
+		s->peak_Bps = t2 > 0 ? (double)f2 / t2 : 0;
+		return;
+	}
+	s->peak_Bps = (double)(f2 - f1) / (t2 - t1);
+	s->fixed_s = t1 - (double)f1 / s->peak_Bps;
+	if (s->fixed_s < 0)
+		s->fixed_s = 0;
+}
+
+static double slowest(const struct gdrb_stage_rate *st, size_t n, size_t f)
+{
+	double t = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (gdrb_stage_time(&st[i], f) > t)
+			t = gdrb_stage_time(&st[i], f);
+	return t;
+}
+
+void gdrb_stage_choose(const struct gdrb_stage_rates *m, size_t *chunk, unsigned *slots)
+{
+	struct gdrb_stage_rate st[3] = { m->d2h, m->wire, m->h2d };
+	double pace = 0, fixed = 0, held, need;
+	size_t f = GDRB_STAGE_AUTO_MIN, i;
+
+	if (st[1].peak_Bps <= 0)        /* unmeasured wire: as fast as the slower copy */
+		st[1] = gdrb_stage_time(&st[0], f) > gdrb_stage_time(&st[2], f) ? st[0] : st[2];
+	for (i = 0; i < 3; i++) {
+		if (st[i].peak_Bps > 0 && (pace == 0 || st[i].peak_Bps < pace))
+			pace = st[i].peak_Bps;
+		if (st[i].fixed_s > fixed)
+			fixed = st[i].fixed_s;
+	}
+	while (f < GDRB_STAGE_AUTO_MAX && fixed > GDRB_STAGE_FIXED_SHARE * (double)f / pace)
+		f *= 2;
+	*chunk = f;
+	held = gdrb_stage_time(&st[0], f) + gdrb_stage_time(&st[1], f);
+	if (gdrb_stage_time(&st[1], f) + gdrb_stage_time(&st[2], f) > held)
+		held = gdrb_stage_time(&st[1], f) + gdrb_stage_time(&st[2], f);
+	need = slowest(st, 3, f) > 0 ? held / slowest(st, 3, f) : 2;
+	need = (need > GDRB_STAGE_SLOTS ? GDRB_STAGE_SLOTS : need) + 2;
+	*slots = (unsigned)need + ((double)(unsigned)need < need);
+	if (*slots > GDRB_STAGE_SLOTS)
+		*slots = GDRB_STAGE_SLOTS;
+	if (*slots < GDRB_STAGE_SLOTS_MIN)
+		*slots = GDRB_STAGE_SLOTS_MIN;
 }

@@ -203,6 +203,79 @@ static int coll_setup(struct gdrb_ctx *c)
 	return rc;
 }
 
+/* The vector cut into fragments: kinds whose every rank holds the whole vector, no blocks. */
+static bool pipelines(void)
+{
+	return !gdrb_coll_blocked(kind) &&
+	       (kind->layout == GDRB_LAYOUT_FULL || kind->layout == GDRB_LAYOUT_ONE_BUF);
+}
+
+static size_t coll_paths(const struct gdrb_ctx *c, struct gdrb_variant *v)
+{
+	size_t i, n;
+
+	if (!pipelines())
+		return gdrb_run_paths(c->p->mem, GDRB_SHAPE_COLLECTIVE, c->p->staging, v);
+	n = gdrb_run_paths(c->p->mem, GDRB_SHAPE_MESSAGES, c->p->staging, v);
+	for (i = 1; i < n; i++)
+		v[i].how = v[i].pipelined ?
+			"pipelined: the vector cut into fragments, one collective call per fragment on pinned slots; the copies device->pinned of the next fragments and pinned->device of the last one's result (cudaMemcpyAsync, a stream per direction) overlap the call, copies timed; the MPI call runs at the fragment's size" :
+			"serial: cudaMemcpy of the whole buffer to pinned memory before the collective and back after it, copies timed";
+	return n;
+}
+
+/* Wait for the slot of fragment f, then start copying fragment f of src into it. */
+static int pipe_fill(struct gdrb_ring *r, size_t f, size_t frag, const struct gdrb_buf *src,
+		     size_t off, size_t len)
+{
+	size_t at = f * frag, n = len - at < frag ? len - at : frag;
+
+	return gdrb_ring_wait(r, f) || gdrb_ring_fill(r, f, src, off + at, n) ? GDRB_ERR : 0;
+}
+
+/*
+ * Pipelined staging of a collective: fragment k's call runs while the copies of
+ * the next fragments into their slots and of fragment k-1's result out of its
+ * slot proceed on the rings' streams. The input's ring is the receive ring when
+ * the input lives in the receive buffer (in place, bcast): it holds fragments
+ * in flight both ways, so it reads one fragment less ahead.
+ */
+static int coll_pipe(struct gdrb_ctx *c)
+{
+	const struct coll_state *s = &state;
+	const struct gdrb_coll_params *cp = gdrb_coll_params(c->p);
+	struct gdrb_ring *in = s->g.in_recv ? &c->in_ring : &c->out_ring, *res = &c->in_ring;
+	const struct gdrb_buf *src = s->g.in_recv ? &c->recv : &c->send;
+	size_t len = s->g.in_len ? s->g.in_len : s->g.out_len, frag = res->chunk / s->g.elem * s->g.elem;
+	size_t nf = (len + frag - 1) / frag, ahead = res->slots - (in == res ? 2 : 1), issued = 0, k;
+	struct gdrb_coll_call call;
+
+	call.type = reduces() ? mpi_type(cp->dtype) : MPI_BYTE;
+	call.op = reduces() ? mpi_op(cp->op) : MPI_OP_NULL;
+	call.root = cp->root;
+	for (k = 0; k < nf; k++) {
+		size_t n = len - k * frag < frag ? len - k * frag : frag;
+
+		for (; s->g.in_len && issued < nf && issued <= k + ahead; issued++)
+			if (pipe_fill(in, issued, frag, src, s->g.in_off, len))
+				return GDRB_ERR;
+		if ((s->g.in_len && gdrb_ring_wait(in, k)) || (in != res && gdrb_ring_wait(res, k)))
+			return GDRB_ERR;
+		call.send = s->g.send_in_place ? MPI_IN_PLACE : gdrb_ring_slot(in, k);
+		call.recv = s->g.recv_in_place ? MPI_IN_PLACE : gdrb_ring_slot(res, k);
+		call.count = (int)(n / s->g.elem);
+		if (coll->call(&call) != MPI_SUCCESS)
+			return GDRB_ERR;
+		if (s->g.out_len && gdrb_ring_drain(res, k, &c->recv, s->g.out_off + k * frag, n))
+			return GDRB_ERR;
+	}
+	/* The last slots' copies to the device (gdrb_ring_wait: the test hook can remove this wait). */
+	for (k = nf > res->slots ? nf - res->slots : 0; k < nf; k++)
+		if (gdrb_ring_wait(res, k))
+			return GDRB_ERR;
+	return 0;
+}
+
 static int coll_iteration(struct gdrb_ctx *c, size_t size)
 {
 	struct coll_state *s = &state;
@@ -211,6 +284,8 @@ static int coll_iteration(struct gdrb_ctx *c, size_t size)
 
 	if (geometry(c, size))
 		return GDRB_ERR;
+	if (c->variant->pipelined && (s->g.in_len || s->g.out_len))
+		return coll_pipe(c);
 	if (staged && s->g.in_len &&
 	    gdrb_buf_copy(s->g.in_recv ? &c->recv_bounce : &c->send_bounce, s->g.in_off,
 			  s->g.in_recv ? &c->recv : &c->send, s->g.in_off, s->g.in_len))
@@ -281,6 +356,7 @@ int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 	bench = (struct gdrb_bench){
 		.name = kind->name,
 		.layer = "mpi",
+		.boot_is_wire = true,
 		.summary = desc->summary,
 		.metric = GDRB_METRIC_LAT,
 		.traffic = GDRB_TRAFFIC_COLLECTIVE,
@@ -293,6 +369,7 @@ int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 		.describe = coll_describe,
 		.uses_send = coll_uses_send,
 		.placements = coll_placements,
+		.paths = coll_paths,
 		.setup = coll_setup,
 		.iteration = coll_iteration,
 		.prepare = coll_prepare,

@@ -320,7 +320,7 @@ static size_t rx_wanted(const struct gdrb_ctx *c, const struct gdrb_verbs *v)
 		want = n > want ? n : want;
 	}
 	/* Pipelined staging keeps the receives of at most a ring's slots posted. */
-	n = gdrb_ring_ready(&c->in_ring) ? GDRB_STAGE_SLOTS * gdrb_wr_count(c->in_ring.chunk, v->max_chunk) : 0;
+	n = gdrb_ring_ready(&c->in_ring) ? (size_t)c->in_ring.slots * gdrb_wr_count(c->in_ring.chunk, v->max_chunk) : 0;
 	want = n > want ? n : want;
 	return want > SIZE_MAX - RX_EXTRA ? SIZE_MAX : want + RX_EXTRA;
 }
@@ -373,10 +373,10 @@ static int plan_queues(struct gdrb_ctx *c, struct gdrb_verbs *v)
 				       gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)), v->nic, rx_room(v));
 			return GDRB_ERR_USAGE;
 		}
-	ring = gdrb_ring_ready(&c->in_ring) ? GDRB_STAGE_SLOTS * gdrb_wr_count(c->in_ring.chunk, v->max_chunk) : 0;
+	ring = gdrb_ring_ready(&c->in_ring) ? (size_t)c->in_ring.slots * gdrb_wr_count(c->in_ring.chunk, v->max_chunk) : 0;
 	if (ring > v->rx_depth) {
 		gdrb_usage_err("--stage-chunk %s: %u slots take %zu receives; a QP of %s holds %u: use a larger chunk",
-			       gdrb_size_format(c->in_ring.chunk, sz, sizeof(sz)), GDRB_STAGE_SLOTS, ring,
+			       gdrb_size_format(c->in_ring.chunk, sz, sizeof(sz)), c->in_ring.slots, ring,
 			       v->nic, v->rx_depth);
 		return GDRB_ERR_USAGE;
 	}

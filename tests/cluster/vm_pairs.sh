@@ -17,7 +17,7 @@ bin=$top_builddir/bench/gdrb_write_pairs
 # No device is needed to refuse what all pairs over verbs does not take.
 expect_refused "--qps does not apply to" "$bin" --qps 2
 expect_refused "--wait does not apply to" "$bin" --wait event
-expect_refused "--staging both, --stage-chunk and --buffers single do not apply" "$bin" --mem device --staging both
+expect_refused "--staging both, --stage-chunk, --stage-slots and --buffers single do not apply" "$bin" --mem device --staging both
 
 # Device memory needs the simulated GPU, built with CUDA; without it the device runs are left
 # out, and said to be.

@@ -114,7 +114,7 @@ GDRB_INJECT_HOSTS=a,a,b expect_mpi_usage "--granularity rail: .*host a runs 2 an
 expect_refused "--rounds: expected an integer from 1" "$bin" --rounds 0
 expect_refused "--granularity: unknown granularity 'x'; accepted: rank, node, rail" "$bin" --granularity x
 expect_refused "--metric: unknown metric list 'bw,x'" "$bin" --metric bw,x
-expect_refused "--staging both, --stage-chunk and --buffers single do not apply" "$bin" --mem device --staging both
+expect_refused "--staging both, --stage-chunk, --stage-slots and --buffers single do not apply" "$bin" --mem device --staging both
 
 # A flipped byte in rank 1's receive buffer: the pair into rank 1 is an error, exit 1.
 d=$WORK/corrupt

@@ -26,12 +26,12 @@ rows=0
 for b in latency bw bibw; do
 	w=(-W 3)
 	[ "$b" = latency ] && w=()
-	run "$b" --csv "$csv" --staging both --stage-chunk 4K "${w[@]}" -m 8,4K,5000,64K,1M ||
+	run "$b" --csv "$csv" --staging both --stage-chunk 4K --stage-slots 4 "${w[@]}" -m 8,4K,5000,64K,1M ||
 		{ cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_$b --staging both"; }
 	no_simgpu_errors "$WORK/err"
 	grep -q "^# path staged: pipelined: " "$WORK/out" || { cat "$WORK/out"; fail "$b: no pipelined path"; }
 	grep -q "^# path staged-serial: serial: " "$WORK/out" || fail "$b: no serial path"
-	grep -q "^# staging: 4KiB fragments, 4 pinned slots per direction" "$WORK/out" ||
+	grep -q "^# staging: 4KiB fragments, 4 pinned slots per direction: set by --stage-chunk and --stage-slots;" "$WORK/out" ||
 		{ cat "$WORK/out"; fail "$b: the header does not say chunk and slots"; }
 	rows=$((rows + 15))
 done
@@ -43,14 +43,23 @@ n=$(csv_count "$csv" mem=device path=staged-serial reg=staged stage_chunk= stage
 [ "$n" -eq $((rows / 3)) ] || fail "$n of $((rows / 3)) serial rows validated"
 pass "latency, bw, bibw: $((rows / 3)) pipelined and $((rows / 3)) serial staged rows validated, 1 to 256 fragments a message"
 
-# The default: pipelined only, 512 KiB fragments; a message of several fragments.
-run bw -m 8,2M -W 2 || { cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_bw default staging"; }
-grep -q "^# staging: 512KiB fragments, 4 pinned slots per direction" "$WORK/out" || fail "default chunk"
+# The default: pipelined only, fragment and slots chosen from the rates measured at setup
+# (the simulated copies: 20 us + bytes at 2 GB/s; the wire: MPI here); a message of several fragments.
+SIMGPU_LATENCY_US=20 SIMGPU_COPY_GBPS=2 run bw -m 8,8M -W 2 --csv "$WORK/auto.csv" ||
+	{ cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_bw default staging"; }
+line=$(grep "^# staging: " "$WORK/out") || fail "default staging: no staging line"
+[[ $line =~ ^"# staging: "([0-9]+)(KiB|MiB)" fragments, "([2-8])" pinned slots per direction: chosen from copy device->pinned "[0-9.]+" GB/s + "[0-9.]+" us, pinned->device ".*", wire (the bootstrap's sendrecv of pinned memory) " ]] ||
+	fail "default staging line: $line"
+# 20 us at 2 GB/s or slower: a fragment of 400 KB or more, 512 KiB at least.
+chunk=${BASH_REMATCH[1]}; [ "${BASH_REMATCH[2]}" = MiB ] && chunk=$((chunk * 1024))
+[ "$chunk" -ge 512 ] && [ "$chunk" -le 4096 ] || fail "default staging: fragment $line"
+csv_has "$WORK/auto.csv" mem=device path=staged size_bytes=8388608 stage_chunk=$((chunk * 1024)) \
+	stage_slots="${BASH_REMATCH[3]}" status=ok errors=0 || { cat "$WORK/auto.csv"; fail "the CSV does not carry the chosen fragment"; }
 grep -q "^# path staged-serial" "$WORK/out" && fail "the serial path ran without --staging serial|both"
 run latency -m 4K --staging serial || fail "--staging serial"
 grep -q "^# path staged-serial: serial: " "$WORK/out" && ! grep -q "^# path staged:" "$WORK/out" ||
 	{ cat "$WORK/out"; fail "--staging serial: not the serial path alone"; }
-pass "default pipelined at 512 KiB; --staging serial alone"
+pass "default pipelined, fragment and slots chosen from the measured rates ($line); --staging serial alone"
 
 # The checker catches a pipeline with one of its waits removed: the sender
 # sends a slot before its copy finished (out), or the receiver reuses a slot
@@ -58,7 +67,7 @@ pass "default pipelined at 512 KiB; --staging serial alone"
 for side in out in; do
 	rc=0
 	GDRB_INJECT_STAGE_RACE=$side mpi 2 -x GDRB_INJECT_STAGE_RACE "$top_builddir/mpi/gdrb_mpi_bw" -c \
-		--mem device -t 0.02 -n 30 -w 2 -m 256K -W 4 --stage-chunk 16K --csv "$WORK/race-$side.csv" \
+		--mem device -t 0.02 -n 30 -w 2 -m 256K -W 4 --stage-chunk 16K --stage-slots 4 --csv "$WORK/race-$side.csv" \
 		>"$WORK/out" 2>"$WORK/err" || rc=$?
 	[ "$rc" -ne 0 ] || { cat "$WORK/out"; fail "a pipeline without its $side waits exited 0"; }
 	csv_has "$WORK/race-$side.csv" mem=device path=staged reg=staged stage_chunk=16384 stage_slots=4 'window~[0-9]*' \
@@ -67,17 +76,69 @@ for side in out in; do
 	pass "a pipeline without its $side waits is caught: exit $rc, invalid-data"
 done
 
-# Collectives stage whole buffers, whatever --staging says, and say so.
-mpi 2 "$top_builddir/mpi/gdrb_mpi_allreduce" -c --mem device -m 64K -t 0.01 -n 10 -w 1 --staging both \
-	--csv "$WORK/coll.csv" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "allreduce --staging both"; }
+# Collectives whose every rank holds the whole vector (allreduce, reduce, bcast) pipeline:
+# one call per fragment, validated out of and in place on 3 ranks, 1 to 63 fragments; the
+# blocked ones (allgather ...) stage whole buffers and say so.
+for b in allreduce reduce bcast; do
+	place=(--in-place both) rows=6
+	[ "$b" = bcast ] && place=() rows=3
+	mpi 3 "$top_builddir/mpi/gdrb_mpi_$b" -c --mem device -m 8,100000,1M -t 0.01 -n 10 -w 1 --staging both \
+		"${place[@]}" --stage-chunk 16K --stage-slots 3 --csv "$WORK/coll-$b.csv" >"$WORK/out" 2>"$WORK/err" ||
+		{ cat "$WORK/out" "$WORK/err"; fail "$b --staging both"; }
+	grep -q "^# path staged: pipelined: the vector cut into fragments, one collective call per fragment" "$WORK/out" ||
+		{ cat "$WORK/out"; fail "$b: the header does not say the collective is pipelined"; }
+	[ "$(csv_count "$WORK/coll-$b.csv" mem=device path=staged reg=staged stage_chunk=16384 stage_slots=3 status=ok errors=0)" -eq "$rows" ] ||
+		{ cat "$WORK/coll-$b.csv"; fail "$b: pipelined rows not all validated"; }
+	[ "$(csv_count "$WORK/coll-$b.csv" mem=device path=staged-serial reg=staged stage_chunk= status=ok errors=0)" -eq "$rows" ] ||
+		fail "$b: serial rows not all validated"
+done
+pass "allreduce, reduce, bcast: pipelined and serial staged rows validated on 3 ranks, out of and in place (bcast: one buffer)"
+
+# Overlap, by order: rank 0's simulated GPU traces its copies; fragments k+1.. are copied
+# device->pinned before fragment k's result is copied back (D before H), and copies out
+# keep coming between copies back (H D H): never the whole buffer out, then in.
+cat >"$WORK/trace.sh" <<'EOS'
+#!/bin/sh
+[ "$OMPI_COMM_WORLD_RANK" = 0 ] && export SIMGPU_TRACE="$TRACE_FILE"
+exec "$@"
+EOS
+chmod +x "$WORK/trace.sh"
+TRACE_FILE=$WORK/trace.txt mpi 2 -x TRACE_FILE "$WORK/trace.sh" "$top_builddir/mpi/gdrb_mpi_allreduce" --mem device \
+	-m 128K -n 1 -w 0 -t 0.01 --stage-chunk 16K --stage-slots 4 >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/out" "$WORK/err"; fail "allreduce traced"; }
+order=$(awk '/cudaMemcpyAsync .* pinned<-device/ { printf "D" } /cudaMemcpyAsync .* device<-pinned/ { printf "H" }' "$WORK/trace.txt")
+case $order in
+DD*HDH*) ;;
+*) fail "allreduce: the copies do not overlap the calls: $order" ;;
+esac
+pass "allreduce: copies out of later fragments issued before earlier results come back ($order)"
+
+# The checker catches the collective pipeline without its waits (out: a slot handed to MPI
+# before its copy finished; in: the call returns before its copies to the device finished).
+for side in out in; do
+	rc=0
+	GDRB_INJECT_STAGE_RACE=$side mpi 2 -x GDRB_INJECT_STAGE_RACE "$top_builddir/mpi/gdrb_mpi_allreduce" -c \
+		--mem device -t 0.02 -n 20 -w 2 -m 256K --stage-chunk 16K --stage-slots 4 --csv "$WORK/crace-$side.csv" \
+		>"$WORK/out" 2>"$WORK/err" || rc=$?
+	[ "$rc" -ne 0 ] || { cat "$WORK/out"; fail "a collective pipeline without its $side waits exited 0"; }
+	csv_has "$WORK/crace-$side.csv" mem=device path=staged stage_chunk=16384 status=invalid-data 'errors~[1-9][0-9]*' ||
+		{ cat "$WORK/crace-$side.csv"; fail "a collective pipeline without its $side waits is not invalid-data"; }
+done
+pass "a collective pipeline without its waits is caught (out and in)"
+
+mpi 2 "$top_builddir/mpi/gdrb_mpi_allgather" -c --mem device -m 64K -t 0.01 -n 10 -w 1 --staging both \
+	--csv "$WORK/coll.csv" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "allgather --staging both"; }
 grep -q "^# path staged: cudaMemcpy of the whole buffer .*(not pipelined, whatever --staging says" "$WORK/out" ||
-	{ cat "$WORK/out"; fail "allreduce: the header does not say the collective stages whole buffers"; }
+	{ cat "$WORK/out"; fail "allgather: the header does not say the collective stages whole buffers"; }
 csv_has "$WORK/coll.csv" mem=device path=staged reg=staged stage_chunk= stage_slots= window= buffers= pair=all status=ok \
-	errors=0 || fail "allreduce staged row"
-pass "collectives stage whole buffers and say so"
+	errors=0 || fail "allgather staged row"
+pass "blocked collectives stage whole buffers and say so"
 
 bw=$top_builddir/mpi/gdrb_mpi_bw
 expect_refused "^gdrb_mpi_bw: --staging: unknown mode 'fast'; accepted: pipelined, serial, both" "$bw" --staging fast
 for v in 1K 2G 512KB ""; do
 	expect_refused "^gdrb_mpi_bw: --stage-chunk: expected a size from 4K to 1G" "$bw" --stage-chunk "$v"
+done
+for v in 0 1 9 x; do
+	expect_refused "^gdrb_mpi_bw: --stage-slots: expected an integer from 2 to 8" "$bw" --stage-slots "$v"
 done

@@ -18,6 +18,7 @@
 #include "gdrb_log.h"
 #include "gdrb_mem.h"
 #include "gdrb_pattern.h"
+#include "gdrb_stage.h"
 #include "unit_main.h"
 
 /* Small enough for a default RLIMIT_MEMLOCK of 64 KiB. */
@@ -489,6 +490,66 @@ START_TEST(test_flush_before_check)
 }
 END_TEST
 
+/* The rates seen on an H200 under MPS (results/gpu-h200): copies 55 GB/s + 8 us, the wire 9.4 GB/s + 20 us. */
+static const struct gdrb_stage_rate h200_copy = { 8e-6, 55e9 }, h200_wire = { 20e-6, 9.4e9 };
+
+START_TEST(test_stage_fit)
+{
+	struct gdrb_stage_rate s;
+
+	/* 64 KiB in 8 us + 64K / 55e9, 4 MiB in 8 us + 4M / 55e9: both back. */
+	gdrb_stage_fit(&s, 65536, 8e-6 + 65536 / 55e9, 4194304, 8e-6 + 4194304 / 55e9);
+	ck_assert_double_eq_tol(s.peak_Bps, 55e9, 1e6);
+	ck_assert_double_eq_tol(s.fixed_s, 8e-6, 1e-9);
+	/* A large copy no slower than the small one: no fixed cost, its own rate. */
+	gdrb_stage_fit(&s, 65536, 2e-6, 4194304, 1e-6);
+	ck_assert_double_eq_tol(s.fixed_s, 0, 1e-12);
+	ck_assert_double_eq_tol(s.peak_Bps, 4194304 / 1e-6, 1);
+}
+END_TEST
+
+START_TEST(test_stage_choose)
+{
+	struct gdrb_stage_rates m = { h200_copy, h200_wire, h200_copy };
+	size_t chunk;
+	unsigned slots;
+
+	/*
+	 * The slowest stage's fixed cost (the wire's 20 us) at most a tenth of a
+	 * fragment's time at the pace (9.4 GB/s): f >= 1.88 MB, 2 MiB. A slot is held
+	 * for a copy and the wire, 1.19 times the wire's time: 2, and 2 more.
+	 */
+	gdrb_stage_choose(&m, &chunk, &slots);
+	ck_assert_uint_eq(chunk, (size_t)2 << 20);
+	ck_assert_uint_eq(slots, 4);
+	/* A faster wire with a small fixed cost: the copies' 8 us at 55 GB/s sets it, 4.4 MB, capped at 4 MiB. */
+	m.wire.fixed_s = 1e-6;
+	m.wire.peak_Bps = 100e9;
+	gdrb_stage_choose(&m, &chunk, &slots);
+	ck_assert_uint_eq(chunk, GDRB_STAGE_AUTO_MAX);
+	/* A wire not measured counts as the slower copy: the same answer as above. */
+	m.wire.peak_Bps = 0;
+	m.wire.fixed_s = 0;
+	gdrb_stage_choose(&m, &chunk, &slots);
+	ck_assert_uint_eq(chunk, GDRB_STAGE_AUTO_MAX);
+	ck_assert_uint_eq(slots, 4);
+	/* No fixed cost anywhere: the smallest fragment; fixed costs of seconds: the largest. */
+	m.d2h.fixed_s = m.h2d.fixed_s = 0;
+	gdrb_stage_choose(&m, &chunk, &slots);
+	ck_assert_uint_eq(chunk, GDRB_STAGE_AUTO_MIN);
+	m.d2h.fixed_s = 1;
+	gdrb_stage_choose(&m, &chunk, &slots);
+	ck_assert_uint_eq(chunk, GDRB_STAGE_AUTO_MAX);
+	ck_assert_uint_le(slots, GDRB_STAGE_SLOTS);
+	ck_assert_uint_ge(slots, GDRB_STAGE_SLOTS_MIN);
+	/* A slow wire, 1 GB/s + 100 us: f >= 1 MB, 1 MiB; held / slowest just above 1: 2, and 2 more. */
+	m = (struct gdrb_stage_rates){ { 0, 50e9 }, { 100e-6, 1e9 }, { 0, 50e9 } };
+	gdrb_stage_choose(&m, &chunk, &slots);
+	ck_assert_uint_eq(chunk, (size_t)1 << 20);
+	ck_assert_uint_eq(slots, 4);
+}
+END_TEST
+
 static void add_case(Suite *s, const char *name, const TTest *test)
 {
 	TCase *tc = tcase_create(name);
@@ -517,6 +578,8 @@ static Suite *mem_suite(void)
 	add_case(s, "gpu_open", test_gpu_open);
 	add_case(s, "device_roundtrip", test_device_roundtrip);
 	add_case(s, "flush_before_check", test_flush_before_check);
+	add_case(s, "stage_fit", test_stage_fit);
+	add_case(s, "stage_choose", test_stage_choose);
 	return s;
 }
 
