@@ -61,7 +61,8 @@ expect_refused "unknown option '--bogus'" "$script" --bogus
 expect_refused "--sizes: expected MIN:MAX" "$script" --sizes 8:1X
 expect_refused "--sizes: expected MIN:MAX with 0 < MIN <= MAX" "$script" --sizes 4M:1M
 expect_refused "--stage-chunk: '1K' is out of range; expected 4K to 1G" "$script" --stage-chunk 512K,1K
-expect_refused "--stage-chunk: expected a size or a list" "$script" --stage-chunk 512Q
+expect_refused "--stage-chunk: expected a size, auto, or a list" "$script" --stage-chunk 512Q
+expect_refused "--stage-chunk: expected a size, auto, or a list" "$script" --stage-chunk automatic
 expect_refused "--time-per-size: expected seconds" "$script" --time-per-size 0
 expect_refused "--report: no directory" "$script" --report /nonexistent/staging.md
 expect_refused "--build-dir: '/nonexistent' is not a directory" "$script" --build-dir /nonexistent
@@ -128,7 +129,7 @@ grep -q "^| 256 KiB | $num | $num | $num | $num |$" "$report" || fail "serial: n
 	fail "latency: expected 14 sizes, 8 B..64 KiB"
 { grep -q "^| 8 B | $num | $num | $num |$" "$report" && grep -q "^| 64 KiB | $num | $num | $num |$" "$report"; } ||
 	fail "latency: 8 B or 64 KiB missing"
-grep -q '^    mpirun -np 2 mpi/gdrb_mpi_bw --mem device --staging both --stage-chunk 16K -W 1 -c -m 64K,256K -t 0.02 --csv OUT/rows.csv$' "$report" ||
+grep -q '^    mpirun -np 2 mpi/gdrb_mpi_bw --mem device --staging both --stage-chunk 16K --stage-slots 4 -W 1 -c -m 64K,256K -t 0.02 --csv OUT/rows.csv$' "$report" ||
 	fail "the staged command"
 grep -q '^measure-staging: verdict: bandwidth SIMULATED (not judged) (ratio [0-9.]*), small messages SIMULATED (not judged)' "$WORK/run.err" ||
 	fail "no verdict line on stderr"
@@ -137,6 +138,23 @@ grep -nw -- "$(hostname)" "$report" && fail "the report names this machine"
 [ -z "$(ls -A "$WORK/tmp")" ] || fail "the temporary raw output was left behind"
 [ "$(ls -lA "$top_srcdir/results")" = "$results_before" ] || fail "the run changed results/"
 pass "simulated run: SIMULATED at the top, every table filled, verdicts not judged, results/ untouched"
+
+# --- auto: the fragment and slots the binary chose, run first and judged first -------------------
+ms --stage-chunk auto,16K --report "$WORK/auto.md" >/dev/null 2>"$WORK/auto.err"
+rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/auto.err"; fail "the auto run exited $rc"; }
+no_simgpu_errors "$WORK/auto.err"
+chosen=$(sed -n 's/^measure-staging: staged-auto: the binary chose \([0-9]* [KM]iB\) fragments x \([2-8]\) slots$/\1 \2/p' "$WORK/auto.err")
+[ -n "$chosen" ] || { cat "$WORK/auto.err"; fail "auto: no line saying what the binary chose"; }
+grep -q '^    mpirun -np 2 mpi/gdrb_mpi_bw --mem device --staging both -W 1 -c -m 64K,256K -t 0.02 --csv OUT/rows.csv$' "$WORK/auto.md" ||
+	fail "auto: the staged-auto command (no --stage-chunk, --staging both)"
+grep -q "^- Bandwidth: \*\*SIMULATED (not judged)\*\*: pipelined (${chosen% *} fragments) " "$WORK/auto.md" ||
+	fail "auto: the chosen fragment is not the one judged"
+grep -q "^\`gdrb_mpi_bw --mem device -W 1\`, validated (\`-c\`): ${chosen% *} fragments x ${chosen##* } slots as the$" "$WORK/auto.md" ||
+	fail "auto: the report does not say what was chosen"
+grep -q '^    mpirun -np 2 mpi/gdrb_mpi_bw --mem device --staging pipelined --stage-chunk 16K --stage-slots 4 ' "$WORK/auto.md" ||
+	fail "auto: the explicit fragment's run after it"
+pass "auto: the binary chose $chosen; run first, judged, said in the report"
 
 # --- a run that fails validation fails the script ------------------------------------------------
 # Rank 1 corrupts its device receive buffer: the staged run finds wrong bytes.
