@@ -72,9 +72,10 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.status = o->status,
 		.errors = o->errors,
 		.quality = o->quality,
-		.transport = c->lib_transport,
-		.gdr_connections = c->lib_gdr,
-		.library = c->lib_name,
+		/* A path that did not run used no transport. */
+		.transport = v->supported ? c->lib_transport : "",
+		.gdr_connections = v->supported ? c->lib_gdr : "",
+		.library = v->supported ? c->lib_name : "",
 		.placement = gdrb_placement_name(c->placement),
 	};
 
