@@ -393,23 +393,43 @@ static bool mem_matches(const char *table, const char *want)
 	return table[0] && strcmp(table, "host") != 0 && !strncmp(table, want, strlen(want));
 }
 
+/* Whether the table's rows count for memory mem and the op (self: a process to itself never does). */
+static bool table_counts(const struct gdrb_ucx_table *t, const char *mem, enum gdrb_ucx_op op)
+{
+	return t->op == op && !t->self && mem_matches(t->mem, mem);
+}
+
+static bool covers(const struct gdrb_ucx_row *r, uint64_t size, bool upto)
+{
+	return r->lo <= size && (upto || r->hi >= size);
+}
+
 unsigned gdrb_ucx_transports(const struct gdrb_ucx_proto *p, const char *mem, uint64_t size,
 			     bool upto, unsigned *rows)
 {
 	unsigned bits = 0, seen = 0, i, j;
+	bool tags = false, rndv = false;
+	enum gdrb_ucx_op op;
 
-	for (i = 0; i < p->ntables && i < GDRB_UCX_TABLES_MAX; i++) {
-		const struct gdrb_ucx_table *t = &p->t[i];
+	/* A rendezvous table counts where a tagged row goes rendezvous (or no tagged table says). */
+	for (i = 0; i < p->ntables && i < GDRB_UCX_TABLES_MAX; i++)
+		for (j = 0; table_counts(&p->t[i], mem, GDRB_UCX_OP_TAG) && j < p->t[i].nrows; j++)
+			if (covers(&p->t[i].rows[j], size, upto)) {
+				tags = true;
+				rndv |= strstr(p->t[i].rows[j].desc, "rendezvous") != NULL;
+			}
+	for (op = GDRB_UCX_OP_TAG; op <= GDRB_UCX_OP_RNDV; op++) {
+		if (op == GDRB_UCX_OP_RNDV && tags && !rndv)
+			break;
+		for (i = 0; i < p->ntables && i < GDRB_UCX_TABLES_MAX; i++) {
+			const struct gdrb_ucx_table *t = &p->t[i];
 
-		if (t->op == GDRB_UCX_OP_OTHER || t->self || !mem_matches(t->mem, mem))
-			continue;
-		for (j = 0; j < t->nrows && j < GDRB_UCX_ROWS_MAX; j++) {
-			const struct gdrb_ucx_row *r = &t->rows[j];
-
-			if (r->lo > size || (!upto && r->hi < size))
-				continue;
-			bits |= 1u << gdrb_ucx_row_transport(t->mem, r->desc, r->config);
-			seen++;
+			for (j = 0; table_counts(t, mem, op) && j < t->nrows && j < GDRB_UCX_ROWS_MAX; j++) {
+				if (!covers(&t->rows[j], size, upto))
+					continue;
+				bits |= 1u << gdrb_ucx_row_transport(t->mem, t->rows[j].desc, t->rows[j].config);
+				seen++;
+			}
 		}
 	}
 	if (rows)
@@ -430,9 +450,9 @@ void gdrb_ucx_transports_text(unsigned bits, char *buf, size_t len)
 
 		if (!(bits & (1u << i)))
 			continue;
-		n = snprintf(buf + at, len - at, "%s%s", at ? "+" : "", gdrb_ucx_transport_names[i]);
+		n = snprintf(NULL, 0, "%s%s", at ? "+" : "", gdrb_ucx_transport_names[i]);
 		if (n < 0 || (size_t)n >= len - at)
-			break;
-		at += (size_t)n;
+			break;  /* what does not fit is left out whole */
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "+" : "", gdrb_ucx_transport_names[i]);
 	}
 }
