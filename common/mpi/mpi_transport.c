@@ -148,7 +148,7 @@ static void summarise(struct gdrb_ctx *c, const struct rank_tx *all, int n)
 	snprintf(c->lib_name, sizeof(c->lib_name), "%.63s", lib->name);
 	c->lib_note[0] = '\0';
 	if (blind >= 0)
-		at = snprintf(c->lib_note, sizeof(c->lib_note), "transport unknown on rank %d: %.232s",
+		at = snprintf(c->lib_note, sizeof(c->lib_note), "transport unknown: rank %d: %.232s",
 			      blind, all[blind].why);
 	else if (bits & (1u << GDRB_UCX_UNKNOWN))
 		at = snprintf(c->lib_note, sizeof(c->lib_note),

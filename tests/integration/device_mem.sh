@@ -61,7 +61,7 @@ pass "device memory: $staged staged rows validated, direct unsupported with the 
 # The transport MPI used: this Open MPI prints no UCX protocol table (its ob1, or a UCX
 # without them), so every row that ran says unknown and why, never a transport by
 # assumption; a path that did not run names none.
-n=$(csv_count "$csv" path=staged transport=unknown note~'transport unknown on rank [0-9]+: .*') ||
+n=$(csv_count "$csv" path=staged transport=unknown note~'transport unknown: rank [0-9]+: .*') ||
 	fail "csv_count"
 [ "$n" -eq $((rows / 2)) ] || fail "$n of $((rows / 2)) staged rows say transport unknown with the reason"
 n=$(csv_count "$csv" path=direct transport=) || fail "csv_count"
