@@ -41,10 +41,11 @@ static const struct gdrb_bench mpi_bibw = {
 	.opt_known = gdrb_opt_catalog,
 	.setup = gdrb_mpi_p2p_setup,
 	.iteration = bibw_iteration,
+	.end = gdrb_mpi_transport_end,
 	.teardown = gdrb_mpi_p2p_teardown,
 };
 
 int main(int argc, char **argv)
 {
-	return gdrb_main(&mpi_bibw, &gdrb_boot_mpi, argc, argv);
+	return gdrb_main(&mpi_bibw, &gdrb_boot_mpi_ucx, argc, argv);
 }

@@ -48,10 +48,11 @@ static const struct gdrb_bench mpi_bw = {
 	.opt_known = gdrb_opt_catalog,
 	.setup = gdrb_mpi_p2p_setup,
 	.iteration = bw_iteration,
+	.end = gdrb_mpi_transport_end,
 	.teardown = gdrb_mpi_p2p_teardown,
 };
 
 int main(int argc, char **argv)
 {
-	return gdrb_main(&mpi_bw, &gdrb_boot_mpi, argc, argv);
+	return gdrb_main(&mpi_bw, &gdrb_boot_mpi_ucx, argc, argv);
 }

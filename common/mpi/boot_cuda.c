@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "gdrb_boot_mpi.h"
 
@@ -11,6 +12,8 @@ const char *const gdrb_mpi_cuda_names[GDRB_MPI_CUDA_COUNT] = { "auto", "yes", "n
 /* "MPIX_Query_cuda_support() = 0 at run time; MPIX_CUDA_AWARE_SUPPORT = 0 at compile time" */
 static void detected(const struct gdrb_mpi_cuda_facts *f, char *out, size_t len)
 {
+	size_t at;
+
 	if (f->have_query && f->have_macro)
 		snprintf(out, len,
 			 "MPIX_Query_cuda_support() = %d at run time; MPIX_CUDA_AWARE_SUPPORT = %d at compile time",
@@ -26,21 +29,26 @@ static void detected(const struct gdrb_mpi_cuda_facts *f, char *out, size_t len)
 	else
 		snprintf(out, len,
 			 "this MPI has neither MPIX_Query_cuda_support nor MPIX_CUDA_AWARE_SUPPORT");
+	at = strlen(out);
+	if (f->built_name[0] && at < len)
+		snprintf(out + at, len - at, "; %.39s = %s", f->built_name, f->built ? "true" : "false");
 }
 
 bool gdrb_mpi_cuda_decide(enum gdrb_mpi_cuda want, const struct gdrb_mpi_cuda_facts *f,
 			  char *why, size_t len)
 {
 	/* The run-time answer first: a library built with CUDA can still run without it. */
-	bool found = f->have_query ? f->query != 0 : f->have_macro && f->macro != 0;
+	bool found = f->have_query ? f->query != 0 : f->have_macro ? f->macro != 0 :
+		     f->built_name[0] && f->built != 0;
 	bool aware = want == GDRB_MPI_CUDA_AUTO ? found : want == GDRB_MPI_CUDA_YES;
-	char seen[200];
+	char seen[260];
 
 	if (!why || !len)
 		return aware;
 	detected(f, seen, sizeof(seen));
 	if (want == GDRB_MPI_CUDA_AUTO)
-		snprintf(why, len, "by %s%s", f->have_query || f->have_macro ? "" : "default: ", seen);
+		snprintf(why, len, "by %s%s",
+			 f->have_query || f->have_macro || f->built_name[0] ? "" : "default: ", seen);
 	else
 		snprintf(why, len, "by --mpi-cuda %s; detected: %s", gdrb_mpi_cuda_names[want], seen);
 	return aware;

@@ -372,9 +372,10 @@ int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 		.paths = coll_paths,
 		.setup = coll_setup,
 		.iteration = coll_iteration,
+		.end = gdrb_mpi_transport_end,
 		.prepare = coll_prepare,
 		.check = coll_check,
 		.teardown = coll_teardown,
 	};
-	return gdrb_main(&bench, &gdrb_boot_mpi, argc, argv);
+	return gdrb_main(&bench, &gdrb_boot_mpi_ucx, argc, argv);
 }

@@ -46,6 +46,15 @@ static inline const struct gdrb_mpi_params *gdrb_mpi_params(const struct gdrb_ct
  */
 int gdrb_mpi_check_direct(struct gdrb_ctx *c);
 
+/*
+ * The `end` callback of every MPI benchmark (after each size on each path, untimed):
+ * every rank reads back UCX's protocol tables (gdrb_boot_mpi_ucx) and rank 0 fills
+ * the rows' transport ("cuda_ipc", "rdma-zcopy", "host-pipeline", "shm", ... or
+ * "unknown"), library and note (why unknown; a GPU row staged by UCX through host
+ * memory; the CUDA-awareness evidence on GPU rows).
+ */
+int gdrb_mpi_transport_end(struct gdrb_ctx *c, size_t size);
+
 /* setup/teardown callbacks for every MPI point-to-point descriptor. */
 int gdrb_mpi_p2p_setup(struct gdrb_ctx *c);
 void gdrb_mpi_p2p_teardown(struct gdrb_ctx *c);

@@ -58,6 +58,17 @@ direct=$(grep -c ',device,direct,mpi-cuda,.*,unsupported,0,' "$csv")
 [ "$(grep -vc 'gdrbench simulated GPU' "$csv")" -eq 1 ] || fail "a CSV row lacks the simulated GPU's name"
 pass "device memory: $staged staged rows validated, direct unsupported with the reason"
 
+# The transport MPI used: this Open MPI prints no UCX protocol table (its ob1, or a UCX
+# without them), so every row that ran says unknown and why, never a transport by
+# assumption; a path that did not run names none.
+n=$(csv_count "$csv" path=staged transport=unknown note~'transport unknown: rank [0-9]+: .*') ||
+	fail "csv_count"
+[ "$n" -eq $((rows / 2)) ] || fail "$n of $((rows / 2)) staged rows say transport unknown with the reason"
+n=$(csv_count "$csv" path=direct transport=) || fail "csv_count"
+[ "$n" -eq $((rows / 2)) ] || fail "$n of $((rows / 2)) unsupported direct rows name no transport"
+grep -q '^# transport: unknown, ' "$WORK/out" || { cat "$WORK/out"; fail "the header does not say the transport is unknown"; }
+pass "transport: unknown with the reason on every staged row, none on the direct rows that did not run"
+
 # Who decides that the direct path hands MPI device pointers: MPI itself (auto,
 # here: not CUDA-aware), or --mpi-cuda no whatever MPI says.
 dev1() { # ARGS...: one latency run on device memory, no CSV

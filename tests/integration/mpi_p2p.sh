@@ -29,7 +29,7 @@ csv_has "$csv" benchmark=mpi_bw layer=mpi mem=pinned path=direct reg=host stage_
 csv_has "$csv" benchmark=mpi_latency layer=mpi mem=host path=direct reg=host stage_chunk= stage_slots= window= \
 	buffers= pair=all size_bytes=8 'iterations~[0-9]*' ranks=2 hosts=1 gpu= nic= link_layer= link_gbps= \
 	gpu_nic_dist= 'cpu_initiator_pct~[0-9.]*' 'cpu_responder_pct~[0-9.]*' status=ok errors=0 'quality~[a-z+-]*' \
-	transport= gdr_connections= library= || fail "2-rank latency row missing or wrong"
+	transport=unknown gdr_connections= 'library~Open MPI.*|MPICH.*|.+' || fail "2-rank latency row missing or wrong"
 pass "CSV: 96 rows, schema and values checked"
 
 # CPU time per side over the timed part: a number with one decimal, never above
@@ -47,9 +47,16 @@ for bad in 'abc' '-5' '150.0' ''; do
 	! csv_check "$WORK/badcpu.csv" >/dev/null || fail "csv_check accepts cpu_responder_pct '$bad'"
 done
 pass "csv_check refuses cpu_responder_pct 'abc', '-5', '150.0' and empty on a measured point-to-point row"
-# csv_check refuses what a library says of its own path on an MPI row.
-for col in transport gdr_connections library; do
-	csv_set "$WORK/one.csv" "$col" x >"$WORK/badlib.csv"
-	! csv_check "$WORK/badlib.csv" >/dev/null || fail "csv_check accepts $col on an mpi row"
-done
-pass "csv_check refuses transport, gdr_connections or library on an mpi row"
+# csv_check refuses on an MPI row a transport that is not UCX's names (or unknown), unknown
+# without its reason, and NCCL's GPUDirect connections.
+csv_set "$WORK/one.csv" transport x >"$WORK/badlib.csv"
+! csv_check "$WORK/badlib.csv" >/dev/null || fail "csv_check accepts transport x on an mpi row"
+csv_set "$WORK/one.csv" transport direct >"$WORK/badlib.csv"
+! csv_check "$WORK/badlib.csv" >/dev/null || fail "csv_check accepts transport 'direct' on an mpi row"
+csv_set "$WORK/one.csv" note "" >"$WORK/badlib.csv"
+! csv_check "$WORK/badlib.csv" >/dev/null || fail "csv_check accepts transport unknown without its reason"
+csv_set "$WORK/one.csv" gdr_connections 1/2 >"$WORK/badlib.csv"
+! csv_check "$WORK/badlib.csv" >/dev/null || fail "csv_check accepts gdr_connections on an mpi row"
+csv_set "$WORK/one.csv" transport shm+cuda_ipc >"$WORK/badlib.csv"
+csv_check "$WORK/badlib.csv" >/dev/null || fail "csv_check refuses transport shm+cuda_ipc on an mpi row"
+pass "csv_check on an mpi row: transport x, direct, unknown without a reason and gdr_connections refused"

@@ -92,9 +92,17 @@ FNR == 1 {
 		# skew (cpu_max=N: where the kernel's thread clock is coarser, as in a VM with unstable TSCs).
 		if (!is_num(v) || v + 0 < 0 || v + 0 > (cpu_max != "" ? cpu_max : 101)) bad(c " '" v "' not a plausible percentage")
 	}
-	# What a library that picks its own path says it took (NCCL); no layer checked here has one.
-	if (F[COL["layer"]] != "nccl" && (F[COL["transport"]] != "" || F[COL["gdr_connections"]] != "" || F[COL["library"]] != ""))
-		bad("transport/gdr_connections/library on a row of layer " F[COL["layer"]])
+	# What a library that picks its own path says it took: NCCL's transports and GPUDirect
+	# connections; MPI's transport (from UCX's tables, else unknown) on the rows that ran.
+	lay = F[COL["layer"]]
+	if (lay == "mpi") {
+		if (F[COL["gdr_connections"]] != "") bad("gdr_connections on a row of layer mpi")
+		if (st == "unsupported" && F[COL["transport"]] != "") bad("transport on an MPI row never measured")
+		if (st != "unsupported" && F[COL["transport"]] !~ /^(unknown|cuda_ipc|rdma-zcopy|rdma|host-pipeline|shm|tcp|self)(\+(unknown|cuda_ipc|rdma-zcopy|rdma|host-pipeline|shm|tcp|self))*$/)
+			bad("MPI transport '" F[COL["transport"]] "' is not UCX's transports '+'-joined, nor unknown")
+		if (F[COL["transport"]] ~ /unknown/ && F[COL["note"]] !~ /transport unknown/) bad("MPI transport unknown without the reason in the note")
+	} else if (lay != "nccl" && (F[COL["transport"]] != "" || F[COL["gdr_connections"]] != "" || F[COL["library"]] != ""))
+		bad("transport/gdr_connections/library on a row of layer " lay)
 	# Where a collective's result went: every measured row of one that takes --in-place says
 	# (gdrb-sweep's rows for sizes a step did not measure cannot); no other benchmark has the choice.
 	pl = F[COL["placement"]]

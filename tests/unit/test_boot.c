@@ -16,10 +16,13 @@
 #include "gdrb_boot_mpi.h"
 #include "unit_main.h"
 
-#define NONE { false, 0, false, 0 }
-#define QUERY(q) { true, (q), false, 0 }
-#define MACRO(m) { false, 0, true, (m) }
-#define BOTH(q, m) { true, (q), true, (m) }
+#define NONE { false, 0, false, 0, "", 0 }
+#define QUERY(q) { true, (q), false, 0, "", 0 }
+#define MACRO(m) { false, 0, true, (m), "", 0 }
+#define BOTH(q, m) { true, (q), true, (m), "", 0 }
+/* Open MPI's parameter through MPI_T, alone or beside the query. */
+#define BUILT(b) { false, 0, false, 0, "mpi_built_with_cuda_support", (b) }
+#define QUERY_BUILT(q, b) { true, (q), false, 0, "opal_built_with_cuda_support", (b) }
 
 struct decide_case {
 	const char *what;
@@ -48,6 +51,13 @@ static const struct decide_case cases[] = {
 	  "by MPIX_CUDA_AWARE_SUPPORT = 1 at compile time; no MPIX_Query_cuda_support" },
 	{ "only the macro, 0", GDRB_MPI_CUDA_AUTO, MACRO(0), false,
 	  "by MPIX_CUDA_AWARE_SUPPORT = 0 at compile time; no MPIX_Query_cuda_support" },
+	/* ... then Open MPI's built_with_cuda_support parameter ... */
+	{ "only the parameter, true", GDRB_MPI_CUDA_AUTO, BUILT(1), true,
+	  "by this MPI has neither MPIX_Query_cuda_support nor MPIX_CUDA_AWARE_SUPPORT; mpi_built_with_cuda_support = true" },
+	{ "only the parameter, false", GDRB_MPI_CUDA_AUTO, BUILT(0), false,
+	  "by this MPI has neither MPIX_Query_cuda_support nor MPIX_CUDA_AWARE_SUPPORT; mpi_built_with_cuda_support = false" },
+	{ "the query overrules the parameter", GDRB_MPI_CUDA_AUTO, QUERY_BUILT(0, 1), false,
+	  "by MPIX_Query_cuda_support() = 0 at run time; no MPIX_CUDA_AWARE_SUPPORT; opal_built_with_cuda_support = true" },
 	/* ... else no: a device pointer never goes to an MPI that did not say it takes one. */
 	{ "neither", GDRB_MPI_CUDA_AUTO, NONE, false,
 	  "by default: this MPI has neither MPIX_Query_cuda_support nor MPIX_CUDA_AWARE_SUPPORT" },
