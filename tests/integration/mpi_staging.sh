@@ -66,7 +66,9 @@ pass "default pipelined, fragment and slots chosen from the measured rates ($lin
 # and returns before its copies to the device finished (in).
 for side in out in; do
 	rc=0
-	GDRB_INJECT_STAGE_RACE=$side mpi 2 -x GDRB_INJECT_STAGE_RACE "$top_builddir/mpi/gdrb_mpi_bw" -c \
+	# Simulated copies of 0.5 ms, as below: the race shows however the machine is loaded.
+	GDRB_INJECT_STAGE_RACE=$side SIMGPU_LATENCY_US=500 mpi 2 -x GDRB_INJECT_STAGE_RACE -x SIMGPU_LATENCY_US \
+		"$top_builddir/mpi/gdrb_mpi_bw" -c \
 		--mem device -t 0.02 -n 30 -w 2 -m 256K -W 4 --stage-chunk 16K --stage-slots 4 --csv "$WORK/race-$side.csv" \
 		>"$WORK/out" 2>"$WORK/err" || rc=$?
 	[ "$rc" -ne 0 ] || { cat "$WORK/out"; fail "a pipeline without its $side waits exited 0"; }
@@ -117,7 +119,10 @@ pass "allreduce: copies out of later fragments issued before earlier results com
 # before its copy finished; in: the call returns before its copies to the device finished).
 for side in out in; do
 	rc=0
-	GDRB_INJECT_STAGE_RACE=$side mpi 2 -x GDRB_INJECT_STAGE_RACE "$top_builddir/mpi/gdrb_mpi_allreduce" -c \
+	# Each simulated copy takes 0.5 ms: a missing wait reads before its copy lands however the
+	# machine is loaded (with 5 us copies a busy machine let the race pass now and then).
+	GDRB_INJECT_STAGE_RACE=$side SIMGPU_LATENCY_US=500 mpi 2 -x GDRB_INJECT_STAGE_RACE -x SIMGPU_LATENCY_US \
+		"$top_builddir/mpi/gdrb_mpi_allreduce" -c \
 		--mem device -t 0.02 -n 20 -w 2 -m 256K --stage-chunk 16K --stage-slots 4 --csv "$WORK/crace-$side.csv" \
 		>"$WORK/out" 2>"$WORK/err" || rc=$?
 	[ "$rc" -ne 0 ] || { cat "$WORK/out"; fail "a collective pipeline without its $side waits exited 0"; }
