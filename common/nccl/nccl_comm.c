@@ -531,6 +531,36 @@ static int rdma_devices(void)
 
 /* ---- the communicator ---- */
 
+/* Where the communicator stands, for the watchdog's thread (atomic). */
+enum { COMM_NONE, COMM_CREATING, COMM_READY };
+static int comm_state;
+static int comm_rank = -1;
+
+/*
+ * The watchdog's abort after a timeout, on its own thread while the main thread is still
+ * stuck. A communicator that exists is aborted: ncclCommAbort raises the abort flags that
+ * NCCL's proxy thread and kernels poll, so that a collective waiting on a lost peer ends
+ * and the network connections are torn down before the process leaves. One still inside a
+ * blocking ncclCommInitRank is not: NCCL hands it over only when the call returns (on an
+ * error the call frees it itself), so aborting it from another thread would free it under
+ * the initialisation still running; the non-blocking creation NCCL lets another thread
+ * abort would make every later collective a background thread's job (group.cc), which
+ * would change the timing. That rank's process ends, which closes NCCL's bootstrap sockets.
+ */
+static void abort_comm(void)
+{
+	int state = __atomic_load_n(&comm_state, __ATOMIC_ACQUIRE);
+
+	if (state == COMM_READY) {
+		__atomic_store_n(&comm_state, COMM_NONE, __ATOMIC_RELEASE);
+		gdrb_warn("rank %d: timeout: aborting NCCL's communicator (ncclCommAbort) before exiting", comm_rank);
+		(void)ncclCommAbort(the.comm);
+	} else if (state == COMM_CREATING) {
+		gdrb_warn("rank %d: timeout inside ncclCommInitRank: no communicator to abort yet (NCCL hands it over only when the call returns); exiting",
+			  comm_rank);
+	}
+}
+
 /* NCCL's last error ("" where it has none): the logger cleans it for the terminal. */
 static const char *last_error(ncclComm_t comm)
 {
@@ -597,7 +627,11 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 			nr = ncclUnhandledCudaError;
 		} else {
 			n->have_stream = true;
+			comm_rank = b->rank;
+			__atomic_store_n(&comm_state, COMM_CREATING, __ATOMIC_RELEASE);
+			gdrb_watchdog_on_abort(abort_comm);
 			nr = ncclCommInitRank(&n->comm, b->size, id, b->rank);
+			__atomic_store_n(&comm_state, nr == ncclSuccess ? COMM_READY : COMM_NONE, __ATOMIC_RELEASE);
 			if (nr == ncclSuccess)
 				n->have_comm = true;
 			else
@@ -821,6 +855,9 @@ void gdrb_nccl_close(void)
 {
 	struct gdrb_nccl *n = &the;
 
+	/* From here the main thread owns the teardown: the watchdog aborts nothing more. */
+	gdrb_watchdog_on_abort(NULL);
+	__atomic_store_n(&comm_state, COMM_NONE, __ATOMIC_RELEASE);
 	if (n->have_comm) {
 		if (n->failed)
 			ncclCommAbort(n->comm);

@@ -139,7 +139,8 @@ pass "NCCL_DEBUG_FILE a FIFO, a link, a folder, the --csv file (by name, by anot
 mkdir -p "$WORK/tmp"
 start=$(date +%s)
 rc=0
-TMPDIR=$WORK/tmp SIMNCCL_HANG_INIT=1 timeout 100 "$MPIRUN" -np 2 "$ar" -m 8 -t 0.01 -T 2 \
+rm -f "$WORK/aborts"
+TMPDIR=$WORK/tmp SIMNCCL_ABORT_LOG=$WORK/aborts SIMNCCL_HANG_INIT=1 timeout 100 "$MPIRUN" -np 2 "$ar" -m 8 -t 0.01 -T 2 \
 	>"$WORK/out" 2>"$WORK/err" || rc=$?
 took=$(($(date +%s) - start))
 [ "$rc" -ne 124 ] || { cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: the run hung (killed after 100 s)"; }
@@ -149,7 +150,15 @@ grep -q '^gdrb_nccl_allreduce: rank 0 (.*): error: timeout: no answer from rank 
 [ "$took" -lt 60 ] || fail "a rank stuck in ncclCommInitRank: $took s to end with -T 2"
 left=$(find "$WORK/tmp" -name 'gdrb-nccl.*')
 [ -z "$left" ] || { ls -lR "$WORK/tmp"; fail "a rank stuck in ncclCommInitRank: NCCL log folders left in TMPDIR: $left"; }
-pass "a rank stuck in ncclCommInitRank: rank 0 names rank 1 after ${took} s (-T 2), exit $rc, no NCCL log folder left"
+# Rank 0 holds a communicator when it gives up: it aborts it (simnccl records the call)
+# before exiting and says so; rank 1, still inside ncclCommInitRank, has none to abort.
+grep -qx 'rank 0 ncclCommAbort' "$WORK/aborts" 2>/dev/null ||
+	{ cat "$WORK/err" "$WORK/aborts"; fail "a rank stuck in ncclCommInitRank: rank 0 did not call ncclCommAbort after its timeout"; }
+grep -q 'rank 0: timeout: aborting NCCL.s communicator (ncclCommAbort) before exiting' "$WORK/err" ||
+	{ cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: rank 0 does not say it aborted its communicator"; }
+! grep -q 'rank 1 ncclCommAbort' "$WORK/aborts" ||
+	{ cat "$WORK/aborts"; fail "a rank stuck in ncclCommInitRank: rank 1 aborted a communicator NCCL had not handed over"; }
+pass "a rank stuck in ncclCommInitRank: rank 0 names rank 1 after ${took} s (-T 2), aborts its communicator, exit $rc, no NCCL log folder left"
 
 # What NCCL's log says reaches stderr cleaned: a control character in a name NCCL prints (here
 # simnccl's warning quoting SIMNCCL_NET) is not written to the terminal as it is.

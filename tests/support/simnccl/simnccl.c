@@ -1612,10 +1612,29 @@ SIM_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
  * Ends this rank's part at once: its waiting operations end without data,
  * and the peers that wait on it see it aborted (ncclRemoteError).
  */
+/* SIMNCCL_ABORT_LOG=FILE: each ncclCommAbort appends "rank R ncclCommAbort", for the tests. */
+static void note_abort(const struct ncclComm *comm)
+{
+	const char *path = getenv("SIMNCCL_ABORT_LOG");
+	char line[64];
+	int fd, n;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "rank %d ncclCommAbort\n", comm->rank);
+	if (n > 0 && write(fd, line, (size_t)n) < 0)
+		n = 0;
+	close(fd);
+}
+
 SIM_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
 	if (!comm)
 		return ncclSuccess;
+	note_abort(comm);
 	atomic_store(&comm->aborting, true);
 	atomic_store(&comm->seg->rank[comm->rank].state, RS_ABORTED);
 	ring_doorbell(comm->seg);
