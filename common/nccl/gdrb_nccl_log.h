@@ -12,6 +12,7 @@
 #ifndef GDRB_NCCL_LOG_H
 #define GDRB_NCCL_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -124,5 +125,16 @@ void gdrb_nccl_tuning_parse_mem(const void *data, size_t len, const struct gdrb_
  */
 int gdrb_nccl_tuning_read(const char *path, const struct gdrb_nccl_owner *who, long long *from,
 			  struct gdrb_nccl_tuning *t, char *why, size_t why_len);
+
+/*
+ * The NCCL_DEBUG_SUBSYS to set so that the log holds what is read back: the user's list
+ * (user, NULL: unset) with INIT and NET (and TUNING where tuning) added, or, for a "^"
+ * list (every subsystem but those), taken out of it; "ALL" is kept. changed gets the
+ * names added or taken out ("" none). 0, or -1 where out is too small.
+ */
+int gdrb_nccl_debug_subsys(const char *user, bool tuning, char *out, size_t len, char *changed, size_t changed_len);
+
+/* Whether NCCL_DEBUG_SUBSYS's comma-separated list names name (without case, as NCCL reads it). */
+bool gdrb_nccl_subsys_has(const char *list, const char *name);
 
 #endif

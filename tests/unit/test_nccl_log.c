@@ -217,6 +217,30 @@ START_TEST(test_tuning_partial)
 }
 END_TEST
 
+/* NCCL_DEBUG_SUBSYS made to hold INIT and NET (and TUNING): added to a list, taken out of a "^" one. */
+START_TEST(test_subsys)
+{
+	char out[128], changed[64];
+
+	ck_assert_int_eq(gdrb_nccl_debug_subsys(NULL, false, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "INIT,NET");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("GRAPH,net", true, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "GRAPH,net,INIT,TUNING");
+	ck_assert_str_eq(changed, "INIT,TUNING");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("^INIT,GRAPH,net", false, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "^GRAPH");
+	ck_assert_str_eq(changed, "INIT,net");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("^INIT", false, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "ALL");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("ALL", true, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "ALL");
+	ck_assert_str_eq(changed, "");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("INITIAL", false, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "INITIAL,INIT,NET");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("GRAPH", false, out, 8, changed, sizeof(changed)), -1);
+}
+END_TEST
+
 /* The forms older and rarer NCCLs print, one line each. */
 START_TEST(test_forms)
 {
@@ -567,6 +591,7 @@ static Suite *nccl_log_suite(void)
 	tcase_add_loop_test(tc, test_fixtures, 0, (int)N_FIXTURES);
 	tcase_add_test(tc, test_forms);
 	tcase_add_test(tc, test_old_fixtures);
+	tcase_add_test(tc, test_subsys);
 	tcase_add_test(tc, test_tuning_fixtures);
 	tcase_add_test(tc, test_tuning_partial);
 	tcase_add_test(tc, test_merge);
