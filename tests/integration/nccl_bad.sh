@@ -3,8 +3,8 @@
 # impossible --nccl-gdr, host memory, a staging option, an odd sendrecv, --nccl-* on an MPI
 # binary (exit 2, one line each); two ranks on one GPU (exit 77, one line naming the cause);
 # an NCCL error in a timed call (exit 1 naming the rank and NCCL's error, the rows measured
-# before kept); a log that cannot be read and one without connection lines (transport
-# unknown, the note says why); a variable NCCL does not read (a one-line warning); an
+# before kept); a log that cannot be read (transport
+# unknown, the note says why); NCCL_DEBUG_SUBSYS=COLL gaining INIT and NET; a variable NCCL does not read (a one-line warning); an
 # NCCL_DEBUG_FILE that is a FIFO, a link, a folder or an output of the run (exit 2, one line,
 # nothing written); a rank stuck in ncclCommInitRank (named within --timeout, exit 1, no
 # private log folder left); control characters of NCCL's log kept off stderr.
@@ -72,7 +72,9 @@ grep -q "transport unknown: NCCL's log on rank 0 (.*) could not be read" "$csv" 
 : >"$csv"
 NCCL_DEBUG_SUBSYS=COLL mpi 2 "$ar" -m 8 -t 0.01 --csv "$csv" >"$WORK/out" 2>"$WORK/err" ||
 	{ cat "$WORK/err"; fail "NCCL_DEBUG_SUBSYS=COLL failed the run"; }
-grep -q 'transport unknown: no connection line in NCCL.s INFO log' "$csv" || { cat "$csv"; fail "a log without connection lines: not said"; }
+# A user's NCCL_DEBUG_SUBSYS without INIT and NET gains them (said once): the connections are read.
+csv_has "$csv" transport=P2P || { cat "$csv"; fail "NCCL_DEBUG_SUBSYS=COLL: the connection lines were lost"; }
+grep -q 'NCCL_DEBUG_SUBSYS=COLL lacks INIT,NET' "$WORK/err" || { cat "$WORK/err"; fail "NCCL_DEBUG_SUBSYS=COLL: INIT and NET added without a word"; }
 csv_check -v status=ok "$csv" || fail "CSV rows"
 pass "an unwritable log and one without connection lines: transport unknown, the note says why"
 
