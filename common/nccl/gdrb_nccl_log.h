@@ -12,6 +12,7 @@
 #ifndef GDRB_NCCL_LOG_H
 #define GDRB_NCCL_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ struct gdrb_nccl_links {
 	uint32_t p2p;          /* P2P/... (IPC, CUMEM, MNNVL, direct pointer, indirect) */
 	uint32_t shm;          /* SHM/... */
 	uint32_t other;        /* "via X/..." of a transport not named above */
+	uint32_t nvls;         /* "NVLS comm ..." lines: NVLink SHARP buffers set up (it prints no "via" line) */
 	uint32_t unparsed;     /* NCCL INFO lines that looked like a connection but did not parse */
 	uint32_t rings;        /* "Connected all rings" lines, any form */
 	int32_t ring_gdr;      /* "Connected all rings, use ring PXN %d GDR %d": lowest GDR, -1 absent */
@@ -90,8 +92,49 @@ void gdrb_nccl_links_add(struct gdrb_nccl_links *sum, const struct gdrb_nccl_lin
  * gdrb_nccl_log_parse writes. */
 int gdrb_nccl_links_from_wire(struct gdrb_nccl_links *l, const void *buf, size_t len);
 
-/* The transports that carried data, "+"-joined in the order NET, COLLNET, P2P, SHM,
+/* The transports that carried data, "+"-joined in the order NET, COLLNET, NVLS, P2P, SHM,
  * others: "NET/IB+P2P+SHM"; "" where no connection line was seen. Cut to fit len. */
 void gdrb_nccl_transports(const struct gdrb_nccl_links *l, char *buf, size_t len);
+
+/*
+ * What NCCL chose for its collective calls, from the TUNING subsystem's line (rank 0
+ * prints one per call, src/enqueue.cc, 2.20 on; none before, and none for send/receive).
+ * Names as NCCL_ALGO and NCCL_PROTO spell them ("Ring", "NVLSTree", "CollNetDirect";
+ * "LL", "LL128", "Simple"), "+"-joined where calls differ; a symmetric kernel (2.27 on)
+ * is the algorithm "Symmetric".
+ */
+struct gdrb_nccl_tuning {
+	uint32_t calls;         /* TUNING lines of calls read */
+	uint32_t unparsed;      /* lines that started as one and did not parse */
+	uint32_t channels;      /* the most channels a call ran on (2.24 on); 0: not said */
+	char algos[48];
+	char protos[32];
+};
+
+void gdrb_nccl_tuning_init(struct gdrb_nccl_tuning *t);
+
+/* Adds the TUNING lines of len bytes of data to t. */
+void gdrb_nccl_tuning_parse_mem(const void *data, size_t len, const struct gdrb_nccl_owner *who,
+				struct gdrb_nccl_tuning *t);
+
+/*
+ * Adds the TUNING lines of the log at path from byte *from on to t; *from moves past the
+ * last complete line (a line being written is read whole the next time; a file shorter
+ * than *from is read from its start). 0, or a negative errno with a reason in why, as
+ * gdrb_nccl_log_read.
+ */
+int gdrb_nccl_tuning_read(const char *path, const struct gdrb_nccl_owner *who, long long *from,
+			  struct gdrb_nccl_tuning *t, char *why, size_t why_len);
+
+/*
+ * The NCCL_DEBUG_SUBSYS to set so that the log holds what is read back: the user's list
+ * (user, NULL: unset) with INIT and NET (and TUNING where tuning) added, or, for a "^"
+ * list (every subsystem but those), taken out of it; "ALL" is kept. changed gets the
+ * names added or taken out ("" none). 0, or -1 where out is too small.
+ */
+int gdrb_nccl_debug_subsys(const char *user, bool tuning, char *out, size_t len, char *changed, size_t changed_len);
+
+/* Whether NCCL_DEBUG_SUBSYS's comma-separated list names name (without case, as NCCL reads it). */
+bool gdrb_nccl_subsys_has(const char *list, const char *name);
 
 #endif

@@ -24,7 +24,8 @@ extern const char *const gdrb_nccl_gdr_names[GDRB_NCCL_GDR_COUNT];
 
 struct gdrb_nccl_params {
 	int gdr;                /* enum gdrb_nccl_gdr */
-	bool net_only;          /* NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 */
+	bool net_only;          /* NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1, NCCL_NVLS_ENABLE=0 */
+	bool tuning_log;        /* NCCL_DEBUG_SUBSYS gains TUNING: what NCCL chose, per call */
 };
 
 /* Which of them a binary offers (struct gdrb_opt_use.select): every NCCL binary, both. */

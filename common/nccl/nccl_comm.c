@@ -251,6 +251,36 @@ static void guard_private(bool on)
 }
 
 /*
+ * NCCL_DEBUG_SUBSYS with what the log is read for: INIT and NET (the connections), TUNING
+ * with --nccl-tuning-log or where the user's list has it; a user's list that lacks them
+ * gains them (or a "^" list loses them), said once.
+ */
+static int set_subsys(const struct gdrb_ctx *c, struct gdrb_nccl *n, bool tuning)
+{
+	const char *user = getenv("NCCL_DEBUG_SUBSYS");
+	char want[256], shown[160];
+
+	if (user && !*user)
+		user = NULL;
+	/* The user's own TUNING (or ALL) is kept and read, at no further cost. */
+	if (user && user[0] != '^' && (gdrb_nccl_subsys_has(user, "TUNING") || gdrb_nccl_subsys_has(user, "ALL")))
+		tuning = true;
+	if (gdrb_nccl_debug_subsys(user, tuning, want, sizeof(want), n->subsys_added, sizeof(n->subsys_added))) {
+		clean(shown, sizeof(shown), user ? user : "", 120);
+		gdrb_err("NCCL_DEBUG_SUBSYS '%s' is too long to add INIT,NET to (at most %zu bytes)", shown,
+			 sizeof(want) - 24);
+		return GDRB_ERR;
+	}
+	n->tuning = tuning;
+	if (n->subsys_added[0] && c->boot->rank == 0) {
+		clean(shown, sizeof(shown), user, 120);
+		gdrb_warn("NCCL_DEBUG_SUBSYS=%s %s %s, so that NCCL's log says which transports (and, with TUNING, which algorithms) it used: NCCL_DEBUG_SUBSYS=%s",
+			  shown, user[0] == '^' ? "excludes" : "lacks", n->subsys_added, want);
+	}
+	return set("NCCL_DEBUG_SUBSYS", want);
+}
+
+/*
  * Before NCCL starts: the GPUDirect level, the network-only switches, and the
  * INFO log of the INIT and NET subsystems into a private file, keeping the
  * user's own NCCL_DEBUG* choices (a user's file is read where it is).
@@ -285,16 +315,17 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 			       old ? "NCCL_NET_GDR_LEVEL as the environment sets it" : "NCCL's own GPUDirect rule");
 	}
 	if (np->net_only) {
-		if (set("NCCL_P2P_DISABLE", "1") || set("NCCL_SHM_DISABLE", "1"))
+		/* NVLink SHARP is not peer-to-peer: NCCL_NVLS_ENABLE (src/transport/nvls.cc) turns it off. */
+		if (set("NCCL_P2P_DISABLE", "1") || set("NCCL_SHM_DISABLE", "1") || set("NCCL_NVLS_ENABLE", "0"))
 			return GDRB_ERR;
 		snprintf(n->setting + at, sizeof(n->setting) - (size_t)at,
-			 "; --nccl-net-only: NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1");
+			 "; --nccl-net-only: NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NVLS_ENABLE=0");
 	}
 	/* INFO at least, so that the connection lines are written; the user's TRACE stays. */
 	n->echo = file || !level || !*level ? 0 : debug_info(level) ? 2 : 1;
 	if (!debug_info(level) && set("NCCL_DEBUG", "INFO"))
 		return GDRB_ERR;
-	if (!getenv("NCCL_DEBUG_SUBSYS") && set("NCCL_DEBUG_SUBSYS", "INIT,NET"))
+	if (set_subsys(c, n, np->tuning_log))
 		return GDRB_ERR;
 	if (file) {
 		if (expand_debug_file(file, n->log, sizeof(n->log))) {
@@ -531,6 +562,36 @@ static int rdma_devices(void)
 
 /* ---- the communicator ---- */
 
+/* Where the communicator stands, for the watchdog's thread (atomic). */
+enum { COMM_NONE, COMM_CREATING, COMM_READY };
+static int comm_state;
+static int comm_rank = -1;
+
+/*
+ * The watchdog's abort after a timeout, on its own thread while the main thread is still
+ * stuck. A communicator that exists is aborted: ncclCommAbort raises the abort flags that
+ * NCCL's proxy thread and kernels poll, so that a collective waiting on a lost peer ends
+ * and the network connections are torn down before the process leaves. One still inside a
+ * blocking ncclCommInitRank is not: NCCL hands it over only when the call returns (on an
+ * error the call frees it itself), so aborting it from another thread would free it under
+ * the initialisation still running; the non-blocking creation NCCL lets another thread
+ * abort would make every later collective a background thread's job (group.cc), which
+ * would change the timing. That rank's process ends, which closes NCCL's bootstrap sockets.
+ */
+static void abort_comm(void)
+{
+	int state = __atomic_load_n(&comm_state, __ATOMIC_ACQUIRE);
+
+	if (state == COMM_READY) {
+		__atomic_store_n(&comm_state, COMM_NONE, __ATOMIC_RELEASE);
+		gdrb_warn("rank %d: timeout: aborting NCCL's communicator (ncclCommAbort) before exiting", comm_rank);
+		(void)ncclCommAbort(the.comm);
+	} else if (state == COMM_CREATING) {
+		gdrb_warn("rank %d: timeout inside ncclCommInitRank: no communicator to abort yet (NCCL hands it over only when the call returns); exiting",
+			  comm_rank);
+	}
+}
+
 /* NCCL's last error ("" where it has none): the logger cleans it for the terminal. */
 static const char *last_error(ncclComm_t comm)
 {
@@ -597,7 +658,11 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 			nr = ncclUnhandledCudaError;
 		} else {
 			n->have_stream = true;
+			comm_rank = b->rank;
+			__atomic_store_n(&comm_state, COMM_CREATING, __ATOMIC_RELEASE);
+			gdrb_watchdog_on_abort(abort_comm);
 			nr = ncclCommInitRank(&n->comm, b->size, id, b->rank);
+			__atomic_store_n(&comm_state, nr == ncclSuccess ? COMM_READY : COMM_NONE, __ATOMIC_RELEASE);
 			if (nr == ncclSuccess)
 				n->have_comm = true;
 			else
@@ -746,8 +811,64 @@ static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *al
 					       "%s%u NCCL log line(s) looked like connections but were not understood",
 					       at ? "; " : "", (unsigned)sum.unparsed);
 	}
+	if (n->choice_note[0] && at < sizeof(c->lib_note))
+		at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%s", at ? "; " : "", n->choice_note);
 	if (n->env[0] && at < sizeof(c->lib_note))
 		snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%.*s", at ? "; " : "", (int)(sizeof(c->lib_note) / 2), n->env);
+}
+
+/* A plain NCCL_ALGO or NCCL_PROTO value (one name, no per-collective list, no "^"), or NULL. */
+static const char *plain_setting(const char *name, char *buf, size_t len)
+{
+	const char *v = getenv(name);
+	size_t i;
+
+	if (!v || !*v || strlen(v) >= len)
+		return NULL;
+	for (i = 0; v[i]; i++)
+		if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= '0' && v[i] <= '9')))
+			return NULL;
+	memcpy(buf, v, i + 1);
+	return buf;
+}
+
+/*
+ * Rank 0: the CSV algorithm, protocol and channels of this size, from the TUNING lines NCCL
+ * wrote since the last size, else from NCCL_ALGO/NCCL_PROTO where set to one name; why in
+ * note where not known (never a guess).
+ */
+static void choice(struct gdrb_ctx *c, struct gdrb_nccl *n, char *note, size_t len)
+{
+	struct gdrb_nccl_tuning t;
+	char why[192], algo[32], proto[32];
+	const char *a = plain_setting("NCCL_ALGO", algo, sizeof(algo)), *p = plain_setting("NCCL_PROTO", proto, sizeof(proto));
+
+	c->lib_algo[0] = c->lib_proto[0] = '\0';
+	c->lib_channels = 0;
+	note[0] = '\0';
+	gdrb_nccl_tuning_init(&t);
+	if (n->tuning && n->log[0] &&
+	    gdrb_nccl_tuning_read(n->log, &(struct gdrb_nccl_owner){ n->host, n->pid }, &n->tuning_at, &t, why, sizeof(why)) == 0 &&
+	    t.calls) {
+		snprintf(c->lib_algo, sizeof(c->lib_algo), "%s", t.algos);
+		snprintf(c->lib_proto, sizeof(c->lib_proto), "%s", t.protos);
+		c->lib_channels = t.channels;
+		if (!t.channels)
+			snprintf(note, len, "channels unknown: this NCCL's TUNING line does not give them (2.24 on does)");
+		return;
+	}
+	if (a || p) {
+		snprintf(c->lib_algo, sizeof(c->lib_algo), "%s", a ? a : "");
+		snprintf(c->lib_proto, sizeof(c->lib_proto), "%s", p ? p : "");
+		snprintf(note, len, "%s%s%s as set in the environment, not read from NCCL's log", a ? "algorithm" : "",
+			 a && p ? " and " : "", p ? "protocol" : "");
+		return;
+	}
+	if (n->tuning)
+		snprintf(note, len, "algorithm unknown: no TUNING line in NCCL's log at this size (NCCL before 2.20 prints none, send/receive have none)%s",
+			 t.unparsed ? "; TUNING lines not understood" : "");
+	else
+		snprintf(note, len, "algorithm unknown: NCCL's TUNING log is off (--nccl-tuning-log turns it on, a line per call; or set NCCL_ALGO, NCCL_PROTO)");
 }
 
 int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
@@ -770,6 +891,7 @@ int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
 		char was[sizeof(c->lib_transport) + sizeof(c->lib_gdr)], now[sizeof(was)], sz[32];
 
 		snprintf(was, sizeof(was), "%s %s", c->lib_transport, c->lib_gdr);
+		choice(c, n, n->choice_note, sizeof(n->choice_note));
 		compose(c, n, all);
 		snprintf(now, sizeof(now), "%s %s", c->lib_transport, c->lib_gdr);
 		/* In the table, where it changes: the connections NCCL made by the end of this size. */
@@ -821,6 +943,9 @@ void gdrb_nccl_close(void)
 {
 	struct gdrb_nccl *n = &the;
 
+	/* From here the main thread owns the teardown: the watchdog aborts nothing more. */
+	gdrb_watchdog_on_abort(NULL);
+	__atomic_store_n(&comm_state, COMM_NONE, __ATOMIC_RELEASE);
 	if (n->have_comm) {
 		if (n->failed)
 			ncclCommAbort(n->comm);

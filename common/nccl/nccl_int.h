@@ -36,6 +36,10 @@ struct gdrb_nccl {
 	char env_version[32];           /* rank 0: NCCL_VERSION's value (a container's label NCCL never reads) */
 	char setting[320];              /* what --nccl-gdr and --nccl-net-only set, for the header */
 	int rdma_devices;               /* RDMA devices in sysfs on rank 0 (-1 unknown) */
+	bool tuning;                    /* the log holds NCCL's TUNING lines (rank 0 reads them) */
+	long long tuning_at;            /* where the next size's TUNING lines start in the log */
+	char choice_note[224];          /* rank 0: why the size's algorithm is not known, or where it came from */
+	char subsys_added[64];          /* what NCCL_DEBUG_SUBSYS gained or lost for the log ("" nothing) */
 };
 
 /*

@@ -24,18 +24,22 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "gdrb_nccl_log.h"
 
-_Static_assert(sizeof(struct gdrb_nccl_links) == 15 * 4 + 48 + 32 + 48 + 32,
+_Static_assert(sizeof(struct gdrb_nccl_links) == 16 * 4 + 48 + 32 + 48 + 32,
 	       "struct gdrb_nccl_links has padding: its wire form would carry stray bytes");
 
 /* A line being assembled from chunks; bad once it holds a NUL or outgrows line. */
 struct reader {
 	struct gdrb_nccl_links *l;
+	struct gdrb_nccl_tuning *t;             /* NULL: TUNING lines passed over */
 	const struct gdrb_nccl_owner *who;      /* NULL: every process's lines count */
+	size_t done;                            /* bytes of the complete lines fed so far */
+	size_t pending;                         /* bytes of the line under way from earlier chunks */
 	size_t len;
 	bool bad;
 	char line[GDRB_NCCL_LINE_MAX + 1];
@@ -251,7 +255,8 @@ static bool channel_conn(const char *s, struct gdrb_nccl_links *l)
 		bump(&l->p2p);
 		return true;
 	}
-	if (take(&s, "SHM/")) {
+	/* SHM/... from 2.13 on; "direct shared memory" in 2.4 to 2.12 (src/transport/shm.cc). */
+	if (take(&s, "SHM/") || (take(&s, "direct shared memory") && *s == '\0')) {
 		bump(&l->shm);
 		return true;
 	}
@@ -265,14 +270,17 @@ static bool channel_conn(const char *s, struct gdrb_nccl_links *l)
 	return true;
 }
 
-/* "CollNet %02d/%1d : %d [send] via COLLNET/%s/%d%s%s" (src/transport/coll_net.cc). */
+/*
+ * "CollNet %02d/%1d : %d [send] via COLLNET/%s/%d%s%s" (src/transport/coll_net.cc, 2.14 on);
+ * without "/%1d" in 2.9 to 2.13, and as "Coll %02d : ..." in 2.7 and 2.8 (s past the word).
+ */
 static bool collnet_conn(const char *s, struct gdrb_nccl_links *l)
 {
 	int32_t channel, conn, rank, dev;
 	const char *name, *slash;
 	bool gdr;
 
-	if (!take_num(&s, &channel) || !take(&s, "/") || !take_num(&s, &conn) ||
+	if (!take_num(&s, &channel) || (take(&s, "/") && !take_num(&s, &conn)) ||
 	    !take(&s, " : ") || !take_num(&s, &rank))
 		return false;
 	if (!take(&s, " [send]") && !take(&s, " [receive]"))
@@ -403,7 +411,115 @@ static bool owned(const struct prefix *px, const struct gdrb_nccl_owner *who)
 	       strlen(who->host) == px->host_len && !memcmp(px->host, who->host, px->host_len);
 }
 
-static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l, const struct gdrb_nccl_owner *who)
+/* NCCL's algorithms and protocols by number (src/include/nccl_common.h, 2.20 to 2.23) and by
+ * the names NCCL_ALGO and NCCL_PROTO take (ncclAlgoStr, ncclProtoStr in src/init.cc). */
+static const char *const algo_names[] = { "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT" };
+static const char *const proto_names[] = { "LL", "LL128", "Simple" };
+
+/* The spelling of ncclAlgoToString / ncclProtoToString (2.24 on: "RING", "NVLS_TREE",
+ * "SIMPLE") made the one NCCL_ALGO takes; an unknown name is kept, cleaned. */
+static void add_name(char *set, size_t size, const char *const *names, size_t nnames, const char *s, size_t n)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < nnames; i++) {
+		for (j = k = 0; j < n && names[i][k]; j++) {
+			if (s[j] == '_')
+				continue;
+			if ((s[j] | 0x20) != (names[i][k] | 0x20))
+				break;
+			k++;
+		}
+		if (j == n && !names[i][k]) {
+			set_add(set, size, names[i], strlen(names[i]));
+			return;
+		}
+	}
+	set_add(set, size, s, n);
+}
+
+static size_t word_len(const char *s)
+{
+	size_t n = 0;
+
+	while (name_char(s[n]))
+		n++;
+	return n;
+}
+
+/*
+ * The TUNING subsystem's line for a collective call, printed by rank 0 (src/enqueue.cc):
+ *   2.20-2.22  "%ld Bytes -> Algo %d proto %d time %f"
+ *   2.23       "%s: %ld Bytes -> Algo %d proto %d time %f"
+ *   2.24 on    "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"
+ *   2.27 on    "%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d[ nWorks %d]"
+ * false where it starts as one but does not parse; *mine false where it is another line.
+ */
+static bool tuning_line(const char *s, struct gdrb_nccl_tuning *t, bool *mine)
+{
+	const char *w = s, *algo, *proto;
+	size_t n, algo_len, proto_len;
+	int32_t num, lo, hi, channels = 0;
+
+	*mine = false;
+	n = word_len(w);
+	if (n && (w[n] == ':' || !strncmp(w + n, " [Symmetric]:", 13))) {
+		s = strchr(w + n, ':') + 1;
+		(void)take(&s, " ");
+		w = s;
+	}
+	while (*s >= '0' && *s <= '9')
+		s++;
+	if (s == w || !take(&s, " Bytes -> "))
+		return true;
+	*mine = true;
+	if (take(&s, "Kernel ")) {
+		if (!(n = word_len(s)))
+			return false;
+		s += n;
+		if (!take(&s, " nchannels ") || !take_num(&s, &channels) || !take(&s, " nthreads "))
+			return false;
+		set_add(t->algos, sizeof(t->algos), "Symmetric", 9);
+	} else {
+		if (!take(&s, "Algo "))
+			return false;
+		if (take_num(&s, &num)) {       /* 2.20 to 2.23: numbers */
+			if ((size_t)num >= sizeof(algo_names) / sizeof(algo_names[0]))
+				return false;
+			algo = algo_names[num];
+			algo_len = strlen(algo);
+			if (!take(&s, " proto ") || !take_num(&s, &num) ||
+			    (size_t)num >= sizeof(proto_names) / sizeof(proto_names[0]) || !take(&s, " time "))
+				return false;
+			proto = proto_names[num];
+			proto_len = strlen(proto);
+		} else {
+			algo = s;
+			if (!(algo_len = word_len(s)))
+				return false;
+			s += algo_len;
+			if (!take(&s, " proto ") || !(proto_len = word_len(s)))
+				return false;
+			proto = s;
+			s += proto_len;
+			if (!take(&s, " channel{Lo..Hi}={") || !take_num(&s, &lo) || !take(&s, "..") ||
+			    !take_num(&s, &hi) || !take(&s, "}") || hi < lo || hi - lo >= 4096)
+				return false;
+			channels = hi - lo + 1;
+		}
+		add_name(t->algos, sizeof(t->algos), algo_names, sizeof(algo_names) / sizeof(algo_names[0]),
+			 algo, algo_len);
+		add_name(t->protos, sizeof(t->protos), proto_names, sizeof(proto_names) / sizeof(proto_names[0]),
+			 proto, proto_len);
+	}
+	if ((uint32_t)channels > t->channels)
+		t->channels = (uint32_t)channels;
+	bump(&t->calls);
+	return true;
+}
+
+static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l, const struct gdrb_nccl_owner *who,
+		       struct gdrb_nccl_tuning *t)
 {
 	struct prefix px;
 	const char *msg;
@@ -423,12 +539,20 @@ static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l, const 
 	}
 	if (take(&msg, "Channel ") || take(&msg, "Ring "))
 		ok = channel_conn(msg, l) || !strstr(msg, " via");
-	else if (take(&msg, "CollNet "))
+	else if (take(&msg, "CollNet ") || take(&msg, "Coll "))
 		ok = collnet_conn(msg, l) || !strstr(msg, " via");
+	else if (take(&msg, "NVLS comm "))      /* src/transport/nvls.cc: NVLS buffers set up (2.17 on) */
+		bump(&l->nvls);
 	else if (take(&msg, "Connected all rings"))
 		ok = rings_line(msg, l);
 	else if (take(&msg, "NCCL version "))
 		version_line(msg, l);
+	else if (t) {
+		bool mine;
+
+		if (!tuning_line(msg, t, &mine))
+			bump(&t->unparsed);
+	}
 	if (!ok)
 		bump(&l->unparsed);
 }
@@ -440,7 +564,7 @@ static void end_line(struct reader *r, bool complete)
 	if (r->bad || !complete)
 		bump(&r->l->skipped);
 	else
-		parse_line(r->line, r->len, r->l, r->who);
+		parse_line(r->line, r->len, r->l, r->who, r->t);
 	r->len = 0;
 	r->bad = false;
 }
@@ -459,9 +583,13 @@ static void feed(struct reader *r, const char *data, size_t n)
 				r->len += part;
 			}
 		}
-		if (!nl)
+		if (!nl) {
+			r->pending += part;
 			return;
+		}
 		end_line(r, true);
+		r->done += part + 1 + r->pending;
+		r->pending = 0;
 		data = nl + 1;
 		n -= part + 1;
 	}
@@ -501,16 +629,17 @@ int gdrb_nccl_log_parse(FILE *f, const struct gdrb_nccl_owner *who, struct gdrb_
 	return ferror(f) ? -EIO : 0;
 }
 
-int gdrb_nccl_log_read(const char *path, const struct gdrb_nccl_owner *who, struct gdrb_nccl_links *l,
-		       char *why, size_t why_len)
+/*
+ * Reads path from byte *from to its size when opened (at most GDRB_NCCL_LOG_MAX bytes in
+ * all) into r; *from then ends the last complete line read, where the next read starts.
+ */
+static int read_file(const char *path, struct reader *r, long long *from, char *why, size_t why_len)
 {
-	struct reader r = { .l = l, .who = who };
 	struct stat st;
 	char chunk[16384];
 	off_t left;
 	int fd, rc = 0;
 
-	gdrb_nccl_links_init(l);
 	/* O_NONBLOCK: a FIFO planted in its place must not hang the open. */
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
@@ -530,8 +659,15 @@ int gdrb_nccl_log_read(const char *path, const struct gdrb_nccl_owner *who, stru
 		close(fd);
 		return -EFBIG;
 	}
+	if (*from < 0 || *from > (long long)st.st_size)
+		*from = 0;      /* truncated since, or a new file: from its start */
+	if (*from && lseek(fd, (off_t)*from, SEEK_SET) < 0) {
+		snprintf(why, why_len, "NCCL log %s: cannot seek: %s", path, strerror(errno));
+		close(fd);
+		return -EIO;
+	}
 	/* What the file held when it was looked at: NCCL may still be writing to it. */
-	for (left = st.st_size; left > 0;) {
+	for (left = st.st_size - (off_t)*from; left > 0;) {
 		ssize_t got = read(fd, chunk, left < (off_t)sizeof(chunk) ? (size_t)left : sizeof(chunk));
 
 		if (got < 0 && errno == EINTR)
@@ -540,13 +676,60 @@ int gdrb_nccl_log_read(const char *path, const struct gdrb_nccl_owner *who, stru
 			rc = got < 0 ? -EIO : 0;
 			break;
 		}
-		feed(&r, chunk, (size_t)got);
+		feed(r, chunk, (size_t)got);
 		left -= got;
 	}
-	finish(&r);
 	close(fd);
 	if (rc)
 		snprintf(why, why_len, "NCCL log %s: read error", path);
+	return rc;
+}
+
+int gdrb_nccl_log_read(const char *path, const struct gdrb_nccl_owner *who, struct gdrb_nccl_links *l,
+		       char *why, size_t why_len)
+{
+	struct reader r = { .l = l, .who = who };
+	long long from = 0;
+	int rc;
+
+	gdrb_nccl_links_init(l);
+	rc = read_file(path, &r, &from, why, why_len);
+	if (!rc || rc == -EIO)
+		finish(&r);
+	return rc;
+}
+
+void gdrb_nccl_tuning_init(struct gdrb_nccl_tuning *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void gdrb_nccl_tuning_parse_mem(const void *data, size_t len, const struct gdrb_nccl_owner *who,
+				struct gdrb_nccl_tuning *t)
+{
+	struct gdrb_nccl_links scratch;
+	struct reader r = { .l = &scratch, .t = t, .who = who };
+
+	gdrb_nccl_links_init(&scratch);
+	feed(&r, data, len);
+	finish(&r);
+}
+
+int gdrb_nccl_tuning_read(const char *path, const struct gdrb_nccl_owner *who, long long *from,
+			  struct gdrb_nccl_tuning *t, char *why, size_t why_len)
+{
+	struct gdrb_nccl_links scratch;
+	struct reader r = { .l = &scratch, .t = t, .who = who };
+	long long start = *from;
+	int rc;
+
+	gdrb_nccl_links_init(&scratch);
+	rc = read_file(path, &r, from, why, why_len);
+	/* A line NCCL is still writing is read next time, whole. */
+	if (!rc)
+		*from += (long long)r.done;
+	else
+		*from = start;
 	return rc;
 }
 
@@ -560,6 +743,7 @@ void gdrb_nccl_links_add(struct gdrb_nccl_links *sum, const struct gdrb_nccl_lin
 	sum->p2p = sat_add(sum->p2p, one->p2p);
 	sum->shm = sat_add(sum->shm, one->shm);
 	sum->other = sat_add(sum->other, one->other);
+	sum->nvls = sat_add(sum->nvls, one->nvls);
 	sum->unparsed = sat_add(sum->unparsed, one->unparsed);
 	sum->rings = sat_add(sum->rings, one->rings);
 	sum->lines = sat_add(sum->lines, one->lines);
@@ -654,10 +838,93 @@ void gdrb_nccl_transports(const struct gdrb_nccl_links *l, char *buf, size_t len
 		append_set(buf, len, "NET/", l->nets);
 	if (l->collnet)
 		append_set(buf, len, "COLLNET/", l->collnets);
+	if (l->nvls)
+		append(buf, len, "", "NVLS", 4);
 	if (l->p2p)
 		append(buf, len, "", "P2P", 3);
 	if (l->shm)
 		append(buf, len, "", "SHM", 3);
 	if (l->other)
 		append_set(buf, len, "", l->others);
+}
+
+/* Whether the comma-separated list holds name (NCCL compares without case). */
+static bool list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncasecmp(p, name, n))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+bool gdrb_nccl_subsys_has(const char *list, const char *name)
+{
+	return list_has(list, name);
+}
+
+int gdrb_nccl_debug_subsys(const char *user, bool tuning, char *out, size_t len, char *changed, size_t changed_len)
+{
+	static const char *const need[] = { "INIT", "NET", "TUNING" };
+	size_t i, nneed = tuning ? 3 : 2, at = 0;
+	int n;
+
+	if (!len || !changed_len)
+		return -1;
+	out[0] = changed[0] = '\0';
+	if (!user) {
+		n = snprintf(out, len, "INIT,NET%s", tuning ? ",TUNING" : "");
+		return n < 0 || (size_t)n >= len ? -1 : 0;
+	}
+	if (user[0] == '^') {
+		/* Everything but the list: what is needed leaves the list. */
+		const char *p = user + 1;
+
+		n = snprintf(out, len, "^");
+		at = 1;
+		while (*p) {
+			size_t tl = strcspn(p, ",");
+			bool drop = false;
+
+			for (i = 0; i < nneed; i++)
+				if (strlen(need[i]) == tl && !strncasecmp(p, need[i], tl))
+					drop = true;
+			if (drop) {
+				size_t have = strlen(changed);
+
+				snprintf(changed + have, changed_len - have, "%s%.*s", have ? "," : "", (int)tl, p);
+			} else if (tl) {
+				n = snprintf(out + at, len - at, "%s%.*s", at > 1 ? "," : "", (int)tl, p);
+				if (n < 0 || (size_t)n >= len - at)
+					return -1;
+				at += (size_t)n;
+			}
+			p += tl + (p[tl] == ',');
+		}
+		if (at == 1)
+			snprintf(out, len, "ALL");
+		return 0;
+	}
+	n = snprintf(out, len, "%s", user);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	at = (size_t)n;
+	if (list_has(user, "ALL"))
+		return 0;
+	for (i = 0; i < nneed; i++) {
+		if (list_has(user, need[i]))
+			continue;
+		n = snprintf(out + at, len - at, "%s%s", at ? "," : "", need[i]);
+		if (n < 0 || (size_t)n >= len - at)
+			return -1;
+		at += (size_t)n;
+		snprintf(changed + strlen(changed), changed_len - strlen(changed), "%s%s", changed[0] ? "," : "", need[i]);
+	}
+	return 0;
 }

@@ -17,8 +17,11 @@ static const struct gdrb_opt nccl_table[] = {
 	  .when = GDRB_NCCL_OPTS, .parse = gdrb_opt_enum, .off = NCCLP(gdr),
 	  .names = gdrb_nccl_gdr_names, .nnames = GDRB_NCCL_GDR_COUNT, .what = "mode" },
 	{ .name = "nccl-net-only",
-	  .help = "NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1: ranks on one node talk through the network too (a node's GPUs and NICs tested on their own)",
+	  .help = "NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1 and NCCL_NVLS_ENABLE=0: ranks on one node talk through the network too, not through NVLink SHARP either (a node's GPUs and NICs tested on their own)",
 	  .when = GDRB_NCCL_OPTS, .parse = gdrb_opt_set_bool, .off = NCCLP(net_only), .value = 1 },
+	{ .name = "nccl-tuning-log",
+	  .help = "NCCL's TUNING log on (NCCL_DEBUG_SUBSYS gains TUNING): the CSV algorithm, protocol and channels say what NCCL chose at each size; NCCL then writes a line per call on rank 0, a cost inside the timed calls, so leave it off for figures set beside nccl-tests' (without it those columns come from NCCL_ALGO and NCCL_PROTO where set, or stay empty)",
+	  .when = GDRB_NCCL_OPTS, .parse = gdrb_opt_set_bool, .off = NCCLP(tuning_log), .value = 1 },
 };
 
 static void nccl_defaults(void *params)
@@ -27,6 +30,7 @@ static void nccl_defaults(void *params)
 
 	np->gdr = GDRB_NCCL_GDR_AUTO;
 	np->net_only = false;
+	np->tuning_log = false;
 }
 
 static int nccl_check(const struct gdrb_params *p, const void *params)

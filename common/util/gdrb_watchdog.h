@@ -32,6 +32,16 @@ void gdrb_watchdog_stop(void);
 void gdrb_watchdog_on_exit(void (*fn)(void));
 
 /*
+ * Run by the watchdog's thread after a timeout, before the cleanup above, on a thread of
+ * its own and waited for GDRB_WATCHDOG_ABORT_S seconds at most: a library's teardown of
+ * what is stuck (NCCL's ncclCommAbort). Never run from a signal handler or a boot's
+ * abort, so it may call what a thread may; it runs while the main thread is still
+ * wherever it was stuck. NULL: none.
+ */
+#define GDRB_WATCHDOG_ABORT_S 5
+void gdrb_watchdog_on_abort(void (*fn)(void));
+
+/*
  * Runs that cleanup now, once, where the process is about to end without its
  * normal teardown for another reason than a timeout (a launcher's abort).
  */

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,7 @@ static struct {
 	int given_up;           /* (atomic) the measuring thread must not go on */
 	char main_stat[64];     /* the measuring thread's /proc/self/task/TID/schedstat */
 	void (*at_end)(void);   /* before _exit (gdrb_watchdog_on_exit) */
+	void (*abort_fn)(void); /* before at_end, on a thread of its own (gdrb_watchdog_on_abort) */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The watchdog looks this often; a look later than this plus its own wait for a CPU means this process was stopped. */
@@ -97,9 +99,45 @@ void gdrb_watchdog_run_on_exit(void)
 		fn();
 }
 
-/* Ends the process for a timeout: the registered cleanup, then _exit. */
+void gdrb_watchdog_on_abort(void (*fn)(void))
+{
+	__atomic_store_n(&wd.abort_fn, fn, __ATOMIC_RELEASE);
+}
+
+static int abort_done;
+
+static void *abort_main(void *arg)
+{
+	void (*fn)(void) = (void (*)(void))(uintptr_t)arg;
+
+	fn();
+	__atomic_store_n(&abort_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The registered abort (a library's own teardown of what is stuck), on a thread of its
+ * own so that an abort that hangs in turn cannot keep the process alive: waited for
+ * GDRB_WATCHDOG_ABORT_S at most.
+ */
+static void run_abort(void)
+{
+	void (*fn)(void) = __atomic_exchange_n(&wd.abort_fn, NULL, __ATOMIC_ACQ_REL);
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	pthread_t t;
+	int i;
+
+	if (!fn || pthread_create(&t, NULL, abort_main, (void *)(uintptr_t)fn) != 0)
+		return;
+	pthread_detach(t);
+	for (i = 0; i < GDRB_WATCHDOG_ABORT_S * 100 && !__atomic_load_n(&abort_done, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&nap, NULL);
+}
+
+/* Ends the process for a timeout: the registered abort and cleanup, then _exit. */
 static void end_process(void)
 {
+	run_abort();
 	gdrb_watchdog_run_on_exit();
 	_exit(GDRB_EXIT_FAIL);
 }

@@ -9,6 +9,8 @@
  */
 #include "config.h"
 
+#include <ctype.h>
+
 #include "fuzz.h"
 #include "gdrb_nccl_log.h"
 
@@ -59,6 +61,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(&sum, "two ranks");
 	if (one.net < UINT32_MAX / 2 && sum.net != 2 * one.net)
 		fuzz_broken("two ranks of %u network lines summed to %u", one.net, sum.net);
+
+	/* What NCCL chose: terminated names of their characters, channels within NCCL's bound. */
+	{
+		struct gdrb_nccl_tuning t;
+		size_t i;
+
+		gdrb_nccl_tuning_init(&t);
+		gdrb_nccl_tuning_parse_mem(data, size, NULL, &t);
+		if (!memchr(t.algos, '\0', sizeof(t.algos)) || !memchr(t.protos, '\0', sizeof(t.protos)))
+			fuzz_broken("tuning: a name not terminated");
+		for (i = 0; t.algos[i]; i++)
+			if (!(isalnum((unsigned char)t.algos[i]) || strchr("._-+", t.algos[i])))
+				fuzz_broken("tuning: algorithm '%s' holds a character not kept", t.algos);
+		if (t.channels > 4096 || t.calls + t.unparsed > one.lines)
+			fuzz_broken("tuning: %u channels, %u calls and %u unparsed of %u lines", t.channels, t.calls,
+				    t.unparsed, one.lines);
+	}
 
 	/* The FILE reader agrees with the one from memory. */
 	f = fmemopen((void *)(size ? data : (const uint8_t *)""), size ? size : 1, "rb");

@@ -3,8 +3,8 @@
 # impossible --nccl-gdr, host memory, a staging option, an odd sendrecv, --nccl-* on an MPI
 # binary (exit 2, one line each); two ranks on one GPU (exit 77, one line naming the cause);
 # an NCCL error in a timed call (exit 1 naming the rank and NCCL's error, the rows measured
-# before kept); a log that cannot be read and one without connection lines (transport
-# unknown, the note says why); a variable NCCL does not read (a one-line warning); an
+# before kept); a log that cannot be read (transport
+# unknown, the note says why); NCCL_DEBUG_SUBSYS=COLL gaining INIT and NET; a variable NCCL does not read (a one-line warning); an
 # NCCL_DEBUG_FILE that is a FIFO, a link, a folder or an output of the run (exit 2, one line,
 # nothing written); a rank stuck in ncclCommInitRank (named within --timeout, exit 1, no
 # private log folder left); control characters of NCCL's log kept off stderr.
@@ -72,7 +72,9 @@ grep -q "transport unknown: NCCL's log on rank 0 (.*) could not be read" "$csv" 
 : >"$csv"
 NCCL_DEBUG_SUBSYS=COLL mpi 2 "$ar" -m 8 -t 0.01 --csv "$csv" >"$WORK/out" 2>"$WORK/err" ||
 	{ cat "$WORK/err"; fail "NCCL_DEBUG_SUBSYS=COLL failed the run"; }
-grep -q 'transport unknown: no connection line in NCCL.s INFO log' "$csv" || { cat "$csv"; fail "a log without connection lines: not said"; }
+# A user's NCCL_DEBUG_SUBSYS without INIT and NET gains them (said once): the connections are read.
+csv_has "$csv" transport=P2P || { cat "$csv"; fail "NCCL_DEBUG_SUBSYS=COLL: the connection lines were lost"; }
+grep -q 'NCCL_DEBUG_SUBSYS=COLL lacks INIT,NET' "$WORK/err" || { cat "$WORK/err"; fail "NCCL_DEBUG_SUBSYS=COLL: INIT and NET added without a word"; }
 csv_check -v status=ok "$csv" || fail "CSV rows"
 pass "an unwritable log and one without connection lines: transport unknown, the note says why"
 
@@ -139,7 +141,8 @@ pass "NCCL_DEBUG_FILE a FIFO, a link, a folder, the --csv file (by name, by anot
 mkdir -p "$WORK/tmp"
 start=$(date +%s)
 rc=0
-TMPDIR=$WORK/tmp SIMNCCL_HANG_INIT=1 timeout 100 "$MPIRUN" -np 2 "$ar" -m 8 -t 0.01 -T 2 \
+rm -f "$WORK/aborts"
+TMPDIR=$WORK/tmp SIMNCCL_ABORT_LOG=$WORK/aborts SIMNCCL_HANG_INIT=1 timeout 100 "$MPIRUN" -np 2 "$ar" -m 8 -t 0.01 -T 2 \
 	>"$WORK/out" 2>"$WORK/err" || rc=$?
 took=$(($(date +%s) - start))
 [ "$rc" -ne 124 ] || { cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: the run hung (killed after 100 s)"; }
@@ -149,7 +152,15 @@ grep -q '^gdrb_nccl_allreduce: rank 0 (.*): error: timeout: no answer from rank 
 [ "$took" -lt 60 ] || fail "a rank stuck in ncclCommInitRank: $took s to end with -T 2"
 left=$(find "$WORK/tmp" -name 'gdrb-nccl.*')
 [ -z "$left" ] || { ls -lR "$WORK/tmp"; fail "a rank stuck in ncclCommInitRank: NCCL log folders left in TMPDIR: $left"; }
-pass "a rank stuck in ncclCommInitRank: rank 0 names rank 1 after ${took} s (-T 2), exit $rc, no NCCL log folder left"
+# Rank 0 holds a communicator when it gives up: it aborts it (simnccl records the call)
+# before exiting and says so; rank 1, still inside ncclCommInitRank, has none to abort.
+grep -qx 'rank 0 ncclCommAbort' "$WORK/aborts" 2>/dev/null ||
+	{ cat "$WORK/err" "$WORK/aborts"; fail "a rank stuck in ncclCommInitRank: rank 0 did not call ncclCommAbort after its timeout"; }
+grep -q 'rank 0: timeout: aborting NCCL.s communicator (ncclCommAbort) before exiting' "$WORK/err" ||
+	{ cat "$WORK/err"; fail "a rank stuck in ncclCommInitRank: rank 0 does not say it aborted its communicator"; }
+! grep -q 'rank 1 ncclCommAbort' "$WORK/aborts" ||
+	{ cat "$WORK/aborts"; fail "a rank stuck in ncclCommInitRank: rank 1 aborted a communicator NCCL had not handed over"; }
+pass "a rank stuck in ncclCommInitRank: rank 0 names rank 1 after ${took} s (-T 2), aborts its communicator, exit $rc, no NCCL log folder left"
 
 # What NCCL's log says reaches stderr cleaned: a control character in a name NCCL prints (here
 # simnccl's warning quoting SIMNCCL_NET) is not written to the terminal as it is.

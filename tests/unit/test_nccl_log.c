@@ -107,6 +107,140 @@ START_TEST(test_fixtures)
 }
 END_TEST
 
+/* The fixtures of older NCCLs' SHM and CollNet forms, and of NVLS (README). */
+START_TEST(test_old_fixtures)
+{
+	struct gdrb_nccl_links l;
+	char text[128];
+
+	read_fixture("nccl-2.4.8-shm.log", &l);
+	ck_assert_uint_eq(l.shm, 2);
+	ck_assert_uint_eq(l.other + l.unparsed, 0);
+	read_fixture("nccl-2.12.12-shm.log", &l);
+	ck_assert_uint_eq(l.shm, 2);
+	ck_assert_uint_eq(l.p2p, 1);
+	ck_assert_uint_eq(l.other + l.unparsed, 0);
+	gdrb_nccl_transports(&l, text, sizeof(text));
+	ck_assert_str_eq(text, "P2P+SHM");
+	read_fixture("nccl-2.8.4-collnet.log", &l);
+	ck_assert_uint_eq(l.collnet, 4);
+	ck_assert_uint_eq(l.collnet_gdr, 2);
+	ck_assert_uint_eq(l.net, 2);
+	ck_assert_uint_eq(l.other + l.unparsed, 0);
+	gdrb_nccl_transports(&l, text, sizeof(text));
+	ck_assert_str_eq(text, "NET/IB+COLLNET/SHARP");
+	read_fixture("nccl-2.12.12-collnet.log", &l);
+	ck_assert_uint_eq(l.collnet, 4);
+	ck_assert_uint_eq(l.collnet_gdr, 4);
+	ck_assert_uint_eq(l.other + l.unparsed, 0);
+	read_fixture("nccl-2.28.9-tuning-nvls.log", &l);
+	ck_assert_uint_eq(l.nvls, 1);
+	ck_assert_uint_eq(l.other + l.unparsed, 0);
+	gdrb_nccl_transports(&l, text, sizeof(text));
+	ck_assert_str_eq(text, "NVLS");
+}
+END_TEST
+
+static struct gdrb_nccl_tuning tuning_fixture(const char *file, long long *from)
+{
+	struct gdrb_nccl_tuning t;
+	char path[4096], why[512] = "";
+
+	gdrb_nccl_tuning_init(&t);
+	fixture_path(path, sizeof(path), file);
+	ck_assert_msg(gdrb_nccl_tuning_read(path, NULL, from, &t, why, sizeof(why)) == 0, "%s", why);
+	return t;
+}
+
+/* The TUNING line of each format: 2.21 (numbers), 2.23 (with the call), 2.28 (names, channels, symmetric). */
+START_TEST(test_tuning_fixtures)
+{
+	struct gdrb_nccl_tuning t;
+	long long from = 0;
+
+	t = tuning_fixture("nccl-2.21.5-tuning.log", &from);
+	ck_assert_uint_eq(t.calls, 3);
+	ck_assert_str_eq(t.algos, "Ring+Tree");
+	ck_assert_str_eq(t.protos, "LL+Simple");
+	ck_assert_uint_eq(t.channels, 0);
+	ck_assert_uint_eq(t.unparsed, 0);
+	/* Read to its end: a second read from there finds nothing new. */
+	t = tuning_fixture("nccl-2.21.5-tuning.log", &from);
+	ck_assert_uint_eq(t.calls, 0);
+	ck_assert_str_eq(t.algos, "");
+	from = 0;
+	t = tuning_fixture("nccl-2.23.4-tuning.log", &from);
+	ck_assert_uint_eq(t.calls, 2);
+	ck_assert_str_eq(t.algos, "PAT");
+	ck_assert_str_eq(t.protos, "LL128");
+	from = 0;
+	t = tuning_fixture("nccl-2.28.9-tuning-nvls.log", &from);
+	ck_assert_uint_eq(t.calls, 3);
+	ck_assert_str_eq(t.algos, "NVLSTree+Ring+Symmetric");
+	ck_assert_str_eq(t.protos, "Simple");
+	ck_assert_uint_eq(t.channels, 32);
+	ck_assert_uint_eq(t.unparsed, 1);      /* channel{9..2}: Hi below Lo */
+}
+END_TEST
+
+/* A line being written when the log is read is read whole the next time, never half. */
+START_TEST(test_tuning_partial)
+{
+	char path[] = "/tmp/gdrb-tuning-XXXXXX";
+	static const char one[] = PREFIX "AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n";
+	static const char half[] = PREFIX "AllReduce: 8 Bytes -> Algo TR";
+	static const char rest[] = "EE proto LL128 channel{Lo..Hi}={0..3}\n";
+	struct gdrb_nccl_tuning t;
+	char why[256];
+	long long from = 0;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs(one, f);
+	fputs(half, f);
+	fflush(f);
+	gdrb_nccl_tuning_init(&t);
+	ck_assert_int_eq(gdrb_nccl_tuning_read(path, NULL, &from, &t, why, sizeof(why)), 0);
+	ck_assert_str_eq(t.algos, "Ring");
+	ck_assert_int_eq(from, (long long)sizeof(one) - 1);
+	fputs(rest, f);
+	fclose(f);
+	gdrb_nccl_tuning_init(&t);
+	ck_assert_int_eq(gdrb_nccl_tuning_read(path, NULL, &from, &t, why, sizeof(why)), 0);
+	ck_assert_str_eq(t.algos, "Tree");
+	ck_assert_str_eq(t.protos, "LL128");
+	ck_assert_uint_eq(t.channels, 4);
+	ck_assert_uint_eq(t.unparsed, 0);
+	unlink(path);
+}
+END_TEST
+
+/* NCCL_DEBUG_SUBSYS made to hold INIT and NET (and TUNING): added to a list, taken out of a "^" one. */
+START_TEST(test_subsys)
+{
+	char out[128], changed[64];
+
+	ck_assert_int_eq(gdrb_nccl_debug_subsys(NULL, false, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "INIT,NET");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("GRAPH,net", true, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "GRAPH,net,INIT,TUNING");
+	ck_assert_str_eq(changed, "INIT,TUNING");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("^INIT,GRAPH,net", false, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "^GRAPH");
+	ck_assert_str_eq(changed, "INIT,net");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("^INIT", false, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "ALL");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("ALL", true, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "ALL");
+	ck_assert_str_eq(changed, "");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("INITIAL", false, out, sizeof(out), changed, sizeof(changed)), 0);
+	ck_assert_str_eq(out, "INITIAL,INIT,NET");
+	ck_assert_int_eq(gdrb_nccl_debug_subsys("GRAPH", false, out, 8, changed, sizeof(changed)), -1);
+}
+END_TEST
+
 /* The forms older and rarer NCCLs print, one line each. */
 START_TEST(test_forms)
 {
@@ -456,6 +590,10 @@ static Suite *nccl_log_suite(void)
 
 	tcase_add_loop_test(tc, test_fixtures, 0, (int)N_FIXTURES);
 	tcase_add_test(tc, test_forms);
+	tcase_add_test(tc, test_old_fixtures);
+	tcase_add_test(tc, test_subsys);
+	tcase_add_test(tc, test_tuning_fixtures);
+	tcase_add_test(tc, test_tuning_partial);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_transports);
 	tcase_add_test(tc, test_wire);

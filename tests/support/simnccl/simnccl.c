@@ -1051,6 +1051,22 @@ static ncclResult_t comm_ready(struct ncclComm *comm)
 }
 
 /* Argument checks (src/misc/argcheck.cc, NCCL 2.28.9), then issue or add to the group. */
+/*
+ * Rank 0's TUNING line for a collective call, in the form of NCCL 2.24 on (src/enqueue.cc):
+ * the algorithm SIMNCCL_ALGO names (default RING, as ncclAlgoToString spells it), protocol
+ * SIMPLE, channels 0..SIMNCCL_CHANNELS-1. Nothing is chosen: the line only says what is set.
+ */
+static void log_tuning(const struct ncclComm *comm, const struct op *op)
+{
+	const char *algo = getenv("SIMNCCL_ALGO");
+	long channels = env_long("SIMNCCL_CHANNELS", 2, 1, 64);
+
+	if (comm->rank != 0)
+		return;
+	INFO(SUB_TUNING, comm->cuda_dev, "%s: %zu Bytes -> Algo %s proto SIMPLE channel{Lo..Hi}={0..%ld}",
+	     op_names[op->kind], op->count * type_size(op->dtype), algo && *algo ? algo : "RING", channels - 1);
+}
+
 static ncclResult_t issue(struct op *op, struct ncclComm *comm, cudaStream_t stream)
 {
 	const char *name = op_names[op->kind];
@@ -1097,6 +1113,8 @@ static ncclResult_t issue(struct op *op, struct ncclComm *comm, cudaStream_t str
 	}
 	/* SIMNCCL_FAIL_AFTER=N: this rank's (N+1)-th operation fails. */
 	op->inject_fail = comm->fail_after >= 0 && comm->nops++ == (uint64_t)comm->fail_after;
+	if (!p2p)
+		log_tuning(comm, op);
 
 	if (group.depth) {
 		if (group.n == group.cap) {
@@ -1612,10 +1630,29 @@ SIM_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
  * Ends this rank's part at once: its waiting operations end without data,
  * and the peers that wait on it see it aborted (ncclRemoteError).
  */
+/* SIMNCCL_ABORT_LOG=FILE: each ncclCommAbort appends "rank R ncclCommAbort", for the tests. */
+static void note_abort(const struct ncclComm *comm)
+{
+	const char *path = getenv("SIMNCCL_ABORT_LOG");
+	char line[64];
+	int fd, n;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "rank %d ncclCommAbort\n", comm->rank);
+	if (n > 0 && write(fd, line, (size_t)n) < 0)
+		n = 0;
+	close(fd);
+}
+
 SIM_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
 	if (!comm)
 		return ncclSuccess;
+	note_abort(comm);
 	atomic_store(&comm->aborting, true);
 	atomic_store(&comm->seg->rank[comm->rank].state, RS_ABORTED);
 	ring_doorbell(comm->seg);
