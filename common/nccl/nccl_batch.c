@@ -119,6 +119,7 @@ int gdrb_nccl_timing_iteration(struct gdrb_ctx *c, size_t size, gdrb_nccl_issue_
 	} else if (mode(c) == GDRB_NCCL_TIMING_GRAPH) {
 		if ((ce = cudaGraphLaunch(st.exec, gdrb_nccl()->stream)))
 			return cuda_failed(c, ce, "cudaGraphLaunch", what, size);
+		st.calls += n;  /* the graph's calls count, though each launch repeats their offsets */
 	} else {
 		for (k = 0; k < n; k++)
 			if (issue(c, size, gdrb_nccl_shift(c, size, st.calls++)))
