@@ -34,7 +34,7 @@ for mode in batch call graph; do
 	call) [ "$calls" -eq "$syncs" ] || fail "call: $calls calls for $syncs synchronisations, not 1 each" ;;
 	graph)
 		# Per size and rank one untimed call and its synchronisation, then the graph of 8 calls.
-		[ "$(count 'cudaStreamEndCapture .* ops 8$' "$trace")" -eq 4 ] || { cat "$trace" | grep -v Memcpy; fail "graph: not one capture of 8 calls per size and rank"; }
+		[ "$(count 'cudaStreamEndCapture .* ops 8$' "$trace")" -eq 4 ] || { grep -v Memcpy "$trace"; fail "graph: not one capture of 8 calls per size and rank"; }
 		[ "$syncs" -eq $((launches + 4)) ] || fail "graph: $syncs synchronisations for $launches launches"
 		[ "$launches" -gt 0 ] || fail "graph: no launch" ;;
 	esac
