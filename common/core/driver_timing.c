@@ -115,7 +115,7 @@ static uint64_t run_check(struct run *r, size_t size, uint64_t iter)
 	struct gdrb_ctx *c = &r->c;
 
 	if (role_receives(c))
-		gdrb_run_corrupt(c->boot, &c->recv, c->check_span);
+		gdrb_run_corrupt(c->boot, &c->recv, c->check_off, c->check_span);
 	return c->bench->check ? c->bench->check(c, size, iter) : p2p_check(c, size, iter);
 }
 
@@ -149,6 +149,8 @@ batch_loop(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *sampl
 	const struct gdrb_bench *b = c->bench;
 	uint64_t i, t_prev, t, start;
 	bool sync = synced(c);
+	/* A sample is per call: a validated iteration holds one call, any other calls_per_iter. */
+	double per_call = validate || c->calls_per_iter < 2 ? 1.0 : 1.0 / c->calls_per_iter;
 
 	c->checking = validate;
 	start = t_prev = gdrb_ticks();
@@ -167,7 +169,7 @@ batch_loop(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *sampl
 			return GDRB_ERR;
 		t = gdrb_ticks();
 		if (samples)
-			samples[i] = gdrb_ticks_to_us(t - t_prev);
+			samples[i] = gdrb_ticks_to_us(t - t_prev) * per_call;
 		gdrb_watchdog_kick_at(t);
 		t_prev = t;
 		if (validate) {
@@ -265,8 +267,9 @@ static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors,
 	*took = cold + spent;
 	*est = 0;
 	if (kept) {
+		/* The samples are per call: the plan wants a timed iteration's time. */
 		gdrb_stats_compute(r->samples + (kept > 1), kept - (kept > 1), &st);
-		*est = st.p50 * 1e-6;
+		*est = st.p50 * 1e-6 * (r->c.calls_per_iter > 1 ? r->c.calls_per_iter : 1);
 	}
 	return agree_max(&r->c, est);
 }

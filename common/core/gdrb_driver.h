@@ -111,8 +111,16 @@ struct gdrb_ctx {
 	char lib_timing[16], lib_algo[64], lib_proto[32];
 	unsigned lib_calls_per_sync, lib_channels;
 
+	/*
+	 * Calls a timed iteration holds (a library launching a batch before one synchronisation,
+	 * NCCL's batch and graph timing), set by the benchmark at `begin`; 0 or 1: one. The driver
+	 * divides each sample by it, so every time figure is per call (a percentile is then one of
+	 * the batches' mean times per call); an iteration it validates (c->checking) holds one.
+	 */
+	unsigned calls_per_iter;
 	unsigned mismatches_shown;  /* at the current size and path */
 	size_t check_span;      /* bytes of result this rank checks at this size (fault injection) */
+	size_t check_off;       /* ... from this byte of recv (a rotated buffer offset); 0 unless set */
 	void *priv;             /* the benchmark's state */
 };
 

@@ -100,9 +100,9 @@ const char *gdrb_run_gpu_sharing_why(bool time_sliced);
 
 /*
  * The checker tests' fault: where GDRB_INJECT_CORRUPTION names this rank, one
- * byte in the middle of the `span` bytes received into buf is flipped before
- * they are checked.
+ * byte in the middle of the `span` bytes received into buf from byte `off` is
+ * flipped before they are checked.
  */
-void gdrb_run_corrupt(const struct gdrb_boot *boot, struct gdrb_buf *buf, size_t span);
+void gdrb_run_corrupt(const struct gdrb_boot *boot, struct gdrb_buf *buf, size_t off, size_t span);
 
 #endif

@@ -343,7 +343,7 @@ static uint64_t check(struct pairs_run *r, size_t size, unsigned k, unsigned cou
 	size_t first = 0;
 	unsigned j;
 
-	gdrb_run_corrupt(r->boot, &r->recv, size);
+	gdrb_run_corrupt(r->boot, &r->recv, 0, size);
 	for (j = 0; j < count; j++) {
 		e = gdrb_buf_check_pattern(&r->recv, j * size, size, seed_of(size, k, j, from), &first);
 		if (e && !errs)

@@ -186,8 +186,8 @@ int gdrb_run_gpu_sharing(struct gdrb_boot *boot, const struct gdrb_gpu_info *gpu
 	return 0;
 }
 
-void gdrb_run_corrupt(const struct gdrb_boot *boot, struct gdrb_buf *buf, size_t span)
+void gdrb_run_corrupt(const struct gdrb_boot *boot, struct gdrb_buf *buf, size_t off, size_t span)
 {
 	if (gdrb_inject()->corrupt_rank == boot->rank && span)
-		gdrb_buf_corrupt(buf, span / 2);
+		gdrb_buf_corrupt(buf, off + span / 2);
 }

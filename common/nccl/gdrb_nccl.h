@@ -4,8 +4,8 @@
  * non-blocking stream per rank, bootstrapped through the run's bootstrap
  * (rank 0's ncclGetUniqueId, broadcast); NCCL's environment set before it
  * starts (--nccl-gdr, --nccl-net-only, its INFO log into a private file); a
- * sample is one call and its stream's synchronisation, timed on the host as
- * nccl-tests times a call; after every size each rank's log is read back and
+ * sample is a batch of calls and one synchronisation, timed on the host as
+ * nccl-tests times its calls (--nccl-timing, nccl_batch.h); after every size each rank's log is read back and
  * rank 0 puts the transports NCCL used, its GPUDirect connections and its
  * version into the rows. A collective is a descriptor: its entry of the
  * collectives' table (gdrb_coll_table.h), its CSV name and the one NCCL call.

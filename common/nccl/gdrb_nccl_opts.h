@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The NCCL options (nccl_opts.c): --nccl-gdr and --nccl-net-only, and their
- * params. No nccl.h, so that every binary can refuse them by name
+ * The NCCL options (nccl_opts.c): --nccl-gdr, --nccl-net-only, --nccl-timing,
+ * --nccl-batch and --nccl-pattern, and their params. No nccl.h, so that every binary can refuse them by name
  * (common/catalog) and they parse where NCCL is not built.
  */
 #ifndef GDRB_NCCL_OPTS_H
@@ -22,14 +22,40 @@ enum gdrb_nccl_gdr { GDRB_NCCL_GDR_AUTO, GDRB_NCCL_GDR_ON, GDRB_NCCL_GDR_OFF, GD
 
 extern const char *const gdrb_nccl_gdr_names[GDRB_NCCL_GDR_COUNT];
 
+/*
+ * --nccl-timing: what a sample holds. batch: --nccl-batch calls launched back
+ * to back, then one synchronisation (nccl-tests' default); call: one call and
+ * its synchronisation (nccl-tests -z 2); graph: the batch captured once in a
+ * CUDA graph, one launch and one synchronisation (nccl-tests -G 1).
+ */
+enum gdrb_nccl_timing { GDRB_NCCL_TIMING_BATCH, GDRB_NCCL_TIMING_CALL, GDRB_NCCL_TIMING_GRAPH,
+			GDRB_NCCL_TIMING_COUNT };
+
+extern const char *const gdrb_nccl_timing_names[GDRB_NCCL_TIMING_COUNT];
+
+/* --nccl-pattern (gdrb_nccl_sendrecv): pairs (rank i with i+n/2) or ring (i to i+1, from i-1). */
+enum gdrb_nccl_pattern { GDRB_NCCL_PATTERN_PAIRS, GDRB_NCCL_PATTERN_RING, GDRB_NCCL_PATTERN_COUNT };
+
+extern const char *const gdrb_nccl_pattern_names[GDRB_NCCL_PATTERN_COUNT];
+
+/* --nccl-batch: its default (nccl-tests' -n) and bounds. */
+#define GDRB_NCCL_BATCH_DEFAULT 20u
+#define GDRB_NCCL_BATCH_MAX 100000u
+
 struct gdrb_nccl_params {
 	int gdr;                /* enum gdrb_nccl_gdr */
 	bool net_only;          /* NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1, NCCL_NVLS_ENABLE=0 */
 	bool tuning_log;        /* NCCL_DEBUG_SUBSYS gains TUNING: what NCCL chose, per call */
+	int timing;             /* enum gdrb_nccl_timing */
+	unsigned batch;         /* calls per synchronisation in batch and graph timing */
+	int pattern;            /* enum gdrb_nccl_pattern (sendrecv) */
 };
 
-/* Which of them a binary offers (struct gdrb_opt_use.select): every NCCL binary, both. */
-enum { GDRB_NCCL_OPTS = 1u << 0 };
+/*
+ * Which of them a binary offers (struct gdrb_opt_use.select): every NCCL
+ * binary GDRB_NCCL_OPTS; gdrb_nccl_sendrecv GDRB_NCCL_OPT_PATTERN too.
+ */
+enum { GDRB_NCCL_OPTS = 1u << 0, GDRB_NCCL_OPT_PATTERN = 1u << 1 };
 
 extern const struct gdrb_opt_group gdrb_nccl_opts;
 

@@ -10,6 +10,7 @@
 #include "gdrb_driver.h"
 #include "gdrb_log.h"
 #include "gdrb_nccl.h"
+#include "nccl_batch.h"
 #include "nccl_int.h"
 
 static const struct gdrb_nccl_coll *coll;
@@ -76,10 +77,12 @@ static void geometry(const struct gdrb_ctx *c, size_t size)
 
 static void nccl_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
-	int n = snprintf(buf, len,
-			 "%s: a sample is one call and the synchronisation of its stream (cudaStreamQuery polled, NCCL's asynchronous error watched), on one rank, timed on the host; calls back to back, no barrier (nccl-tests launches its calls back to back and synchronises once: its time per call leaves most of one launch and synchronisation out; docs/nccl.md)\n# %s:",
-			 kind.name, kind.name);
+	int n;
 
+	gdrb_nccl_timing_describe(c, buf, len);
+	n = (int)strlen(buf);
+	if ((size_t)n + 4 < len)
+		n += snprintf(buf + n, len - (size_t)n, "\n# %s:", kind.name);
 	if (n > 0 && (size_t)n < len)
 		gdrb_coll_describe_call(c, &kind, buf + n, len - (size_t)n);
 	n = (int)strlen(buf);
@@ -100,14 +103,15 @@ static int nccl_setup(struct gdrb_ctx *c)
 	return gdrb_nccl_open(c);
 }
 
-static int nccl_iteration(struct gdrb_ctx *c, size_t size)
+/* One call, both buffers `shift` bytes further on (the rotation of nccl_batch.h). */
+static int nccl_issue(struct gdrb_ctx *c, size_t size, size_t shift)
 {
 	const struct gdrb_coll_params *cp = gdrb_coll_params(c->p);
 	struct gdrb_nccl_call k;
 
 	geometry(c, size);
-	k.send = (const char *)(geom.in_recv ? c->recv.ptr : c->send.ptr) + geom.in_off;
-	k.recv = (char *)c->recv.ptr + geom.out_off;
+	k.send = (const char *)(geom.in_recv ? c->recv.ptr : c->send.ptr) + shift + geom.in_off;
+	k.recv = (char *)c->recv.ptr + shift + geom.out_off;
 	k.count = geom.per_call;
 	k.elem = geom.elem;
 	k.type = reduces() ? nccl_type(cp->dtype) : ncclInt8;
@@ -116,26 +120,51 @@ static int nccl_iteration(struct gdrb_ctx *c, size_t size)
 	k.nranks = c->boot->size;
 	k.comm = gdrb_nccl()->comm;
 	k.stream = gdrb_nccl()->stream;
-	if (gdrb_nccl_check(c, coll->call(&k), kind.name, size))
-		return GDRB_ERR;
-	return gdrb_nccl_sync(c, kind.name, size);
+	return gdrb_nccl_check(c, coll->call(&k), kind.name, size);
+}
+
+static int nccl_begin(struct gdrb_ctx *c, size_t size)
+{
+	return gdrb_nccl_timing_begin(c, size, nccl_issue, kind.name);
+}
+
+static int nccl_iteration(struct gdrb_ctx *c, size_t size)
+{
+	return gdrb_nccl_timing_iteration(c, size, nccl_issue, kind.name);
+}
+
+/* The geometry of the validated call: both buffers at its rotated offset. */
+static struct gdrb_coll_geom checked_geometry(struct gdrb_ctx *c, size_t size, int prepare)
+{
+	struct gdrb_coll_geom g;
+	size_t shift = gdrb_nccl_checked_shift(c, size, prepare);
+
+	geometry(c, size);
+	g = geom;
+	g.in_off += shift;
+	g.out_off += shift;
+	c->check_off = g.out_off;
+	return g;
 }
 
 static int nccl_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 {
-	geometry(c, size);
-	return gdrb_coll_fill(c, &kind, &geom, iter);
+	struct gdrb_coll_geom g = checked_geometry(c, size, 1);
+
+	return gdrb_coll_fill(c, &kind, &g, iter);
 }
 
 static uint64_t nccl_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 {
-	geometry(c, size);
-	return gdrb_coll_verify(c, &kind, &geom, iter);
+	struct gdrb_coll_geom g = checked_geometry(c, size, 0);
+
+	return gdrb_coll_verify(c, &kind, &g, iter);
 }
 
 static void nccl_teardown(struct gdrb_ctx *c)
 {
 	(void)c;
+	gdrb_nccl_timing_release();
 	gdrb_nccl_close();
 	gdrb_coll_data_free();
 	geom.valid = false;
@@ -162,6 +191,7 @@ int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *desc, struct gdrb_boot *boo
 	bench.uses_send = nccl_uses_send;
 	bench.placements = nccl_placements;
 	bench.setup = nccl_setup;
+	bench.begin = nccl_begin;
 	bench.iteration = nccl_iteration;
 	bench.prepare = nccl_prepare;
 	bench.check = nccl_check;

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -731,6 +732,8 @@ int gdrb_nccl_sync(const struct gdrb_ctx *c, const char *what, size_t size)
 		}
 		if (ncclCommGetAsyncError(n->comm, &ar) != ncclSuccess || (ar != ncclSuccess && ar != ncclInProgress))
 			return gdrb_nccl_check(c, ar != ncclSuccess ? ar : ncclInternalError, what, size);
+		/* NCCL's proxy thread may share this core (nccl-tests' testStreamSynchronize yields too). */
+		sched_yield();
 	}
 }
 

@@ -75,8 +75,9 @@ int gdrb_nccl_open(struct gdrb_ctx *c);
 /* The communicator and its stream, once open. */
 const struct gdrb_nccl *gdrb_nccl(void);
 
-/* Wait for the stream, watching NCCL's asynchronous error: 0, or GDRB_ERR after one line
- * naming this rank, what was running and NCCL's error. */
+/* Wait for the stream (cudaStreamQuery polled, the CPU yielded between polls), watching
+ * NCCL's asynchronous error: 0, or GDRB_ERR after one line naming this rank, what was
+ * running and NCCL's error. */
 int gdrb_nccl_sync(const struct gdrb_ctx *c, const char *what, size_t size);
 
 /* Check an NCCL call's result the same way. */

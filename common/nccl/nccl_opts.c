@@ -8,6 +8,8 @@
 #include "gdrb_nccl_opts.h"
 
 const char *const gdrb_nccl_gdr_names[GDRB_NCCL_GDR_COUNT] = { "auto", "on", "off", "both" };
+const char *const gdrb_nccl_timing_names[GDRB_NCCL_TIMING_COUNT] = { "batch", "call", "graph" };
+const char *const gdrb_nccl_pattern_names[GDRB_NCCL_PATTERN_COUNT] = { "pairs", "ring" };
 
 #define NCCLP(field) offsetof(struct gdrb_nccl_params, field)
 
@@ -22,6 +24,18 @@ static const struct gdrb_opt nccl_table[] = {
 	{ .name = "nccl-tuning-log",
 	  .help = "NCCL's TUNING log on (NCCL_DEBUG_SUBSYS gains TUNING): the CSV algorithm, protocol and channels say what NCCL chose at each size; NCCL then writes a line per call on rank 0, a cost inside the timed calls, so leave it off for figures set beside nccl-tests' (without it those columns come from NCCL_ALGO and NCCL_PROTO where set, or stay empty)",
 	  .when = GDRB_NCCL_OPTS, .parse = gdrb_opt_set_bool, .off = NCCLP(tuning_log), .value = 1 },
+	{ .name = "nccl-timing", .arg = "MODE",
+	  .help = "what one sample holds: batch (--nccl-batch calls launched back to back, then one synchronisation of the stream; the time per call is the sample over the calls, as nccl-tests times by default), call (one call and its synchronisation, as nccl-tests -z 2) or graph (the batch captured once in a CUDA graph per size, one launch and one synchronisation per sample, as nccl-tests -G 1) (default batch)",
+	  .when = GDRB_NCCL_OPTS, .parse = gdrb_opt_enum, .off = NCCLP(timing),
+	  .names = gdrb_nccl_timing_names, .nnames = GDRB_NCCL_TIMING_COUNT, .what = "timing mode" },
+	{ .name = "nccl-batch", .arg = "N",
+	  .help = "calls per synchronisation in batch and graph timing, 1 to 100000 (default 20, nccl-tests' -n)",
+	  .when = GDRB_NCCL_OPTS, .parse = gdrb_opt_uint, .off = NCCLP(batch),
+	  .min = 1, .max = GDRB_NCCL_BATCH_MAX },
+	{ .name = "nccl-pattern", .arg = "PATTERN",
+	  .help = "who sends to whom: pairs (rank i and rank i+n/2 exchange a message each way) or ring (rank i sends to i+1 and receives from i-1, nccl-tests' sendrecv_perf) (default pairs)",
+	  .when = GDRB_NCCL_OPT_PATTERN, .parse = gdrb_opt_enum, .off = NCCLP(pattern),
+	  .names = gdrb_nccl_pattern_names, .nnames = GDRB_NCCL_PATTERN_COUNT, .what = "pattern" },
 };
 
 static void nccl_defaults(void *params)
@@ -31,6 +45,9 @@ static void nccl_defaults(void *params)
 	np->gdr = GDRB_NCCL_GDR_AUTO;
 	np->net_only = false;
 	np->tuning_log = false;
+	np->timing = GDRB_NCCL_TIMING_BATCH;
+	np->batch = GDRB_NCCL_BATCH_DEFAULT;
+	np->pattern = GDRB_NCCL_PATTERN_PAIRS;
 }
 
 static int nccl_check(const struct gdrb_params *p, const void *params)

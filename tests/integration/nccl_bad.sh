@@ -42,15 +42,15 @@ fi
 SIMGPU_DEVICES=0000:3b:00.0 expect_code 77 "NCCL cannot run here: rank 0 .*Duplicate GPU detected.*2 ranks share GPU" \
 	2 "$ar" -m 8
 
-# An NCCL error during a timed call: rank 1's 31st operation fails (a size runs at most 2
-# warm-up and 20 timed calls, and -t 1 holds all of them however loaded the machine: the
-# error lands in the second size), the rank and NCCL's error named, earlier rows kept, and no
+# An NCCL error during a timed call: rank 1's 501st operation fails (a size runs at most 2
+# warm-up and 20 timed samples of 20 calls (the default batch), 440 calls, and -t 1 holds all
+# of them however loaded the machine: the error lands in the second size), the rank and NCCL's error named, earlier rows kept, and no
 # rank's private NCCL log folder left behind (the failing rank aborts the launch, the other is
 # killed by it).
 csv=$WORK/fail.csv
 rc=0
 mkdir "$WORK/tmp-fail"
-TMPDIR=$WORK/tmp-fail SIMNCCL_FAIL_AFTER=30 SIMNCCL_FAIL_RANK=1 mpi 2 "$ar" -m 8,16,32,64,128 -n 20 -w 2 -t 1 \
+TMPDIR=$WORK/tmp-fail SIMNCCL_FAIL_AFTER=500 SIMNCCL_FAIL_RANK=1 mpi 2 "$ar" -m 8,16,32,64,128 -n 20 -w 2 -t 1 \
 	--csv "$csv" >"$WORK/out" 2>"$WORK/err" || rc=$?
 [ "$rc" -ne 0 ] || { cat "$WORK/err"; fail "an NCCL error in a timed call: exit 0"; }
 grep -q 'rank 1: NCCL error in nccl_allreduce at size [0-9]*: unhandled system error' "$WORK/err" ||

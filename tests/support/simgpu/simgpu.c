@@ -85,6 +85,14 @@ struct sim_stream {
 	int dev;
 	double busy_until;      /* modelled engine time */
 	struct sim_stream *next_all;
+	struct sim_graph *capture;      /* being captured into (cudaStreamBeginCapture); NULL: not */
+	bool capture_broken;            /* a call not allowed in a capture was made: it is invalidated */
+};
+
+/* A captured sequence (cudaGraph_t), or its instance (cudaGraphExec_t): replayed by cudaGraphLaunch. */
+struct sim_graph {
+	struct op **ops;        /* prepared ops, copied at each launch */
+	int nops, cap;
 };
 
 struct sim_event {
@@ -122,6 +130,7 @@ static struct {
 	size_t heap_size, heap_next;
 	struct sim_alloc allocs[MAX_ALLOCS];
 	double gbps, latency_us;
+	double sync_us;         /* SIMGPU_SYNC_US: what a synchronisation that finds the work done costs */
 	FILE *trace;
 	struct sim_stream *legacy, *streams;
 	struct sim_stream *retired;     /* destroyed: events recorded on them stay queryable */
@@ -257,6 +266,7 @@ static void sim_init(void)
 	sim.mps = (v = getenv("SIMGPU_MPS")) && !strcmp(v, "1");
 	sim.gbps = env_double("SIMGPU_COPY_GBPS", 8.0);
 	sim.latency_us = env_double("SIMGPU_LATENCY_US", 5.0);
+	sim.sync_us = env_double("SIMGPU_SYNC_US", 0.0);
 	sim.mem_per_dev = (size_t)env_double("SIMGPU_MEM_GIB", 16.0) << 30;
 	if ((v = getenv("SIMGPU_TRACE")) && *v && !(sim.trace = fopen(v, "a")))
 		sim_log("SIMGPU_TRACE=%s: %s", v, strerror(errno));
@@ -443,11 +453,15 @@ static struct sim_stream *resolve_stream(cudaStream_t stream)
  * Enqueue a prepared op, with the legacy stream's implicit synchronisation;
  * returns the op's sequence.
  */
+static bool capture_op(struct sim_stream *s, struct op *op);
+
 static uint64_t enqueue_op(struct sim_stream *s, struct op *op)
 {
 	struct sim_stream *o;
 	uint64_t seq;
 
+	if (capture_op(s, op))
+		return 0;
 	pthread_mutex_lock(&sim.lock);
 	for (o = sim.streams; o; o = o->next_all) {
 		if (o == s || op->ndeps >= (int)(sizeof(op->deps) / sizeof(op->deps[0])))
@@ -534,6 +548,13 @@ static const struct {
 	{ cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle" },
 	{ cudaErrorNotReady, "cudaErrorNotReady", "device not ready" },
 	{ cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported" },
+	{ cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
+	  "operation not permitted when stream is capturing" },
+	{ cudaErrorStreamCaptureInvalidated, "cudaErrorStreamCaptureInvalidated",
+	  "operation failed due to a previous error during capture" },
+	{ cudaErrorIllegalState, "cudaErrorIllegalState", "the operation cannot be performed in the present state" },
+	{ cudaErrorStreamCaptureWrongThread, "cudaErrorStreamCaptureWrongThread",
+	  "attempt to terminate a thread-local capture sequence from another thread" },
 };
 
 SIM_EXPORT const char *cudaGetErrorName(cudaError_t err)
@@ -951,6 +972,222 @@ SIM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 }
 
 /* ------------------------------------------------------------------------- */
+/* The synchronisation's cost and stream capture (CUDA graphs)                */
+
+/*
+ * SIMGPU_SYNC_US: a cudaStreamQuery that finds the stream's work done takes
+ * that long more (a real synchronisation pays the GPU's completion signal and
+ * the host's wake-up), so that a caller polling once per call pays it once per
+ * call. cudaStreamSynchronize does not pay it: simnccl's worker synchronises
+ * its own copies with it, and the cost stands for the caller's wait alone.
+ */
+static void sync_cost(struct sim_stream *s)
+{
+	struct timespec ts;
+
+	(void)s;
+	if (sim.sync_us <= 0)
+		return;
+	ts.tv_sec = (time_t)(sim.sync_us * 1e-6);
+	ts.tv_nsec = (long)((sim.sync_us - (double)ts.tv_sec * 1e6) * 1e3);
+	nanosleep(&ts, NULL);
+}
+
+/* A synchronisation of a capturing stream: refused, and the capture invalidated, as CUDA does. */
+static bool capture_refuses(struct sim_stream *s)
+{
+	bool capturing;
+
+	pthread_mutex_lock(&s->lock);
+	capturing = s->capture != NULL;
+	if (capturing)
+		s->capture_broken = true;
+	pthread_mutex_unlock(&s->lock);
+	return capturing;
+}
+
+/* A stream being captured records the op (a copy or a host function) instead of running it. */
+static bool capture_op(struct sim_stream *s, struct op *op)
+{
+	struct sim_graph *g;
+	bool taken = false;
+
+	pthread_mutex_lock(&s->lock);
+	g = s->capture;
+	if (g && g->nops == g->cap) {
+		int cap = g->cap ? 2 * g->cap : 16;
+		struct op **ops = realloc(g->ops, sizeof(*ops) * (size_t)cap);
+
+		if (ops) {
+			g->ops = ops;
+			g->cap = cap;
+		}
+	}
+	if (g && g->nops < g->cap) {
+		op->ndeps = 0;  /* a graph orders its nodes only among themselves */
+		g->ops[g->nops++] = op;
+		taken = true;
+	} else if (g) {
+		s->capture_broken = true;
+		free(op);
+		taken = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return taken;
+}
+
+static void graph_free(struct sim_graph *g)
+{
+	int i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->nops; i++)
+		free(g->ops[i]);
+	free(g->ops);
+	free(g);
+}
+
+SIM_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+	struct sim_stream *s;
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	s = resolve_stream(stream);
+	if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
+	    mode != cudaStreamCaptureModeRelaxed)
+		return cudaErrorInvalidValue;
+	/* The legacy stream cannot be captured. */
+	if (s == sim.legacy)
+		return cudaErrorStreamCaptureUnsupported;
+	pthread_mutex_lock(&s->lock);
+	if (s->capture) {
+		pthread_mutex_unlock(&s->lock);
+		return cudaErrorIllegalState;
+	}
+	s->capture = calloc(1, sizeof(*s->capture));
+	s->capture_broken = false;
+	pthread_mutex_unlock(&s->lock);
+	trace("cudaStreamBeginCapture %p mode %d", (void *)stream, (int)mode);
+	return s->capture ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+SIM_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
+{
+	struct sim_stream *s;
+	struct sim_graph *g;
+	bool broken;
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!graph)
+		return cudaErrorInvalidValue;
+	s = resolve_stream(stream);
+	pthread_mutex_lock(&s->lock);
+	g = s->capture;
+	broken = s->capture_broken;
+	s->capture = NULL;
+	s->capture_broken = false;
+	pthread_mutex_unlock(&s->lock);
+	if (!g)
+		return cudaErrorIllegalState;
+	trace("cudaStreamEndCapture %p ops %d%s", (void *)stream, g->nops, broken ? " invalidated" : "");
+	if (broken) {
+		graph_free(g);
+		*graph = NULL;
+		return cudaErrorStreamCaptureInvalidated;
+	}
+	*graph = (cudaGraph_t)g;
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status)
+{
+	struct sim_stream *s;
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!status)
+		return cudaErrorInvalidValue;
+	s = resolve_stream(stream);
+	pthread_mutex_lock(&s->lock);
+	*status = !s->capture ? cudaStreamCaptureStatusNone :
+		  s->capture_broken ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
+	pthread_mutex_unlock(&s->lock);
+	return cudaSuccess;
+}
+
+/* The instance holds its own copy of the sequence: the graph may be destroyed first. */
+SIM_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
+{
+	struct sim_graph *g = (struct sim_graph *)graph, *x;
+	cudaError_t err = ready();
+	int i;
+
+	if (err)
+		return err;
+	if (!exec || !g || flags)
+		return cudaErrorInvalidValue;
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->ops = calloc((size_t)g->nops + 1, sizeof(*x->ops)))) {
+		free(x);
+		return cudaErrorMemoryAllocation;
+	}
+	for (i = 0; i < g->nops; i++) {
+		if (!(x->ops[i] = malloc(sizeof(struct op)))) {
+			x->nops = i;
+			graph_free(x);
+			return cudaErrorMemoryAllocation;
+		}
+		*x->ops[i] = *g->ops[i];
+	}
+	x->nops = x->cap = g->nops;
+	*exec = (cudaGraphExec_t)x;
+	trace("cudaGraphInstantiate %p ops %d", (void *)x, x->nops);
+	return cudaSuccess;
+}
+
+/* The captured ops, in their order, on the stream: each a fresh copy the worker frees. */
+SIM_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+	struct sim_graph *x = (struct sim_graph *)exec;
+	cudaError_t err = ready();
+	int i;
+
+	if (err)
+		return err;
+	if (!x)
+		return cudaErrorInvalidValue;
+	trace("cudaGraphLaunch %p ops %d stream %p", (void *)x, x->nops, (void *)stream);
+	for (i = 0; i < x->nops; i++) {
+		struct op *op = malloc(sizeof(*op));
+
+		if (!op)
+			return cudaErrorMemoryAllocation;
+		*op = *x->ops[i];
+		op->next = NULL;
+		enqueue_op(resolve_stream(stream), op);
+	}
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+	graph_free((struct sim_graph *)exec);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+	graph_free((struct sim_graph *)graph);
+	return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------- */
 /* Streams, events, synchronisation                                           */
 
 SIM_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
@@ -1006,12 +1243,16 @@ SIM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
 	return cudaSuccess;
 }
 
+static bool capture_refuses(struct sim_stream *s);
+
 SIM_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
 	cudaError_t err = ready();
 
 	if (err)
 		return err;
+	if (capture_refuses(resolve_stream(stream)))
+		return cudaErrorStreamCaptureUnsupported;
 	wait_stream(resolve_stream(stream));
 	trace("cudaStreamSynchronize %p", (void *)stream);
 	return cudaSuccess;
@@ -1051,10 +1292,16 @@ SIM_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
 	if (err)
 		return err;
 	s = resolve_stream(stream);
+	if (capture_refuses(s))
+		return cudaErrorStreamCaptureUnsupported;
 	pthread_mutex_lock(&s->lock);
 	idle = s->done >= s->enq;
 	pthread_mutex_unlock(&s->lock);
-	return idle ? cudaSuccess : not_ready();
+	if (!idle)
+		return not_ready();
+	sync_cost(s);
+	trace("cudaStreamQuery %p idle", (void *)stream);
+	return cudaSuccess;
 }
 
 SIM_EXPORT cudaError_t cudaDeviceSynchronize(void)

@@ -117,6 +117,7 @@ struct task {
 	struct op *ops;
 	int nops;
 	bool done;
+	bool persistent;        /* captured into a CUDA graph: run at every launch, never freed */
 };
 
 struct ncclComm {
@@ -897,11 +898,15 @@ static void *worker_main(void *arg)
  * returns when it is done, so later work on the stream (and a synchronisation)
  * sees its results. It makes no CUDA call itself, as CUDA requires.
  */
+static void replay_begin(struct task *task);
+static bool replay_end(struct task *task);
+
 static void CUDART_CB task_host_fn(void *arg)
 {
 	struct task *task = arg;
 	struct ncclComm *comm = task->comm;
 
+	replay_begin(task);
 	pthread_mutex_lock(&comm->lock);
 	if (comm->tail)
 		comm->tail->next = task;
@@ -914,8 +919,62 @@ static void CUDART_CB task_host_fn(void *arg)
 	comm->completed++;
 	pthread_cond_broadcast(&comm->cond);
 	pthread_mutex_unlock(&comm->lock);
+	if (replay_end(task))
+		return;
 	free(task->ops);
 	free(task);
+}
+
+/* ------------------------------------------------------------------------- */
+/* CUDA graphs and the launch's cost                                          */
+
+/*
+ * A call issued on a stream being captured (cudaStreamBeginCapture) becomes a
+ * task that runs at every launch of the graph: counted as submitted when it
+ * starts, kept for the next launch when it ends. A real NCCL's captured
+ * kernels are replayed the same way; simnccl never frees such a task (it is
+ * not told when the graph goes).
+ */
+static bool captured(cudaStream_t stream)
+{
+	enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+
+	return !cudaStreamIsCapturing(stream, &status) && status == cudaStreamCaptureStatusActive;
+}
+
+static void replay_begin(struct task *task)
+{
+	if (!task->persistent)
+		return;
+	pthread_mutex_lock(&task->comm->lock);
+	task->comm->submitted++;
+	task->done = false;
+	task->next = NULL;
+	pthread_mutex_unlock(&task->comm->lock);
+}
+
+static bool replay_end(struct task *task)
+{
+	return task->persistent;
+}
+
+/*
+ * SIMNCCL_LAUNCH_US: what issuing one operation (a call, or a group at its
+ * ncclGroupEnd) costs the calling thread, as a real NCCL's kernel launch
+ * does; a captured call pays it once, at capture.
+ */
+static void launch_cost(void)
+{
+	static long us = -1;
+	struct timespec ts;
+
+	if (us < 0)
+		us = env_long("SIMNCCL_LAUNCH_US", 0, 0, 10000000);
+	if (!us)
+		return;
+	ts.tv_sec = us / 1000000;
+	ts.tv_nsec = (us % 1000000) * 1000;
+	nanosleep(&ts, NULL);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1023,17 +1082,19 @@ static ncclResult_t submit(struct ncclComm *comm, cudaStream_t stream, struct op
 	task->comm = comm;
 	task->ops = ops;
 	task->nops = nops;
+	task->persistent = captured(stream);
+	launch_cost();
 	if (!comm->connected) {
 		comm->connected = true;
 		log_connections(comm);
 	}
 	pthread_mutex_lock(&comm->lock);
-	comm->submitted++;
+	comm->submitted += !task->persistent;
 	pthread_mutex_unlock(&comm->lock);
 	err = cudaLaunchHostFunc(stream, task_host_fn, task);
 	if (err) {
 		pthread_mutex_lock(&comm->lock);
-		comm->submitted--;
+		comm->submitted -= !task->persistent;
 		pthread_cond_broadcast(&comm->cond);
 		pthread_mutex_unlock(&comm->lock);
 		free(ops);
