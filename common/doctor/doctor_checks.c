@@ -94,8 +94,8 @@ static bool same_bdf(const char *a, const char *b)
 	       as == bs && af == bf;
 }
 
-/* The CUDA device behind a PCI GPU; -1 when CUDA was not asked or does not see it. */
-static int cuda_index(const struct gdrb_doctor *d, const char *bdf)
+/* A GPU is matched by its PCI address, whatever CUDA pads it with. */
+int gdrb_doctor_cuda_index(const struct gdrb_doctor *d, const char *bdf)
 {
 	int i;
 
@@ -314,7 +314,7 @@ static void check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		item(c, GDRB_DOC_FAIL, nd->nv_version[0] ? fix_cuda : fix_driver, "CUDA: %s", d->cuda_why);
 	for (g = 0; g < t->ngpus; g++) {
 		const struct gdrb_pci_fn *fn = &t->gpus[g].pci;
-		int ci = cuda_index(d, fn->bdf);
+		int ci = gdrb_doctor_cuda_index(d, fn->bdf);
 		bool bound = !strcmp(fn->driver, "nvidia");
 
 		item(c, bound ? GDRB_DOC_PASS : GDRB_DOC_FAIL, fix_driver,
@@ -335,7 +335,7 @@ static int gpu_for_nic(const struct gdrb_doctor *d, size_t n)
 	int ci;
 
 	for (g = 0; g < d->topo.ngpus; g++)
-		if (d->nic_of_gpu[g] == (int)n && (ci = cuda_index(d, d->topo.gpus[g].pci.bdf)) >= 0)
+		if (d->nic_of_gpu[g] == (int)n && (ci = gdrb_doctor_cuda_index(d, d->topo.gpus[g].pci.bdf)) >= 0)
 			return ci;
 	return 0;
 }
@@ -703,7 +703,7 @@ static void check_bar1(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 
 	for (g = 0; g < t->ngpus; g++) {
 		const struct gdrb_topo_gpu *gpu = &t->gpus[g];
-		int ci = cuda_index(d, gpu->pci.bdf);
+		int ci = gdrb_doctor_cuda_index(d, gpu->pci.bdf);
 		char size[32], bar[64], mem[32];
 
 		human_bytes(size, sizeof(size), (double)gpu->bar1_bytes);

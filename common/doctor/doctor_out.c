@@ -163,6 +163,45 @@ void gdrb_doctor_print_table(const struct gdrb_doctor *d, FILE *f)
 	fflush(f);
 }
 
+/* KEY: {"gts": 32, "width": 16}, a PCIe link's current speed and width; null where either is not known. */
+static void json_link(struct gdrb_json *j, const char *key, double gts, int width)
+{
+	if (!(gts > 0) || width <= 0) {
+		gdrb_json_string(j, key, NULL);
+		return;
+	}
+	gdrb_json_open_object(j, key);
+	gdrb_json_number(j, "gts", gts);
+	gdrb_json_int(j, "width", width);
+	gdrb_json_close_object(j);
+}
+
+/* GPU g's uplink shared with its nearest NIC (gdrb_topo_shared_uplink); null where none or not known. */
+static void json_shared_uplink(const struct gdrb_doctor *d, struct gdrb_json *j, size_t g)
+{
+	const struct gdrb_topo *t = &d->topo;
+	double gts = 0;
+	int width = 0, nic = d->nic_of_gpu[g];
+
+	if (nic >= 0 && t->nics[nic].has_pci)
+		gdrb_topo_shared_uplink(&t->gpus[g].pci, &t->nics[nic].pci, &gts, &width);
+	json_link(j, "shared_uplink", gts, width);
+}
+
+/* "9.0", CUDA's compute capability of the GPU at bdf; null where CUDA was not asked or does not see it. */
+static void json_compute_capability(const struct gdrb_doctor *d, struct gdrb_json *j, const char *bdf)
+{
+	int ci = gdrb_doctor_cuda_index(d, bdf);
+	char cc[16];
+
+	if (ci < 0 || d->cuda.devs[ci].cc_major <= 0) {
+		gdrb_json_string(j, "compute_capability", NULL);
+		return;
+	}
+	snprintf(cc, sizeof(cc), "%d.%d", d->cuda.devs[ci].cc_major, d->cuda.devs[ci].cc_minor);
+	gdrb_json_string(j, "compute_capability", cc);
+}
+
 static void json_topology(const struct gdrb_doctor *d, struct gdrb_json *j)
 {
 	const struct gdrb_topo *t = &d->topo;
@@ -181,6 +220,9 @@ static void json_topology(const struct gdrb_doctor *d, struct gdrb_json *j)
 		gdrb_json_string(j, "nearest_nic",
 				 d->nic_of_gpu[g] >= 0 ? t->nics[d->nic_of_gpu[g]].name : NULL);
 		gdrb_json_string(j, "distance", gdrb_topo_dist_name(d->dist_of_gpu[g]));
+		json_link(j, "link", gpu->pci.link.cur_gts, gpu->pci.link.cur_width);
+		json_shared_uplink(d, j, g);
+		json_compute_capability(d, j, gpu->pci.bdf);
 		gdrb_json_close_object(j);
 	}
 	gdrb_json_close_array(j);
@@ -192,6 +234,7 @@ static void json_topology(const struct gdrb_doctor *d, struct gdrb_json *j)
 		gdrb_json_string(j, "name", nic->name);
 		gdrb_json_string(j, "pci", nic->has_pci ? nic->pci.bdf : NULL);
 		gdrb_json_int(j, "numa_node", nic->has_pci ? nic->pci.numa_node : -1);
+		json_link(j, "link", nic->has_pci ? nic->pci.link.cur_gts : 0, nic->has_pci ? nic->pci.link.cur_width : 0);
 		gdrb_json_open_array(j, "ports");
 		for (p = 0; p < nic->nports; p++) {
 			const struct gdrb_topo_port *pt = &nic->ports[p];

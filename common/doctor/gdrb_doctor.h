@@ -98,6 +98,9 @@ int gdrb_doctor_load(struct gdrb_doctor *d, const struct gdrb_doctor_opts *o);
 void gdrb_doctor_run(struct gdrb_doctor *d);
 void gdrb_doctor_free(struct gdrb_doctor *d);
 
+/* The CUDA device behind the PCI GPU at bdf; -1 when CUDA was not asked or does not see it. */
+int gdrb_doctor_cuda_index(const struct gdrb_doctor *d, const char *bdf);
+
 enum gdrb_doc_verdict gdrb_doctor_verdict(const struct gdrb_doctor *d);
 const char *gdrb_doc_verdict_name(enum gdrb_doc_verdict v);
 

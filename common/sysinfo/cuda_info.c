@@ -44,6 +44,10 @@ int gdrb_cuda_inventory(struct gdrb_cuda_inventory *inv, char *why, size_t len)
 		}
 		snprintf(d->name, sizeof(d->name), "%.127s", prop.name);
 		d->total_mem = prop.totalGlobalMem;
+		if (prop.major > 0 && prop.major < 100 && prop.minor >= 0 && prop.minor < 100) {
+			d->cc_major = prop.major;
+			d->cc_minor = prop.minor;
+		}
 	}
 	inv->count = count;
 	return 0;

@@ -17,6 +17,7 @@ struct gdrb_cuda_dev {
 	char name[128];
 	char pci_bus_id[32];            /* "0000:17:00.0" */
 	uint64_t total_mem;             /* bytes */
+	int cc_major, cc_minor;         /* compute capability (9, 0); 0 0: not known */
 };
 
 struct gdrb_cuda_inventory {

@@ -36,6 +36,8 @@ struct gdrb_pci_fn {
 	unsigned vendor, device, class_code;    /* class_code: 0x030200 */
 	struct gdrb_pci_link link;
 	struct gdrb_pci_link up_link;           /* the bridge port above it */
+	/* The link each function of chain reports (chain_link[nchain - 1] is link). */
+	struct gdrb_pci_link chain_link[GDRB_TOPO_MAX_HOPS];
 	char driver[32];                        /* bound driver; "" none */
 };
 
@@ -130,6 +132,16 @@ int gdrb_topo_nearest_nic(const struct gdrb_topo *topo, size_t gpu, bool active_
 size_t gdrb_topo_path(const struct gdrb_pci_fn *a, const struct gdrb_pci_fn *b,
 		      char (*bdfs)[GDRB_BDF_LEN], size_t max);
 
+/*
+ * The narrowest current link (by gdrb_pci_link_gbytes) between the lowest PCIe switch a and
+ * b share and the root port: every link the functions from the root port down to their
+ * lowest common one report (each link is seen from both ends). Returns 1 with *gts and
+ * *width; 0 when a and b share no switch (not under one root port, or a side without a PCI
+ * path); -ENODATA when a function on the way does not report its current speed or width.
+ */
+int gdrb_topo_shared_uplink(const struct gdrb_pci_fn *a, const struct gdrb_pci_fn *b, double *gts,
+			    int *width);
+
 /* PCIe Access Control Services of one bridge, from its config space. */
 #define GDRB_ACS_SV 0x0001      /* source validation */
 #define GDRB_ACS_TB 0x0002      /* translation blocking */
@@ -165,8 +177,16 @@ const char *gdrb_pcie_port_name(int port_type);
  */
 int gdrb_pci_bdf_of_bus_id(const char *bus_id, char bdf[GDRB_BDF_LEN]);
 
-/* "16.0 GT/s PCIe" -> 16.0; "Unknown" -> 0. */
+/* "16.0 GT/s PCIe" -> 16.0; "Unknown" -> 0. Lenient: a number and whatever follows. */
 double gdrb_pci_parse_speed(const char *text);
+/*
+ * A PCIe link speed attribute as the kernel writes it: "32.0 GT/s PCIe", or "8 GT/s" before
+ * Linux 5.5, -> GT/s per lane; 0 for "Unknown" and anything else (a garbled attribute is
+ * not known, never read as the number it starts with).
+ */
+double gdrb_pci_link_speed(const char *text);
+/* Data per direction of a link in GB/s: lanes, line code (8b/10b, 128b/130b, FLIT); 0 unknown. */
+double gdrb_pci_link_gbytes(double gts, int width);
 /* 2.5 -> 1, 5 -> 2, ... 64 -> 6; 0 unknown. */
 int gdrb_pci_gen(double gts);
 /* The link speed and width the function can train to: min of both ends' maximum. */

@@ -75,6 +75,30 @@ double gdrb_pci_parse_speed(const char *text)
 	return end == text || v < 0 ? 0 : v;
 }
 
+double gdrb_pci_link_speed(const char *text)
+{
+	size_t n = strspn(text, "0123456789");
+
+	/* Digits, an optional fraction, the unit: no sign, exponent or hex that strtod would take. */
+	if (n == 0)
+		return 0;
+	if (text[n] == '.' && isdigit((unsigned char)text[n + 1]))
+		n += 1 + strspn(text + n + 1, "0123456789");
+	if (n > 12 || (strcmp(text + n, " GT/s") && strcmp(text + n, " GT/s PCIe")))
+		return 0;
+	return strtod(text, NULL);
+}
+
+double gdrb_pci_link_gbytes(double gts, int width)
+{
+	double code;
+
+	if (!(gts > 0) || width <= 0)
+		return 0;
+	code = gts <= 5.0 ? 8.0 / 10 : gts <= 32.0 ? 128.0 / 130 : 236.0 / 256;
+	return gts * code * width / 8;
+}
+
 int gdrb_pci_gen(double gts)
 {
 	static const double gen_gts[] = { 2.5, 5, 8, 16, 32, 64, 128 };
@@ -95,9 +119,9 @@ static void read_link(const char *root, const char *bdf, struct gdrb_pci_link *l
 
 	memset(link, 0, sizeof(*link));
 	fn_text(root, bdf, "current_link_speed", text, sizeof(text));
-	link->cur_gts = gdrb_pci_parse_speed(text);
+	link->cur_gts = gdrb_pci_link_speed(text);
 	fn_text(root, bdf, "max_link_speed", text, sizeof(text));
-	link->max_gts = gdrb_pci_parse_speed(text);
+	link->max_gts = gdrb_pci_link_speed(text);
 	if (fn_long(root, bdf, "current_link_width", &v) == 0 && v > 0 && v <= 32)
 		link->cur_width = (int)v;
 	if (fn_long(root, bdf, "max_link_width", &v) == 0 && v > 0 && v <= 32)
@@ -119,7 +143,7 @@ static int load_pci_fn(const char *root, const char *bdf, struct gdrb_pci_fn *fn
 {
 	char path[PATH_MAX], rel[PATH_MAX], *save = NULL, *part;
 	long v;
-	int rc;
+	int rc, i;
 
 	memset(fn, 0, sizeof(*fn));
 	fn->numa_node = -1;
@@ -146,9 +170,11 @@ static int load_pci_fn(const char *root, const char *bdf, struct gdrb_pci_fn *fn
 		fn->device = (unsigned)v;
 	if (fn_long(root, bdf, "class", &v) == 0)
 		fn->class_code = (unsigned)v;
-	read_link(root, bdf, &fn->link);
+	for (i = 0; i < fn->nchain; i++)
+		read_link(root, fn->chain[i], &fn->chain_link[i]);
+	fn->link = fn->chain_link[fn->nchain - 1];
 	if (fn->nchain >= 2)
-		read_link(root, fn->chain[fn->nchain - 2], &fn->up_link);
+		fn->up_link = fn->chain_link[fn->nchain - 2];
 	if (gdrb_path(path, sizeof(path), root, "bus/pci/devices/%s/driver", bdf) == 0)
 		gdrb_link_name(path, fn->driver, sizeof(fn->driver));
 	return 0;
@@ -574,6 +600,33 @@ int gdrb_topo_nearest_nic(const struct gdrb_topo *topo, size_t gpu, bool active_
 		    pick-- == 0)
 			return (int)n;
 	return first;
+}
+
+int gdrb_topo_shared_uplink(const struct gdrb_pci_fn *a, const struct gdrb_pci_fn *b, double *gts,
+			    int *width)
+{
+	int common = a->nchain && b->nchain ? common_prefix(a, b) : 0, i;
+	double narrowest = 0;
+
+	*gts = 0;
+	*width = 0;
+	/* chain[0 .. common - 1]: the root port down to the lowest function both sit below. */
+	for (i = 0; i < common; i++) {
+		const struct gdrb_pci_link *l = &a->chain_link[i];
+		double gbytes = gdrb_pci_link_gbytes(l->cur_gts, l->cur_width);
+
+		if (gbytes <= 0) {
+			*gts = 0;
+			*width = 0;
+			return -ENODATA;
+		}
+		if (narrowest <= 0 || gbytes < narrowest) {
+			narrowest = gbytes;
+			*gts = l->cur_gts;
+			*width = l->cur_width;
+		}
+	}
+	return common > 0;
 }
 
 size_t gdrb_topo_path(const struct gdrb_pci_fn *a, const struct gdrb_pci_fn *b,

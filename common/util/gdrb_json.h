@@ -26,6 +26,7 @@ void gdrb_json_open_array(struct gdrb_json *j, const char *key);
 void gdrb_json_close_array(struct gdrb_json *j);
 void gdrb_json_string(struct gdrb_json *j, const char *key, const char *value);  /* NULL: null */
 void gdrb_json_int(struct gdrb_json *j, const char *key, long long value);
+void gdrb_json_number(struct gdrb_json *j, const char *key, double value);      /* NAN: null */
 void gdrb_json_bool(struct gdrb_json *j, const char *key, bool value);
 
 /*

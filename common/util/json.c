@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -231,6 +232,15 @@ void gdrb_json_int(struct gdrb_json *j, const char *key, long long value)
 {
 	item(j, key);
 	fprintf(j->f, "%lld", value);
+}
+
+void gdrb_json_number(struct gdrb_json *j, const char *key, double value)
+{
+	item(j, key);
+	if (isfinite(value))
+		fprintf(j->f, "%.10g", value);
+	else
+		fputs("null", j->f);
 }
 
 void gdrb_json_bool(struct gdrb_json *j, const char *key, bool value)

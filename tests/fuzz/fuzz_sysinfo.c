@@ -226,6 +226,9 @@ static void parse_text(const uint8_t *data, size_t size)
 	gdrb_kernel_at_least(text, 5, 12);
 	gts = gdrb_pci_parse_speed(text);
 	gdrb_pci_gen(gts);
+	gts = gdrb_pci_link_speed(text);
+	if (gts < 0 || gdrb_pci_link_gbytes(gts, 16) < 0)
+		abort();
 	gdrb_pci_bar1_bytes(text, &region);
 	gdrb_pci_acs_parse(data, size, &acs);
 	gdrb_acs_flags(acs.ctrl, flags, sizeof(flags));

@@ -123,6 +123,60 @@ expect noib 1 "FAIL SKIP PASS SKIP WARN PASS PASS SKIP SKIP PASS PASS" \
 	"class/infiniband does not exist: no RDMA driver is loaded" "no GPU with a PCI NIC"
 expect nogpu 1 "PASS SKIP FAIL SKIP SKIP PASS PASS SKIP SKIP PASS SKIP" \
 	"0 NVIDIA GPUs on the PCI bus; no NVIDIA kernel driver loaded" "no NVIDIA kernel driver loaded (check 3)"
+expect uplink-x8 0 "$healthy" "4 links: 4 at their maximum"
+
+# The topology's PCIe facts in --json, which gdrb accept's GPUDirect verdict reads: each GPU's
+# and NIC's current link, the narrowest link between the switch a GPU shares with its nearest
+# NIC and the root port (null where they share none), the compute capability (null: a fixture
+# tree does not ask CUDA). One line per GPU and NIC: "gpu BDF DIST LINK uplink LINK cc CC".
+topo_facts() {
+	python3 - "$1" <<'EOF'
+import json
+import sys
+
+def link(x):
+    return "null" if x is None else "%sx%s" % (x["gts"], x["width"])
+
+with open(sys.argv[1], encoding="utf-8") as f:
+    t = json.load(f)["topology"]
+for g in t["gpus"]:
+    print("gpu", g["pci"], g["distance"], link(g["link"]), "uplink", link(g["shared_uplink"]),
+          "cc", "null" if g["compute_capability"] is None else g["compute_capability"])
+for n in t["nics"]:
+    print("nic", n["name"], link(n["link"]))
+EOF
+}
+# facts JSON LINE...: each LINE among JSON's topology facts.
+facts() {
+	local json=$1 line
+	shift
+	topo_facts "$json" >"$json.facts" || { cat "$json"; fail "${json##*/}: topology not readable"; }
+	for line in "$@"; do
+		grep -qxF -- "$line" "$json.facts" || { cat "$json.facts"; fail "${json##*/}: no '$line'"; }
+	done
+}
+if command -v python3 >/dev/null 2>&1; then
+	facts "$WORK/healthy.json" "gpu 0000:13:00.0 PIX 32x16 uplink 32x16 cc null" \
+		"gpu 0000:14:00.0 PIX 32x16 uplink 32x16 cc null" "nic mlx5_0 32x16" "nic mlx5_1 32x16"
+	facts "$WORK/dgx8.json" "gpu 0000:b4:00.0 PIX 32x16 uplink 32x16 cc null" "nic mlx5_7 32x16"
+	# A down-trained uplink is narrower than the GPU's and the NIC's own links.
+	facts "$WORK/uplink-x8.json" "gpu 0000:13:00.0 PIX 32x16 uplink 32x8 cc null" \
+		"gpu 0000:14:00.0 PIX 32x16 uplink 32x8 cc null" "nic mlx5_1 32x16"
+	facts "$WORK/downtrained.json" "gpu 0000:14:00.0 PIX 2.5x16 uplink 32x16 cc null" "nic mlx5_1 32x8"
+	facts "$WORK/phb.json" "gpu 0000:13:00.0 PHB 32x16 uplink null cc null"
+	facts "$WORK/xsocket.json" "gpu 0000:13:00.0 SYS 32x16 uplink null cc null"
+	# Garbled or missing attributes: null, never the number they start with or a neighbour's.
+	cp -r "$fx/healthy" "$WORK/garbled" || fail "copy of the healthy tree"
+	g=$WORK/garbled/sys/bus/pci/devices
+	printf '32.0 GT/s PCIe\033[2J\n' >"$(readlink -f "$g/0000:10:01.0")/current_link_speed"
+	printf 'sixteen\n' >"$(readlink -f "$g/0000:13:00.0")/current_link_width"
+	rm "$(readlink -f "$g/0000:16:00.0")/current_link_speed"
+	"$bin" --json --sysfs-root "$WORK/garbled/sys" --procfs-root "$WORK/garbled/proc" >"$WORK/garbled.json"
+	json_valid "$WORK/garbled.json" || { cat "$WORK/garbled.json"; fail "garbled tree: --json is not valid JSON"; }
+	facts "$WORK/garbled.json" "gpu 0000:13:00.0 PIX null uplink null cc null" \
+		"gpu 0000:14:00.0 PIX 32x16 uplink null cc null" "nic mlx5_0 32x16" "nic mlx5_1 null"
+	pass "topology in --json: PCIe links, the shared uplink (narrower when down-trained), null when not known"
+fi
 
 # A memlock limit of 2^64 or more is not a number the kernel writes: not known (SKIP, with
 # why), never wrapped to a small limit or taken as one that covers the need.

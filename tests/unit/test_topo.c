@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -353,6 +354,27 @@ START_TEST(test_links)
 	ck_assert_int_eq(gdrb_pci_gen(64), 6);
 	ck_assert_int_eq(gdrb_pci_gen(0), 0);
 
+	/* Link speeds in the kernel's forms only; anything else is not known. */
+	ck_assert(gdrb_pci_link_speed("32.0 GT/s PCIe") == 32.0);
+	ck_assert(gdrb_pci_link_speed("2.5 GT/s PCIe") == 2.5);
+	ck_assert(gdrb_pci_link_speed("8 GT/s") == 8.0);
+	ck_assert(gdrb_pci_link_speed("Unknown") == 0);
+	ck_assert(gdrb_pci_link_speed("Unknown speed") == 0);
+	ck_assert(gdrb_pci_link_speed("") == 0);
+	ck_assert(gdrb_pci_link_speed("32.0 GT/s PCIe garbage") == 0);
+	ck_assert(gdrb_pci_link_speed("32.0GT/s") == 0);
+	ck_assert(gdrb_pci_link_speed("32.0 Gb/s") == 0);
+	ck_assert(gdrb_pci_link_speed("-32.0 GT/s PCIe") == 0);
+	ck_assert(gdrb_pci_link_speed("3e1 GT/s") == 0);
+	ck_assert(gdrb_pci_link_speed("0x20 GT/s") == 0);
+	ck_assert(gdrb_pci_link_speed("32. GT/s") == 0);
+	ck_assert(gdrb_pci_link_speed("1234567890123 GT/s") == 0);
+	/* Data rates: 8b/10b to 5 GT/s, 128b/130b to 32 GT/s, FLIT above. */
+	ck_assert_double_eq_tol(gdrb_pci_link_gbytes(2.5, 16), 4.0, 1e-9);
+	ck_assert_double_eq_tol(gdrb_pci_link_gbytes(32, 16), 32 * 16 / 8.0 * 128 / 130, 1e-9);
+	ck_assert_double_eq_tol(gdrb_pci_link_gbytes(64, 16), 64 * 16 / 8.0 * 236 / 256, 1e-9);
+	ck_assert(gdrb_pci_link_gbytes(0, 16) == 0 && gdrb_pci_link_gbytes(32, 0) == 0);
+
 	load("downtrained", &t);
 	n = nic_named(&t, "mlx5_1");
 	ck_assert_int_eq(t.nics[n].pci.link.cur_width, 8);
@@ -373,6 +395,98 @@ START_TEST(test_links)
 	gdrb_pci_link_target(&fn, &gts, &width);
 	ck_assert(gts == 32);
 	ck_assert_int_eq(width, 16);
+}
+END_TEST
+
+static void put(const char *dir, const char *rel, const char *text);
+
+/* GPU gpu's shared uplink with NIC nic in the sysfs tree sys: the return and the link. */
+static int uplink_of(const char *sys, size_t gpu, const char *nic, double *gts, int *width)
+{
+	struct gdrb_topo t;
+	int rc, n;
+
+	ck_assert_int_eq(gdrb_topo_load(sys, &t), 0);
+	n = nic_named(&t, nic);
+	ck_assert_int_ge(n, 0);
+	rc = gdrb_topo_shared_uplink(&t.gpus[gpu].pci, &t.nics[n].pci, gts, width);
+	gdrb_topo_free(&t);
+	return rc;
+}
+
+START_TEST(test_shared_uplink)
+{
+	char dir[] = "/tmp/gdrb-uplink.XXXXXX", cmd[PATH_MAX * 2], sys[PATH_MAX];
+	struct gdrb_pci_fn a, b;
+	struct gdrb_topo t;
+	double gts;
+	int width;
+
+	/* One switch: the root port and the switch's upstream port both report the uplink. */
+	ck_assert_int_eq(uplink_of(sys_of("healthy"), 0, "mlx5_0", &gts, &width), 1);
+	ck_assert(gts == 32.0);
+	ck_assert_int_eq(width, 16);
+	/* Its uplink down-trained: narrower than the GPU's and the NIC's own links. */
+	ck_assert_int_eq(uplink_of(sys_of("uplink-x8"), 1, "mlx5_1", &gts, &width), 1);
+	ck_assert(gts == 32.0);
+	ck_assert_int_eq(width, 8);
+	load("uplink-x8", &t);
+	ck_assert_int_eq(t.gpus[0].pci.link.cur_width, 16);
+	ck_assert_int_eq(t.nics[nic_named(&t, "mlx5_0")].pci.link.cur_width, 16);
+	gdrb_topo_free(&t);
+	/* No switch shared: through the host bridge, across sockets. */
+	ck_assert_int_eq(uplink_of(sys_of("phb"), 0, "mlx5_0", &gts, &width), 0);
+	ck_assert(gts == 0 && width == 0);
+	ck_assert_int_eq(uplink_of(sys_of("xsocket"), 0, "mlx5_0", &gts, &width), 0);
+
+	/* Two switches (PXB): the link between them is on the way up; a narrower one there wins. */
+	memset(&a, 0, sizeof(a));
+	snprintf(a.host_bridge, sizeof(a.host_bridge), "pci0000:00");
+	a.nchain = 6;
+	for (width = 0; width < a.nchain; width++) {
+		snprintf(a.chain[width], GDRB_BDF_LEN, "0000:%02x:00.0", width + 1);
+		a.chain_link[width] = (struct gdrb_pci_link){ .cur_gts = 32, .cur_width = 16 };
+	}
+	b = a;
+	snprintf(b.chain[4], GDRB_BDF_LEN, "0000:40:00.0");
+	snprintf(b.chain[5], GDRB_BDF_LEN, "0000:41:00.0");
+	a.chain_link[2] = b.chain_link[2] = (struct gdrb_pci_link){ .cur_gts = 16, .cur_width = 16 };
+	a.chain_link[5].cur_width = 4;  /* the GPU's own link is not the uplink */
+	ck_assert_int_eq(gdrb_topo_shared_uplink(&a, &b, &gts, &width), 1);
+	ck_assert(gts == 16.0);
+	ck_assert_int_eq(width, 16);
+	/* Across generations by data rate: Gen3 x8 (7.88 GB/s) under Gen2 x16 (8 GB/s after 8b/10b). */
+	a.chain_link[2] = (struct gdrb_pci_link){ .cur_gts = 5, .cur_width = 16 };
+	a.chain_link[1] = (struct gdrb_pci_link){ .cur_gts = 8, .cur_width = 8 };
+	ck_assert_int_eq(gdrb_topo_shared_uplink(&a, &b, &gts, &width), 1);
+	ck_assert(gts == 8.0);
+	ck_assert_int_eq(width, 8);
+
+	/* An attribute on the way garbled or missing: not known, never a guess. */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s/sys'", sys_of("healthy"), dir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(sys, sizeof(sys), "%s/sys", dir);
+	put(sys, "devices/pci0000:10/0000:10:01.0/current_link_speed", "fast\n");
+	ck_assert_int_eq(uplink_of(sys, 0, "mlx5_0", &gts, &width), -ENODATA);
+	ck_assert(gts == 0 && width == 0);
+	put(sys, "devices/pci0000:10/0000:10:01.0/current_link_speed", "32.0 GT/s PCIe\n");
+	ck_assert_int_eq(uplink_of(sys, 0, "mlx5_0", &gts, &width), 1);
+	snprintf(cmd, sizeof(cmd), "%s/devices/pci0000:10/0000:10:01.0/0000:11:00.0/current_link_width", sys);
+	ck_assert_int_eq(unlink(cmd), 0);
+	ck_assert_int_eq(uplink_of(sys, 0, "mlx5_0", &gts, &width), -ENODATA);
+	/* The GPU's own link garbled: its speed not known, its width still read. */
+	put(sys, "devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:00.0/0000:13:00.0/current_link_speed",
+	    "32.0 GT/s PCIe\x1b[2J\n");
+	put(sys, "devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:00.0/0000:13:00.0/current_link_width",
+	    "x16\n");
+	ck_assert_int_eq(gdrb_topo_load(sys, &t), 0);
+	ck_assert(t.gpus[0].pci.link.cur_gts == 0);
+	ck_assert_int_eq(t.gpus[0].pci.link.cur_width, 0);
+	ck_assert(t.gpus[0].pci.link.max_gts == 32.0);
+	gdrb_topo_free(&t);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -674,6 +788,8 @@ START_TEST(test_json)
 	gdrb_json_open_object(&j, NULL);
 	gdrb_json_string(&j, "s", "a\"b\\c\nd\x01");
 	gdrb_json_int(&j, "i", -3);
+	gdrb_json_number(&j, "gts", 2.5);
+	gdrb_json_number(&j, "nan", NAN);
 	gdrb_json_open_array(&j, "a");
 	gdrb_json_bool(&j, NULL, true);
 	gdrb_json_string(&j, NULL, NULL);
@@ -685,6 +801,8 @@ START_TEST(test_json)
 	ck_assert_str_eq(text, "{\n"
 			       "  \"s\": \"a\\\"b\\\\c\\nd\\u0001\",\n"
 			       "  \"i\": -3,\n"
+			       "  \"gts\": 2.5,\n"
+			       "  \"nan\": null,\n"
 			       "  \"a\": [\n"
 			       "    true,\n"
 			       "    null\n"
@@ -1023,6 +1141,7 @@ static Suite *topo_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("devices");
 	tcase_add_test(tc, test_links);
+	tcase_add_test(tc, test_shared_uplink);
 	tcase_add_test(tc, test_roce);
 	tcase_add_test(tc, test_bar1);
 	tcase_add_test(tc, test_bar1_parse);

@@ -4,8 +4,8 @@ the ratio of direct to staged bus bandwidth that the wire, the PCIe links and th
 distance allow.
 
 The evidence is the doctor's report (doctor.json "topology": each GPU's distance to its nearest
-NIC, the NIC's port rates, and where recorded each GPU's and NIC's PCIe link and the uplink a GPU
-shares with its NIC) and the rows themselves (gpu_nic_dist, the GPU's name, the NCCL_* variables
+NIC, the NIC's port rates, and where recorded each GPU's and NIC's PCIe link, the uplink a GPU
+shares with its NIC and the GPU's compute capability) and the rows themselves (gpu_nic_dist, the GPU's name, the NCCL_* variables
 in the note). Every piece is untrusted: a value that is not of its form is no evidence, and a
 prediction that lacks a piece says which piece, never a guess.
 """
@@ -49,6 +49,26 @@ def generation(gpu_name: str) -> str:
     if _AMPERE_ON.search(gpu_name):
         return "Ampere or later"
     return ""
+
+
+def cc_generation(cc: str) -> str:
+    """"pre-Ampere", "Ampere or later" or "" (not a compute capability) for CC as the doctor
+    records it ("9.0")."""
+    m = re.fullmatch(r"([0-9]{1,2})\.[0-9]{1,2}", cc)
+    if not m:
+        return ""
+    return "pre-Ampere" if int(m.group(1)) < 8 else "Ampere or later"
+
+
+def gpu_generation(gpu_name: str, topo: "Topology") -> Tuple[str, str]:
+    """The generation of a row's GPU and how to name it: from the compute capability CUDA gave
+    the doctor where every GPU of its report has one and all are of one generation (the node's
+    GPUs), else from GPU_NAME."""
+    ccs = sorted({g.cc for g in topo.gpus})
+    gens = {cc_generation(cc) for cc in ccs}
+    if ccs and len(gens) == 1 and "" not in gens:
+        return gens.pop(), "%s (compute capability %s)" % (gpu_name, ", ".join(ccs))
+    return generation(gpu_name), gpu_name
 
 
 def note_env(note: str, name: str) -> Optional[str]:
@@ -109,6 +129,7 @@ class Gpu:
     nic: str                      # its nearest NIC
     link: Optional[Link] = None
     uplink: Optional[Link] = None  # the narrowest link above the switch it shares with its NIC
+    cc: str = ""                   # compute capability from CUDA ("9.0"); "" not recorded
 
 
 @dataclass
@@ -144,8 +165,9 @@ def topology(doctor: Optional[Json], path: str = "doctor.json") -> Topology:
     for i in range(doctor.count("topology", "gpus")):
         g = doctor.at("topology", "gpus", i)
         dist = g.text("distance")
+        cc = g.j("compute_capability")
         t.gpus.append(Gpu(g.text("pci"), dist if dist in DIST_TO_NCCL else "", g.j("nearest_nic"),
-                          _link(g.at("link")), _link(g.at("shared_uplink"))))
+                          _link(g.at("link")), _link(g.at("shared_uplink")), cc if cc_generation(cc) else ""))
     if not t.gpus:
         t.why = "%s lists no GPU" % path
     return t
@@ -199,12 +221,12 @@ def expect_gdr(distance: str, topo: Topology, note: str, gpu_name: str) -> Expec
         return Expect("half", "%s; NCCL_NET_GDR_READ=0: no GPUDirect on sends" % where)
     if read is not None and re.match(r"[0-9]+$", read) and int(read) > 0:
         return Expect("all", "%s; NCCL_NET_GDR_READ=%s" % (where, read))
-    gen = generation(gpu_name)
+    gen, gpu = gpu_generation(gpu_name, topo)
     if gen == "pre-Ampere":
         return Expect("half", "%s; %s is %s: NCCL declines GPUDirect on sends unless NVLink joins its GPUs"
-                      % (where, gpu_name, gen))
+                      % (where, gpu, gen))
     if gen:
-        return Expect("all", "%s; %s is %s" % (where, gpu_name, gen))
+        return Expect("all", "%s; %s is %s" % (where, gpu, gen))
     return Expect("all", "%s; the GPU's generation is not known from '%s' (before Ampere NCCL declines "
                          "GPUDirect on sends unless NVLink joins the GPUs)" % (where, gpu_name))
 

@@ -373,6 +373,13 @@ small downtrained
 w "$S/bus/pci/devices/0000:16:00.0/current_link_width" 8
 w "$S/bus/pci/devices/0000:14:00.0/current_link_speed" "2.5 GT/s PCIe"
 
+# The switch's uplink to the root port trained to x8 of x16, as both its ends report it: GPU and
+# NIC links at their maximum, but staging through host memory crosses the narrow link twice.
+small uplink-x8
+for port in 0000:10:01.0 0000:11:00.0; do
+	w "$S/bus/pci/devices/$port/current_link_width" 8
+done
+
 # No peer memory module, and no dma-buf: proprietary 535 driver on Linux 5.4.
 small nopeermem
 drop_module nvidia_peermem

@@ -6,9 +6,11 @@ node with a low ratio fails), never passing without the evidence for the predict
 is judged "not above staged", the seeds' -50% and +30% printed as references only."""
 import json
 import os
+import subprocess
 import unittest
 
 import gdrbtest  # noqa: F401  (sys.path)
+from gdrbtest import BUILD
 from gdrbtool import gdr_model
 from test_nccl import NcclCase, row
 
@@ -18,8 +20,10 @@ V100 = "Tesla V100-SXM2-32GB"
 BIG = 256 << 20
 
 
-def doctor(dist="PIX", rate="400 Gb/sec (4X NDR)", gpu_link=GEN5, nic_link=GEN5, uplink=GEN5, gpus=1, dists=None):
-    """A gdrb_doctor --json report: GPUS GPUs at DIST (or DISTS) from NIC mlx5_I; None drops a link."""
+def doctor(dist="PIX", rate="400 Gb/sec (4X NDR)", gpu_link=GEN5, nic_link=GEN5, uplink=GEN5, gpus=1, dists=None,
+           cc=None):
+    """A gdrb_doctor --json report: GPUS GPUs at DIST (or DISTS) from NIC mlx5_I; None drops a link;
+    CC each GPU's compute capability (None: not recorded)."""
     g = []
     for i in range(gpus):
         d = {"pci": "0000:%02x:00.0" % (0x13 + i), "numa_node": 0, "driver": "nvidia", "bar1_bytes": 1 << 37,
@@ -28,6 +32,8 @@ def doctor(dist="PIX", rate="400 Gb/sec (4X NDR)", gpu_link=GEN5, nic_link=GEN5,
             d["link"] = gpu_link
         if uplink:
             d["shared_uplink"] = uplink
+        if cc is not None:
+            d["compute_capability"] = cc
         g.append(d)
     nics = []
     for i in range(gpus):
@@ -104,6 +110,31 @@ class GdrWhereNcclUsesIt(Case):
         # NCCL_NET_GDR_READ=0 turns the sends' GPUDirect off on any GPU.
         ran, r = self.rule(doctor("PIX"), self.RULE, row(gdr="8/16", note="NCCL_NET_GDR_READ=0"))
         self.assertEqual(r["verdict"], "PASS", ran.out)
+
+    def test_the_doctors_compute_capability_gives_the_generation(self):
+        # A name that says no generation (the simulated GPU's): CUDA's compute capability does.
+        sim = "gdrbench simulated GPU (simgpu)"
+        half = row(gdr="8/16").replace("NVIDIA H100 80GB HBM3", sim)
+        ran, r = self.rule(doctor("PIX", cc="7.0"), self.RULE, half)
+        self.assertEqual(r["verdict"], "PASS", ran.out)
+        self.assertIn("%s (compute capability 7.0) is pre-Ampere: NCCL declines GPUDirect on sends" % sim, r["message"])
+        ran, r = self.rule(doctor("PIX", cc="9.0"), self.RULE, half)
+        self.assertEqual(r["verdict"], "FAIL", ran.out)
+        self.assertIn("%s (compute capability 9.0) is Ampere or later" % sim, r["message"])
+        # It comes before the name; null, a malformed value or GPUs of two generations leave the name.
+        ran, r = self.rule(doctor("PIX", cc="7.0"), self.RULE, row(gdr="8/16"))
+        self.assertEqual(r["verdict"], "PASS", ran.out)
+        null = doctor("PIX")
+        null["topology"]["gpus"][0]["compute_capability"] = None
+        for report in (null, doctor("PIX", cc="9"), doctor("PIX", cc="nine")):
+            with self.subTest(cc=report["topology"]["gpus"][0].get("compute_capability")):
+                ran, r = self.rule(report, self.RULE, half)
+                self.assertEqual(r["verdict"], "FAIL", ran.out)
+                self.assertIn("the GPU's generation is not known from '%s'" % sim, r["message"])
+        mixed = doctor("PIX", gpus=2, dists=["PIX", "PIX"], cc="7.5")
+        mixed["topology"]["gpus"][1]["compute_capability"] = "8.0"
+        ran, r = self.rule(mixed, self.RULE, half)
+        self.assertIn("the GPU's generation is not known", r["message"])
 
     def test_without_the_distance_a_shortfall_fails(self):
         for report, why in ((None, "no doctor.json in the results"),
@@ -185,6 +216,54 @@ class BusbwAgainstTheTopology(Case):
         ran = self.accept("--link-rate", "200", self.results_with(doctor("PIX"), *self.launches("23.5", "23.4")),
                           self.nccl_profile(self.RULE))
         self.assertEqual(ran.verdict()["rules"][0]["verdict"], "PASS", ran.out)
+
+
+class DoctorEndToEnd(Case):
+    """gdrb accept with the shipped nccl-gdr profile on what the built gdrb_doctor --json says of
+    a fixture tree where GPU and NIC share a PCIe switch: the busbw rule judges (it had no data
+    while the doctor recorded no PCIe link)."""
+    BUSBW = "nccl-gdr-busbw"
+
+    def report(self, fixture):
+        doctor_bin, tree = BUILD / "bench" / "gdrb_doctor", BUILD / "tests" / "fixtures" / fixture
+        if not doctor_bin.is_file() or not (tree / "sys").is_dir():
+            self.skipTest("gdrb_doctor or the fixture trees not built (make check builds both)")
+        ran = subprocess.run([str(doctor_bin), "--json", "--sysfs-root", str(tree / "sys"), "--procfs-root",
+                              str(tree / "proc")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True, check=False)
+        self.assertIn(ran.returncode, (0, 1), ran.stderr)
+        return ran.stdout
+
+    def busbw(self, fixture, direct, staged):
+        rows = (row(size=BIG, busbw=direct), row(path="staged", size=BIG, gdr="0/16", busbw=staged))
+        ran = self.accept(self.results_with(self.report(fixture), *rows), "nccl-gdr")
+        rule = next(r for r in ran.verdict()["rules"] if r["name"] == self.BUSBW)
+        return ran, rule
+
+    def test_a_shared_switch_is_judged_against_its_links(self):
+        # healthy: 400 Gb/s NICs (50 GB/s) and GPUs under one switch, every link Gen5 x16
+        # (56.7 GB/s of data): staged at most 28.4 GB/s, direct/staged 1.76, 1.59 with 10% off.
+        ran, r = self.busbw("healthy", "46.0", "27.0")
+        self.assertEqual(r["verdict"], "PASS", ran.out)
+        self.assertIn("GPU 0000:13:00.0 PIX to mlx5_0: wire 50.00 GB/s, GPU 32.00 GT/s x16, NIC 32.00 GT/s x16, "
+                      "shared uplink 32.00 GT/s x16: staged 28.36 of direct 50.00 GB/s", r["message"])
+        ran, r = self.busbw("healthy", "32.0", "27.0")
+        self.assertEqual(r["verdict"], "FAIL", ran.out)
+        self.assertIn("256MiB: direct/staged 1.19 < 1.59", r["message"])
+
+    def test_a_down_trained_uplink_predicts_more(self):
+        # uplink-x8: the same node, its switch's uplink at x8: staged at most 14.2 GB/s, 3.53.
+        ran, r = self.busbw("uplink-x8", "46.0", "27.0")
+        self.assertEqual(r["verdict"], "FAIL", ran.out)
+        self.assertIn("shared uplink 32.00 GT/s x8: staged 14.18 of direct 50.00 GB/s", r["message"])
+        self.assertIn("direct/staged 1.70 < 3.17", r["message"])
+        ran, r = self.busbw("uplink-x8", "46.0", "13.0")
+        self.assertEqual(r["verdict"], "PASS", ran.out)
+
+    def test_no_shared_switch_predicts_one(self):
+        ran, r = self.busbw("phb", "25.0", "25.0")
+        self.assertEqual(r["verdict"], "PASS", ran.out)
+        self.assertIn("predicted 1.00", r["message"])
 
 
 class LatencyNotAboveStaged(Case):

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of common/doctor: the topology of --json on a fixture tree with a CUDA inventory
+ * set by hand (a fixture tree never asks CUDA): the compute capability where CUDA sees the
+ * GPU, null where it does not or gives none.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdrb_doctor.h"
+
+#include "unit_main.h"
+
+/* The --json of fixture name, CUDA seeing what set_cuda gives it. */
+static char *json_of(const char *name, void (*set_cuda)(struct gdrb_cuda_inventory *))
+{
+	char sys[PATH_MAX + 64], proc[PATH_MAX + 64], *text = NULL;
+	struct gdrb_doctor_opts o;
+	struct gdrb_doctor d;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(sys, sizeof(sys), "%s/%s/sys", unit_fixtures(), name);
+	snprintf(proc, sizeof(proc), "%s/%s/proc", unit_fixtures(), name);
+	memset(&o, 0, sizeof(o));
+	o.sysfs_root = sys;
+	o.procfs_root = proc;
+	o.max_size = 8;
+	o.window = 1;
+	o.window_bytes = 8;
+	ck_assert_int_eq(gdrb_doctor_load(&d, &o), 0);
+	set_cuda(&d.cuda);
+	d.cuda_ok = d.cuda.count > 0;
+	gdrb_doctor_run(&d);
+	f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	gdrb_doctor_print_json(&d, f);
+	fclose(f);
+	gdrb_doctor_free(&d);
+	return text;
+}
+
+/* GPU 0000:13:00.0 as CUDA pads it, compute capability 9.0; 0000:14:00.0 without one. */
+static void two_gpus(struct gdrb_cuda_inventory *inv)
+{
+	inv->count = 2;
+	snprintf(inv->devs[0].name, sizeof(inv->devs[0].name), "NVIDIA H100 80GB HBM3");
+	snprintf(inv->devs[0].pci_bus_id, sizeof(inv->devs[0].pci_bus_id), "00000000:13:00.0");
+	inv->devs[0].cc_major = 9;
+	inv->devs[0].cc_minor = 0;
+	snprintf(inv->devs[1].pci_bus_id, sizeof(inv->devs[1].pci_bus_id), "00000000:14:00.0");
+}
+
+static void no_gpu(struct gdrb_cuda_inventory *inv)
+{
+	inv->count = 0;
+}
+
+/* The text of GPU bdf's object in json: from its "pci" key to the end of the object. */
+static const char *gpu_in(const char *json, const char *bdf)
+{
+	char key[64];
+	const char *at;
+
+	snprintf(key, sizeof(key), "\"pci\": \"%s\"", bdf);
+	at = strstr(json, key);
+	ck_assert_msg(at != NULL, "no GPU %s in the JSON", bdf);
+	return at;
+}
+
+START_TEST(test_compute_capability)
+{
+	char *json = json_of("healthy", two_gpus);
+	const char *g0, *g1;
+
+	g0 = gpu_in(json, "0000:13:00.0");
+	g1 = gpu_in(json, "0000:14:00.0");
+	ck_assert_msg(strstr(g0, "\"compute_capability\": \"9.0\"") &&
+		      strstr(g0, "\"compute_capability\": \"9.0\"") < g1, "%.600s", g0);
+	ck_assert_msg(strstr(g1, "\"compute_capability\": null"), "%.600s", g1);
+	ck_assert_msg(strstr(g0, "\"link\": {\n          \"gts\": 32,\n          \"width\": 16\n        }"),
+		      "%.600s", g0);
+	free(json);
+
+	/* CUDA not asked or seeing no GPU: null, never a guess from the name. */
+	json = json_of("a100", no_gpu);
+	ck_assert(!strstr(json, "\"compute_capability\": \""));
+	ck_assert(strstr(gpu_in(json, "0000:13:00.0"), "\"compute_capability\": null"));
+	free(json);
+}
+END_TEST
+
+static Suite *doctor_suite(void)
+{
+	Suite *s = suite_create("doctor");
+	TCase *tc = tcase_create("json");
+
+	tcase_add_test(tc, test_compute_capability);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+const struct unit_test unit_test = { .suite = doctor_suite };
