@@ -6,6 +6,13 @@
 # tool the bundle lacks.
 
 lim() { timeout -k 5 "$@"; }
+# GDRB_BUNDLE_QUICK=1 (a rehearsal's check of the pipeline, not of figures): small sizes, two MPI
+# binaries.
+if [[ ${GDRB_BUNDLE_QUICK:-0} == 1 ]]; then
+	nccl_sizes=8:64K copy_sizes=(1 4) mpi_sizes=8:64K mpi_bins="gdrb_mpi_bw gdrb_mpi_latency"
+else
+	nccl_sizes=8:64M copy_sizes=(1 4 16 64 512) mpi_sizes=8:4M mpi_bins=
+fi
 tprog() { find "$B/build" -name "$1" -type f | head -n 1; }
 not_carried() {
 	mkdir -p "$W/$1"
@@ -82,12 +89,12 @@ part_nccl() {
 	# -n 20 and -w 5: nccl-tests' defaults; -c 1 checks the results; -z 0: launches not blocking.
 	run_nt() {
 		[[ -x $nt/${c}_perf ]] || return 0
-		lim 40 "$nt/${c}_perf" -b 8 -e 64M -f 2 -g 1 -w 5 -n 20 -c 1 >"$d/nt-$c-r$r.txt" 2>&1
+		lim 40 "$nt/${c}_perf" -b 8 -e "${nccl_sizes#*:}" -f 2 -g 1 -w 5 -n 20 -c 1 >"$d/nt-$c-r$r.txt" 2>&1
 		echo "nccl-tests ${c}_perf round $r: exit $?"
 	}
 	run_gd() {
 		# shellcheck disable=SC2086 # $timing: words
-		lim 60 "$MPIRUN" -np 1 "$B/build/nccl/gdrb_nccl_$g" --mem device --in-place both -c -m 8:64M -t 0.02 \
+		lim 60 "$MPIRUN" -np 1 "$B/build/nccl/gdrb_nccl_$g" --mem device --in-place both -c -m "$nccl_sizes" -t 0.02 \
 			$timing --csv "$d/gd-$c-r$r.csv" >"$d/gd-$c-r$r.txt" 2>&1
 		echo "gdrbench gdrb_nccl_$g round $r: exit $?"
 	}
@@ -108,16 +115,17 @@ host_to_device_bidirectional_memcpy_ce device_to_host_bidirectional_memcpy_ce
 host_to_device_bidirectional_memcpy_sm device_to_host_bidirectional_memcpy_sm device_local_copy"
 
 part_copies() {
-	local d=$W/copies nvb=$B/tools/nvbandwidth/bin/nvbandwidth mib
+	local d=$W/copies nvb=$B/tools/nvbandwidth/bin/nvbandwidth mib sizes
 	mkdir -p "$d"
 	# nvbandwidth's own buffer (512 MiB) and gdrbench's sizes from 1 MiB (nvbandwidth counts MiB).
-	lim 40 "$B/build/bench/gdrb_copy_bw" -m 1M,4M,16M,64M,512M -t 0.2 --csv "$d/gd-copy.csv" >"$d/gd-copy.txt" 2>&1
+	sizes=$(printf '%sM,' "${copy_sizes[@]}")
+	lim 40 "$B/build/bench/gdrb_copy_bw" -m "${sizes%,}" -t 0.2 --csv "$d/gd-copy.csv" >"$d/gd-copy.txt" 2>&1
 	echo "gdrb_copy_bw: exit $?"
 	if [[ ! -x $nvb ]]; then
 		not_carried copies nvbandwidth "the bundle was built without it"
 		return 0
 	fi
-	for mib in 512 64 16 4 1; do
+	for mib in "${copy_sizes[@]}"; do
 		# shellcheck disable=SC2086 # $NVB_CASES: words
 		lim 25 "$nvb" -b "$mib" -t $NVB_CASES >"$d/nvb-b$mib.txt" 2>&1
 		echo "nvbandwidth -b $mib: exit $?"
@@ -143,7 +151,8 @@ part_mpi() {
 			b=${f##*/}
 			# pairs: every pair of ranks (one pair here); barrier: no buffer to place on the GPU
 			[[ $b == gdrb_mpi_pairs || $b == gdrb_mpi_barrier ]] && continue
-			lim 30 "$MPIRUN" -np 2 --oversubscribe "$f" --mem device --staging both -c -m 8:4M -t 0.02 \
+			[[ -z $mpi_bins || " $mpi_bins " == *" $b "* ]] || continue
+			lim 30 "$MPIRUN" -np 2 --oversubscribe "$f" --mem device --staging both -c -m "$mpi_sizes" -t 0.02 \
 				--csv "$d/$b.csv" >"$d/$b.txt" 2>&1
 			echo "$b: exit $?"
 		done

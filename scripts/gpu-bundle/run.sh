@@ -20,7 +20,8 @@
 # part say "not carried"; the rest runs.
 #
 # Environment: GDRB_BUNDLE_BUDGET (seconds, default 500), GDRB_BUNDLE_PARTS (default all, e.g.
-# "nccl copies"), GDRB_BUNDLE_ROUNDS (NCCL rounds, default 3), SIMGPU_DRYRUN=DIR and
+# "nccl copies"), GDRB_BUNDLE_ROUNDS (NCCL rounds, default 3), GDRB_BUNDLE_QUICK=1 (small sizes
+# and two MPI binaries: a rehearsal of the pipeline, not of figures), SIMGPU_DRYRUN=DIR and
 # SIMNCCL_DRYRUN=DIR (a build tree's tests/support/simgpu/lib and simnccl/lib: rehearse on the
 # simulated GPU and NCCL; MPS is then not started).
 set -u
@@ -38,7 +39,7 @@ fi
 
 OUT=${1:-}
 [[ -n $OUT && $# -eq 1 ]] || {
-	echo "usage: run.sh OUTDIR" >&2
+	echo "run.sh: usage: run.sh OUTDIR (a directory for the report; GDRB_BUNDLE_* in the environment)" >&2
 	exit 2
 }
 budget=${GDRB_BUNDLE_BUDGET:-500}
