@@ -9,9 +9,9 @@ lim() { timeout -k 5 "$@"; }
 # GDRB_BUNDLE_QUICK=1 (a rehearsal's check of the pipeline, not of figures): small sizes, two MPI
 # binaries.
 if [[ ${GDRB_BUNDLE_QUICK:-0} == 1 ]]; then
-	nccl_sizes=8:64K copy_sizes=(1 4) mpi_sizes=8:64K mpi_bins="gdrb_mpi_bw gdrb_mpi_latency"
+	nccl_sizes=8:64K nccl_time=0.02 copy_sizes=(1 4) mpi_sizes=8:64K mpi_bins="gdrb_mpi_bw gdrb_mpi_latency"
 else
-	nccl_sizes=8:64M copy_sizes=(1 4 16 64 512) mpi_sizes=8:4M mpi_bins=
+	nccl_sizes=8:64M nccl_time=0.05 copy_sizes=(1 4 16 64 512) mpi_sizes=8:4M mpi_bins=
 fi
 tprog() { find "$B/build" -name "$1" -type f | head -n 1; }
 not_carried() {
@@ -94,7 +94,7 @@ part_nccl() {
 	}
 	run_gd() {
 		# shellcheck disable=SC2086 # $timing: words
-		lim 60 "$MPIRUN" -np 1 "$B/build/nccl/gdrb_nccl_$g" --mem device --in-place both -c -m "$nccl_sizes" -t 0.02 \
+		lim 60 "$MPIRUN" -np 1 "$B/build/nccl/gdrb_nccl_$g" --mem device --in-place both -c -m "$nccl_sizes" -t "$nccl_time" \
 			$timing --csv "$d/gd-$c-r$r.csv" >"$d/gd-$c-r$r.txt" 2>&1
 		echo "gdrbench gdrb_nccl_$g round $r: exit $?"
 	}
