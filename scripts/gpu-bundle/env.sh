@@ -36,6 +36,8 @@ cuda_mpi_env() {
 	export LD_LIBRARY_PATH=$B/tools/ompi/lib:$B/tools/ucx/lib:$LD_LIBRARY_PATH
 	export OPAL_PREFIX=$B/tools/ompi MPIRUN=$B/tools/ompi/bin/mpirun
 	unset OPAL_SYSCONFDIR PMIX_MCA_mca_base_component_path OMPI_MCA_btl
-	export OMPI_MCA_pml=ucx
+	# pml ucx on whatever transports UCX has (Open MPI 4.1 otherwise wants verbs or cuda_ipc and,
+	# on a node with neither, refuses the PML)
+	export OMPI_MCA_pml=ucx OMPI_MCA_pml_ucx_tls=any OMPI_MCA_pml_ucx_devices=any
 	return 0
 }

@@ -382,30 +382,45 @@ def copies_section(raw: Raw, out: List[str]) -> None:
     out.append("")
 
 
-_TRANSPORTS = (("cuda_ipc", "CUDA IPC"), ("gdr_copy", "GDRCopy"), ("rc_mlx5", "RDMA (rc_mlx5)"),
-               ("dc_mlx5", "RDMA (dc_mlx5)"), ("rc_verbs", "RDMA (rc_verbs)"), ("cuda_copy", "cuda_copy (staging copies)"),
-               ("sysv", "shared memory (sysv)"), ("posix", "shared memory (posix)"), ("cma", "CMA"),
-               ("tcp", "TCP"))
+_TRANSPORTS = {"cuda_ipc": "CUDA IPC", "gdr_copy": "GDRCopy", "cuda_copy": "cuda_copy (copies through host memory)",
+               "sysv": "shared memory (sysv)", "posix": "shared memory (posix)", "cma": "CMA", "tcp": "TCP",
+               "rc_mlx5": "RDMA rc_mlx5", "dc_mlx5": "RDMA dc_mlx5", "ud_mlx5": "RDMA ud_mlx5",
+               "rc_verbs": "RDMA rc_verbs", "ud_verbs": "RDMA ud_verbs", "self": "self"}
+_LOG_PREFIX = re.compile(r"^\[[0-9.]+\] \[[^]]*\]\s*")
+_TL = re.compile(r"([A-Za-z0-9_]+)/")
 
 
 def mpi_transport(log: str) -> str:
-    """What UCX's protocol tables (UCX_PROTO_INFO=y) name for GPU memory in LOG: the transports
-    seen on the rows of a selection "from cuda" memory; "unknown" when the log has none."""
+    """What UCX's protocol tables (UCX_PROTO_INFO=y; src/ucp/proto/proto_debug.c: a one-cell line
+    naming the operation and its memory, "... from cuda/GPU0", then rows "| range | description |
+    config |", each line after UCX's "[time] [host:pid:thread]" prefix) name for sends from GPU
+    memory: the transports of the config column, and "a pipeline" where a description says so;
+    "unknown" when the log holds no such table."""
     seen: List[str] = []
-    cuda_table = False
-    for line in log.split("\n"):
-        if line.startswith("| ") and line.rstrip().endswith("|"):
-            if "cuda" in line and (" from " in line or " into " in line):
-                cuda_table = True
-            elif " from " in line or " into " in line:
-                cuda_table = False
-            if cuda_table:
-                for key, name in _TRANSPORTS:
-                    if key in line and name not in seen:
-                        seen.append(name)
-        elif not line.startswith("+"):
-            cuda_table = False
-    return ", ".join(seen) if seen else "unknown"
+    pipeline = False
+    cuda = False
+    for raw in log.split("\n"):
+        line = _LOG_PREFIX.sub("", raw.strip())
+        if not line.startswith("|"):
+            if not line.startswith("+"):
+                cuda = False
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 1:
+            if " from " in cells[0] or " into " in cells[0]:
+                cuda = re.search(r" (from|into) cuda", cells[0]) is not None
+            continue
+        if not cuda or len(cells) < 3 or cells[0] == "Range":
+            continue
+        if "pipeline" in cells[1]:
+            pipeline = True
+        for tl in _TL.findall(cells[-1]):
+            name = _TRANSPORTS.get(tl, tl)
+            if name not in seen:
+                seen.append(name)
+    if not seen:
+        return "unknown"
+    return ", ".join(seen) + (" (a pipeline)" if pipeline else "")
 
 
 def fig(v: str) -> str:

@@ -94,10 +94,15 @@ class Transport(unittest.TestCase):
 
     def test_unknown(self):
         self.assertEqual(reference.mpi_transport("rank 0: nothing from UCX\n"), "unknown")
-        host_only = UCX.split("+------------------------------+-------------------------------"
-                              "--------------------------------+\n| ucp_context_0 intra-node cfg#2 |"
-                              " tagged message by ucp_tag_send*(multi) from cuda")[0]
+        host_only = UCX.split("[1796227209.098001]")[0]   # the captured tables: host memory only
+        self.assertIn("sysv/memory", host_only)
         self.assertEqual(reference.mpi_transport(host_only), "unknown")
+
+    def test_pipeline_and_lanes(self):
+        table = UCX.replace("| rendezvous zero-copy read from remote         | cuda_ipc/cuda |",
+                            "| rendezvous pipeline cuda_copy, fenced write   | 50% on cuda_copy/cuda and 50% on rc_mlx5/mlx5_0:1 |")
+        self.assertEqual(reference.mpi_transport(table),
+                         "cuda_copy (copies through host memory), RDMA rc_mlx5 (a pipeline)")
 
 
 class Report(unittest.TestCase):
