@@ -195,7 +195,7 @@ ucx_perftest_cuda() {
 }
 
 part_staging() {
-	lim 80 "$B/scripts/measure/measure-staging" --build-dir "$B/build" --stage-chunk 512K,2M \
+	lim 100 "$B/scripts/measure/measure-staging" --build-dir "$B/build" --stage-chunk auto,512K,2M \
 		--time-per-size 0.2 --out "$W/staging" --report "$W/staging.md" >"$W/staging.out" 2>&1
 	echo "measure-staging: exit $?"
 }

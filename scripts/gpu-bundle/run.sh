@@ -122,7 +122,7 @@ part nccl 150
 part copies 75
 if [[ " $parts " == *" mpi "* || " $parts " == *" staging "* ]]; then mps_start; fi
 part mpi 120
-part staging 90
+part staging 110
 mps_stop
 
 step "report -> reference.md"
