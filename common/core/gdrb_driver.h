@@ -118,6 +118,13 @@ struct gdrb_ctx {
 	 * the batches' mean times per call); an iteration it validates (c->checking) holds one.
 	 */
 	unsigned calls_per_iter;
+	/*
+	 * The timed iteration's calls as the device timed them (CUDA events around them), in
+	 * us, set by an iteration that times itself so: the sample, in place of the host
+	 * clock's time of the whole iteration (which also holds the enqueueing and the wait).
+	 * The driver sets it below 0 before each iteration; below 0 after it: the host clock.
+	 */
+	double device_us;
 	unsigned mismatches_shown;  /* at the current size and path */
 	size_t check_span;      /* bytes of result this rank checks at this size (fault injection) */
 	size_t check_off;       /* ... from this byte of recv (a rotated buffer offset); 0 unless set */
