@@ -137,10 +137,10 @@ for run in plain hook; do
 	mkdir -p "$WORK/$run"
 	cp "$WORK/$run.csv" "$WORK/$run/results.csv"
 done
-"$SCRIPTS/gdrb-accept" "$WORK/plain" "$WORK/lat.profile" >"$WORK/acc.out" 2>&1 ||
+"$SCRIPTS/gdrb" accept "$WORK/plain" "$WORK/lat.profile" >"$WORK/acc.out" 2>&1 ||
 	{ cat "$WORK/acc.out"; fail "accept: the run without a hook does not pass"; }
 rc=0
-"$SCRIPTS/gdrb-accept" "$WORK/hook" "$WORK/lat.profile" >"$WORK/acc.out" 2>&1 || rc=$?
+"$SCRIPTS/gdrb" accept "$WORK/hook" "$WORK/lat.profile" >"$WORK/acc.out" 2>&1 || rc=$?
 [ "$rc" = 3 ] || { cat "$WORK/acc.out"; fail "accept on a run with a hook: exit $rc, expected 3 (INVALID)"; }
 grep -q '^INVALID: .*test hook GDRB_INJECT_STALL=1000/7 active' "$WORK/acc.out" ||
 	{ cat "$WORK/acc.out"; fail "accept does not name the hook"; }

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../support/script_helpers.sh"
 need_mpi
 
-sweep=$SCRIPTS/gdrb-sweep
+sweep=("$SCRIPTS/gdrb" sweep)
 header=$(head -n 1 "$DATA/good-run/results.csv")
 
 # wait_for COND_CMD...: poll up to 30 s.
@@ -37,7 +37,7 @@ sigint_default() {
 	exec python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 set -m # the sweep gets a process group of its own
-sigint_default "$sweep" --profile "$WORK/slow.profile" --bin-dir "$top_builddir" --out "$WORK/run" >"$WORK/run.out" 2>"$WORK/run.err" &
+sigint_default "${sweep[@]}" --profile "$WORK/slow.profile" --bin-dir "$top_builddir" --out "$WORK/run" >"$WORK/run.out" 2>"$WORK/run.err" &
 pid=$!
 set +m
 part=$WORK/run/logs/01-mpi_latency-host.csv
@@ -88,7 +88,7 @@ printf '%s\n%s\n%s' "$header" \
 ! csv_check "$WORK/cut.csv" >/dev/null || fail "csv_check accepts a half-written row"
 
 set -m
-sigint_default "$sweep" --profile "$WORK/half.profile" --bin-dir "$WORK/bin" --bin-dir "$top_builddir" --out "$WORK/half" \
+sigint_default "${sweep[@]}" --profile "$WORK/half.profile" --bin-dir "$WORK/bin" --bin-dir "$top_builddir" --out "$WORK/half" \
 	>"$WORK/half.out" 2>"$WORK/half.err" &
 pid=$!
 set +m

@@ -1,7 +1,7 @@
 """Check a results directory against the rules of a profile: PASS or FAIL per rule, with the
 measured value, the threshold and the sizes concerned.
 
-  scripts/gdrb-accept [options] RESULTS_DIR PROFILE
+  gdrb accept [options] RESULTS_DIR PROFILE
 
 RESULTS_DIR is what gdrb-sweep wrote (results.csv, meta.json); PROFILE is a shipped profile
 name (gdr-effectiveness, nccl-gdr, ib-ndr400, ib-hdr200, roce-200g, roce-400g, pairs) or a

@@ -19,11 +19,8 @@ import sys
 from pathlib import Path
 from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-SCRIPTS = Path(__file__).resolve().parent.parent.parent
-TREE = SCRIPTS.parent
-LIB = SCRIPTS / "lib"
-PROFILES = SCRIPTS / "profiles"
-SCHEMA_DEF = TREE / "common" / "core" / "csv_schema.def"
+# Where the files are, from the source tree or installed: layout.py, their one place.
+from .layout import BIN_ROOT, GDRB, LIB, PROFILES, RESULTS_HOME, SCHEMA_DEF, TREE  # noqa: F401
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INVALID, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 

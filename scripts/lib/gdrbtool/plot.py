@@ -2,7 +2,7 @@
 collective's in-place rows, placement in-place, one of their own: BENCH-MEM-in-place), as
 PNG and SVG, in RESULTS_DIR/plots/.
 
-  scripts/gdrb-plot [--out DIR] [--format png,svg] RESULTS_DIR
+  gdrb plot [--out DIR] [--format png,svg] RESULTS_DIR
 
 Latency benchmarks: p50 (solid) and p99 (dashed) in us against message size, log-log.
 Bandwidth benchmarks: GB/s (1e9 B/s; busbw for collectives) against size, log size axis.

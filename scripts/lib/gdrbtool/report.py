@@ -10,7 +10,7 @@ docs/pairs.md) get a section: each matrix's summary, the suspects the verdict na
 heat map, and the matrix itself up to 16 ranks.
 gdrb-sweep runs this last; run it by hand after gdrb-accept or gdrb-plot to refresh.
 
-  scripts/gdrb-report RESULTS_DIR
+  gdrb report RESULTS_DIR
 
 An empty value shows as n/a, a value that is not a number as invalid (listed with its file and
 line), never as 0.

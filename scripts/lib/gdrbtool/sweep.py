@@ -1,12 +1,13 @@
 """Run a profile of gdrbench benchmarks and collect everything in one results directory.
 
-  scripts/gdrb-sweep [options]
+  gdrb sweep [options]
 
 With no options: this host, 2 ranks, the quick profile: every point-to-point benchmark that
 applies here from 8 B to 1 GiB (device memory where nvidia-smi lists a GPU, the verbs
 benchmarks where /sys/class/infiniband lists an RDMA device, binaries that are built).
 Inside a Slurm allocation (SLURM_JOB_ID set) it launches with srun on the allocated nodes.
-Writes results/<UTC date>-<label>/:
+Writes results/<UTC date>-<label>/ (in the source tree's results/ when run from a writable
+source tree, else under the current directory, never into an installed prefix):
   results.csv   every row (schema: results/README.md), plus a 'failed' row for each size a
                 failing benchmark did not measure; complete after Ctrl-C too
   meta.json     hosts, kernel, GPU driver, CUDA, MPI, rdma-core and gdrbench versions, GPUs
@@ -73,7 +74,7 @@ import time
 from typing import Dict, List, Optional, Tuple
 
 from . import common, pairs as pairs_mod, profile as profile_mod
-from .common import (EXIT_FAIL, EXIT_INTERRUPTED, SCRIPTS, TREE, Stop, duration, failure, say, shell_join,
+from .common import (EXIT_FAIL, EXIT_INTERRUPTED, GDRB, TREE, Stop, duration, failure, say, shell_join,
                      write_all)
 from .sweep_launch import Host, Placement, find_bin, placement, probe
 from .sweep_log import capture, exit_line, first_line, log_append, log_entry, new_log, run_child
@@ -362,7 +363,7 @@ class Sweep:
         self.trap_signals()
         launcher = self.where.launcher
         git = ""
-        if os.path.exists(os.path.join(str(TREE), ".git")):
+        if TREE and os.path.exists(os.path.join(str(TREE), ".git")):
             rc, git, _ = self.probed(["git", "-C", str(TREE), "describe", "--always", "--dirty"], timeout=60)
             git = first_line(git) if rc == 0 else ""
         lv = ""
@@ -421,13 +422,13 @@ class Sweep:
         sys.stdout.flush()
         lost = False
         if shutil.which("gnuplot"):
-            lost = self.stage("plot", [str(SCRIPTS / "gdrb-plot"), out])[0] != 0
+            lost = self.stage("plot", [str(GDRB), "plot", out])[0] != 0
         else:
-            text = "gnuplot not found: no plots (install gnuplot-nox; then scripts/gdrb-plot %s)" % out
+            text = "gnuplot not found: no plots (install gnuplot-nox; then gdrb plot %s)" % out
             say(text)
             self.stage_logs.append((self.log_path("plot.log"), ("# %s\n" % text).encode()))
         if p.has_rules:
-            cmd = [str(SCRIPTS / "gdrb-accept")] + (["--link-rate", o.link_rate] if o.link_rate else [])
+            cmd = [str(GDRB), "accept"] + (["--link-rate", o.link_rate] if o.link_rate else [])
             vrc, verdict = self.stage("accept", cmd + [out, p.profile_file], keep_stdout=True)
             show(verdict)
             # 1: a rule fails (or the verdict could not be written: it said so); 3: INVALID values.
@@ -441,7 +442,7 @@ class Sweep:
                 except Stop:
                     lost = True
             self.write_meta()
-        if self.stage("report", [str(SCRIPTS / "gdrb-report"), out])[0] != 0:
+        if self.stage("report", [str(GDRB), "report", out])[0] != 0:
             lost = True
         # The stages' logs last: on a full disk an output gets the space before a log does.
         for path, text in self.stage_logs:

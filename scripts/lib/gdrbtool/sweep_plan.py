@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional
 
 from . import pairs as pairs_mod, profile as profile_mod
-from .common import TREE, duration, shell_join, size_fmt, sizes_expand, term, usage_error
+from .common import BIN_ROOT, duration, shell_join, size_fmt, sizes_expand, term, usage_error
 from .sweep_launch import Host, Placement, find_bin
 from .sweep_options import LABEL, Options
 
@@ -90,7 +90,7 @@ def _version_of(binary: str) -> str:
 
 
 def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, launcher: str,
-         root: str = str(TREE), find: Callable[[str], str] = None) -> Plan:
+         root: str = str(BIN_ROOT), find: Callable[[str], str] = None) -> Plan:
     """Which steps run, in order, and why each line or memory kind that does not run is skipped."""
     find = find or (lambda name: find_bin(name, o.bin_dirs, root))
     profile_name = os.path.basename(profile_file)

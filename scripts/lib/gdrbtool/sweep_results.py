@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import List, Sequence, Tuple
 
 from . import common, pairs as pairs_mod
-from .common import (TREE, Refused, Stop, awk_value, csv_split, csv_text, failure, say, sizes_expand,
+from .common import (Refused, Stop, awk_value, csv_split, csv_text, failure, say, sizes_expand,
                      usage_error, write_all)
 from .counters import counter_lines, counters_schema
+from .layout import results_base
 from .sweep_plan import Step
 
 
@@ -268,9 +269,11 @@ def claim_results_dir(out: str, label: str) -> str:
     directories of their own: a link there is refused, never written through."""
     stem = ""
     if not out:
-        base = os.path.join(str(TREE), "results")
-        if not (os.path.isdir(base) and os.access(base, os.W_OK)):
-            base = os.path.join(os.getcwd(), "results")
+        try:
+            base = results_base()
+        except OSError as e:
+            raise usage_error("no --out, and '%s' cannot hold the results: %s; run gdrb sweep from a writable "
+                              "directory, or give --out DIR" % (e.filename, e.strerror))
         stem = out = os.path.join(base, time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + label)
     parent = os.path.dirname(out.rstrip("/") or "/") or "."
     if not os.path.isdir(parent):

@@ -674,4 +674,4 @@ class DispatchTest(unittest.TestCase):
     def test_help(self):
         r = self.run_gdrb("--help")
         self.assertEqual(r.returncode, 0)
-        self.assertIn("scripts/gdrb accept", r.stdout)
+        self.assertIn("gdrb accept", r.stdout)

@@ -86,7 +86,7 @@ class OptionsTest(unittest.TestCase):
         self.assertTrue(sweep.parse_args(["--help", "--np", "3"]).help)   # help first, as before
 
     def test_help_is_the_docstring(self):
-        out = subprocess.run([str(gdrbtest.SCRIPTS / "gdrb-sweep"), "--help"], stdout=subprocess.PIPE,
+        out = subprocess.run([str(gdrbtest.GDRB), "sweep", "--help"], stdout=subprocess.PIPE,
                              universal_newlines=True, check=True).stdout
         self.assertTrue(out.startswith("Run a profile of gdrbench benchmarks"))
         self.assertIn("  --dry-run          print what would run", out)
@@ -632,7 +632,7 @@ class EndToEnd(Dir):
         self.assertIsNone(shutil.which("gnuplot", path=path))
         ran = self.sweep("sizes 8\nrun gdrb_fake_ok launch=local\n", path=path)
         self.assertEqual(ran.returncode, 0, ran.stderr)
-        said = "gdrb-sweep: gnuplot not found: no plots (install gnuplot-nox; then scripts/gdrb-plot %s)\n" % self.out
+        said = "gdrb-sweep: gnuplot not found: no plots (install gnuplot-nox; then gdrb plot %s)\n" % self.out
         self.assertEqual(ran.stderr.count(said), 1, ran.stderr)
         self.assertEqual(self.read("results.csv").splitlines(), [common.schema().header, ok_row("fake_ok")])
         self.assertIn("fake_ok", self.read("summary.md"))
@@ -817,16 +817,16 @@ class EndToEnd(Dir):
         self.assertEqual(info[at + 1:at + 4], ["mpirun: cannot reach b (injected)", "its second line",
                                                "# exit status 1"])
         plot = log("plot.log")
-        self.assertEqual(plot[0], "# %s/gdrb-plot %s" % (gdrbtest.SCRIPTS, self.out))
+        self.assertEqual(plot[0], "# %s plot %s" % (gdrbtest.GDRB, self.out))
         self.assertIn("gnuplot: cannot draw (injected)", plot)
         self.assertEqual(plot[-1], "# exit status 1")
         accept = log("accept.log")
-        self.assertEqual(accept[0], "# %s/gdrb-accept %s %s" % (gdrbtest.SCRIPTS, self.out,
+        self.assertEqual(accept[0], "# %s accept %s %s" % (gdrbtest.GDRB, self.out,
                                                                 os.path.join(self.tmp, "test.profile")))
         self.assertRegex(accept[1], r"^gdrb-accept: verdict in \S+/verdict.json and \S+/verdict.xml$")
         self.assertEqual(accept[2:], ["# exit status 1"])
         report = log("report.log")
-        self.assertEqual((report[0], report[-1]), ("# %s/gdrb-report %s" % (gdrbtest.SCRIPTS, self.out),
+        self.assertEqual((report[0], report[-1]), ("# %s report %s" % (gdrbtest.GDRB, self.out),
                                                    "# exit status 0"))
         # The terminal still gets what it got: each stage's stderr, the node-info failure.
         for line in plot[1:-1] + accept[1:-1] + report[1:-1]:
