@@ -1090,7 +1090,7 @@ def parse_args(argv: List[str]) -> Options:
             o.args.append(a)
         i += 1
     if len(o.args) != 2:
-        raise usage_error("expected RESULTS_DIR PROFILE, e.g. 'gdrb-accept results/20261121-quick gdr-effectiveness'; "
+        raise usage_error("expected RESULTS_DIR PROFILE, e.g. 'gdrb accept results/20261121-quick gdr-effectiveness'; "
                           "see --help")
     return o
 

@@ -286,7 +286,7 @@ def results_csv(arg: str) -> str:
     else:
         raise usage_error("%s: no such results directory" % arg)
     if not os.path.isfile(csv_path):
-        raise usage_error("%s: no results.csv in this directory; expected a gdrb-sweep results directory" % arg)
+        raise usage_error("%s: no results.csv in this directory; expected a 'gdrb sweep' results directory" % arg)
     if os.path.getsize(csv_path) == 0:
         raise usage_error("%s:1: empty file; expected the header of the CSV schema (results/README.md)" % csv_path)
     return csv_path

@@ -529,7 +529,7 @@ def parse_args(argv: List[str]) -> Tuple[str, str, str]:
             args.append(a)
         i += 1
     if len(args) != 1:
-        raise usage_error("expected one RESULTS_DIR, e.g. 'gdrb-plot results/20261121-quick'; see --help")
+        raise usage_error("expected one RESULTS_DIR, e.g. 'gdrb plot results/20261121-quick'; see --help")
     return args[0], out, formats
 
 
