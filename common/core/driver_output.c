@@ -325,7 +325,7 @@ void gdrb_drv_print_header(struct run *r)
 		fprintf(hdr, "# buffers slots: each message of a window has its own slot of the buffers; at each size the window is the smaller of -W %u and --window-bytes %s / size (the CSV window column; the note says where it is less than -W)\n",
 		       p->window, gdrb_size_format(p->window_bytes, lo, sizeof(lo)));
 	if (b->describe) {
-		char line[2048];
+		char line[4096];
 
 		b->describe(c, line, sizeof(line));
 		fprintf(hdr, "# %s\n", line);

@@ -17,6 +17,7 @@
 
 #include "gdrb_coll_opts.h"
 #include "gdrb_counters.h"
+#include "gdrb_inject.h"
 #include "gdrb_json.h"
 #include "gdrb_log.h"
 #include "gdrb_nccl_log.h"
@@ -290,8 +291,13 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 {
 	const struct gdrb_nccl_params *np = gdrb_nccl_params(c->p);
 	const char *level = getenv("NCCL_DEBUG"), *file = getenv("NCCL_DEBUG_FILE");
-	const char *old = getenv("NCCL_NET_GDR_LEVEL");
+	const char *old = getenv("NCCL_NET_GDR_LEVEL"), *level_from = NULL;
+	const char *file_level = gdrb_nccl_conf_value(&n->conf, "NCCL_NET_GDR_LEVEL", &level_from);
+	char from[128] = "";
 	int at = 0;
+
+	if (file_level)
+		clean(from, sizeof(from), level_from, 120);
 
 	/* Empty, NCCL writes to stdout (the results'): a private file as if unset. */
 	if (file && !*file)
@@ -311,6 +317,20 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 			return GDRB_ERR;
 		at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at, "--nccl-gdr %s: NCCL_NET_GDR_LEVEL=%s",
 			       gdrb_nccl_gdr_names[np->gdr], want);
+		/* Set in the environment, it wins over NCCL's files (setenv(..., 0) there). */
+		if (!old && file_level && at < (int)sizeof(n->setting)) {
+			char shown[64];
+
+			clean(shown, sizeof(shown), file_level, 40);
+			at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at,
+				       " in the environment, which wins over %s's %s", from, shown);
+		}
+	} else if (!old && file_level) {
+		char shown[64];
+
+		clean(shown, sizeof(shown), file_level, 40);
+		at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at,
+			       "--nccl-gdr auto: NCCL_NET_GDR_LEVEL=%s as %s sets it", shown, from);
 	} else {
 		at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at, "--nccl-gdr auto: %s",
 			       old ? "NCCL_NET_GDR_LEVEL as the environment sets it" : "NCCL's own GPUDirect rule");
@@ -613,12 +633,6 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 	memset(n, 0, sizeof(*n));
 	own_host(n->host, sizeof(n->host));
 	n->pid = (long)getpid();
-	rc = setup_env(c, n);
-	rc = gdrb_boot_agree(b, rc);
-	if (rc)
-		return rc;
-	read_env(c, n);
-	n->rdma_devices = b->rank == 0 ? rdma_devices() : -1;
 	n->simulated = dlsym(RTLD_DEFAULT, SIMNCCL_MARKER) != NULL;
 	if (ncclGetVersion(&v) == ncclSuccess) {
 		n->version = v;
@@ -633,6 +647,16 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 		snprintf(n->library, sizeof(n->library), "NCCL (version unknown)%s",
 			 n->simulated ? " (simulated)" : "");
 	}
+	/* NCCL's files, before gdrbench sets its own variables: what a file gives and what the environment overrides. */
+	if (b->rank == 0)
+		gdrb_nccl_conf_read(&n->conf, n->version, getenv("NCCL_CONF_FILE"), getenv("HOME"),
+				    gdrb_inject()->nccl_etc_conf ? gdrb_inject()->nccl_etc_conf : "/etc/nccl.conf");
+	rc = setup_env(c, n);
+	rc = gdrb_boot_agree(b, rc);
+	if (rc)
+		return rc;
+	read_env(c, n);
+	n->rdma_devices = b->rank == 0 ? rdma_devices() : -1;
 	env_version_differs(n);
 
 	/*
@@ -817,14 +841,30 @@ static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *al
 	if (n->choice_note[0] && at < sizeof(c->lib_note))
 		at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%s", at ? "; " : "", n->choice_note);
 	if (n->env[0] && at < sizeof(c->lib_note))
-		snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%.*s", at ? "; " : "", (int)(sizeof(c->lib_note) / 2), n->env);
+		at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%.*s", at ? "; " : "",
+				       (int)(sizeof(c->lib_note) / 2), n->env);
+	/* NCCL's files' settings in force, as NAME=VALUE the tools read as they read the environment's. */
+	if (at < sizeof(c->lib_note)) {
+		char conf[384];
+
+		gdrb_nccl_conf_note(&n->conf, conf, sizeof(conf));
+		if (conf[0])
+			snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%s", at ? "; " : "", conf);
+	}
 }
 
-/* A plain NCCL_ALGO or NCCL_PROTO value (one name, no per-collective list, no "^"), or NULL. */
-static const char *plain_setting(const char *name, char *buf, size_t len)
+/*
+ * A plain NCCL_ALGO or NCCL_PROTO value (one name, no per-collective list, no "^") from the
+ * environment, else from NCCL's files (*from their path, else NULL), or NULL.
+ */
+static const char *plain_setting(const struct gdrb_nccl *n, const char *name, char *buf, size_t len, const char **from)
 {
 	const char *v = getenv(name);
 	size_t i;
+
+	*from = NULL;
+	if (!v)
+		v = gdrb_nccl_conf_value(&n->conf, name, from);
 
 	if (!v || !*v || strlen(v) >= len)
 		return NULL;
@@ -843,8 +883,10 @@ static const char *plain_setting(const char *name, char *buf, size_t len)
 static void choice(struct gdrb_ctx *c, struct gdrb_nccl *n, char *note, size_t len)
 {
 	struct gdrb_nccl_tuning t;
-	char why[192], algo[32], proto[32];
-	const char *a = plain_setting("NCCL_ALGO", algo, sizeof(algo)), *p = plain_setting("NCCL_PROTO", proto, sizeof(proto));
+	char why[192], algo[32], proto[32], where[200], shown[240];
+	const char *a_from, *p_from;
+	const char *a = plain_setting(n, "NCCL_ALGO", algo, sizeof(algo), &a_from);
+	const char *p = plain_setting(n, "NCCL_PROTO", proto, sizeof(proto), &p_from);
 
 	c->lib_algo[0] = c->lib_proto[0] = '\0';
 	c->lib_channels = 0;
@@ -861,10 +903,18 @@ static void choice(struct gdrb_ctx *c, struct gdrb_nccl *n, char *note, size_t l
 		return;
 	}
 	if (a || p) {
+		const char *a_src = a_from ? a_from : "the environment", *p_src = p_from ? p_from : "the environment";
+
 		snprintf(c->lib_algo, sizeof(c->lib_algo), "%s", a ? a : "");
 		snprintf(c->lib_proto, sizeof(c->lib_proto), "%s", p ? p : "");
-		snprintf(note, len, "%s%s%s as set in the environment, not read from NCCL's log", a ? "algorithm" : "",
-			 a && p ? " and " : "", p ? "protocol" : "");
+		/* The environment and each file may give one of them: name where each came from. */
+		if (a && p && strcmp(a_src, p_src))
+			snprintf(where, sizeof(where), "algorithm as set in %.80s, protocol in %.80s", a_src, p_src);
+		else
+			snprintf(where, sizeof(where), "%s as set in %.120s", a && p ? "algorithm and protocol" : a ? "algorithm" : "protocol",
+				 a ? a_src : p_src);
+		clean(shown, sizeof(shown), where, sizeof(shown) - 1);
+		snprintf(note, len, "%s, not read from NCCL's log", shown);
 		return;
 	}
 	if (n->tuning)
@@ -911,13 +961,17 @@ void gdrb_nccl_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
 	const struct gdrb_nccl *n = &the;
 
+	char conf[1536];
+
+	gdrb_nccl_conf_describe(&n->conf, conf, sizeof(conf));
 	snprintf(buf, len,
 		 "%s%s; %s\n"
 		 "# NCCL's INFO log: each rank's is read back after every size (%s); the CSV transport column lists the transports of its connections, gdr_connections the network connections that used GPUDirect RDMA (/GDRDMA) of all\n"
-		 "# NCCL environment (rank 0): %s",
+		 "# NCCL environment (rank 0): %s\n"
+		 "# %s",
 		 n->library, n->simulated ? ": the test suite's simulated NCCL (tests/support/simnccl), which proves behaviour, never speed" : "",
 		 n->setting, n->dir[0] ? "a private file per rank" : "the file NCCL_DEBUG_FILE names",
-		 n->env[0] ? n->env : "none");
+		 n->env[0] ? n->env : "none", conf);
 	(void)c;
 }
 
