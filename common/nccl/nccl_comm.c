@@ -22,6 +22,7 @@
 #include "gdrb_log.h"
 #include "gdrb_nccl_log.h"
 #include "gdrb_size.h"
+#include "gdrb_sysfs.h"
 #include "gdrb_transports.h"
 #include "gdrb_watchdog.h"
 #include "nccl_int.h"
@@ -766,8 +767,137 @@ int gdrb_nccl_sync(const struct gdrb_ctx *c, const char *what, size_t size)
 struct log_wire {
 	struct gdrb_nccl_links links;
 	int32_t readable;
+	uint32_t sysfs_rate;    /* bit i: links.nics[i].mbps is the port's rate in sysfs, not NCCL's figure */
 	char why[188];
 };
+
+/* A port's rate as the kernel writes it, "400 Gb/sec (4X NDR)", in Mb/s; 0 anything else. */
+static uint32_t port_rate_mbps(const char *text)
+{
+	unsigned long whole = 0, frac = 0, scale = 1;
+	const char *p = text;
+
+	if (*p < '0' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9' && whole < 1000000)
+		whole = whole * 10 + (unsigned long)(*p++ - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9' && scale < 1000; p++, scale *= 10)
+			frac = frac * 10 + (unsigned long)(*p - '0');
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (strncmp(p, " Gb/sec", 7) || whole >= 100000)
+		return 0;
+	return (uint32_t)(whole * 1000 + frac * 1000 / scale);
+}
+
+/*
+ * The NICs NCCL's log named without a speed (NCCL before 2.27 prints none at INFO): the port's
+ * rate from sysfs (<root>/class/infiniband/<dev>/ports/<port>/rate), a regular file read without
+ * following a link; a merged device ("a+b") is left unknown.
+ */
+static uint32_t rates_from_sysfs(struct gdrb_nccl_links *l)
+{
+	const char *root = gdrb_inject()->sysfs_root ? gdrb_inject()->sysfs_root : "/sys";
+	uint32_t from = 0;
+	unsigned i;
+
+	for (i = 0; i < GDRB_NCCL_NICS; i++) {
+		struct gdrb_nccl_nic *nic = &l->nics[i];
+		char dev[24], path[512], text[64];
+		const char *colon = strrchr(nic->name, ':');
+		uint32_t mbps;
+
+		if (nic->mbps || !colon || colon == nic->name || strchr(nic->name, '+') || strchr(nic->name, '?'))
+			continue;
+		snprintf(dev, sizeof(dev), "%.*s", (int)(colon - nic->name), nic->name);
+		if (gdrb_path(path, sizeof(path), root, "class/infiniband/%s/ports/%s/rate", dev, colon + 1) ||
+		    gdrb_read_text(path, text, sizeof(text)))
+			continue;
+		if ((mbps = port_rate_mbps(text))) {
+			nic->mbps = mbps;
+			from |= 1u << i;
+		}
+	}
+	return from;
+}
+
+/*
+ * Rank 0: the line rate the rows' bytes crossed (c->lib_line_*): on each host, the NICs its
+ * ranks' connections used, each counted once, their rates added (a ring's channels spread over
+ * a node's NICs); the lowest host's. Not known (0) where a NIC is unnamed or has no rate, or a
+ * host used no NET/IB device: nothing is then claimed.
+ */
+static void line_rate(struct gdrb_ctx *c, const struct log_wire *all)
+{
+	const struct gdrb_boot *b = c->boot;
+	double lowest = 0;
+	int r, q, low_host = -1, low_nics = 0;
+	bool any_sysfs = false, any_log = false;
+	char names[32] = "";
+
+	c->lib_line_gbps = 0;
+	c->lib_line_from[0] = c->lib_line_why[0] = '\0';
+	for (r = 0; r < b->size; r++) {
+		const char *counted[64];
+		double sum = 0;
+		int nics = 0, k;
+		unsigned i;
+		bool first = true;
+
+		for (q = 0; q < r && first; q++)
+			first = strcmp(b->hosts[q], b->hosts[r]) != 0;
+		if (!first)
+			continue;
+		/* Every rank of host r: its NICs, each counted once. */
+		for (q = r; q < b->size; q++) {
+			if (strcmp(b->hosts[q], b->hosts[r]))
+				continue;
+			if (!all[q].readable)
+				return;
+			for (i = 0; i < GDRB_NCCL_NICS && all[q].links.nics[i].name[0]; i++) {
+				const struct gdrb_nccl_nic *nic = &all[q].links.nics[i];
+
+				if (!nic->mbps || !strcmp(nic->name, "?"))
+					return;
+				for (k = 0; k < nics && strcmp(counted[k], nic->name); k++)
+					;
+				if (k < nics)
+					continue;
+				if (nics == (int)(sizeof(counted) / sizeof(counted[0])))
+					return;
+				counted[nics++] = nic->name;
+				sum += nic->mbps / 1000.0;
+				if (all[q].sysfs_rate & (1u << i))
+					any_sysfs = true;
+				else
+					any_log = true;
+			}
+		}
+		if (!nics)
+			return;
+		if (low_host < 0 || sum < lowest) {
+			lowest = sum;
+			low_host = r;
+			low_nics = nics;
+			snprintf(names, sizeof(names), "%s", counted[0]);
+		}
+	}
+	if (low_host < 0)
+		return;
+	c->lib_line_gbps = lowest;
+	snprintf(c->lib_line_from, sizeof(c->lib_line_from), "%s%s%s at %g Gb/s on %.40s, from %s%s%s",
+		 low_nics > 1 ? "the NICs of NCCL's connections, " : "NIC ", low_nics > 1 ? "" : names,
+		 low_nics > 1 ? "" : " of NCCL's connections", lowest, b->hosts[low_host],
+		 any_log ? "NCCL's log" : "", any_log && any_sysfs ? " and " : "", any_sysfs ? "sysfs" : "");
+	if (!strcmp(c->lib_algo, "Ring"))
+		snprintf(c->lib_line_why, sizeof(c->lib_line_why),
+			 "NCCL says Ring, whose bytes cross the network once each: this rate is not the network's (a NIC not in NCCL's log?)");
+	else
+		snprintf(c->lib_line_why, sizeof(c->lib_line_why),
+			 "tree, NVLS, CollNet or SHARP at work (algorithm %.64s); for network acceptance force NCCL_ALGO=Ring",
+			 c->lib_algo[0] ? c->lib_algo : "unknown: --nccl-tuning-log says which");
+}
 
 /* Rank 0: the row's columns and note from every rank's links. */
 static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *all)
@@ -937,6 +1067,8 @@ int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
 	else
 		mine.readable = gdrb_nccl_log_read(n->log, &(struct gdrb_nccl_owner){ n->host, n->pid },
 						   &mine.links, mine.why, sizeof(mine.why)) == 0;
+	if (mine.readable)
+		mine.sysfs_rate = rates_from_sysfs(&mine.links);
 	if (c->boot->rank == 0 && !(all = calloc((size_t)c->boot->size, sizeof(*all))))
 		return GDRB_ERR;
 	rc = gdrb_boot_step_gather(c->boot, &mine, sizeof(mine), all, "reading NCCL's log", size);
@@ -946,6 +1078,7 @@ int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
 		snprintf(was, sizeof(was), "%s %s", c->lib_transport, c->lib_gdr);
 		choice(c, n, n->choice_note, sizeof(n->choice_note));
 		compose(c, n, all);
+		line_rate(c, all);
 		snprintf(now, sizeof(now), "%s %s", c->lib_transport, c->lib_gdr);
 		/* In the table, where it changes: the connections NCCL made by the end of this size. */
 		if (strcmp(was, now))

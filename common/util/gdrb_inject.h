@@ -45,7 +45,7 @@ struct gdrb_inject {
 	const char *stage_race;         /* NULL: off */
 	/* GDRB_VERBS_MAX_MSG=SIZE: the largest verbs work request is at most SIZE. */
 	size_t verbs_max_msg;           /* 0: off */
-	/* GDRB_INJECT_SYSFS_ROOT=DIR: the counters around each measurement are read under DIR, not /sys. */
+	/* GDRB_INJECT_SYSFS_ROOT=DIR: the counters around each measurement (and NCCL's NIC rates) are read under DIR, not /sys. */
 	const char *sysfs_root;         /* NULL: off */
 	/*
 	 * GDRB_INJECT_COUNTER=NAME+N@K (or NAME-N@K): every counter called NAME reads N more

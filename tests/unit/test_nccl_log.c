@@ -385,6 +385,51 @@ START_TEST(test_wire)
 }
 END_TEST
 
+/* The NET/IB devices the connections used: named by the "Using" line, their speed from the device lines. */
+START_TEST(test_nics)
+{
+	static const char log[] =
+		PREFIX "NET/IB: [0] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=400000 context=0x55 pciPath=/sys/x ar=1 oooRqSize=0\n"
+		PREFIX "NET/IB: [3] mlx5_3:uverbs3:1/RoCE provider=Mlx5 speed=200000 context=0x56 pciPath=/sys/y ar=0 oooRqSize=0\n"
+		PREFIX "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/RoCE [2]mlx5_9:1/IB [RO]; OOB ib0:10.0.0.1<0>\n"
+		PREFIX "NET/IB : Made virtual device [4] name=mlx5_0+mlx5_3 speed=600000 ndevs=2\n"
+		PREFIX "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/1/GDRDMA\n"
+		PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/1/GDRDMA\n"
+		PREFIX "Channel 01/0 : 0[0] -> 1[0] [send] via NET/IB/2/GDRDMA\n"
+		PREFIX "Channel 02/0 : 0[0] -> 1[0] [send] via NET/IB/4(1)/GDRDMA\n"
+		PREFIX "Channel 03/0 : 0[0] -> 1[0] [send] via NET/IB/7/GDRDMA\n"
+		PREFIX "Channel 04/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n";
+	struct gdrb_nccl_links l, got;
+	unsigned char bytes[GDRB_NCCL_LINKS_WIRE];
+
+	gdrb_nccl_links_init(&l);
+	gdrb_nccl_log_parse_mem(log, sizeof(log) - 1, NULL, &l);
+	ck_assert_uint_eq(l.ib_used, (1u << 1) | (1u << 2) | (1u << 4) | (1u << 7));
+	/* Device order: 1 (mlx5_3 port 1, its speed by name and port, not by the device line's own number), 2 (named,
+	 * no speed line), 4 (merged), then 7 (not named: "?"); the unused mlx5_0 is not listed. */
+	ck_assert_str_eq(l.nics[0].name, "mlx5_3:1");
+	ck_assert_uint_eq(l.nics[0].mbps, 200000);
+	ck_assert_str_eq(l.nics[1].name, "mlx5_9:1");
+	ck_assert_uint_eq(l.nics[1].mbps, 0);
+	ck_assert_str_eq(l.nics[2].name, "mlx5_0+mlx5_3");
+	ck_assert_uint_eq(l.nics[2].mbps, 600000);
+	ck_assert_str_eq(l.nics[3].name, "?");
+	/* The wire form carries them; a name with a character no device has is refused. */
+	memcpy(bytes, &l, sizeof(bytes));
+	ck_assert_int_eq(gdrb_nccl_links_from_wire(&got, bytes, sizeof(bytes)), 0);
+	ck_assert_str_eq(got.nics[0].name, "mlx5_3:1");
+	strcpy(l.nics[1].name, "mlx5,0");
+	memcpy(bytes, &l, sizeof(bytes));
+	ck_assert_int_eq(gdrb_nccl_links_from_wire(&got, bytes, sizeof(bytes)), -EINVAL);
+
+	/* A log of an NCCL before 2.27 (no device line): named, no speed. */
+	read_fixture("nccl-2.18.3-ib-gdr.log", &l);
+	ck_assert_str_eq(l.nics[0].name, "mlx5_0:1");
+	ck_assert_uint_eq(l.nics[0].mbps, 0);
+	ck_assert_str_eq(l.nics[1].name, "");
+}
+END_TEST
+
 START_TEST(test_hostile)
 {
 	static const char conn[] = PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n";
@@ -597,6 +642,7 @@ static Suite *nccl_log_suite(void)
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_transports);
 	tcase_add_test(tc, test_wire);
+	tcase_add_test(tc, test_nics);
 	tcase_add_test(tc, test_hostile);
 	tcase_add_test(tc, test_owner);
 	tcase_add_test(tc, test_files);
