@@ -26,17 +26,19 @@ run() {
 		--csv "$csv" "$@" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "gdrb_nccl_allreduce on $hosts $*"; }
 	csv_has "$csv" status=ok transport=NET/IB || { cat "$csv"; fail "$hosts: the row is not an ok NET/IB one"; }
 }
-flagged() { grep -q 'busbw [0-9.]* GB/s above the line rate' "$csv"; }
+flagged() { grep -q 'busbw [0-9.]* GB/s above the line rate' "$csv" "$WORK/out"; }
 
-# 1 Mb/s (0.000125 GB/s): any busbw is above it.
-SIMNCCL_NIC_MBPS=1 SIMNCCL_ALGO=TREE run "$(bed_hosts 2)" --nccl-tuning-log
+# 100 Mb/s (0.0125 GB/s): any busbw here is above it.
+SIMNCCL_NIC_MBPS=100 SIMNCCL_ALGO=TREE run "$(bed_hosts 2)" --nccl-tuning-log
 csv_has "$csv" hosts=2 algorithm=Tree || { cat "$csv"; fail "not 2 hosts, algorithm Tree"; }
-grep -q 'busbw [0-9.]* GB/s above the line rate 0.000 GB/s (NIC mlx5_0:1 of NCCL.s connections at 0.001 Gb/s on gdrbn1, from NCCL.s log): tree, NVLS, CollNet or SHARP at work (algorithm Tree); for network acceptance force NCCL_ALGO=Ring' "$csv" ||
-	{ cat "$csv"; fail "busbw above a 1 Mb/s NIC not flagged with the rate's source, the algorithm and the advice"; }
-pass "2 nodes, NCCL's device line says 1 Mb/s: the row flagged, the NIC and NCCL's log named, algorithm Tree, force Ring"
+grep -q 'busbw [0-9.]* GB/s above the line rate 0.013 GB/s (NIC mlx5_0:1 of NCCL.s connections at 0.1 Gb/s on gdrbn1, from NCCL.s log): tree, NVLS, CollNet or SHARP at work (algorithm Tree); for network acceptance force NCCL_ALGO=Ring' "$csv" ||
+	{ cat "$csv"; fail "busbw above a 100 Mb/s NIC not flagged with the rate's source, the algorithm and the advice"; }
+grep -q '^# 1MiB, out-of-place: busbw [0-9.]* GB/s above the line rate 0.013 GB/s (NIC mlx5_0:1' "$WORK/out" ||
+	{ cat "$WORK/out"; fail "the table does not say it under the size's line"; }
+pass "2 nodes, NCCL's device line says 100 Mb/s: the row flagged, the NIC and NCCL's log named, algorithm Tree, force Ring"
 
 # NCCL says Ring: the rate cannot be the network's, and the note says that instead.
-SIMNCCL_NIC_MBPS=1 run "$(bed_hosts 2)" --nccl-tuning-log
+SIMNCCL_NIC_MBPS=100 run "$(bed_hosts 2)" --nccl-tuning-log
 grep -q "NCCL says Ring, whose bytes cross the network once each: this rate is not the network's" "$csv" ||
 	{ cat "$csv"; fail "Ring above the line rate: the note does not doubt the rate"; }
 pass "Ring above the line rate: the rate is doubted, no algorithm blamed"
@@ -54,14 +56,14 @@ pass "no rate in NCCL's log or sysfs: not flagged, nothing claimed"
 
 # No speed in NCCL's log (NCCL before 2.27): the port's rate from sysfs, said so.
 mkdir -p "$WORK/sys/class/infiniband/mlx5_0/ports/1"
-echo '0.5 Gb/sec (1X SDR)' >"$WORK/sys/class/infiniband/mlx5_0/ports/1/rate"
+echo '0.1 Gb/sec (1X SDR)' >"$WORK/sys/class/infiniband/mlx5_0/ports/1/rate"
 GDRB_TEST_HOOKS=1 GDRB_INJECT_SYSFS_ROOT=$WORK/sys run "$(bed_hosts 2)"
-grep -q 'above the line rate 0.062 GB/s (NIC mlx5_0:1 of NCCL.s connections at 0.5 Gb/s on gdrbn1, from sysfs)' "$csv" ||
+grep -q 'above the line rate 0.013 GB/s (NIC mlx5_0:1 of NCCL.s connections at 0.1 Gb/s on gdrbn1, from sysfs)' "$csv" ||
 	{ cat "$csv"; fail "the port's rate from sysfs not used, or its source not said"; }
 pass "no speed in NCCL's log: the port's rate from sysfs, said so"
 
 # One node: the network is not what busbw crossed alone, never flagged.
-SIMNCCL_NIC_MBPS=1 run gdrbn1:2
+SIMNCCL_NIC_MBPS=100 run gdrbn1:2
 csv_has "$csv" hosts=1 || { cat "$csv"; fail "not one host"; }
 flagged && { cat "$csv"; fail "a one-node row flagged"; }
 pass "one node: not flagged"
