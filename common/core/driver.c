@@ -358,6 +358,16 @@ static void table_lines(struct run *r, size_t size, const struct outcome *agg,
 	int q;
 
 	gdrb_drv_table_line(r, size, "all", agg);
+	/* Under its line, as in its CSV note: a multi-node busbw above the line rate it crossed. */
+	for (i = 0; i < c->nvariants; i++) {
+		char over[512], sz[32];
+
+		if (c->variants[i].supported && agg[i].status && !strcmp(agg[i].status, GDRB_ST_OK) &&
+		    gdrb_fig_busbw_over_line(agg[i].busbw_GBps, c->lib_line_gbps, c->boot->nhosts, c->lib_line_from,
+					     c->lib_line_why, over, sizeof(over)))
+			printf("# %s%s%s: %s\n", gdrb_size_format(size, sz, sizeof(sz)), placement_sep(c),
+			       gdrb_placement_name(c->placement), over);
+	}
 	for (q = 0; q < np && np > 1; q++) {
 		for (i = 0; i < c->nvariants; i++)
 			line[i] = c->variants[i].supported ? pairs[i * (size_t)np + q] : agg[i];

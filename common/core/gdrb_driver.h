@@ -110,6 +110,14 @@ struct gdrb_ctx {
 	 */
 	char lib_timing[16], lib_algo[64], lib_proto[32];
 	unsigned lib_calls_per_sync, lib_channels;
+	/*
+	 * The network line rate a collective's bytes crossed, set by the benchmark's `end` on
+	 * rank 0 for the rows of the size (Gb/s; 0: not known, nothing is claimed): a row on
+	 * more than one host whose busbw exceeds it is flagged in its note, naming where the
+	 * rate came from (lib_line_from) and what lifts busbw above it (lib_line_why).
+	 */
+	double lib_line_gbps;
+	char lib_line_from[160], lib_line_why[256];
 
 	/*
 	 * Calls a timed iteration holds (a library launching a batch before one synchronisation,
