@@ -170,6 +170,12 @@ struct gdrb_bench {
 	bool needs_gpu;
 	enum gdrb_mem_kind default_mem; /* --mem when the command line gives none (0: host) */
 	/*
+	 * The CSV reg of the direct path on memory on the GPU where the transport knows it
+	 * before it registers anything ("mpi-cuda"); NULL: decided as it sets up (verbs:
+	 * dmabuf or peermem), "none" in --describe.
+	 */
+	const char *gpu_reg;
+	/*
 	 * The bootstrap's sendrecv travels as the measured bytes do (MPI): pipelined
 	 * staging's probe times the wire with it. Else the wire is not measured.
 	 */

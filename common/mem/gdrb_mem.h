@@ -88,6 +88,8 @@ int gdrb_mem_kind_parse(const char *text, enum gdrb_mem_kind *kind, const char *
 const char *gdrb_mem_kind_name(enum gdrb_mem_kind kind);
 /* The kind's table: what it is (on the GPU, needs a GPU, staged). */
 const struct gdrb_mem_kind_ops *gdrb_mem_kind(enum gdrb_mem_kind kind);
+/* How many kinds --mem accepts, built-in and registered: they are numbered from 0. */
+unsigned gdrb_mem_kind_count(void);
 /* "host, pinned, device": every kind --mem accepts, in order. */
 char *gdrb_mem_kind_list(char *buf, size_t len);
 /*

@@ -188,7 +188,7 @@ bad_profile 'rule r mpi_bw bw_GBps >= 1 sizes=8:4:2' "rule r: sizes=8:4:2: expec
 bad_profile 'rule r mpi_bw bw_GBps >= 1 color=red' "rule r: unknown key 'color'"
 bad_profile 'rule r mpi_bw reg >= 1' "rule r: >= needs a numeric column; 'reg' is text"
 bad_profile 'rule r mpi_bw bw_GBps' "rule needs NAME BENCH COLUMN OP THRESHOLD"
-bad_profile 'run gdrb_mpi_bw mem=gpu' "mem=: unknown value 'gpu'; accepted: host,pinned,device"
+bad_profile 'run gdrb_mpi_bw mem=GPU' "mem=: expected a comma list of lower-case names"
 bad_profile 'run gdrb_mpi_bw sizes=0' "sizes: '0' is not a size list"
 bad_profile 'walk gdrb_mpi_bw' "unknown statement 'walk'"
 bad_profile 'run gdrb_mpi_bw args="-x' 'unterminated "quote"'

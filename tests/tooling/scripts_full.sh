@@ -72,6 +72,7 @@ while [ \$# -gt 0 ]; do
 	case \$1 in
 	--csv) csv=\$2; shift ;;
 	--version) echo "gdrb_fake_ok (gdrbench) 0.1.0"; exit 0 ;;
+	--describe) exec cat "\$0.json" ;;
 	esac
 	shift
 done
@@ -82,6 +83,7 @@ done
 dd if=/dev/zero of="$mnt/filler" bs=1k count=\$((\$(df -k --output=avail "$mnt" | tail -n 1) - 4)) 2>/dev/null
 FAKE
 chmod +x "$WORK/bin/gdrb_fake_ok"
+fake_describe "$WORK/bin/gdrb_fake_ok" fake_bw
 printf 'sizes 8,64,512,4K,32K\nrun gdrb_fake_ok launch=local mem=host\n' >"$WORK/full.profile"
 "$SCRIPTS/gdrb" sweep --profile "$WORK/full.profile" --bin-dir "$WORK/bin" --out "$mnt/sweep" >"$WORK/out" 2>"$WORK/err"
 rc=$?

@@ -57,9 +57,12 @@ ls "$WORK/quick/logs/"*.csv >/dev/null 2>&1 && fail "per-step CSVs left in logs/
 pass "default sweep: 4 benchmarks, schema-valid CSV, meta.json from the system, progress, plots, summary"
 
 # --- failures, unsupported, skips ---------------------------------------------------------
-# Fake benchmarks (one local process each) that behave like gdrbench binaries toward --csv.
+# Fake benchmarks (one local process each) that behave like gdrbench binaries toward --csv,
+# and say what they are as the binaries do (--describe, docs/describe.md): layer local, host
+# memory, one direct path whose rows the run could not write carry reg none.
 mkdir "$WORK/bin"
 for name in fail unsupp; do
+	fake_describe "$WORK/bin/gdrb_fake_$name"
 	cat >"$WORK/bin/gdrb_fake_$name" <<FAKE
 #!/bin/bash
 csv= mem=host label=
@@ -69,6 +72,7 @@ while [ \$# -gt 0 ]; do
 	--mem) mem=\$2; shift ;;
 	--label) label=\$2; shift ;;
 	--version) echo "gdrb_fake (gdrbench) 0.1.0"; exit 0 ;;
+	--describe) exec cat "\$0.json" ;;
 	esac
 	shift
 done
@@ -241,7 +245,8 @@ fi
 expect_refused "--np: expected an even number of ranks, at least 2, got '3'" "${sweep[@]}" --np 3
 expect_refused "--launcher: expected mpirun or srun, got 'ssh'" "${sweep[@]}" --launcher ssh
 expect_refused "--sizes: expected MIN:MAX (doubling) or a list" "${sweep[@]}" --sizes 0
-expect_refused "--mem: expected a comma list of host, pinned, device, got 'gpu'" "${sweep[@]}" --mem gpu
+# Memory kinds are the binaries' (--describe): one none of the profile's binaries takes is refused.
+expect_refused "--mem: no binary of profile quick takes 'gpu'; they take: device, host, pinned" "${sweep[@]}" --mem gpu
 expect_refused "--time-per-size: expected seconds per size" "${sweep[@]}" --time-per-size 0
 expect_refused "--hosts: expected a comma list of host names" "${sweep[@]}" --hosts 'a b'
 expect_refused "--hosts and --hostfile: give one of them" "${sweep[@]}" --hosts a --hostfile "$WORK/hostfile"

@@ -11,17 +11,18 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
                              -t SEC, -n N, -c (else the binaries' own defaults)
   run BINARY [key=value ...] run BINARY (a gdrbench binary's name, gdrb_NAME: never a path)
                              once per memory kind; keys:
-      mem=host,pinned,device   memory kinds (default host); device only where a GPU is;
+      mem=host,pinned,device   memory kinds (default: the binary's own, its --describe's
+                               default_mem); the kinds each binary takes are its own
+                               (--describe); one that needs a GPU only where a GPU is;
                                none: the binary takes no --mem (give paths=MEM:PATH,...)
       needs=gpu,rdma           skip the line where this host has no GPU / RDMA device
       launch=mpi|local         through the launcher (default) or as one local process
       sizes= time= iters= validate= np=   this line's own values
-      bench=NAME layer=mpi|verbs|local|nccl   the CSV benchmark and layer (default: the
-                               binary without "gdrb_"; nccl for gdrb_nccl_*, verbs when
-                               needs=rdma, local when launch=local, else mpi)
+      bench=NAME layer=NAME    the CSV benchmark and layer (default: the binary without
+                               "gdrb_", and the layer its --describe gives)
       paths=LIST               the rows a complete run writes at each size, as PATH or
-                               MEM:PATH (default direct, plus staged for device memory;
-                               NCCL: staged with --nccl-gdr=off, else direct)
+                               MEM:PATH (default: the paths its --describe gives for the
+                               kind and the line's args)
       args="..."               more arguments for the binary, split at spaces; an option's
                                value after '=' keeps it one word: args=--nccl-gdr=off
   NCCL binaries (gdrb_nccl_*) take mem=device (the default for them) or pinned, and measure
@@ -56,10 +57,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from . import gdr_model
-from . import pairs as pairs_mod
+from . import facts as facts_mod
 from .common import PROFILES, decimal, integer, read_regular, schema, size_fmt, size_parse, sizes_expand, usage_error
 
 MAX_DEPTH = 8
@@ -67,7 +68,9 @@ MAX_INCLUDES = 64           # in all: a fan-out of includes is bounded, not only
 MAX_BYTES = 1 << 20         # a profile is a page of text, not a device's stream
 # What run and doctor lines may name: a gdrbench binary, found in the build tree or on PATH.
 BINARY_NAME = re.compile(r"gdrb_[a-z0-9_]+")
-LAYERS = "mpi,verbs,local,nccl"
+# Memory kinds and layers are the binaries' (--describe): a profile names them by their form, and
+# gdrb sweep checks each against the binary it runs (docs/describe.md).
+WORDS = re.compile(r"^[a-z][a-z0-9_-]{0,63}(,[a-z][a-z0-9_-]{0,63})*$")
 PLACEMENTS = "out-of-place,in-place"    # a collective's placement column (--in-place)
 GDR_COLUMN = "gdr_connections"   # the one column the "all" rule form reads
 
@@ -89,9 +92,7 @@ class Run:
     validate: str      # "", "on" or "off"
     args: str
 
-    @property
-    def all_pairs(self) -> bool:
-        return pairs_mod.is_all_pairs(self.binary)
+    all_pairs: bool = False     # the binary says so (--describe), where load() found it
 
 
 @dataclass
@@ -229,6 +230,13 @@ class _Parser:
             if item not in allowed.split(","):
                 raise self.err(where, "%s=: unknown value '%s'; accepted: %s" % (key, item, allowed))
 
+    def check_words(self, where: str, key: str, value: str) -> None:
+        """A comma list of names the binaries own (memory kinds, layers): checked by form here, against
+        the binary by gdrb sweep."""
+        if not WORDS.match(value):
+            raise self.err(where, "%s=: expected a comma list of lower-case names, e.g. host,device (each binary's "
+                                  "--describe says which it takes), got '%s'" % (key, _shown(value)))
+
     def check_sizes(self, where: str, key: str, spec: str) -> None:
         v = sizes_expand(spec)
         if not v:
@@ -333,10 +341,9 @@ class _Parser:
                                       "validate, np, paths, bench, layer, args" % m.group(1))
             kv[m.group(1)] = m.group(2)
         nccl = (kv["layer"] or ("nccl" if binary.startswith("gdrb_nccl_") else "")) == "nccl"
-        # NCCL refuses pageable host memory: its binaries measure device memory by default.
-        kv["mem"] = kv["mem"] or ("device" if nccl else "host")
-        if kv["mem"] != "none":
-            self.check_list(where, "mem", kv["mem"], "host,pinned,device")
+        # "": the binary's default kind (NCCL's: device memory), its --describe's.
+        if kv["mem"] and kv["mem"] != "none":
+            self.check_words(where, "mem", kv["mem"])
         if kv["needs"]:
             self.check_list(where, "needs", kv["needs"], "gpu,rdma")
         self.check_list(where, "launch", kv["launch"], "mpi,local")
@@ -358,26 +365,24 @@ class _Parser:
         bench = kv["bench"] or re.sub(r"^gdrb_", "", binary, count=1)
         if not re.match(r"^[a-z0-9_]+$", bench):
             raise self.err(where, "bench=: expected lower-case letters, digits and '_', got '%s'" % bench)
-        layer = kv["layer"]
-        if not layer:
-            layer = "nccl" if nccl else "local" if kv["launch"] == "local" else \
-                "verbs" if "rdma" in kv["needs"].split(",") else "mpi"
-        self.check_list(where, "layer", layer, LAYERS)
+        layer = kv["layer"]     # "": the binary's, its --describe's
+        if layer:
+            self.check_words(where, "layer", layer)
         paths = kv["paths"]
         gdr = nccl_gdr(kv["args"])
         if gdr is not None and not nccl:
             raise self.err(where, "run: --nccl-gdr applies to the NCCL binaries (gdrb_nccl_*, layer=nccl), not %s"
                            % binary)
         if nccl:
-            paths = paths or self.check_nccl(where, kv, gdr)
+            self.check_nccl(where, kv, gdr)     # its paths: the binary's, with the line's --nccl-gdr
         self.benches[bench] = True
         self.profile.runs.append(Run(where, binary, bench, layer, kv["launch"], kv["mem"], kv["needs"],
                                      kv["sizes"], kv["time"], kv["iters"], kv["np"], paths,
                                      kv["validate"], kv["args"]))
 
-    def check_nccl(self, where: str, kv: Dict[str, str], gdr: Optional[str]) -> str:
-        """An NCCL run line's memory kinds, launch, ranks and --nccl-gdr; the path its rows take
-        (NCCL reads its environment once per process: one path a launch)."""
+    def check_nccl(self, where: str, kv: Dict[str, str], gdr: Optional[str]) -> None:
+        """An NCCL run line's memory kinds, launch, ranks and --nccl-gdr (NCCL reads its environment
+        once per process: one path a launch, which the binary's --describe names)."""
         if kv["mem"] == "none" or "host" in kv["mem"].split(","):
             raise self.err(where, "run: NCCL refuses pageable host memory; mem=device (the default) or pinned")
         if kv["launch"] == "local":
@@ -389,7 +394,6 @@ class _Parser:
                                   "run lines, args=--nccl-gdr=auto and args=--nccl-gdr=off")
         if gdr not in (None, "auto", "on", "off"):
             raise self.err(where, "run: --nccl-gdr: expected auto, on or off, got '%s'" % _shown(gdr))
-        return "staged" if gdr == "off" else "direct"
 
     def parse_doctor(self, where: str, t: List[str]) -> None:
         if len(t) < 2 or "=" in t[1]:
@@ -438,11 +442,11 @@ class _Parser:
                                       "ranks, placement (and tolerance, reference with 'predicted of staged')"
                                % (name, k))
             if k == "mem":
-                self.check_list(where, "mem", v, "host,pinned,device")
+                self.check_words(where, "mem", v)
             if k == "placement":
                 self.check_list(where, "placement", v, PLACEMENTS)
             if k == "layer":
-                self.check_list(where, "layer", v, LAYERS)
+                self.check_words(where, "layer", v)
             if k == "sizes":
                 m = re.match(r"^([^:,]*):([^:,]*)$", v)
                 if m:
@@ -590,7 +594,7 @@ class _Parser:
                 raise self.err(where, "pairs: size=%s: expected a size or a list, e.g. 8M or 8,8M" % kv["size"])
             filters["sizes"] = ",".join(str(x) for x in sizes)
         if kv["mem"]:
-            self.check_list(where, "mem", kv["mem"], "host,pinned,device")
+            self.check_words(where, "mem", kv["mem"])
             filters["mem"] = kv["mem"]
         if kv["path"]:
             if not re.match(r"^[a-z0-9_]+(,[a-z0-9_]+)*$", kv["path"]):
@@ -626,18 +630,31 @@ class _Parser:
         self.profile.rules.append(Rule(where, name, "", "", "=", "counters", 0.0, "no error counter rose"))
 
 
-def load(file: str) -> Profile:
+def one_all_pairs(file: str, runs: List[Run]) -> List[str]:
+    """The all-pairs benchmarks RUNS give (each run's all_pairs set): one at most a profile, as the
+    matrices of two would share their file names (Stop(2) naming FILE otherwise)."""
+    pairs = sorted({r.bench for r in runs if r.all_pairs})
+    if len(pairs) > 1:
+        binaries = sorted({r.binary for r in runs if r.all_pairs})
+        raise _Parser.err(file, "runs %s: a profile runs one all-pairs benchmark (their matrices share file "
+                                "names); put each in a profile of its own" % " and ".join(binaries))
+    return pairs
+
+
+def load(file: str, find: Optional[Callable[[str], str]] = None) -> Profile:
     """Read and check the profile FILE (and what it includes); raises Stop(2) with one line
-    "FILE:LINE: ..." on the first error."""
+    "FILE:LINE: ..." on the first error. Which run lines are all-pairs ones their binaries say
+    (--describe), where FIND (default: the build tree, then PATH) finds them; gdrb sweep asks
+    again of the binaries it runs."""
+    from .sweep_launch import find_bin     # a profile is read without the sweep's options too
+    find = find or (lambda name: find_bin(name, ()))
     p = _Parser()
     p.profile = Profile(file)
     p.parse_file(file, 0)
-    # One all-pairs benchmark a profile: the matrices of two would share their file names.
-    pairs = sorted({r.bench for r in p.profile.runs if r.all_pairs})
-    if len(pairs) > 1:
-        binaries = sorted({r.binary for r in p.profile.runs if r.all_pairs})
-        raise _Parser.err(file, "runs %s: a profile runs one all-pairs benchmark (their matrices share file "
-                                "names); put each in a profile of its own" % " and ".join(binaries))
+    for r in p.profile.runs:
+        binary = find(r.binary)
+        r.all_pairs = bool(binary) and facts_mod.describe(binary).all_pairs
+    pairs = one_all_pairs(file, p.profile.runs)
     for rule in p.profile.rules:
         if rule.kind == "pairs" and not rule.bench:
             rule.bench = pairs[0] if pairs else "mpi_pairs"     # a pairs rule without bench=

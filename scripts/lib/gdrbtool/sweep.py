@@ -38,7 +38,7 @@ Options:
   --hostfile F       hosts from a file (Open MPI or Slurm format; first word of each line)
   --np N             ranks (default 2; even)
   --launcher-args S  more arguments for mpirun or srun, split at spaces (e.g. "--mpi=pmix")
-  --mem LIST         only these memory kinds of the profile (host,pinned,device)
+  --mem LIST         only these memory kinds of the profile (the binaries' own, e.g. host,device)
   --bench LIST       only these benchmarks (mpi_bw, write_lat, ... or binary names; the MPI
                      point-to-point ones also as latency, bw, bibw)
   --sizes SPEC       sizes for every benchmark instead of the profile's (e.g. 8,64K or 8:1M)

@@ -11,7 +11,8 @@ from . import common
 from .common import sizes_expand, usage_error
 
 
-MEMS = ("host", "pinned", "device")
+# Memory kinds are the binaries' (--describe): checked by form here, against them by the plan.
+MEM_LIST = re.compile(r"^[a-z][a-z0-9_-]{0,63}(,[a-z][a-z0-9_-]{0,63})*$")
 
 
 # --- options ---------------------------------------------------------------------------
@@ -90,8 +91,8 @@ def check_options(o: Options) -> None:
                           "(a,b or a:8,b:8), got '%s'" % o.hosts)
     if o.hostfile and not os.access(o.hostfile, os.R_OK):
         raise usage_error("--hostfile: cannot read '%s'" % o.hostfile)
-    if o.mem and any(m not in MEMS for m in o.mem.split(",")):
-        raise usage_error("--mem: expected a comma list of host, pinned, device, got '%s'" % o.mem)
+    if o.mem and not MEM_LIST.match(o.mem):
+        raise usage_error("--mem: expected a comma list of memory kinds, e.g. host,device, got '%s'" % common.term(o.mem))
     if o.time_per_size and not common.decimal(o.time_per_size):
         raise usage_error("--time-per-size: expected seconds per size, e.g. 0.3, got '%s'" % o.time_per_size)
     if o.label and not LABEL.match(o.label):

@@ -8,9 +8,9 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional
 
-from . import pairs as pairs_mod, profile as profile_mod
+from . import facts as facts_mod, profile as profile_mod
 from .common import BIN_ROOT, duration, shell_join, size_fmt, sizes_expand, term, usage_error
 from .sweep_launch import Host, Placement, find_bin
 from .sweep_options import LABEL, Options
@@ -36,6 +36,19 @@ class Step:
     args: str
     range: str = ""
     estimate: int = 0
+    # What the binary says of itself with this step's --mem and args (--describe); None: a step made up.
+    facts: Optional[facts_mod.Facts] = None
+
+    @property
+    def kind(self) -> Optional[facts_mod.MemKind]:
+        return self.facts.kind(self.mem) if self.facts else None
+
+    def default_paths(self) -> List[str]:
+        """The paths a complete run writes at each size: the profile's, else the binary's for the kind."""
+        if self.paths:
+            return self.paths.split(",")
+        k = self.kind
+        return [p.path for p in k.paths] if k and k.paths else ["direct"]
 
     @property
     def base(self) -> str:
@@ -76,19 +89,6 @@ def _in_list(item: str, comma_list: str) -> bool:
     return item in comma_list.split(",")
 
 
-def _version_of(binary: str) -> str:
-    try:
-        out = subprocess.run([binary, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, timeout=10).stdout.decode("utf-8", "replace")
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    for line in out.splitlines():
-        m = re.match(r".*\(gdrbench\) *(.*)", line)
-        if m:
-            return m.group(1)
-    return ""
-
-
 def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, launcher: str,
          root: str = str(BIN_ROOT), find: Callable[[str], str] = None) -> Plan:
     """Which steps run, in order, and why each line or memory kind that does not run is skipped."""
@@ -104,6 +104,7 @@ def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, l
     steps: List[Step] = []
     skipped: List[Skip] = []
     version = ""
+    kinds_taken: set = set()
     for r in prof.runs:
         if wanted:
             short = r.binary[len("gdrb_"):] if r.binary.startswith("gdrb_") else r.binary
@@ -113,28 +114,43 @@ def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, l
             if not hits:
                 continue
         binary = find(r.binary)
-        for m in r.mems.split(","):
+        bare = facts_mod.describe(binary) if binary else None
+        kinds_taken.update(bare.kinds if bare else ())
+        r.all_pairs = bool(bare and bare.all_pairs)
+        mems = r.mems or (bare.default_mem if bare else "") or "none"
+        for m in mems.split(","):
             if m != "none" and o.mem and not _in_list(m, o.mem):
                 continue
             if m == "none":
                 m = ""
+            kind = bare.kind(m) if bare and m else None
+            if bare and m and not kind:
+                raise usage_error("%s: run %s mem=%s: %s takes --mem %s (its --describe)"
+                                  % (r.where, r.binary, m, r.binary, ", ".join(bare.kinds) or "none"))
             if r.needs and _in_list("gpu", r.needs) and not host.gpu:
                 skipped.append(Skip(r.binary, m, "needs a GPU: nvidia-smi -L lists none here"))
             elif r.needs and _in_list("rdma", r.needs) and not host.rdma:
                 skipped.append(Skip(r.binary, m, "needs an RDMA device: %s/class/infiniband is empty here"
                                     % host.sysfs))
-            elif m == "device" and not host.gpu:
-                skipped.append(Skip(r.binary, m, "device memory needs a GPU: nvidia-smi -L lists none here"))
+            elif kind and kind.needs_gpu and not host.gpu:
+                skipped.append(Skip(r.binary, m, "%s memory needs a GPU: nvidia-smi -L lists none here" % m))
             elif not binary:
                 skipped.append(Skip(r.binary, m, "not built here (not in %sthe build tree or on PATH)"
                                     % (" ".join(o.bin_dirs) + ", " if o.bin_dirs else "")))
             elif r.launch == "mpi" and launcher not in host.launchers:
                 skipped.append(Skip(r.binary, m, "launcher %s not found on PATH" % launcher))
             else:
-                steps.append(Step(len(steps) + 1, binary, r.binary, r.bench, r.layer, r.launch, m,
+                # The paths are those of this kind with this line's args (--nccl-gdr, --staging).
+                facts = facts_mod.describe(binary, (["--mem", m] if m else []) + r.args.split())
+                steps.append(Step(len(steps) + 1, binary, r.binary, r.bench, r.layer or facts.layer, r.launch, m,
                                   o.sizes or r.sizes, o.time_per_size or r.time, r.iters, r.np, r.paths,
-                                  "on" if o.validate else r.validate, r.args))
-                version = version or _version_of(binary)
+                                  "on" if o.validate else r.validate, r.args, facts=facts))
+                version = version or facts.version
+    profile_mod.one_all_pairs(profile_file, prof.runs)
+    for m in o.mem.split(",") if o.mem and kinds_taken else []:
+        if m not in kinds_taken:
+            raise usage_error("--mem: no binary of profile %s takes '%s'; they take: %s (their --describe)"
+                              % (profile_name, m, ", ".join(sorted(kinds_taken))))
     for b in wanted:
         if b not in matched:
             raise usage_error("--bench: '%s' is not run by profile %s; its run lines: %s"
@@ -155,8 +171,8 @@ def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, l
 
 
 def is_pairs(s: Step) -> bool:
-    """An all-pairs benchmark (gdrb_mpi_pairs): its own CSV schema, rank table and matrices."""
-    return pairs_mod.is_all_pairs(s.name)
+    """An all-pairs benchmark (its --describe says so): its own CSV schema, rank table and matrices."""
+    return bool(s.facts and s.facts.all_pairs)
 
 
 def estimate(s: Step, ranks: int = 2) -> None:
@@ -166,7 +182,7 @@ def estimate(s: Step, ranks: int = 2) -> None:
     sizes = sizes_expand(s.sizes) or [0]
     first, last = size_fmt(sizes[0]), size_fmt(sizes[-1])
     s.range = first if first == last else first + ".." + last
-    npaths = len(s.paths.split(",")) if s.paths else (2 if s.mem == "device" else 1)
+    npaths = len(s.default_paths())
     budget = float(s.time) if s.time else 0.3
     per_size = npaths * (budget * 1.15 + 0.05)
     if is_pairs(s):

@@ -19,7 +19,7 @@ import unittest
 from unittest import mock
 
 import gdrbtest
-from gdrbtool import common, profile, sweep, sweep_launch, sweep_meta, sweep_plan, sweep_results
+from gdrbtool import common, facts, profile, sweep, sweep_launch, sweep_meta, sweep_plan, sweep_results
 
 QUICK = str(gdrbtest.SCRIPTS / "profiles" / "quick.profile")
 
@@ -28,8 +28,8 @@ def stub(directory, name, body=""):
     """An executable NAME in DIRECTORY that says its version as the gdrbench binaries do."""
     path = os.path.join(directory, name)
     with open(path, "w") as f:
-        f.write("#!/bin/sh\n[ \"$1\" = --version ] && { echo \"%s (gdrbench) 9.9.9\"; exit 0; }\n%s\n"
-                % (name, body))
+        f.write("#!/bin/sh\n[ \"$1\" = --version ] && { echo \"%s (gdrbench) 9.9.9\"; exit 0; }\n%s%s\n"
+                % (name, gdrbtest.describe_stub(name) if name.startswith("gdrb_") else "", body))
     os.chmod(path, 0o755)
     return path
 
@@ -57,7 +57,7 @@ class OptionsTest(unittest.TestCase):
             (["--hosts", "a b"], "--hosts: expected a comma list of host names, each optionally with :SLOTS "
                                  "(a,b or a:8,b:8), got 'a b'"),
             (["--hostfile", "/nonexistent"], "--hostfile: cannot read '/nonexistent'"),
-            (["--mem", "gpu"], "--mem: expected a comma list of host, pinned, device, got 'gpu'"),
+            (["--mem", "GPU;x"], "--mem: expected a comma list of memory kinds, e.g. host,device, got 'GPU;x'"),
             (["--time-per-size", "0"], "--time-per-size: expected seconds per size, e.g. 0.3, got '0'"),
             (["--time-per-size", "1."], "--time-per-size: expected seconds per size, e.g. 0.3, got '1.'"),
             (["--label", "a b"], "--label: expected letters, digits, '.', '_' or '-', starting with a letter or "
@@ -314,8 +314,10 @@ class MergeTest(Dir):
                 ",,,,,50.0,,%s,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," % (mem, path, size, status))
 
     def step(self, mem="host", paths="", sizes="8,64K,1M", layer="local"):
-        return sweep_plan.Step(1, "/bin/true", "gdrb_fake", "fake", layer, "local", mem, sizes, "", "", "", paths,
-                          "", "")
+        # What the binary would say of itself (--describe): its kinds' paths and reg names.
+        name = {"local": "gdrb_fake", "mpi": "gdrb_mpi_fake"}[layer]
+        return sweep_plan.Step(1, "/bin/true", name, "fake", layer, "local", mem, sizes, "", "", "", paths,
+                               "", "", facts=facts.parse(name, gdrbtest.describe_doc(name).encode()))
 
     def merge(self, text, fill="failed", note="why, and more", **kw):
         with open(self.part, "w", newline="") as f:
@@ -328,7 +330,7 @@ class MergeTest(Dir):
         m = self.merge(text)
         self.assertEqual(m.rows, [self.row(8), self.row(65536)])
         self.assertEqual(m.dropped, 2)
-        self.assertEqual(m.filled, ["fake,local,host,direct,none,,,,,all,1048576,0,,,,,,,,,,,1,1,,,,,,,,failed,0,,"
+        self.assertEqual(m.filled, ["fake,local,host,direct,host,,,,,all,1048576,0,,,,,,,,,,,1,1,,,,,,,,failed,0,,"
                                     '"why, and more",2026-01-01T00:00:00Z,0.1.0,,,,,,,,,'])
         self.assertEqual(len(common.schema().columns), len(common.csv_split(m.filled[0])))
 
@@ -344,7 +346,8 @@ class MergeTest(Dir):
     def test_mem_path_pairs_and_interrupted(self):
         m = self.merge(self.header + "\n" + self.row(8, "pinned", "h2d") + "\n", paths="host:h2d,pinned:h2d",
                        mem="", sizes="8")
-        self.assertEqual([r.split(",")[2:5] for r in m.filled], [["host", "h2d", "none"]])
+        # A path the binary does not describe (it decides its own as it runs): reg unknown.
+        self.assertEqual([r.split(",")[2:5] for r in m.filled], [["host", "h2d", ""]])
         m = self.merge(self.header + "\n" + self.row(8) + "\n", fill="none")
         self.assertEqual((len(m.rows), m.filled), (1, []))
 
