@@ -70,7 +70,9 @@ SIMGPU_COPY_GBPS=2 SIMGPU_TRACE="$WORK/trace" "$bin" --copy-timing events --copy
 	{ cat "$WORK/out" "$WORK/err"; fail "gdrb_copy_bw traced"; }
 no_simgpu_errors "$WORK/err"
 # A bidirectional sample is concurrent when the opposite stream finishes timed copies (after
-# its start event) while the measured one is between its events.
+# its start event) while the measured one is between its events. Most samples must be: run one
+# after the other, none would be; on a loaded machine a stream's worker thread may now and then
+# be descheduled for a whole sample, so one sample alone proves nothing either way.
 awk '
 	$2 == "cudaLaunchHostFunc" && !s0 { s0 = $4 }
 	$2 == "cudaLaunchHostFunc" && $4 == s0 { close_sample(); n++ }
@@ -86,7 +88,8 @@ awk '
 		delete m
 		d1 = 0
 	}
-	END { close_sample(); printf "%d samples, %d bidirectional\n", n, bidir; exit bad > 0 || bidir < 2 }
+	END { close_sample(); printf "%d samples, %d bidirectional, %d of them not concurrent\n", n, bidir, bad
+	      exit bad * 2 > bidir || bidir < 2 }
 ' "$WORK/trace" >"$WORK/overlap" || { cat "$WORK/overlap"; fail "the two directions of a bidir row did not run at once"; }
 pass "bidir samples ran both streams at once: $(tail -1 "$WORK/overlap")"
 
