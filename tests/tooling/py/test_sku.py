@@ -215,3 +215,26 @@ class Accept(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Sweep(unittest.TestCase):
+    def test_sku_sweep_stops_before_measuring_on_a_node_that_differs(self):
+        """This build machine has no GPU and no RDMA NIC: the inventory fails and nothing runs."""
+        import subprocess
+        work = tempfile.mkdtemp(prefix="gdrb-sku-sweep-test.")
+        self.addCleanup(shutil.rmtree, work)
+        out = os.path.join(work, "r")
+        env = dict(os.environ, GDRB_SYSFS=os.path.join(work, "nosys"))
+        ran = subprocess.run([str(gdrbtest.GDRB), "sweep", "--sku", "h200", "--out", out, "--bin-dir",
+                              str(gdrbtest.BUILD)], capture_output=True, text=True, env=env, timeout=300)
+        if "gdrb_doctor" in ran.stderr and "not built" in ran.stderr:
+            self.skipTest("gdrb_doctor not built")
+        self.assertEqual(ran.returncode, 1, ran.stdout + ran.stderr)
+        self.assertIn("inventory h200: FAIL", ran.stdout)
+        self.assertIn("nothing measured", ran.stderr)
+        with open(os.path.join(out, "meta.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        self.assertEqual((meta["status"], meta["inventory"]["verdict"], meta["steps"]), ("inventory", "FAIL", []))
+        for argv in (["--sku", "h300"], ["--sku", "h200", "--profile", "quick"]):
+            status, out_text, err = run("sweep", *argv)
+            self.assertEqual((status, out_text, len(err.splitlines())), (2, "", 1), err)
