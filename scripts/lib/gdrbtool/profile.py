@@ -32,6 +32,12 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
   doctor BINARY [args="..."]  run BINARY (gdrb_NAME, as for run) --json, keep its output as
                              doctor.json
   rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]   see `gdrb accept --help`
+      source="..."             where the threshold comes from: a published page or file
+                               (its https:// address, and for a repository the path and
+                               commit read), or "estimate: WHY" for gdrbench's own estimate
+  sources required           every rule line of this file must carry source= (the node
+                             profiles of docs/skus.md say it: a floor is published or an
+                             estimate, never unexplained)
   rule NAME BENCH gdr_connections all [key=value ...]
                              NCCL rows: every network connection used GPUDirect RDMA
                              (G/N with G = N > 0) where NCCL would use it; path=direct
@@ -122,6 +128,8 @@ class Rule:
     # a reference ratio (% of staged) printed beside the measured one, never judged.
     tolerance: float = 0.0
     reference: Optional[float] = None
+    # Where the threshold comes from (source=): an https:// address or "estimate: WHY"; "" none.
+    source: str = ""
 
     def filter_text(self) -> str:
         return " ".join("%s=%s" % (k, self.filters[k]) for k in sorted(self.filters))
@@ -216,6 +224,7 @@ class _Parser:
         self.rule_where: Dict[str, str] = {}
         self.benches: Dict[str, bool] = {}
         self.includes = 0
+        self.sources_required: Dict[str, bool] = {}    # files that said "sources required"
 
     @staticmethod
     def err(where: str, msg: str):
@@ -320,10 +329,25 @@ class _Parser:
                 self.parse_pairs(where, t)
             elif kw == "counters":
                 self.parse_counters(where, t)
+            elif kw == "sources":
+                if t[1:] != ["required"]:
+                    raise self.err(where, "expected 'sources required' (every rule line of this file carries source=)")
+                self.sources_required[file] = True
             else:
                 raise self.err(where, "unknown statement '%s'; expected run, doctor, rule, pairs, counters, include, "
-                                      "sizes, time, iters, validate or description" % kw)
+                                      "sizes, time, iters, validate, sources or description" % kw)
+        if self.sources_required.get(file):
+            self.check_sources(file)
         self.sizes, self.time, self.iters, self.validate = saved
+
+    def check_sources(self, file: str) -> None:
+        """Every rule line of FILE, which says "sources required", names its source."""
+        for rule in self.profile.rules:
+            if rule.where.rsplit(":", 1)[0] == file and rule.kind in ("abs", "link", "staged", "predicted",
+                                                                     "text", "gdr") and not rule.source:
+                raise self.err(rule.where, "rule %s has no source=; this profile says 'sources required': give "
+                                           "source=\"https://... (the page, or the repository file and commit)\" "
+                                           "or source=\"estimate: WHY\"" % rule.name)
 
     def parse_run(self, where: str, t: List[str]) -> None:
         if len(t) < 2 or "=" in t[1]:
@@ -427,6 +451,7 @@ class _Parser:
             i += 1
         filters = {"pair": "all"}
         extra: Dict[str, float] = {}
+        source = ""
         bad_sizes = ("rule %s: sizes=%%s: expected MIN:MAX, MIN: (and up), :MAX or A,B,C with sizes like 8, "
                      "4K, 1MiB" % name)
         for word in t[i:]:
@@ -437,10 +462,13 @@ class _Parser:
             if k in ("tolerance", "reference"):
                 extra[k] = self.percent(where, name, k, v)
                 continue
+            if k == "source":
+                source = self.source(where, name, v)
+                continue
             if k not in ("mem", "path", "reg", "pair", "layer", "sizes", "ranks", "placement"):
                 raise self.err(where, "rule %s: unknown key '%s'; accepted: mem, path, reg, pair, layer, sizes, "
-                                      "ranks, placement (and tolerance, reference with 'predicted of staged')"
-                               % (name, k))
+                                      "ranks, placement, source (and tolerance, reference with 'predicted of "
+                                      "staged')" % (name, k))
             if k == "mem":
                 self.check_words(where, "mem", v)
             if k == "placement":
@@ -527,7 +555,18 @@ class _Parser:
             raise self.err(where, "rule %s: %s= applies to 'predicted of staged' only" % (name, sorted(extra)[0]))
         self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters,
                                        tolerance=extra.get("tolerance", gdr_model.TOLERANCE),
-                                       reference=extra.get("reference")))
+                                       reference=extra.get("reference"), source=source))
+
+    def source(self, where: str, name: str, v: str) -> str:
+        """V of source=: an https:// address with what was read there, or "estimate: WHY"."""
+        v = " ".join(v.split())
+        est = re.match(r"^estimate:\s*(.*)$", v)
+        if (est and len(est.group(1)) >= 10) or (not est and re.search(r"https://[^ ]+", v)):
+            if len(v) <= 1000 and v.isprintable():
+                return v
+        raise self.err(where, "rule %s: source=: expected \"https://... (what was read there)\" or \"estimate: WHY\" "
+                              "(at least 10 characters of why), printable, at most 1000 characters, got '%s'"
+                       % (name, _shown(v)))
 
     def percent(self, where: str, name: str, key: str, v: str) -> float:
         """V of KEY= as a percentage: tolerance 0..100%, reference above 0%."""

@@ -32,6 +32,9 @@ Options:
   --profile P        quick (default), full, a shipped acceptance profile (gdr-effectiveness,
                      nccl-gdr, ib-ndr400, ib-hdr200, roce-200g, roce-400g, pairs) or a
                      profile file
+  --sku NAME         accept one node of a SKU (a100, h100, h200, b200; docs/skus.md): its node
+                     profile hgx-NAME, and before the first benchmark gdrb inventory on the
+                     doctor's report: a part that differs ends the sweep (exit 1)
   --launcher L       mpirun or srun (default srun inside a Slurm allocation, else mpirun)
   --hosts A,B        hosts, optionally with slots (A:8,B:8); rank i pairs with rank i+N/2,
                      so with N ranks spread evenly each pair crosses hosts
@@ -175,6 +178,27 @@ class Sweep:
             self.meta["doctor"] = {"binary": dbin, "exit": drc, "file": None}
             say("gdrb_doctor wrote nothing (exit %d); see logs/doctor.log" % drc)
         self.write_meta()
+
+    def inventory(self) -> bool:
+        """The node's parts against --sku, from doctor.json, before anything is measured: the
+        parts on stdout; False where one differs or there is no report to judge."""
+        from . import inventory
+        report = os.path.join(self.out, "doctor.json")
+        if not (self.meta.get("doctor") or {}).get("file"):
+            say("inventory --sku %s: no doctor report to judge (see logs/doctor.log): nothing measured" % self.o.sku)
+            return False
+        try:
+            c = inventory.check(inventory.sku(self.o.sku), inventory.read_doctor(report))
+        except Stop as e:
+            say("inventory --sku %s: %s: nothing measured" % (self.o.sku, e.message))
+            return False
+        sys.stdout.write(c.text())
+        sys.stdout.flush()
+        self.meta["inventory"] = {"sku": self.o.sku, "verdict": "FAIL" if c.failed else "PASS",
+                                  "differs": [js("%s: %s" % (p.what, p.text)) for p in c.failed]}
+        if c.failed:
+            say("inventory --sku %s: %d part(s) differ from the SKU: nothing measured" % (self.o.sku, len(c.failed)))
+        return not c.failed
 
     def progress(self, text: str, final: bool) -> None:
         """A progress line on stderr: refreshed in place on a terminal, one line each otherwise."""
@@ -388,6 +412,10 @@ class Sweep:
 
         if p.doctor and not self.interrupted:
             self.doctor()
+        if o.sku and not self.interrupted and not self.inventory():
+            self.meta["status"], self.meta["exit_status"] = "inventory", EXIT_FAIL
+            self.write_meta()
+            return EXIT_FAIL
 
         gpu_name = ""
         if self.host.gpu:

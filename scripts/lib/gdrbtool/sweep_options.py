@@ -20,6 +20,7 @@ MEM_LIST = re.compile(r"^[a-z][a-z0-9_-]{0,63}(,[a-z][a-z0-9_-]{0,63})*$")
 @dataclass
 class Options:
     profile: str = "quick"
+    sku: str = ""
     launcher: str = ""
     hosts: str = ""
     hostfile: str = ""
@@ -41,7 +42,7 @@ class Options:
 _VALUED = {"--profile": "profile", "--launcher": "launcher", "--hosts": "hosts", "--hostfile": "hostfile",
            "--np": "np", "--launcher-args": "launcher_args", "--mem": "mem", "--bench": "bench",
            "--sizes": "sizes", "--time-per-size": "time_per_size", "--label": "label", "--out": "out",
-           "--link-rate": "link_rate"}
+           "--link-rate": "link_rate", "--sku": "sku"}
 MAX_RANKS = 1 << 20
 _HOSTS = re.compile(r"^[A-Za-z0-9._-]+(:[0-9]+)?(,[A-Za-z0-9._-]+(:[0-9]+)?)*$")
 # A label lands in every row's note: it starts with a letter or digit, never as a formula would.
@@ -74,6 +75,11 @@ def parse_args(argv: Sequence[str]) -> Options:
         else:
             raise usage_error("unknown option '%s'; see --help" % a)
         i += 1
+    if o.sku:
+        if "--profile" in argv:
+            raise usage_error("--sku and --profile: give one of them (--sku runs the SKU's node profile)")
+        from .inventory import sku
+        o.profile = sku(o.sku).profile
     check_options(o)
     return o
 

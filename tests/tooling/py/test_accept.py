@@ -400,8 +400,9 @@ class Profiles(AcceptCase):
     def test_every_shipped_profile_passes_the_good_run_and_fails_the_bad_ones(self):
         shipped = sorted(n[:-len(".profile")] for n in os.listdir(str(gdrbtest.SCRIPTS / "profiles")))
         # quick and full have no rules; pairs judges the all-pairs matrices (test_pairs.py);
-        # nccl-gdr NCCL's rows (test_nccl.py).
-        self.assertEqual(sorted(list(self.VERDICTS) + ["full", "nccl-gdr", "pairs", "quick"]), shipped)
+        # nccl-gdr NCCL's rows (test_nccl.py); the hgx-* node profiles a node's rows (test_sku.py).
+        nodes = ["hgx-a100", "hgx-b200", "hgx-h100", "hgx-h200"]
+        self.assertEqual(sorted(list(self.VERDICTS) + ["full", "nccl-gdr", "pairs", "quick"] + nodes), shipped)
         word = {"P": "PASS", "F": "FAIL"}
         for name, runs in self.VERDICTS.items():
             options = ["--link-rate", "200"] if "200" in name else []
