@@ -111,22 +111,38 @@ _HUGE = 1e300
 TEXT_KINDS = ("text", "gdr")   # rules whose values are text, not numbers
 NO_NETWORK = "no network connection: nothing to judge (ranks on one node? use --nccl-net-only)"
 NUMERIC_KINDS = ("abs", "link", "staged", "predicted")
-# A repeat's rows (gdrb sweep --repeat-failed) carry "attempt N" as a part of their note; the
-# first attempt's carry none. A check's attempts are its rows of the same configuration.
-ATTEMPT = re.compile(r"attempt ([0-9]{1,2})$")
-IDENT_COLUMNS = ("benchmark", "layer", "mem", "path", "reg", "pair", "size_bytes", "ranks", "hosts", "placement",
-                 "stage_chunk", "stage_slots", "window", "buffers", "timing", "calls_per_sync")
+# A check's attempts (gdrb sweep --repeat-failed): the rows one step of the sweep wrote, on
+# each attempt, for one memory kind, path, pair and size (meta.json's steps say which lines).
+IDENT_COLUMNS = ("benchmark", "mem", "path", "pair", "size_bytes")
 
 
 def attempt_note(n: int) -> str:
-    """The note part gdrb sweep gives the rows of attempt N (N >= 2) through --label."""
+    """The note part gdrb sweep gives the rows of attempt N (N >= 2), for people."""
     return "attempt %d" % n
 
 
-def attempt_of(note: str) -> int:
-    """The attempt a row's note names; 1 where it names none."""
-    part = pairs.note_match(note, ATTEMPT)
-    return int(part[len("attempt "):]) if part else 1
+def attempt_spans(meta: Optional[Json]) -> Dict[int, Tuple[int, int]]:
+    """results.csv's line -> (step, attempt), from meta.json's steps in the order they ran (each
+    appended its rows and filled rows); {} where no step ran twice."""
+    if meta is None:
+        return {}
+    spans: Dict[int, Tuple[int, int]] = {}
+    line, repeated = 2, False
+    for k in range(meta.count("steps")):
+        st = meta.at("steps", k)
+        # The one reader of evidence keeps numbers as written: a count is ASCII digits.
+        n, attempt, rows, filled = (common.integer(v) if isinstance(v, str) else None
+                                    for v in (st.get(x) for x in ("n", "attempt", "rows", "filled")))
+        if n is None or rows is None or filled is None:
+            return {}
+        attempt = attempt or 1
+        if pairs.is_all_pairs(st.text("binary")):
+            continue        # its rows are in pairs.csv
+        repeated = repeated or attempt > 1
+        for ln in range(line, line + rows + filled):
+            spans[ln] = (n, attempt)
+        line += rows + filled
+    return spans if repeated else {}
 
 
 def json_num(v: float) -> str:
@@ -703,7 +719,8 @@ class Judge:
     """Reads the rows of a results CSV against the rules and keeps what each rule found."""
 
     def __init__(self, rules: Iterable[profiles.Rule], csv_path: str, link_rate: Optional[float] = None,
-                 meta: Optional[Json] = None, results_dir: str = ""):
+                 meta: Optional[Json] = None, results_dir: str = "",
+                 spans: Optional[Dict[int, Tuple[int, int]]] = None):
         self.schema = common.schema()
         self.index = self.schema.index
         self.csv_path = csv_path
@@ -729,6 +746,8 @@ class Judge:
         self.topo_faults = evidence.Faults()    # doctor.json there and unreadable, read for the topology
         self._ident_columns = [self.index[c] for c in IDENT_COLUMNS]
         self._occurrences: Dict[tuple, int] = {}
+        # Which step and attempt wrote each line (attempt_spans); {}: every row a check of its own.
+        self.spans = attempt_spans(meta) if spans is None else spans
 
     def topology(self) -> gdr_model.Topology:
         """The doctor's topology of the results (read once); an unreadable doctor.json is a
@@ -819,16 +838,21 @@ class Judge:
                         self.invalid(r, None, lineno, "size_bytes", size_text, why)
                 continue
             size = int(size_text)
-            attempt = attempt_of(f[i_note])
-            # The check a row is an attempt of: its configuration, and which of the attempt's
-            # rows of that configuration it is (two run lines may measure one configuration).
-            config = tuple(f[i] for i in self._ident_columns)
-            nth = self._occurrences.get((config, attempt), 0)
-            self._occurrences[(config, attempt)] = nth + 1
-            at = At(config + (nth,), attempt, lineno)
+            at = self.attempt(f, lineno)
             for r in rules:
                 if r.filters_match(f, ix) and r.size_ok(size):
                     self.check_row(r, f, size, lineno, at)
+
+    def attempt(self, f: List[str], lineno: int) -> "At":
+        """The check a row is an attempt of: its step, memory kind, path, pair and size, and
+        which of that step's rows of them it is on this attempt."""
+        step, attempt = self.spans.get(lineno, (0, 1))
+        if not self.spans:
+            return At(None, 1, lineno)
+        config = (step,) + tuple(f[i] for i in self._ident_columns)
+        nth = self._occurrences.get((config, attempt), 0)
+        self._occurrences[(config, attempt)] = nth + 1
+        return At(config + (nth,), attempt, lineno)
 
     def simulate(self, name: str) -> None:
         """NAME (a simulated GPU or library) among what the rows were measured on, each once."""
@@ -1017,6 +1041,21 @@ class Judge:
         u = r.unit()
         r.record(size, ok, ratio, limit, "" if ok else "direct/staged %s %s %s (direct %s%s, staged %s%s)" % (
             ratio_fmt(ratio), NOT[rule.op], ratio_fmt(limit), num_fmt(d), u, num_fmt(s), u), *at.of())
+
+    def failed_lines(self) -> Set[int]:
+        """After read(): the lines of the rows whose checks fail their rule on every attempt so
+        far (gdrb sweep measures them again); pairs and counters rules are not repeated."""
+        lines: Set[int] = set()
+        for r in self.results:
+            if isinstance(r, (PairsResult, CountersResult)):
+                continue
+            if r.rule.kind == "predicted" and r.rule.op == ">=":
+                r.prediction = gdr_model.predict_busbw(self.topology(), self.link_rate or 0.0, self.default_rate)
+            if r.rule.kind in ("staged", "predicted"):
+                self.pair_staged(r)
+            r.settle()
+            lines |= r.failed_lines
+        return lines
 
     def finish(self) -> "Verdict":
         judged = [r for r in self.results if isinstance(r, PairsResult)]
@@ -1308,7 +1347,13 @@ def main(argv: List[str]) -> int:
     meta = _meta(meta_path) if os.path.lexists(meta_path) else None
     judge = Judge(prof.rules, csv_path, float(o.link_rate) if o.link_rate is not None else None, meta, results)
     if csv_path:
-        judge.read(common.read_csv(csv_path))
+        rows = list(common.read_csv(csv_path))
+        if judge.spans and set(judge.spans) != {n for n, _ in rows}:
+            # Steps that do not account for the rows: no attempts, every row a check of its own.
+            common.say("%s: its steps do not account for the rows of %s: each row judged on its own, "
+                       "no attempts" % (meta_path, csv_path))
+            judge.spans = {}
+        judge.read(iter(rows))
     verdict = judge.finish()
 
     name = profile_file[:-len(".profile")] if profile_file.endswith(".profile") else profile_file

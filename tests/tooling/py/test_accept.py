@@ -631,6 +631,13 @@ class Repeats(AcceptCase):
         with open(path, "a", encoding="utf-8") as f:
             for a in attempts:
                 f.write("".join(edit(*a)(r) + "\n" for r in picked))
+        # meta.json's steps say which lines each attempt wrote: the first, all rows; each repeat, six.
+        with open(os.path.join(dst, "meta.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        meta["steps"] = [{"n": 1, "attempt": 1, "binary": "gdrb_write_bw", "rows": len(rows), "filled": 0}] + [
+            {"n": 1, "attempt": a[0], "binary": "gdrb_write_bw", "rows": 6, "filled": 0} for a in attempts]
+        with open(os.path.join(dst, "meta.json"), "w", encoding="utf-8") as f:
+            json.dump(meta, f)
         return dst
 
     def test_a_one_off_dip_passes_on_the_repeat(self):
@@ -644,6 +651,17 @@ class Repeats(AcceptCase):
                 {"attempt": 2, "pass": True, "value": 47, "why": ""}]})
         # Without the attempts' rows, the same rule fails: the repeat is what passed it.
         self.fails(self.fixture("bad-run"), self.RULE)
+        # Steps in meta.json that do not account for the rows: no attempts, each row on its own.
+        results = self.repeated((2, "47.000000", "ok"))
+        with open(os.path.join(results, "results.csv"), "a", encoding="utf-8") as f:
+            f.write(self.picked_again(results))
+        ran, _ = self.fails(results, self.RULE)
+        self.assertIn("its steps do not account for the rows", ran.err)
+        self.assertNotIn("passed on a repeat", ran.out)
+
+    def picked_again(self, results):
+        with open(os.path.join(results, "results.csv"), encoding="utf-8") as f:
+            return f.read().splitlines()[-1] + "\n"
 
     def test_a_steady_fault_fails_every_attempt(self):
         ran, record = self.fails(self.repeated((2, "41.000000", "ok"), (3, "41.300000", "ok")), self.RULE)
