@@ -65,6 +65,14 @@ INVALID, naming how many rows and the first (file:line: why); a counters rule th
 no node is NODATA; a pairs rule is INVALID where pairs.csv is there and cannot be read; a
 doctor.json there that cannot be read makes the whole verdict INVALID.
 
+Where a sweep measured a failing step again (gdrb sweep --repeat-failed; meta.json's steps
+say which lines each attempt wrote), a check's attempts are its step's rows of one memory
+kind, path, pair and size: the check passes when one attempt passes and fails only when
+every attempt fails (a repeat that measured nothing is no pass); the rule's message and
+verdict.json's "attempts" give each attempt's figure and their spread. spread=P% on a
+numeric rule makes a check whose attempts differ by more than P% ((max - min) / min)
+INVALID, an unstable figure (docs/sweeps.md, "Repeats").
+
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
 row at all fails as NODATA. A value a rule reads that is not a number as the binaries write
