@@ -6,6 +6,9 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
   include NAME|FILE          read another profile here (NAME: the shipped NAME.profile; FILE:
                              relative to this file; a regular file). Defaults set inside stay
                              inside. At most 8 deep and 64 includes in all.
+  repeat-failed N            how many times gdrb sweep measures again a step whose rows fail
+                             a rule, before the rule fails (0..10, default 2; --repeat-failed
+                             overrides it; docs/sweeps.md, "Repeats")
   sizes SPEC | time SEC | iters N | validate on|off
                              defaults for the run lines below: -m SPEC (else 8:1G),
                              -t SEC, -n N, -c (else the binaries' own defaults)
@@ -46,6 +49,9 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
   rule NAME BENCH LAT_us <= predicted of staged [tolerance=P%] [reference=P%] [key=value ...]
                              direct/staged against the node's topology (docs/nccl.md);
                              tolerance default 10%; reference printed, never judged
+  spread=P% (any numeric rule) the attempts of a check (a repeat's rows, docs/sweeps.md)
+                             may differ by at most P% ((max - min) / min); more is INVALID,
+                             an unstable figure, never a PASS or a FAIL
   pairs METRIC below|above=FACTOR [key=value ...]   a rule on the all-pairs matrices, relative
                              to the fabric (docs/pairs.md), e.g.
                              pairs bw below=80%median size=8M
@@ -79,6 +85,8 @@ BINARY_NAME = re.compile(r"gdrb_[a-z0-9_]+")
 WORDS = re.compile(r"^[a-z][a-z0-9_-]{0,63}(,[a-z][a-z0-9_-]{0,63})*$")
 PLACEMENTS = "out-of-place,in-place"    # a collective's placement column (--in-place)
 GDR_COLUMN = "gdr_connections"   # the one column the "all" rule form reads
+REPEAT_MAX = 10             # repeat-failed (and gdrb sweep --repeat-failed): 0..REPEAT_MAX
+REPEAT_DEFAULT = 2
 
 
 @dataclass
@@ -130,6 +138,8 @@ class Rule:
     reference: Optional[float] = None
     # Where the threshold comes from (source=): an https:// address or "estimate: WHY"; "" none.
     source: str = ""
+    # The largest spread (%, (max - min) / min) a check's attempts may have; None: not judged.
+    spread: Optional[float] = None
 
     def filter_text(self) -> str:
         return " ".join("%s=%s" % (k, self.filters[k]) for k in sorted(self.filters))
@@ -142,6 +152,7 @@ class Profile:
     runs: List[Run] = field(default_factory=list)
     doctors: List[Doctor] = field(default_factory=list)
     rules: List[Rule] = field(default_factory=list)
+    repeat_failed: Optional[int] = None     # the profile's repeat-failed; None: not set
 
     @property
     def description(self) -> str:
@@ -197,6 +208,11 @@ def nccl_gdr(args: str) -> Optional[str]:
         elif w == "--nccl-gdr":
             value = words[i + 1] if i + 1 < len(words) else ""
     return value
+
+
+def repeat_count(text: str) -> Optional[int]:
+    """TEXT as a repeat count, 0..REPEAT_MAX (ASCII digits); None otherwise."""
+    return integer(text, REPEAT_MAX) if len(text) <= 2 else None
 
 
 def read_lines(path: str) -> List[str]:
@@ -319,6 +335,12 @@ class _Parser:
                     if v not in ("on", "off"):
                         raise self.err(where, "validate: expected on or off, got '%s'" % v)
                     self.validate = v
+            elif kw == "repeat-failed":
+                n = repeat_count(t[1]) if len(t) == 2 else None
+                if n is None:
+                    raise self.err(where, "repeat-failed: expected a count from 0 to %d, got '%s'"
+                                   % (REPEAT_MAX, _shown(" ".join(t[1:]))))
+                self.profile.repeat_failed = n
             elif kw == "run":
                 self.parse_run(where, t)
             elif kw == "doctor":
@@ -335,7 +357,7 @@ class _Parser:
                 self.sources_required[file] = True
             else:
                 raise self.err(where, "unknown statement '%s'; expected run, doctor, rule, pairs, counters, include, "
-                                      "sizes, time, iters, validate, sources or description" % kw)
+                                      "sizes, time, iters, validate, repeat-failed, sources or description" % kw)
         if self.sources_required.get(file):
             self.check_sources(file)
         self.sizes, self.time, self.iters, self.validate = saved
@@ -459,7 +481,7 @@ class _Parser:
             if not m:
                 raise self.err(where, "rule %s: expected key=value after the threshold, got '%s'" % (name, word))
             k, v = m.group(1), m.group(2)
-            if k in ("tolerance", "reference"):
+            if k in ("tolerance", "reference", "spread"):
                 extra[k] = self.percent(where, name, k, v)
                 continue
             if k == "source":
@@ -467,7 +489,7 @@ class _Parser:
                 continue
             if k not in ("mem", "path", "reg", "pair", "layer", "sizes", "ranks", "placement"):
                 raise self.err(where, "rule %s: unknown key '%s'; accepted: mem, path, reg, pair, layer, sizes, "
-                                      "ranks, placement, source (and tolerance, reference with 'predicted of "
+                                      "ranks, placement, spread, source (and tolerance, reference with 'predicted of "
                                       "staged')" % (name, k))
             if k == "mem":
                 self.check_words(where, "mem", v)
@@ -551,11 +573,16 @@ class _Parser:
         else:
             raise self.err(where, "rule %s: unknown operator '%s'; accepted: >= <= > < = != in, and all "
                                   "(gdr_connections)" % (name, op))
-        if extra and kind != "predicted":
-            raise self.err(where, "rule %s: %s= applies to 'predicted of staged' only" % (name, sorted(extra)[0]))
+        if "spread" in extra and kind not in ("abs", "link", "staged", "predicted"):
+            raise self.err(where, "rule %s: spread= bounds a numeric figure's attempts; %s %s is not one"
+                           % (name, column, op))
+        if set(extra) - {"spread"} and kind != "predicted":
+            raise self.err(where, "rule %s: %s= applies to 'predicted of staged' only"
+                           % (name, sorted(set(extra) - {"spread"})[0]))
         self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters,
                                        tolerance=extra.get("tolerance", gdr_model.TOLERANCE),
-                                       reference=extra.get("reference"), source=source))
+                                       reference=extra.get("reference"), spread=extra.get("spread"),
+                                       source=source))
 
     def source(self, where: str, name: str, v: str) -> str:
         """V of source=: an https:// address with what was read there, or "estimate: WHY"."""
@@ -571,10 +598,10 @@ class _Parser:
     def percent(self, where: str, name: str, key: str, v: str) -> float:
         """V of KEY= as a percentage: tolerance 0..100%, reference above 0%."""
         n = decimal(v[:-1]) if v.endswith("%") else None
-        if n is None or (key == "tolerance" and n >= 100) or (key == "reference" and n <= 0):
+        if n is None or (key == "tolerance" and n >= 100) or (key != "tolerance" and n <= 0):
             raise self.err(where, "rule %s: %s=: expected a percentage%s, e.g. %s, got '%s'" % (
                 name, key, " below 100%" if key == "tolerance" else " above 0%",
-                "tolerance=10%" if key == "tolerance" else "reference=130%", _shown(v)))
+                {"tolerance": "tolerance=10%", "reference": "reference=130%"}.get(key, "spread=15%"), _shown(v)))
         return n
 
     def predicted(self, where: str, name: str, column: str, op: str, thr: List[str], filters: Dict[str, str]) -> str:

@@ -9,6 +9,7 @@ from typing import List, Sequence
 
 from . import common
 from .common import sizes_expand, usage_error
+from .profile import REPEAT_MAX, repeat_count
 
 
 # Memory kinds are the binaries' (--describe): checked by form here, against them by the plan.
@@ -35,6 +36,7 @@ class Options:
     out: str = ""
     bin_dirs: List[str] = field(default_factory=list)
     link_rate: str = ""
+    repeat_failed: str = ""      # "": the profile's repeat-failed, else profile.REPEAT_DEFAULT
     dry_run: bool = False
     help: bool = False
 
@@ -42,7 +44,7 @@ class Options:
 _VALUED = {"--profile": "profile", "--launcher": "launcher", "--hosts": "hosts", "--hostfile": "hostfile",
            "--np": "np", "--launcher-args": "launcher_args", "--mem": "mem", "--bench": "bench",
            "--sizes": "sizes", "--time-per-size": "time_per_size", "--label": "label", "--out": "out",
-           "--link-rate": "link_rate", "--sku": "sku"}
+           "--link-rate": "link_rate", "--sku": "sku", "--repeat-failed": "repeat_failed"}
 MAX_RANKS = 1 << 20
 _HOSTS = re.compile(r"^[A-Za-z0-9._-]+(:[0-9]+)?(,[A-Za-z0-9._-]+(:[0-9]+)?)*$")
 # A label lands in every row's note: it starts with a letter or digit, never as a formula would.
@@ -106,6 +108,9 @@ def check_options(o: Options) -> None:
                           "got '%s'" % o.label)
     if o.link_rate and not common.decimal(o.link_rate):
         raise usage_error("--link-rate: expected the port rate in Gb/s, e.g. 400, got '%s'" % o.link_rate)
+    if o.repeat_failed and repeat_count(o.repeat_failed) is None:
+        raise usage_error("--repeat-failed: expected a count from 0 to %d, got '%s'"
+                          % (REPEAT_MAX, o.repeat_failed if len(o.repeat_failed) <= 40 else o.repeat_failed[:40] + "..."))
     for d in o.bin_dirs:
         if not os.path.isdir(d):
             raise usage_error("--bin-dir: '%s' is not a directory" % d)

@@ -36,6 +36,7 @@ class Step:
     args: str
     range: str = ""
     estimate: int = 0
+    attempt: int = 1  # 2 and up: a repeat of step n at the sizes whose rows failed a rule
     # What the binary says of itself with this step's --mem and args (--describe); None: a step made up.
     facts: Optional[facts_mod.Facts] = None
 
@@ -52,13 +53,15 @@ class Step:
 
     @property
     def base(self) -> str:
-        return "%02d-%s%s" % (self.n, self.bench, "-" + self.mem if self.mem else "")
+        return "%02d-%s%s%s" % (self.n, self.bench, "-" + self.mem if self.mem else "",
+                                ".attempt%d" % self.attempt if self.attempt > 1 else "")
 
     @property
     def title(self) -> str:
         # The arguments tell two runs of one binary apart (NCCL with GPUDirect on and off).
         args = " ".join(self.args.split())
-        return self.name + (" mem=" + self.mem if self.mem else "") + (" " + term(args) if args else "")
+        return self.name + (" mem=" + self.mem if self.mem else "") + (" " + term(args) if args else "") + (
+            " (attempt %d)" % self.attempt if self.attempt > 1 else "")
 
 
 @dataclass
@@ -197,7 +200,8 @@ def estimate(s: Step, ranks: int = 2) -> None:
 
 
 def step_command(s: Step, part: str, label: str, where: Placement, np: str) -> List[str]:
-    args = ["-m", s.sizes, "--csv", part, "--label", label]
+    # A repeat's rows say which attempt they are in their note, for people (meta.json's steps, for gdrb accept).
+    args = ["-m", s.sizes, "--csv", part, "--label", label + ("; attempt %d" % s.attempt if s.attempt > 1 else "")]
     if s.mem:
         args += ["--mem", s.mem]
     if s.time:

@@ -799,8 +799,10 @@ class EndToEnd(Dir):
                          path=self.bin + os.pathsep + os.environ["PATH"])
         self.assertEqual(ran.returncode, 1, ran.stderr)
         logs = sorted(os.listdir(os.path.join(self.out, "logs")))
-        self.assertEqual(logs, ["01-fake_ok-host.log", "01-fake_ok-host.out", "02-fake_fail-host.log",
-                                "02-fake_fail-host.out", "accept.log", "doctor.log", "node-info.log", "plot.log",
+        # The failing step, measured again twice (--repeat-failed's default), each attempt its own logs.
+        self.assertEqual(logs, ["01-fake_ok-host.log", "01-fake_ok-host.out", "02-fake_fail-host.attempt2.log",
+                                "02-fake_fail-host.attempt2.out", "02-fake_fail-host.attempt3.log",
+                                "02-fake_fail-host.attempt3.out", "02-fake_fail-host.log", "02-fake_fail-host.out", "accept.log", "doctor.log", "node-info.log", "plot.log",
                                 "report.log"])
 
         def log(name):
@@ -840,7 +842,8 @@ class EndToEnd(Dir):
         self.assertEqual(meta["node_info_error"],
                          "could not run node-info on every host through mpirun: mpirun: cannot reach b (injected)")
         self.assertEqual([(s["exit"], s["log"]) for s in meta["steps"]],
-                         [(0, "logs/01-fake_ok-host.log"), (3, "logs/02-fake_fail-host.log")])
+                         [(0, "logs/01-fake_ok-host.log"), (3, "logs/02-fake_fail-host.log"),
+                          (3, "logs/02-fake_fail-host.attempt2.log"), (3, "logs/02-fake_fail-host.attempt3.log")])
 
 
 class OutputDirTest(Dir):
@@ -896,8 +899,10 @@ class OutputDirTest(Dir):
         self.assertIn("gdrb-sweep: cannot write %s/logs/01-fake_ok-host.out: a symbolic link" % out, ran.stderr)
         with open(os.path.join(out, "results.csv")) as f:
             rows = f.read().splitlines()
-        self.assertEqual(len(rows), 2)
+        # Measured again (a repeat of the failed row), where no link stands in the way.
+        self.assertEqual(len(rows), 3)
         self.assertIn(",failed,", rows[1])
+        self.assertIn(",ok,", rows[2])
 
     def test_links_for_the_directory_commands_txt_or_logs_refused(self):
         for name, said in (("", "--out: '%(out)s' is a symbolic link (never followed; give a directory)"),
@@ -960,3 +965,102 @@ class OutputDirTest(Dir):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RepeatTest(Dir):
+    """--repeat-failed: a step whose rows fail a rule is measured again at those sizes only, its
+    rows appended as "attempt N"; a one-off dip passes after the repeat, a steady fault fails
+    every attempt, a spread beyond spread= is INVALID, and a repeat that does not run is no pass."""
+
+    def sweep(self, first, later, *args, rule="rule floor fake bw_GBps >= 40 GB/s sizes=8:64K", crash_later=False):
+        """A sweep of a fake benchmark measuring FIRST GB/s on its first run and LATER after."""
+        bin_dir = os.path.join(self.tmp, "bin-%d" % len(os.listdir(self.tmp)))
+        os.mkdir(bin_dir)
+        runs = os.path.join(bin_dir, "runs")
+        row = ("fake,local,host,direct,host,,,,,all,%s,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,%s,"
+               ",,1,1,,,,,,,,ok,0,ok,%s,2026-12-02T00:00:00Z,0.1.0,,,,,,,,,")
+        stub(bin_dir, "gdrb_fake", """while [ $# -gt 0 ]; do case $1 in --csv) csv=$2;; -m) sizes=$2;; --label) label=$2;; esac
+shift; done
+echo run >>'%s'
+n=$(wc -l <'%s')
+bw=%s; [ "$n" -gt 1 ] && bw=%s
+[ "$n" -gt 1 ] && [ %s = 1 ] && exit 1
+printf '%%s\\n' '%s' >"$csv"
+for s in $(echo "$sizes" | tr , ' '); do printf '%s\\n' "$s" "$bw" "$label" >>"$csv"; done""" % (
+            runs, runs, first, later, "1" if crash_later else "0", common.schema().header, row))
+        prof = os.path.join(self.tmp, "fake.profile")
+        with open(prof, "w") as f:
+            f.write("sizes 8,65536,1048576\nrun gdrb_fake launch=local\n" + rule + "\n")
+        out = os.path.join(self.tmp, "run-%d" % len(os.listdir(self.tmp)))
+        env = dict(os.environ)
+        env.pop("SLURM_JOB_ID", None)
+        proc = subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir", bin_dir,
+                               "--out", out] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                              universal_newlines=True, timeout=300)
+        with open(runs) as f:
+            nruns = len(f.read().splitlines())
+        with open(os.path.join(out, "results.csv")) as f:
+            rows = [r.split(",") for r in f.read().splitlines()[1:]]
+        verdict = {}
+        if os.path.exists(os.path.join(out, "verdict.json")):
+            with open(os.path.join(out, "verdict.json")) as f:
+                verdict = json.load(f)
+        return proc, nruns, rows, verdict, out
+
+    def test_a_one_off_dip_passes_after_the_repeat(self):
+        proc, nruns, rows, verdict, out = self.sweep("10.000000", "50.000000")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(nruns, 2)
+        # Every row kept: the first attempt's three sizes, the repeat's two (64K and 8 failed, 1M was not judged).
+        self.assertEqual([(r[10], r[19], r[34]) for r in rows], [
+            ("8", "10.000000", "fake"), ("65536", "10.000000", "fake"), ("1048576", "10.000000", "fake"),
+            ("8", "50.000000", "fake; attempt 2"), ("65536", "50.000000", "fake; attempt 2")])
+        self.assertEqual(verdict["verdict"], "PASS")
+        self.assertEqual(verdict["rules"][0]["passed_on_repeat"], 2)
+        self.assertIn("2 checks measured more than once, 2 failed and passed on a repeat: 8B: attempts 1: 10.00 GB/s "
+                      "(fail), 2: 50.00 GB/s, spread 400%", proc.stdout)
+        self.assertIn("repeat 1 of 2: step 1 (gdrb_fake mem=host) at 8B, 64KiB: rows that fail a rule, measured "
+                      "again\n[1/1] gdrb_fake mem=host (attempt 2) 8B..64KiB", proc.stderr)
+        with open(os.path.join(out, "meta.json")) as f:
+            meta = json.load(f)
+        self.assertEqual(meta["repeat_failed"], 2)
+        self.assertEqual([(s["n"], s["attempt"], s["sizes"], s["log"]) for s in meta["steps"]],
+                         [(1, 1, "8,65536,1048576", "logs/01-fake-host.log"), (1, 2, "8,65536", "logs/01-fake-host.attempt2.log")])
+
+    def test_a_steady_fault_fails_every_attempt(self):
+        proc, nruns, rows, verdict, _ = self.sweep("10.000000", "11.000000")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertEqual((nruns, len(rows)), (3, 7))
+        self.assertEqual(verdict["verdict"], "FAIL")
+        self.assertIn("8B: every attempt failed: attempts 1: 10.00 GB/s (fail), 2: 11.00 GB/s (fail), "
+                      "3: 11.00 GB/s (fail), spread 10%", proc.stdout)
+
+    def test_no_repeat_with_zero(self):
+        proc, nruns, rows, verdict, _ = self.sweep("10.000000", "50.000000", "--repeat-failed", "0")
+        self.assertEqual((proc.returncode, nruns, len(rows), verdict["verdict"]), (1, 1, 3, "FAIL"))
+        # The profile's own setting, when no option is given.
+        proc, nruns, _, _, _ = self.sweep("10.000000", "11.000000", rule="repeat-failed 1\n"
+                                          "rule floor fake bw_GBps >= 40 GB/s sizes=8:64K")
+        self.assertEqual((proc.returncode, nruns), (1, 2))
+
+    def test_an_unstable_figure_is_invalid(self):
+        proc, _, _, verdict, _ = self.sweep("10.000000", "50.000000",
+                                            rule="rule floor fake bw_GBps >= 40 GB/s sizes=8:64K spread=20%")
+        self.assertEqual((proc.returncode, verdict["verdict"], verdict["rules"][0]["unstable_checks"]),
+                         (1, "INVALID", 2))
+
+    def test_a_repeat_that_does_not_run_is_no_pass(self):
+        proc, nruns, rows, verdict, _ = self.sweep("10.000000", "50.000000", "--repeat-failed", "1", crash_later=True)
+        self.assertEqual((proc.returncode, nruns, verdict["verdict"]), (1, 2, "FAIL"))
+        self.assertEqual([(r[10], r[31]) for r in rows[3:]], [("8", "failed"), ("65536", "failed")])
+        self.assertTrue(rows[3][34].endswith("; attempt 2"), rows[3][34])
+
+    def test_a_count_out_of_range_is_refused(self):
+        for bad in ("11", "-1", "x", "1.5", "007"):
+            with self.assertRaises(common.Stop) as cm:
+                sweep.parse_args(["--repeat-failed", bad])
+            self.assertEqual(cm.exception.status, 2)
+        proc = subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--repeat-failed", "11"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual((proc.returncode, proc.stderr.strip().splitlines()),
+                         (2, ["gdrb-sweep: --repeat-failed: expected a count from 0 to 10, got '11'"]))
