@@ -139,13 +139,14 @@ def attempt_spans(meta: Optional[Json]) -> Dict[int, Tuple[int, int]]:
     for k in range(meta.count("steps")):
         st = meta.at("steps", k)
         # The one reader of evidence keeps numbers as written: a count is ASCII digits.
-        n, attempt, rows, filled = (common.integer(v) if isinstance(v, str) else None
-                                    for v in (st.get(x) for x in ("n", "attempt", "rows", "filled")))
+        n, attempt, rows, filled, all_pairs = (common.integer(v) if isinstance(v, str) else None
+                                               for v in (st.get(x) for x in ("n", "attempt", "rows", "filled",
+                                                                             "all_pairs")))
         if n is None or rows is None or filled is None:
             return {}
         attempt = attempt or 1
-        if pairs.is_all_pairs(st.text("binary")):
-            continue        # its rows are in pairs.csv
+        if all_pairs:
+            continue        # an all-pairs binary's rows are in pairs.csv (the sweep's step says so)
         repeated = repeated or attempt > 1
         for ln in range(line, line + rows + filled):
             spans[ln] = (n, attempt)

@@ -328,7 +328,7 @@ class Sweep:
             self.show_table(os.path.join(self.out, "logs", s.base + ".out"))
 
             self.meta["steps"].append({
-                "n": s.n, "attempt": s.attempt, "binary": js(s.name), "args": js(s.args), "benchmark": js(s.bench), "mem": js(s.mem),
+                "n": s.n, "attempt": s.attempt, "all_pairs": int(is_pairs(s)), "binary": js(s.name), "args": js(s.args), "benchmark": js(s.bench), "mem": js(s.mem),
                 "sizes": js(s.sizes), "command": js(cmdline), "exit": rc, "status": status, "rows": rows,
                 "filled": filled, "dropped": dropped, "counter_rows": counter_rows, "seconds": secs,
                 "log": "logs/%s.log" % s.base})
