@@ -206,8 +206,10 @@ START_TEST(test_answers)
 	ck_assert_uint_eq(n, 0);
 	ck_assert_ptr_null(names);
 	drv_reset();
+	/* A count past any driver's: refused at once, nothing allocated for it or asked after it. */
 	drv.garbage_count = GDRB_ETHTOOL_MAX + 1;
 	ck_assert_int_eq(gdrb_ethtool_stats(&script, "eth7", &names, &values, &n), -EPROTO);
+	ck_assert_uint_eq(drv.requests, 1);
 	drv_reset();
 	drv.no_end = true;
 	ck_assert_int_eq(gdrb_ethtool_stats(&script, "eth7", &names, &values, &n), -EPROTO);
