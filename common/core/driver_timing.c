@@ -349,10 +349,12 @@ int gdrb_drv_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *min_
 	batch = batch < FIRST_BATCH ? batch : FIRST_BATCH;
 	if (est > 0 && iters_for(stop - size_s, est, p->iters) < batch)
 		batch = iters_for(stop - size_s, est, p->iters);
+	r->plan_warmup = iter;
 	for (;;) {
 		uint64_t next, left;
 		double per;
 
+		r->plan_last_batch_s = size_s;
 		if (run_batch(r, size, batch, &iter, r->samples + n, &t, errors, true) ||
 		    agree_batch(&r->c, start, &t, &size_s))
 			return GDRB_ERR;
@@ -377,6 +379,7 @@ int gdrb_drv_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *min_
 			left = iters_for(budget - spent, per, p->iters - n);
 		batch = next < left ? next : left;
 	}
+	r->plan_size_s = size_s;
 	cpu_s = cpu_seconds() - cpu0;
 	wall_us = gdrb_ticks_to_us(gdrb_ticks() - t0);
 	*cpu_pct = wall_us > 0 ? cpu_s * 1e6 / wall_us * 100.0 : NAN;
