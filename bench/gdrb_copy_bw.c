@@ -1,116 +1,289 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Copy bandwidth between host and GPU memory: what the staged path pays per
- * message. Host to device and device to host from pageable and from pinned
- * memory, and device to device, side by side. One process, no MPI.
+ * Copy bandwidth between host and GPU memory, on the copy engines. Timing
+ * call (default): what the staged path pays per message, one cudaMemcpy per
+ * sample from pageable and from pinned memory, and device to device. Timing
+ * events: nvbandwidth's copy-engine tests, batches of copies timed by CUDA
+ * events (copy_timed.c), each direction alone and both at once. One process.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "copy_timed.h"
 #include "gdrb_driver.h"
 #include "gdrb_log.h"
 #include "gdrb_pattern.h"
+#include "gdrb_run.h"
 #include "gdrb_transports.h"
 
-enum { H2D_PAGEABLE, H2D_PINNED, D2H_PAGEABLE, D2H_PINNED, D2D, N_COPIES };
+enum copy_timing { TIMING_CALL, TIMING_EVENTS, TIMING_COUNT };
+
+static const char *const timing_names[TIMING_COUNT] = { "call", "events" };
+
+/* nvbandwidth's --loopCount: copies per sample under --copy-timing events. */
+#define DEF_BATCH 16
+
+struct copy_params {
+	int timing;             /* enum copy_timing */
+	unsigned batch;         /* 0: DEF_BATCH */
+};
+
+/* The buffers; the far ones (the opposite direction of a bidirectional copy) hold twice the largest size. */
+enum { PAGEABLE, PINNED, DEV_SRC, DEV_DST, PINNED_FAR, DEV_FAR, N_ENDS };
+
+static const enum gdrb_mem_kind end_kind[N_ENDS] = {
+	GDRB_MEM_HOST, GDRB_MEM_PINNED, GDRB_MEM_DEVICE, GDRB_MEM_DEVICE, GDRB_MEM_PINNED, GDRB_MEM_DEVICE,
+};
+
+static const struct copy {
+	const char *label, *mem, *path, *how;
+	int timing;
+	int src, dst;
+	int far_src, far_dst;   /* the opposite direction at once; -1: none */
+} copies[] = {
+	{ "h2d_pageable", "host", "h2d", "cudaMemcpy pageable host -> device, then cudaStreamSynchronize (the tail lands after it returns)", TIMING_CALL, PAGEABLE, DEV_DST, -1, -1 },
+	{ "h2d_pinned", "pinned", "h2d", "cudaMemcpy pinned host -> device", TIMING_CALL, PINNED, DEV_DST, -1, -1 },
+	{ "d2h_pageable", "host", "d2h", "cudaMemcpy device -> pageable host", TIMING_CALL, DEV_SRC, PAGEABLE, -1, -1 },
+	{ "d2h_pinned", "pinned", "d2h", "cudaMemcpy device -> pinned host", TIMING_CALL, DEV_SRC, PINNED, -1, -1 },
+	{ "d2d", "device", "d2d", "cudaMemcpy device -> device, then cudaStreamSynchronize (it returns before the copy ends)", TIMING_CALL, DEV_SRC, DEV_DST, -1, -1 },
+	{ "h2d_batch", "pinned", "h2d-batch", "cudaMemcpyAsync pinned host -> device, a batch per sample between CUDA events (nvbandwidth host_to_device_memcpy_ce)", TIMING_EVENTS, PINNED, DEV_DST, -1, -1 },
+	{ "d2h_batch", "pinned", "d2h-batch", "cudaMemcpyAsync device -> pinned host, a batch per sample between CUDA events (nvbandwidth device_to_host_memcpy_ce)", TIMING_EVENTS, DEV_SRC, PINNED, -1, -1 },
+	{ "h2d_bidir", "pinned", "h2d-bidir", "cudaMemcpyAsync pinned host -> device timed while device -> pinned host runs on a second stream (nvbandwidth host_to_device_bidirectional_memcpy_ce)", TIMING_EVENTS, PINNED, DEV_DST, DEV_FAR, PINNED_FAR },
+	{ "d2h_bidir", "pinned", "d2h-bidir", "cudaMemcpyAsync device -> pinned host timed while pinned host -> device runs on a second stream (nvbandwidth device_to_host_bidirectional_memcpy_ce)", TIMING_EVENTS, DEV_SRC, PINNED, PINNED_FAR, DEV_FAR },
+	{ "d2d_batch", "device", "d2d-batch", "cudaMemcpyAsync device -> device, a batch per sample between CUDA events (nvbandwidth device_local_copy)", TIMING_EVENTS, DEV_SRC, DEV_DST, -1, -1 },
+};
+
+#define N_COPIES (sizeof(copies) / sizeof(copies[0]))
 
 struct copy_bufs {
-	struct gdrb_buf pageable, pinned, dev_src, dev_dst;
+	struct gdrb_buf end[N_ENDS];
+	struct copy_timed timed;
+	bool timed_open;
 };
 
-static const struct {
-	const char *label, *mem, *path, *how;
-} copies[N_COPIES] = {
-	[H2D_PAGEABLE] = { "h2d_pageable", "host", "h2d", "cudaMemcpy pageable host -> device, then cudaStreamSynchronize (the tail lands after it returns)" },
-	[H2D_PINNED] = { "h2d_pinned", "pinned", "h2d", "cudaMemcpy pinned host -> device" },
-	[D2H_PAGEABLE] = { "d2h_pageable", "host", "d2h", "cudaMemcpy device -> pageable host" },
-	[D2H_PINNED] = { "d2h_pinned", "pinned", "d2h", "cudaMemcpy device -> pinned host" },
-	[D2D] = { "d2d", "device", "d2d", "cudaMemcpy device -> device, then cudaStreamSynchronize (it returns before the copy ends)" },
-};
-
-static void endpoints(struct gdrb_ctx *c, struct gdrb_buf **src, struct gdrb_buf **dst)
+static int check_params(const struct gdrb_params *p, const void *params)
 {
-	struct copy_bufs *b = c->priv;
+	const struct copy_params *cp = params;
 
-	switch (c->variant->id) {
-	case H2D_PAGEABLE: *src = &b->pageable; *dst = &b->dev_dst; break;
-	case H2D_PINNED: *src = &b->pinned; *dst = &b->dev_dst; break;
-	case D2H_PAGEABLE: *src = &b->dev_src; *dst = &b->pageable; break;
-	case D2H_PINNED: *src = &b->dev_src; *dst = &b->pinned; break;
-	default: *src = &b->dev_src; *dst = &b->dev_dst; break;
+	(void)p;
+	if (cp->batch && cp->timing != TIMING_EVENTS) {
+		gdrb_usage_err("--copy-batch: counts the copies of a sample under --copy-timing events; with --copy-timing call a sample is one copy");
+		return GDRB_ERR_USAGE;
 	}
+	return 0;
+}
+
+static void copy_defaults(void *params)
+{
+	*(struct copy_params *)params = (struct copy_params){ .timing = TIMING_CALL };
+}
+
+static const struct gdrb_opt copy_table[] = {
+	{ .name = "copy-timing", .arg = "MODE",
+	  .help = "call: one cudaMemcpy per sample, timed on the host clock to its end (the staged path's per-message cost; rows h2d, d2h, d2d); events: nvbandwidth's copy-engine shape, the stream held until a batch of cudaMemcpyAsync is enqueued and the batch timed by CUDA events (rows h2d-batch, d2h-batch, h2d-bidir, d2h-bidir, d2d-batch, pinned and device memory) (default call)",
+	  .when = 1, .parse = gdrb_opt_enum, .off = offsetof(struct copy_params, timing),
+	  .names = timing_names, .nnames = TIMING_COUNT, .what = "mode" },
+	{ .name = "copy-batch", .arg = "N",
+	  .help = "timed copies per sample under --copy-timing events, from 1 to 1024 (default " GDRB_STR(DEF_BATCH) ", nvbandwidth's --loopCount)",
+	  .when = 1, .parse = gdrb_opt_uint, .off = offsetof(struct copy_params, batch), .min = 1, .max = 1024 },
+};
+
+static const struct gdrb_opt_group copy_opts = {
+	.name = "copy",
+	.opts = copy_table,
+	.nopts = sizeof(copy_table) / sizeof(copy_table[0]),
+	.size = sizeof(struct copy_params),
+	.defaults = copy_defaults,
+	.check = check_params,
+};
+
+static const struct copy_params *params_of(const struct gdrb_ctx *c)
+{
+	return gdrb_group_params(c->p, &copy_opts);
+}
+
+static unsigned batch_of(const struct gdrb_ctx *c)
+{
+	return params_of(c)->batch ? params_of(c)->batch : DEF_BATCH;
+}
+
+static const struct copy *copy_of(const struct gdrb_ctx *c)
+{
+	return &copies[c->variant->id];
+}
+
+static bool bidir(const struct copy *k)
+{
+	return k->far_src >= 0;
+}
+
+static int alloc_ends(struct copy_bufs *b, int timing, size_t max)
+{
+	bool used[N_ENDS] = { false };
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < N_COPIES; i++) {
+		if (copies[i].timing != timing)
+			continue;
+		used[copies[i].src] = used[copies[i].dst] = true;
+		if (bidir(&copies[i]))
+			used[copies[i].far_src] = used[copies[i].far_dst] = true;
+	}
+	for (i = 0; i < N_ENDS; i++) {
+		size_t len = i == PINNED_FAR || i == DEV_FAR ? 2 * max : max;
+
+		if (used[i] && (gdrb_buf_alloc(&b->end[i], gdrb_mem_ops_get(end_kind[i], &why), len) ||
+				gdrb_buf_fill_pattern(&b->end[i], 0, len, 1 + i)))
+			return GDRB_ERR;
+	}
+	return 0;
 }
 
 static int copy_setup(struct gdrb_ctx *c)
 {
-	size_t max = gdrb_sizes_max(&c->p->sizes);
-	const char *why;
+	int timing = params_of(c)->timing;
 	struct copy_bufs *b;
-	int i;
+	size_t i;
 
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return GDRB_ERR;
 	c->priv = b;
-	c->bufsize = max;
-	if (gdrb_buf_alloc(&b->pageable, gdrb_mem_ops_get(GDRB_MEM_HOST, &why), max) ||
-	    gdrb_buf_alloc(&b->pinned, gdrb_mem_ops_get(GDRB_MEM_PINNED, &why), max) ||
-	    gdrb_buf_alloc(&b->dev_src, gdrb_mem_ops_get(GDRB_MEM_DEVICE, &why), max) ||
-	    gdrb_buf_alloc(&b->dev_dst, gdrb_mem_ops_get(GDRB_MEM_DEVICE, &why), max) ||
-	    gdrb_buf_fill_pattern(&b->pageable, 0, max, 1) ||
-	    gdrb_buf_fill_pattern(&b->pinned, 0, max, 2) ||
-	    gdrb_buf_fill_pattern(&b->dev_src, 0, max, 3) ||
-	    gdrb_buf_fill_pattern(&b->dev_dst, 0, max, 4))
+	c->bufsize = gdrb_sizes_max(&c->p->sizes);
+	if (alloc_ends(b, timing, c->bufsize))
 		return GDRB_ERR;
+	if (timing == TIMING_EVENTS) {
+		b->timed_open = true;
+		if (copy_timed_open(&b->timed))
+			return GDRB_ERR;
+	}
+	c->nvariants = 0;
 	for (i = 0; i < N_COPIES; i++)
-		c->variants[i] = (struct gdrb_variant){ .label = copies[i].label,
-			.mem = copies[i].mem, .path = copies[i].path, .reg = "none",
-			.how = copies[i].how, .supported = true, .id = i };
-	c->nvariants = N_COPIES;
+		if (copies[i].timing == timing)
+			c->variants[c->nvariants++] = (struct gdrb_variant){ .label = copies[i].label,
+				.mem = copies[i].mem, .path = copies[i].path, .reg = "none",
+				.how = copies[i].how, .supported = true, .id = (int)i };
 	return 0;
+}
+
+static int copy_begin(struct gdrb_ctx *c, size_t size)
+{
+	struct copy_bufs *b = c->priv;
+	bool events = copy_of(c)->timing == TIMING_EVENTS;
+
+	(void)size;
+	c->calls_per_iter = events ? batch_of(c) : 1;
+	b->timed.samples = b->timed.alone = 0;
+	if (events)
+		snprintf(c->lib_note, sizeof(c->lib_note), "copy engine: %u cudaMemcpyAsync per sample between CUDA events",
+			 batch_of(c));
+	else
+		snprintf(c->lib_note, sizeof(c->lib_note), "copy engine: one cudaMemcpy per sample, host clock");
+	return 0;
+}
+
+/* A bidirectional row whose opposite direction ended before the measured one in some samples says so. */
+static int copy_end(struct gdrb_ctx *c, size_t size)
+{
+	struct copy_bufs *b = c->priv;
+	size_t len = strlen(c->lib_note);
+
+	(void)size;
+	if (b->timed.alone)
+		snprintf(c->lib_note + len, sizeof(c->lib_note) - len,
+			 "; the opposite direction ended first in %llu of %llu samples, warm-up included (the measured one then ran alone at the end)",
+			 (unsigned long long)b->timed.alone, (unsigned long long)b->timed.samples);
+	return 0;
+}
+
+static void legs(struct gdrb_ctx *c, size_t size, struct copy_leg *measured, struct copy_leg *far)
+{
+	struct copy_bufs *b = c->priv;
+	const struct copy *k = copy_of(c);
+
+	*measured = (struct copy_leg){ &b->end[k->src], &b->end[k->dst], size };
+	*far = bidir(k) ? (struct copy_leg){ &b->end[k->far_src], &b->end[k->far_dst], 2 * size } :
+	       (struct copy_leg){ NULL, NULL, 0 };
 }
 
 static int copy_iteration(struct gdrb_ctx *c, size_t size)
 {
-	struct gdrb_buf *src, *dst;
+	struct copy_bufs *b = c->priv;
+	struct copy_leg measured, far;
+	/* A validated iteration holds one copy (the driver's rule), and no warm-up. */
+	unsigned n = c->checking ? 1 : batch_of(c), warm = c->checking ? 0 : COPY_WARM;
 
-	endpoints(c, &src, &dst);
-	return gdrb_buf_copy(dst, 0, src, 0, size);
+	legs(c, size, &measured, &far);
+	if (copy_of(c)->timing == TIMING_CALL)
+		return gdrb_buf_copy(measured.dst, 0, measured.src, 0, size);
+	return copy_timed_sample(&b->timed, &measured, bidir(copy_of(c)) ? &far : NULL, warm, n,
+				 &c->device_us);
 }
 
 static int copy_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 {
-	struct gdrb_buf *src, *dst;
+	struct copy_leg measured, far;
+	uint64_t seed = gdrb_p2p_seed(size, iter, 0, 0);
 
-	endpoints(c, &src, &dst);
-	return gdrb_buf_fill_pattern(src, 0, size, gdrb_p2p_seed(size, iter, 0, 0));
+	legs(c, size, &measured, &far);
+	if (gdrb_buf_fill_pattern(measured.src, 0, size, seed))
+		return GDRB_ERR;
+	return bidir(copy_of(c)) ? gdrb_buf_fill_pattern(far.src, 0, far.len, seed + 1) : 0;
+}
+
+static uint64_t check_leg(struct gdrb_ctx *c, const struct copy_leg *leg, uint64_t seed, const char *which)
+{
+	size_t first = 0;
+	uint64_t bad;
+
+	/* The corruption test hook (GDRB_INJECT_CORRUPTION): a byte of each checked copy. */
+	gdrb_run_corrupt(c->boot, leg->dst, 0, leg->len);
+	bad = gdrb_buf_check_pattern(leg->dst, 0, leg->len, seed, &first);
+
+	if (bad && bad != (uint64_t)-1)
+		gdrb_mismatch(c, "%llu wrong byte(s) after %s%s at size %zu, first at byte %zu",
+			      (unsigned long long)bad, c->variant->label, which, leg->len, first);
+	return bad;
 }
 
 static uint64_t copy_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 {
-	struct gdrb_buf *src, *dst;
-	size_t first = 0;
-	uint64_t bad;
+	struct copy_leg measured, far;
+	uint64_t seed = gdrb_p2p_seed(size, iter, 0, 0), bad, far_bad;
 
-	endpoints(c, &src, &dst);
-	bad = gdrb_buf_check_pattern(dst, 0, size, gdrb_p2p_seed(size, iter, 0, 0), &first);
-	if (bad && bad != (uint64_t)-1)
-		gdrb_mismatch(c, "%llu wrong byte(s) after %s at size %zu, first at byte %zu",
-			      (unsigned long long)bad, c->variant->label, size, first);
-	return bad;
+	legs(c, size, &measured, &far);
+	bad = check_leg(c, &measured, seed, "");
+	if (bad == (uint64_t)-1 || !bidir(copy_of(c)))
+		return bad;
+	far_bad = check_leg(c, &far, seed + 1, " (its opposite direction)");
+	return far_bad == (uint64_t)-1 ? far_bad : bad + far_bad;
+}
+
+static void copy_describe(const struct gdrb_ctx *c, char *buf, size_t len)
+{
+	if (params_of(c)->timing == TIMING_CALL) {
+		snprintf(buf, len, "copies on the copy engines only (cudaMemcpy; no SM copies): one copy per sample, timed on the host clock to its end (--copy-timing call)");
+		return;
+	}
+	snprintf(buf, len, "copies on the copy engines only (cudaMemcpyAsync; no SM copies: nvbandwidth's _sm testcases are not comparable); --copy-timing events: per sample the stream is held by a host function (cudaLaunchHostFunc) until %d warm-up and %u timed copies are enqueued, then released, the sample being the time between CUDA events around the %u timed ones, per copy (nvbandwidth holds its stream with a spin kernel instead); bidir rows: the opposite direction at once on a second stream, twice the bytes per copy, started by the measured stream's start event; bw = size / mean time per copy",
+		 COPY_WARM, batch_of(c), batch_of(c));
 }
 
 static void copy_teardown(struct gdrb_ctx *c)
 {
 	struct copy_bufs *b = c->priv;
+	int i;
 
 	if (!b)
 		return;
-	gdrb_buf_free(&b->pageable);
-	gdrb_buf_free(&b->pinned);
-	gdrb_buf_free(&b->dev_src);
-	gdrb_buf_free(&b->dev_dst);
+	if (b->timed_open)
+		copy_timed_close(&b->timed);
+	for (i = 0; i < N_ENDS; i++)
+		gdrb_buf_free(&b->end[i]);
 	free(b);
 	c->priv = NULL;
 }
@@ -118,15 +291,19 @@ static void copy_teardown(struct gdrb_ctx *c)
 static const struct gdrb_bench copy_bw = {
 	.name = "copy_bw",
 	.layer = "local",
-	.summary = "host<->GPU copy bandwidth, pageable against pinned host memory (the staged path's cost)",
+	.summary = "host<->GPU copy bandwidth on the copy engines: pageable against pinned host memory (the staged path's cost), or nvbandwidth's batches timed by CUDA events",
 	.metric = GDRB_METRIC_BW,
 	.traffic = GDRB_TRAFFIC_LOCAL,
 	.opt_core = 0,
+	.opt_groups = (const struct gdrb_opt_use[]){ { &copy_opts, 1 }, { NULL, 0 } },
 	.opt_known = gdrb_opt_catalog,
 	.own_buffers = true,
 	.needs_gpu = true,
 	.setup = copy_setup,
+	.describe = copy_describe,
+	.begin = copy_begin,
 	.iteration = copy_iteration,
+	.end = copy_end,
 	.prepare = copy_prepare,
 	.check = copy_check,
 	.teardown = copy_teardown,

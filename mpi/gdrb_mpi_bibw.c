@@ -32,6 +32,7 @@ static int bibw_iteration(struct gdrb_ctx *c, size_t size)
 static const struct gdrb_bench mpi_bibw = {
 	.name = "mpi_bibw",
 	.layer = "mpi",
+	.gpu_reg = GDRB_MPI_GPU_REG,
 	.boot_is_wire = true,
 	.summary = "MPI bidirectional bandwidth (both ranks of a pair send a window at once)",
 	.metric = GDRB_METRIC_BW,

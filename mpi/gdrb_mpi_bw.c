@@ -39,6 +39,7 @@ static int bw_iteration(struct gdrb_ctx *c, size_t size)
 static const struct gdrb_bench mpi_bw = {
 	.name = "mpi_bw",
 	.layer = "mpi",
+	.gpu_reg = GDRB_MPI_GPU_REG,
 	.boot_is_wire = true,
 	.summary = "MPI unidirectional bandwidth (window of MPI_Isend/MPI_Irecv, then an acknowledgement)",
 	.metric = GDRB_METRIC_BW,

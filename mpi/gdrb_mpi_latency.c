@@ -39,6 +39,7 @@ static int latency_iteration(struct gdrb_ctx *c, size_t size)
 static const struct gdrb_bench mpi_latency = {
 	.name = "mpi_latency",
 	.layer = "mpi",
+	.gpu_reg = GDRB_MPI_GPU_REG,
 	.boot_is_wire = true,
 	.summary = "MPI ping-pong latency (MPI_Send/MPI_Recv, half round trip)",
 	.metric = GDRB_METRIC_LAT,

@@ -43,7 +43,7 @@ static int pairs_setup(const struct gdrb_params *p, struct gdrb_boot *b, struct 
 	gdrb_mpi_cuda_want((enum gdrb_mpi_cuda)mp->cuda);
 	lib = gdrb_mpi_lib();
 	s->direct_device = lib->cuda_aware;
-	s->direct_reg = "mpi-cuda";
+	s->direct_reg = GDRB_MPI_GPU_REG;
 	if (!lib->cuda_aware)
 		snprintf(s->why, sizeof(s->why), "%.127s is not CUDA-aware (%.160s): device pointers are never handed to it; --mpi-cuda yes if it is",
 			 lib->name, lib->cuda_aware_why);

@@ -360,6 +360,16 @@ static void table_lines(struct run *r, size_t size, const struct outcome *agg,
 	int q;
 
 	gdrb_drv_table_line(r, size, "all", agg);
+	/* Under its line, as in its CSV note: a multi-node busbw above the line rate it crossed. */
+	for (i = 0; i < c->nvariants; i++) {
+		char over[512], sz[32];
+
+		if (c->variants[i].supported && agg[i].status && !strcmp(agg[i].status, GDRB_ST_OK) &&
+		    gdrb_fig_busbw_over_line(agg[i].busbw_GBps, c->lib_line_gbps, c->boot->nhosts, c->lib_line_from,
+					     c->lib_line_why, over, sizeof(over)))
+			printf("# %s%s%s: %s\n", gdrb_size_format(size, sz, sizeof(sz)), placement_sep(c),
+			       gdrb_placement_name(c->placement), over);
+	}
 	for (q = 0; q < np && np > 1; q++) {
 		for (i = 0; i < c->nvariants; i++)
 			line[i] = c->variants[i].supported ? pairs[i * (size_t)np + q] : agg[i];
@@ -463,11 +473,55 @@ static void report_peak_memory(struct gdrb_boot *b)
 		gdrb_info("peak resident memory of the largest rank: %.1f MiB", (double)kib / 1024.0);
 }
 
+static const char *const traffic_names[] = {
+	[GDRB_TRAFFIC_PINGPONG] = "pingpong", [GDRB_TRAFFIC_UNIDIR] = "unidir",
+	[GDRB_TRAFFIC_BIDIR] = "bidir", [GDRB_TRAFFIC_LOCAL] = "local",
+	[GDRB_TRAFFIC_COLLECTIVE] = "collective",
+};
+
+/*
+ * --describe's paths of a run on p: the ones default_variants() gives it, before the
+ * transport looks; the direct path on GPU memory with the registration the transport
+ * names before it registers (gpu_reg), else "none" (it decides as it sets up).
+ */
+static size_t describe_paths(const void *entry, const struct gdrb_params *p, struct gdrb_variant *v)
+{
+	const struct gdrb_bench *bench = entry;
+	struct gdrb_ctx *c = calloc(1, sizeof(*c));
+	size_t i, n;
+
+	if (!c || (bench->own_buffers && !bench->paths)) {
+		free(c);
+		return 0;
+	}
+	c->p = p;
+	c->bench = bench;
+	default_variants(c);
+	n = c->nvariants;
+	memcpy(v, c->variants, n * sizeof(*v));
+	free(c);
+	for (i = 0; i < n; i++)
+		if (!v[i].staged && !strcmp(v[i].reg, "host") && gdrb_mem_kind(p->mem)->on_gpu)
+			v[i].reg = bench->gpu_reg ? bench->gpu_reg : "none";
+	return n;
+}
+
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)
 {
 	const struct gdrb_opt_set set = { bench->opt_core, bench->opt_groups, bench->opt_known, NULL,
 					  bench->default_mem };
-	const struct gdrb_run_args args = { &set, bench->summary, NULL };
+	const struct gdrb_run_facts facts = {
+		.benchmark = bench->name,
+		.bidir_benchmark = !(bench->opt_core & GDRB_OPTG_BIDIR) ? NULL :
+				   bench->bidir_name ? bench->bidir_name : bench->name,
+		.layer = bench->layer,
+		.metric = bench->metric == GDRB_METRIC_BW ? "bandwidth" : "latency",
+		.traffic = traffic_names[bench->traffic],
+		.needs_gpu = bench->needs_gpu,
+		.paths = describe_paths,
+		.entry = bench,
+	};
+	const struct gdrb_run_args args = { &set, bench->summary, NULL, &facts };
 	struct run *r;
 	struct gdrb_ctx *c;
 	int rc, code;

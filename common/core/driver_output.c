@@ -11,6 +11,7 @@
 
 #include "driver_int.h"
 #include "gdrb_clock.h"
+#include "gdrb_figures.h"
 #include "gdrb_inject.h"
 #include "gdrb_json.h"
 #include "gdrb_log.h"
@@ -84,12 +85,18 @@ void gdrb_drv_csv_row(struct run *r, const struct gdrb_variant *v, size_t size,
 		.channels = c->lib_channels,
 	};
 
+	char over[512];
 	/* An active test hook first, where no cut can drop it; then the label and why. */
 	const char *parts[] = {
 		gdrb_inject_note(), v->supported ? label : v->why,
-		v->supported ? c->window_note : "", v->supported ? c->lib_note : "",
+		v->supported ? c->window_note : "", over, v->supported ? c->lib_note : "",
 		v->supported ? c->gpu_shared : "", v->supported ? r->counters_note : "",
 	};
+
+	/* A multi-node busbw above the line rate its bytes crossed: said before the library's note. */
+	(void)gdrb_fig_busbw_over_line(v->supported && o->status && !strcmp(o->status, GDRB_ST_OK) ? o->busbw_GBps : NAN,
+				       c->lib_line_gbps, c->boot->nhosts, c->lib_line_from, c->lib_line_why,
+				       over, sizeof(over));
 
 	row.note = note_of(note, sizeof(note), parts, sizeof(parts) / sizeof(parts[0]));
 
@@ -325,7 +332,7 @@ void gdrb_drv_print_header(struct run *r)
 		fprintf(hdr, "# buffers slots: each message of a window has its own slot of the buffers; at each size the window is the smaller of -W %u and --window-bytes %s / size (the CSV window column; the note says where it is less than -W)\n",
 		       p->window, gdrb_size_format(p->window_bytes, lo, sizeof(lo)));
 	if (b->describe) {
-		char line[2048];
+		char line[4096];
 
 		b->describe(c, line, sizeof(line));
 		fprintf(hdr, "# %s\n", line);

@@ -165,11 +165,13 @@ batch_loop(struct run *r, size_t size, uint64_t n, uint64_t *iter, double *sampl
 		}
 		if (stall && *iter % r->stall_every == 0)
 			stall_for(r->stall_us);
+		c->device_us = -1;
 		if (b->iteration(c, size))
 			return GDRB_ERR;
 		t = gdrb_ticks();
 		if (samples)
-			samples[i] = gdrb_ticks_to_us(t - t_prev) * per_call;
+			samples[i] = (c->device_us >= 0 ? c->device_us : gdrb_ticks_to_us(t - t_prev)) *
+				     per_call;
 		gdrb_watchdog_kick_at(t);
 		t_prev = t;
 		if (validate) {

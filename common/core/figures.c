@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "gdrb_figures.h"
 #include "gdrb_report.h"
@@ -73,4 +74,17 @@ const char *gdrb_fig_quality(uint64_t n, uint64_t want, double p50, double p99)
 
 	return few && noisy ? GDRB_Q_FEW "+" GDRB_Q_NOISY : few ? GDRB_Q_FEW : noisy ? GDRB_Q_NOISY :
 	       GDRB_Q_OK;
+}
+
+int gdrb_fig_busbw_over_line(double busbw_GBps, double line_gbps, int hosts, const char *from,
+			     const char *why, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (hosts < 2 || !(line_gbps > 0) || !isfinite(busbw_GBps) || !(busbw_GBps > line_gbps / 8))
+		return 0;
+	snprintf(buf, len, "busbw %.3f GB/s above the line rate %.3f GB/s%s%s%s%s%s", busbw_GBps, line_gbps / 8,
+		 from && *from ? " (" : "", from ? from : "", from && *from ? ")" : "", why && *why ? ": " : "",
+		 why ? why : "");
+	return 1;
 }

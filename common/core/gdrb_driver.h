@@ -110,6 +110,14 @@ struct gdrb_ctx {
 	 */
 	char lib_timing[16], lib_algo[64], lib_proto[32];
 	unsigned lib_calls_per_sync, lib_channels;
+	/*
+	 * The network line rate a collective's bytes crossed, set by the benchmark's `end` on
+	 * rank 0 for the rows of the size (Gb/s; 0: not known, nothing is claimed): a row on
+	 * more than one host whose busbw exceeds it is flagged in its note, naming where the
+	 * rate came from (lib_line_from) and what lifts busbw above it (lib_line_why).
+	 */
+	double lib_line_gbps;
+	char lib_line_from[160], lib_line_why[256];
 
 	/*
 	 * Calls a timed iteration holds (a library launching a batch before one synchronisation,
@@ -118,6 +126,13 @@ struct gdrb_ctx {
 	 * the batches' mean times per call); an iteration it validates (c->checking) holds one.
 	 */
 	unsigned calls_per_iter;
+	/*
+	 * The timed iteration's calls as the device timed them (CUDA events around them), in
+	 * us, set by an iteration that times itself so: the sample, in place of the host
+	 * clock's time of the whole iteration (which also holds the enqueueing and the wait).
+	 * The driver sets it below 0 before each iteration; below 0 after it: the host clock.
+	 */
+	double device_us;
 	unsigned mismatches_shown;  /* at the current size and path */
 	size_t check_span;      /* bytes of result this rank checks at this size (fault injection) */
 	size_t check_off;       /* ... from this byte of recv (a rotated buffer offset); 0 unless set */
@@ -154,6 +169,12 @@ struct gdrb_bench {
 	 */
 	bool needs_gpu;
 	enum gdrb_mem_kind default_mem; /* --mem when the command line gives none (0: host) */
+	/*
+	 * The CSV reg of the direct path on memory on the GPU where the transport knows it
+	 * before it registers anything ("mpi-cuda"); NULL: decided as it sets up (verbs:
+	 * dmabuf or peermem), "none" in --describe.
+	 */
+	const char *gpu_reg;
 	/*
 	 * The bootstrap's sendrecv travels as the measured bytes do (MPI): pipelined
 	 * staging's probe times the wire with it. Else the wire is not measured.

@@ -46,6 +46,15 @@ double gdrb_bus_one(int n);
  * element size), at least one unit. */
 size_t gdrb_fig_coll_size(size_t size, size_t elem, int nranks, bool blocked);
 
+/*
+ * A multi-node collective's busbw against the line rate its bytes crossed: on more than
+ * one host, a busbw above line_gbps / 8 GB/s is more than a ring (each byte through the
+ * network once) can move. Then buf gets "busbw X GB/s above the line rate Y GB/s (from):
+ * why" and 1 is returned; else 0 and "" (one host, no rate, no busbw, not above).
+ */
+int gdrb_fig_busbw_over_line(double busbw_GBps, double line_gbps, int hosts, const char *from,
+			     const char *why, char *buf, size_t len);
+
 /* Above this many times the median, a p99 makes the row "noisy". */
 #define GDRB_NOISY_RATIO 5.0
 

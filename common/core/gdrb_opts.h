@@ -165,6 +165,7 @@ struct gdrb_params {
 	int verbose;
 	bool monotonic_clock;       /* do not use the TSC */
 	bool bidir;                 /* -b */
+	bool describe;              /* --describe: print what the binary is (JSON) and exit */
 	int staging;                /* enum gdrb_staging */
 	size_t stage_chunk;         /* pipelined staging's fragment size; 0: chosen from measured rates */
 	unsigned stage_slots;       /* pipelined staging's slots per direction; 0: chosen likewise */
@@ -195,6 +196,14 @@ int gdrb_opts_parse(int argc, char **argv, const struct gdrb_opt_set *set, const
 /* The core's defaults and every group of set's (set NULL: the core's only). */
 int gdrb_opts_defaults(struct gdrb_params *p, const struct gdrb_opt_set *set);
 void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summary);
+
+struct gdrb_json;
+/*
+ * --describe's "options" array: every option the binary takes, in --help order, with its
+ * short form, argument, group ("core" or the layer's), default (as --help states it; null
+ * where it states none) and help text.
+ */
+void gdrb_opts_describe(struct gdrb_json *j, const struct gdrb_opt_set *set);
 /* An option's left side in --help: "-m, --sizes SIZES", or long_pad then "--name ARG". */
 void gdrb_opt_usage_lhs(const struct gdrb_opt *o, const char *long_pad, char *buf, size_t size);
 

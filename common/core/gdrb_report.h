@@ -67,6 +67,8 @@ struct gdrb_row {
 
 /* The CSV header line, without newline. */
 const char *gdrb_csv_header(void);
+/* The CSV schema's version (csv_schema.def's last GDRB_CSV_VERSION_END). */
+int gdrb_csv_version(void);
 
 /*
  * A CSV file being appended to. Every line goes in with one write(2) on an

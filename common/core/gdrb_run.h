@@ -56,18 +56,47 @@ enum gdrb_stage_shape {
 unsigned gdrb_run_paths(enum gdrb_mem_kind mem, enum gdrb_stage_shape shape, int staging,
 			struct gdrb_variant *v);
 
+/*
+ * What an entry point is, for --describe (docs/describe.md): the facts the tools read
+ * from the binary instead of keeping copies of them.
+ */
+struct gdrb_run_facts {
+	const char *benchmark;          /* the CSV benchmark column */
+	const char *bidir_benchmark;    /* ... with -b; NULL: no -b */
+	const char *layer;              /* the CSV layer column */
+	const char *metric;             /* "latency" or "bandwidth" */
+	const char *traffic;            /* "pingpong", "unidir", "bidir", "local", "collective", "pairs" */
+	bool all_pairs;                 /* gdrb_pairs_main: the pairs CSV, its rank table and matrices */
+	bool needs_gpu;                 /* measures a GPU whatever --mem says */
+	/*
+	 * The paths a run on p (its --mem kind and the other options) measures, in order, into v
+	 * (at most GDRB_MAX_VARIANTS, gdrb_driver.h), with the reg a row of each carries where the run
+	 * cannot say more (failed, unsupported); 0: the binary decides them as it runs.
+	 */
+	size_t (*paths)(const void *entry, const struct gdrb_params *p, struct gdrb_variant *v);
+	const void *entry;              /* what paths is given: the entry point's descriptor */
+};
+
 /* What an entry point reads from its command line. */
 struct gdrb_run_args {
 	const struct gdrb_opt_set *opts;
 	const char *summary;            /* the first line of --help */
 	/* Its own refusals once every option is read: 0, or GDRB_ERR_USAGE after one line. NULL: none. */
 	int (*check)(const struct gdrb_params *p);
+	const struct gdrb_run_facts *facts;     /* what --describe prints */
 };
+
+/*
+ * --describe: args' facts, the options and every memory kind with its properties and the
+ * paths a run on it measures, as one JSON object on stdout (the leader's). 0, or GDRB_ERR
+ * where stdout could not be written.
+ */
+int gdrb_run_describe(const struct gdrb_run_args *args, const struct gdrb_params *p);
 
 /*
  * Start a run: the options into *p, the test hooks, args->check, then the
  * bootstrap (rank and host in messages, rank 0 the leader, the clock).
- * true: go on. false: return *code from main (0 after --help or --version;
+ * true: go on. false: return *code from main (0 after --help, --version or --describe;
  * after bad usage every rank but the leader first waits a while, so that the
  * leader's line is out before a launcher ends the job).
  */

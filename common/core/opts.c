@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdrb_json.h"
 #include "gdrb_log.h"
 #include "gdrb_opts.h"
 #include "gdrb_stage.h"
@@ -106,6 +107,10 @@ static const struct gdrb_opt core_table[] = {
 	  .help = "progress and per-size details on stderr",
 	  .when = GDRB_OPTG_COMMON, .parse = parse_verbose, .off = CORE(verbose),
 	  .flags = GDRB_OPT_LAST | GDRB_OPT_REPEAT },
+	{ .name = "describe",
+	  .help = "print what this binary is as JSON (benchmark, layer, options, memory kinds and their paths; docs/describe.md) and exit",
+	  .when = GDRB_OPTG_COMMON, .parse = gdrb_opt_set_bool, .off = CORE(describe), .value = 1,
+	  .flags = GDRB_OPT_LAST },
 	{ .name = "help", .short_opt = 'h',
 	  .help = "print this help and exit",
 	  .when = GDRB_OPTG_COMMON, .flags = GDRB_OPT_LAST },
@@ -328,6 +333,7 @@ static int parse_verbose(const struct gdrb_opt *o, const char *arg, void *params
 struct entry {
 	const struct gdrb_opt *o;
 	void *params;           /* the core's params or a group's */
+	const char *group;      /* "core" or the group's name */
 	bool offered;           /* the binary takes it (else refused by name) */
 	int code;               /* getopt_long's value */
 };
@@ -417,7 +423,7 @@ int gdrb_opts_defaults(struct gdrb_params *p, const struct gdrb_opt_set *set)
 }
 
 static int add_entries(struct table *t, const struct gdrb_opt *opts, size_t n, void *params,
-		       unsigned select, int last)
+		       const char *group, unsigned select, int last)
 {
 	size_t i;
 
@@ -433,6 +439,7 @@ static int add_entries(struct table *t, const struct gdrb_opt *opts, size_t n, v
 		e = &t->e[t->n];
 		e->o = &opts[i];
 		e->params = params;
+		e->group = group;
 		e->offered = (opts[i].when & select) != 0;
 		e->code = opts[i].short_opt ? opts[i].short_opt : FIRST_LONG_CODE + (int)t->n;
 		t->n++;
@@ -448,7 +455,7 @@ static int build_table(struct table *t, const struct gdrb_opt_set *set, struct g
 	size_t i;
 
 	t->n = 0;
-	if (add_entries(t, core_table, N_CORE, p, core, 0))
+	if (add_entries(t, core_table, N_CORE, p, "core", core, 0))
 		return GDRB_ERR;
 	for (i = 0; i < p->ngroups; i++) {
 		unsigned select = 0;
@@ -456,10 +463,11 @@ static int build_table(struct table *t, const struct gdrb_opt_set *set, struct g
 		for (u = set ? set->groups : NULL; u && u->group; u++)
 			if (u->group == p->group[i])
 				select = u->select;
-		if (add_entries(t, p->group[i]->opts, p->group[i]->nopts, group_store(p, i), select, -1))
+		if (add_entries(t, p->group[i]->opts, p->group[i]->nopts, group_store(p, i), p->group[i]->name,
+				select, -1))
 			return GDRB_ERR;
 	}
-	return add_entries(t, core_table, N_CORE, p, core, 1);
+	return add_entries(t, core_table, N_CORE, p, "core", core, 1);
 }
 
 void gdrb_opt_usage_lhs(const struct gdrb_opt *o, const char *long_pad, char *buf, size_t size)
@@ -475,6 +483,24 @@ void gdrb_opt_usage_lhs(const struct gdrb_opt *o, const char *long_pad, char *bu
 			 after);
 }
 
+/*
+ * A binary with its own default sizes or memory kind: that default, where the core's help
+ * names the core's; *keep is how much of the help comes before "(default ". NULL: none.
+ */
+static const char *own_default(const struct gdrb_opt *o, const struct gdrb_opt_set *set, int *keep)
+{
+	const char *at = strstr(o->help, "(default ");
+
+	*keep = at ? (int)(at - o->help) : 0;
+	if (!at || !set)
+		return NULL;
+	if (o->parse == parse_sizes && set->sizes)
+		return set->sizes;
+	if (o->parse == parse_mem && set->mem)
+		return gdrb_mem_kind_name(set->mem);
+	return NULL;
+}
+
 void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summary)
 {
 	static struct gdrb_params p;    /* only for the table's layout */
@@ -486,23 +512,77 @@ void gdrb_opts_usage(FILE *out, const struct gdrb_opt_set *set, const char *summ
 	fprintf(out, "Usage: %s [OPTION]...\n%s\n\n", gdrb_prog(), summary);
 	for (i = 0; i < t.n; i++) {
 		const struct gdrb_opt *o = t.e[i].o;
+		const char *own;
 		char lhs[64];
+		int keep;
 
 		if (!t.e[i].offered)
 			continue;
 		gdrb_opt_usage_lhs(o, "    ", lhs, sizeof(lhs));
-		/* A binary with its own default sizes says so where the core's help names its default. */
-		if (o->parse == parse_sizes && set && set->sizes && strstr(o->help, "(default "))
-			fprintf(out, "  %-26s %.*s(default %s)\n", lhs,
-				(int)(strstr(o->help, "(default ") - o->help), o->help, set->sizes);
-		else if (o->parse == parse_mem && set && set->mem && strstr(o->help, "(default "))
-			fprintf(out, "  %-26s %.*s(default %s)\n", lhs,
-				(int)(strstr(o->help, "(default ") - o->help), o->help,
-				gdrb_mem_kind_name(set->mem));
+		own = own_default(o, set, &keep);
+		if (own)
+			fprintf(out, "  %-26s %.*s(default %s)\n", lhs, keep, o->help, own);
 		else
 			fprintf(out, "  %-26s %s\n", lhs, o->help);
 	}
 	fprintf(out, "\nExit status: 0 ok, 1 failure or invalid data, 2 bad usage, 77 unsupported on this node.\n");
+}
+
+/* The default a help text states: what follows its last "(default " or "(default: ", to its ')'. */
+static void stated_default(const char *help, char *buf, size_t len)
+{
+	const char *at = NULL, *s, *end;
+	int depth = 0;
+
+	for (s = help; (s = strstr(s, "(default")) != NULL; s++)
+		at = s;
+	buf[0] = '\0';
+	if (!at)
+		return;
+	at += strlen("(default");
+	at += *at == ':' ? 1 : 0;
+	at += *at == ' ' ? 1 : 0;
+	for (end = at; *end && (*end != ')' || depth); end++)
+		depth += *end == '(' ? 1 : *end == ')' ? -1 : 0;
+	/* "(default: none)": the option has no default value. */
+	if (end - at != 4 || strncmp(at, "none", 4))
+		snprintf(buf, len, "%.*s", (int)(end - at), at);
+}
+
+void gdrb_opts_describe(struct gdrb_json *j, const struct gdrb_opt_set *set)
+{
+	static struct gdrb_params p;
+	static struct table t;
+	size_t i;
+
+	gdrb_json_open_array(j, "options");
+	if (gdrb_opts_defaults(&p, set) || build_table(&t, set, &p)) {
+		gdrb_json_close_array(j);
+		return;
+	}
+	for (i = 0; i < t.n; i++) {
+		const struct gdrb_opt *o = t.e[i].o;
+		char text[256], shortname[2] = { (char)o->short_opt, '\0' };
+		const char *own;
+		int keep;
+
+		if (!t.e[i].offered)
+			continue;
+		gdrb_json_open_object(j, NULL);
+		gdrb_json_string(j, "name", o->name);
+		gdrb_json_string(j, "short", o->short_opt ? shortname : NULL);
+		gdrb_json_string(j, "arg", o->arg);
+		gdrb_json_bool(j, "value_optional", o->flags & GDRB_OPT_VALUE_OPTIONAL);
+		gdrb_json_bool(j, "repeat", o->flags & GDRB_OPT_REPEAT);
+		gdrb_json_string(j, "group", t.e[i].group);
+		own = own_default(o, set, &keep);
+		if (!own)
+			stated_default(o->help, text, sizeof(text));
+		gdrb_json_string(j, "default", own ? own : text[0] ? text : NULL);
+		gdrb_json_string(j, "help", o->help);
+		gdrb_json_close_object(j);
+	}
+	gdrb_json_close_array(j);
 }
 
 static const struct entry *find_code(const struct table *t, int code)
@@ -707,7 +787,7 @@ int gdrb_opts_parse_tool(int argc, char **argv, const struct gdrb_opt_tool *tool
 	int rc;
 
 	t.n = 0;
-	if (add_entries(&t, tool->opts, tool->nopts, params, 0, -1))
+	if (add_entries(&t, tool->opts, tool->nopts, params, "tool", 0, -1))
 		return GDRB_ERR;
 	for (i = 0; i < t.n; i++)
 		t.e[i].offered = true;

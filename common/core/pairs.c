@@ -740,12 +740,27 @@ static int refuse_core(const struct gdrb_params *p)
 	return 0;
 }
 
+/* --describe's paths of a run on p: set_paths()'s before the transport answers (reg "none" on GPU memory). */
+static size_t describe_paths(const void *entry, const struct gdrb_params *p, struct gdrb_variant *v)
+{
+	size_t n = gdrb_run_paths(p->mem, GDRB_SHAPE_PAIRS, p->staging, v);
+
+	(void)entry;
+	if (gdrb_mem_kind(p->mem)->staged)
+		v[0].reg = "none";
+	return n;
+}
+
 int gdrb_pairs_main(const struct gdrb_pairs_ops *ops, struct gdrb_boot *boot, int argc, char **argv)
 {
 	struct gdrb_opt_use groups[GDRB_MAX_OPT_GROUPS] = { { &gdrb_pairs_opts, GDRB_PAIRS_OPTS } };
 	const struct gdrb_opt_set set = { GDRB_OPTG_MEM | GDRB_OPTG_WINDOW, groups, ops->opt_known,
 					  GDRB_PAIRS_DEF_SIZES, GDRB_MEM_HOST };
-	const struct gdrb_run_args args = { &set, ops->summary, refuse_core };
+	const struct gdrb_run_facts facts = {
+		.benchmark = ops->name, .layer = ops->layer, .metric = "bandwidth", .traffic = "pairs",
+		.all_pairs = true, .paths = describe_paths, .entry = ops,
+	};
+	const struct gdrb_run_args args = { &set, ops->summary, refuse_core, &facts };
 	struct pairs_run *r;
 	size_t g = 1;
 	int rc, code;

@@ -33,6 +33,19 @@ const char *gdrb_csv_header(void)
 	return csv_header;
 }
 
+#define GDRB_CSV_COL(name, type)
+#define GDRB_CSV_VERSION_END(n) n,
+static const int csv_versions[] = {
+#include "csv_schema.def"
+};
+#undef GDRB_CSV_COL
+#undef GDRB_CSV_VERSION_END
+
+int gdrb_csv_version(void)
+{
+	return csv_versions[sizeof(csv_versions) / sizeof(csv_versions[0]) - 1];
+}
+
 char *gdrb_timestamp(char *buf, size_t len)
 {
 	time_t now = time(NULL);

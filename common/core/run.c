@@ -29,6 +29,10 @@ bool gdrb_run_begin(const struct gdrb_run_args *args, struct gdrb_boot *boot, in
 		*code = gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
 		return false;
 	}
+	if (!rc && p->describe) {
+		*code = gdrb_run_describe(args, p) || gdrb_stdout_close() ? GDRB_EXIT_FAIL : GDRB_EXIT_OK;
+		return false;
+	}
 	if (!rc && gdrb_inject_load())
 		rc = GDRB_ERR_USAGE;
 	if (!rc && args->check)

@@ -210,9 +210,12 @@ static void json_topology(const struct gdrb_doctor *d, struct gdrb_json *j)
 	gdrb_json_open_array(j, "gpus");
 	for (g = 0; g < t->ngpus; g++) {
 		const struct gdrb_topo_gpu *gpu = &t->gpus[g];
+		char device[8];
 
 		gdrb_json_open_object(j, NULL);
 		gdrb_json_string(j, "pci", gpu->pci.bdf);
+		snprintf(device, sizeof(device), "0x%04x", gpu->pci.device & 0xffffu);
+		gdrb_json_string(j, "device", device);
 		gdrb_json_int(j, "numa_node", gpu->pci.numa_node);
 		gdrb_json_string(j, "driver", gpu->pci.driver);
 		gdrb_json_int(j, "bar1_bytes", (long long)gpu->bar1_bytes);

@@ -88,6 +88,8 @@ int gdrb_mem_kind_parse(const char *text, enum gdrb_mem_kind *kind, const char *
 const char *gdrb_mem_kind_name(enum gdrb_mem_kind kind);
 /* The kind's table: what it is (on the GPU, needs a GPU, staged). */
 const struct gdrb_mem_kind_ops *gdrb_mem_kind(enum gdrb_mem_kind kind);
+/* How many kinds --mem accepts, built-in and registered: they are numbered from 0. */
+unsigned gdrb_mem_kind_count(void);
 /* "host, pinned, device": every kind --mem accepts, in order. */
 char *gdrb_mem_kind_list(char *buf, size_t len);
 /*
@@ -155,11 +157,36 @@ int gdrb_cuda_stream_create(void **stream);
 void gdrb_cuda_stream_destroy(void *stream);
 int gdrb_cuda_event_create(void **event);
 void gdrb_cuda_event_destroy(void *event);
-/* cudaMemcpyAsync on stream, then record event behind it. */
+/* cudaMemcpyAsync on stream, then record event behind it (NULL: none). */
 int gdrb_cuda_copy_async(void *dst, const void *src, size_t len, void *stream, void *event);
 /* Block until every copy recorded before event has finished. */
 int gdrb_cuda_event_wait(void *event);
 /* 1: finished, 0: not yet, GDRB_ERR: failed. */
 int gdrb_cuda_event_done(void *event);
+
+/*
+ * Copies timed on the device (gdrb_copy_bw): events that keep a time, and a
+ * gate that holds a stream until the host opens it, so that the copies behind
+ * it are all enqueued before the first starts and the enqueueing stays out of
+ * the time between two events. The gate is a host function on the stream
+ * (cudaLaunchHostFunc) that waits for `open`; past timeout_s it lets the
+ * stream go and sets `expired` (the time it held is then no sample).
+ */
+struct gdrb_cuda_gate {
+	int open;               /* set by gdrb_cuda_gate_open, read by the stream's host function */
+	int expired;            /* the host function gave up waiting */
+	double timeout_s;
+};
+/* An event that keeps the time the stream reached it (cudaEventCreate). */
+int gdrb_cuda_timed_event_create(void **event);
+int gdrb_cuda_event_record(void *event, void *stream);
+/* The time between two timed events, both reached, in us. */
+int gdrb_cuda_event_elapsed_us(void *start, void *end, double *us);
+/* The work enqueued on stream after this waits for event (cudaStreamWaitEvent). */
+int gdrb_cuda_stream_wait_event(void *stream, void *event);
+int gdrb_cuda_stream_sync(void *stream);
+/* Hold stream at this point until gdrb_cuda_gate_open(gate); gate must outlive the wait. */
+int gdrb_cuda_stream_hold(void *stream, struct gdrb_cuda_gate *gate);
+void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate);
 
 #endif

@@ -206,6 +206,11 @@ const char *gdrb_mem_kind_name(enum gdrb_mem_kind kind)
 	return kinds[kind]->name;
 }
 
+unsigned gdrb_mem_kind_count(void)
+{
+	return nkinds;
+}
+
 char *gdrb_mem_kind_list(char *buf, size_t len)
 {
 	size_t used = 0;

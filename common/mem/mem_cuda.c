@@ -2,8 +2,10 @@
 /* CUDA memory backend, reached through libcudart only (starts without a driver). */
 #include "config.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
@@ -213,7 +215,8 @@ int gdrb_cuda_copy_async(void *dst, const void *src, size_t len, void *stream, v
 {
 	CUDA_CHECK(cudaMemcpyAsync(dst, src, len, cudaMemcpyDefault, (cudaStream_t)stream),
 		   "cudaMemcpyAsync");
-	CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream), "cudaEventRecord");
+	if (event)
+		CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream), "cudaEventRecord");
 	return 0;
 }
 
@@ -231,4 +234,76 @@ int gdrb_cuda_event_done(void *event)
 		return 0;
 	CUDA_CHECK(err, "cudaEventQuery");
 	return 1;
+}
+
+int gdrb_cuda_timed_event_create(void **event)
+{
+	cudaEvent_t e;
+
+	CUDA_CHECK(cudaEventCreate(&e), "cudaEventCreate");
+	*event = e;
+	return 0;
+}
+
+int gdrb_cuda_event_record(void *event, void *stream)
+{
+	CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream), "cudaEventRecord");
+	return 0;
+}
+
+int gdrb_cuda_event_elapsed_us(void *start, void *end, double *us)
+{
+	float ms = 0;
+
+	CUDA_CHECK(cudaEventElapsedTime(&ms, (cudaEvent_t)start, (cudaEvent_t)end),
+		   "cudaEventElapsedTime");
+	*us = (double)ms * 1e3;
+	return 0;
+}
+
+int gdrb_cuda_stream_wait_event(void *stream, void *event)
+{
+	CUDA_CHECK(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0), "cudaStreamWaitEvent");
+	return 0;
+}
+
+int gdrb_cuda_stream_sync(void *stream)
+{
+	CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize");
+	return 0;
+}
+
+static double gate_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* On the runtime's thread for host functions: no CUDA call here, as CUDA requires. */
+static void CUDART_CB gate_wait(void *arg)
+{
+	struct gdrb_cuda_gate *g = arg;
+	double until = gate_now() + g->timeout_s;
+
+	while (!__atomic_load_n(&g->open, __ATOMIC_ACQUIRE)) {
+		if (gate_now() > until) {
+			__atomic_store_n(&g->expired, 1, __ATOMIC_RELEASE);
+			return;
+		}
+		/* The enqueueing thread may need this core (a small node, the simulated GPU). */
+		sched_yield();
+	}
+}
+
+int gdrb_cuda_stream_hold(void *stream, struct gdrb_cuda_gate *gate)
+{
+	CUDA_CHECK(cudaLaunchHostFunc((cudaStream_t)stream, gate_wait, gate), "cudaLaunchHostFunc");
+	return 0;
+}
+
+void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate)
+{
+	__atomic_store_n(&gate->open, 1, __ATOMIC_RELEASE);
 }

@@ -122,3 +122,50 @@ int gdrb_cuda_event_done(void *event)
 	(void)event;
 	return GDRB_ERR_UNSUPP;
 }
+
+int gdrb_cuda_timed_event_create(void **event)
+{
+	*event = NULL;
+	gdrb_err("%s", GDRB_NO_CUDA);
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_event_record(void *event, void *stream)
+{
+	(void)event;
+	(void)stream;
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_event_elapsed_us(void *start, void *end, double *us)
+{
+	(void)start;
+	(void)end;
+	*us = 0;
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_stream_wait_event(void *stream, void *event)
+{
+	(void)stream;
+	(void)event;
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_stream_sync(void *stream)
+{
+	(void)stream;
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_stream_hold(void *stream, struct gdrb_cuda_gate *gate)
+{
+	(void)stream;
+	(void)gate;
+	return GDRB_ERR_UNSUPP;
+}
+
+void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate)
+{
+	gate->open = 1;
+}

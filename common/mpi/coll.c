@@ -356,6 +356,7 @@ int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 	bench = (struct gdrb_bench){
 		.name = kind->name,
 		.layer = "mpi",
+		.gpu_reg = GDRB_MPI_GPU_REG,
 		.boot_is_wire = true,
 		.summary = desc->summary,
 		.metric = GDRB_METRIC_LAT,

@@ -39,6 +39,9 @@ static inline const struct gdrb_mpi_params *gdrb_mpi_params(const struct gdrb_ct
 	return (const struct gdrb_mpi_params *)gdrb_group_params(c->p, &gdrb_mpi_opts);
 }
 
+/* The CSV reg of the direct path over MPI on GPU memory: device pointers handed to MPI. */
+#define GDRB_MPI_GPU_REG "mpi-cuda"
+
 /*
  * The direct path over MPI: host memory always; device memory only when MPI is
  * CUDA-aware, as it says or --mpi-cuda decides (gdrb_mpi_lib()), otherwise

@@ -51,7 +51,7 @@ int gdrb_mpi_check_direct(struct gdrb_ctx *c)
 		direct->how = "MPI reads and writes the host buffers";
 		return 0;
 	}
-	direct->reg = "mpi-cuda";
+	direct->reg = GDRB_MPI_GPU_REG;
 	if (lib->cuda_aware && !lib->cuda_detected) {
 		direct->how = "device pointers handed to MPI, which --mpi-cuda yes says is CUDA-aware";
 		if (rank == 0)

@@ -24,6 +24,21 @@
 /* The longest network or transport name kept; a longer one is cut to this. */
 #define GDRB_NCCL_NAME_MAX 23
 
+/* The NET/IB devices one log's connections used, at most this many kept. */
+#define GDRB_NCCL_NICS 4
+
+/*
+ * A NET/IB device NCCL connected through: its name as NCCL's "NET/IB : Using [<dev>]<name>:<port>/..."
+ * line (src/transport/net_ib/init.cc) gives it, and its speed from NCCL's device line
+ * ("NET/IB: [<d>] <name>:<uverbs>:<port>/<link> provider=<p> speed=<Mb/s> ...": INFO from
+ * 2.27, TRACE 2.20 to 2.26) or "Made virtual device [<dev>] name=<name> speed=<Mb/s>" (a
+ * merged device).
+ */
+struct gdrb_nccl_nic {
+	char name[24];          /* "mlx5_0:1"; "" an unused slot; "?" a device the log did not name */
+	uint32_t mbps;          /* Mb/s; 0: the log does not say */
+};
+
 /*
  * What one log (or, summed, every rank's) says. Fixed-size fields only, no pointers:
  * a rank sends the struct as bytes (GDRB_NCCL_LINKS_WIRE bytes) and the receiver
@@ -50,6 +65,9 @@ struct gdrb_nccl_links {
 	char collnets[32];     /* CollNet names, the same way */
 	char others[48];       /* transports not understood, the same way */
 	char version[32];      /* from "NCCL version X.Y.Z...", "" absent, "mixed" when ranks differ */
+	/* One log's NET/IB devices its connections used (not summed over ranks: per rank). */
+	struct gdrb_nccl_nic nics[GDRB_NCCL_NICS];
+	uint32_t ib_used;      /* bit d: a connection went through NET/IB/<d> (d below 32) */
 };
 
 #define GDRB_NCCL_LINKS_WIRE sizeof(struct gdrb_nccl_links)

@@ -17,10 +17,12 @@
 
 #include "gdrb_coll_opts.h"
 #include "gdrb_counters.h"
+#include "gdrb_inject.h"
 #include "gdrb_json.h"
 #include "gdrb_log.h"
 #include "gdrb_nccl_log.h"
 #include "gdrb_size.h"
+#include "gdrb_sysfs.h"
 #include "gdrb_transports.h"
 #include "gdrb_watchdog.h"
 #include "nccl_int.h"
@@ -290,8 +292,13 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 {
 	const struct gdrb_nccl_params *np = gdrb_nccl_params(c->p);
 	const char *level = getenv("NCCL_DEBUG"), *file = getenv("NCCL_DEBUG_FILE");
-	const char *old = getenv("NCCL_NET_GDR_LEVEL");
+	const char *old = getenv("NCCL_NET_GDR_LEVEL"), *level_from = NULL;
+	const char *file_level = gdrb_nccl_conf_value(&n->conf, "NCCL_NET_GDR_LEVEL", &level_from);
+	char from[128] = "";
 	int at = 0;
+
+	if (file_level)
+		clean(from, sizeof(from), level_from, 120);
 
 	/* Empty, NCCL writes to stdout (the results'): a private file as if unset. */
 	if (file && !*file)
@@ -311,6 +318,20 @@ static int setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n)
 			return GDRB_ERR;
 		at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at, "--nccl-gdr %s: NCCL_NET_GDR_LEVEL=%s",
 			       gdrb_nccl_gdr_names[np->gdr], want);
+		/* Set in the environment, it wins over NCCL's files (setenv(..., 0) there). */
+		if (!old && file_level && at < (int)sizeof(n->setting)) {
+			char shown[64];
+
+			clean(shown, sizeof(shown), file_level, 40);
+			at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at,
+				       " in the environment, which wins over %s's %s", from, shown);
+		}
+	} else if (!old && file_level) {
+		char shown[64];
+
+		clean(shown, sizeof(shown), file_level, 40);
+		at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at,
+			       "--nccl-gdr auto: NCCL_NET_GDR_LEVEL=%s as %s sets it", shown, from);
 	} else {
 		at += snprintf(n->setting + at, sizeof(n->setting) - (size_t)at, "--nccl-gdr auto: %s",
 			       old ? "NCCL_NET_GDR_LEVEL as the environment sets it" : "NCCL's own GPUDirect rule");
@@ -613,12 +634,6 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 	memset(n, 0, sizeof(*n));
 	own_host(n->host, sizeof(n->host));
 	n->pid = (long)getpid();
-	rc = setup_env(c, n);
-	rc = gdrb_boot_agree(b, rc);
-	if (rc)
-		return rc;
-	read_env(c, n);
-	n->rdma_devices = b->rank == 0 ? rdma_devices() : -1;
 	n->simulated = dlsym(RTLD_DEFAULT, SIMNCCL_MARKER) != NULL;
 	if (ncclGetVersion(&v) == ncclSuccess) {
 		n->version = v;
@@ -633,6 +648,16 @@ int gdrb_nccl_open(struct gdrb_ctx *c)
 		snprintf(n->library, sizeof(n->library), "NCCL (version unknown)%s",
 			 n->simulated ? " (simulated)" : "");
 	}
+	/* NCCL's files, before gdrbench sets its own variables: what a file gives and what the environment overrides. */
+	if (b->rank == 0)
+		gdrb_nccl_conf_read(&n->conf, n->version, getenv("NCCL_CONF_FILE"), getenv("HOME"),
+				    gdrb_inject()->nccl_etc_conf ? gdrb_inject()->nccl_etc_conf : "/etc/nccl.conf");
+	rc = setup_env(c, n);
+	rc = gdrb_boot_agree(b, rc);
+	if (rc)
+		return rc;
+	read_env(c, n);
+	n->rdma_devices = b->rank == 0 ? rdma_devices() : -1;
 	env_version_differs(n);
 
 	/*
@@ -742,8 +767,137 @@ int gdrb_nccl_sync(const struct gdrb_ctx *c, const char *what, size_t size)
 struct log_wire {
 	struct gdrb_nccl_links links;
 	int32_t readable;
+	uint32_t sysfs_rate;    /* bit i: links.nics[i].mbps is the port's rate in sysfs, not NCCL's figure */
 	char why[188];
 };
+
+/* A port's rate as the kernel writes it, "400 Gb/sec (4X NDR)", in Mb/s; 0 anything else. */
+static uint32_t port_rate_mbps(const char *text)
+{
+	unsigned long whole = 0, frac = 0, scale = 1;
+	const char *p = text;
+
+	if (*p < '0' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9' && whole < 1000000)
+		whole = whole * 10 + (unsigned long)(*p++ - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9' && scale < 1000; p++, scale *= 10)
+			frac = frac * 10 + (unsigned long)(*p - '0');
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (strncmp(p, " Gb/sec", 7) || whole >= 100000)
+		return 0;
+	return (uint32_t)(whole * 1000 + frac * 1000 / scale);
+}
+
+/*
+ * The NICs NCCL's log named without a speed (NCCL before 2.27 prints none at INFO): the port's
+ * rate from sysfs (<root>/class/infiniband/<dev>/ports/<port>/rate), a regular file read without
+ * following a link; a merged device ("a+b") is left unknown.
+ */
+static uint32_t rates_from_sysfs(struct gdrb_nccl_links *l)
+{
+	const char *root = gdrb_inject()->sysfs_root ? gdrb_inject()->sysfs_root : "/sys";
+	uint32_t from = 0;
+	unsigned i;
+
+	for (i = 0; i < GDRB_NCCL_NICS; i++) {
+		struct gdrb_nccl_nic *nic = &l->nics[i];
+		char dev[24], path[512], text[64];
+		const char *colon = strrchr(nic->name, ':');
+		uint32_t mbps;
+
+		if (nic->mbps || !colon || colon == nic->name || strchr(nic->name, '+') || strchr(nic->name, '?'))
+			continue;
+		snprintf(dev, sizeof(dev), "%.*s", (int)(colon - nic->name), nic->name);
+		if (gdrb_path(path, sizeof(path), root, "class/infiniband/%s/ports/%s/rate", dev, colon + 1) ||
+		    gdrb_read_text(path, text, sizeof(text)))
+			continue;
+		if ((mbps = port_rate_mbps(text))) {
+			nic->mbps = mbps;
+			from |= 1u << i;
+		}
+	}
+	return from;
+}
+
+/*
+ * Rank 0: the line rate the rows' bytes crossed (c->lib_line_*): on each host, the NICs its
+ * ranks' connections used, each counted once, their rates added (a ring's channels spread over
+ * a node's NICs); the lowest host's. Not known (0) where a NIC is unnamed or has no rate, or a
+ * host used no NET/IB device: nothing is then claimed.
+ */
+static void line_rate(struct gdrb_ctx *c, const struct log_wire *all)
+{
+	const struct gdrb_boot *b = c->boot;
+	double lowest = 0;
+	int r, q, low_host = -1, low_nics = 0;
+	bool any_sysfs = false, any_log = false;
+	char names[32] = "";
+
+	c->lib_line_gbps = 0;
+	c->lib_line_from[0] = c->lib_line_why[0] = '\0';
+	for (r = 0; r < b->size; r++) {
+		const char *counted[64];
+		double sum = 0;
+		int nics = 0, k;
+		unsigned i;
+		bool first = true;
+
+		for (q = 0; q < r && first; q++)
+			first = strcmp(b->hosts[q], b->hosts[r]) != 0;
+		if (!first)
+			continue;
+		/* Every rank of host r: its NICs, each counted once. */
+		for (q = r; q < b->size; q++) {
+			if (strcmp(b->hosts[q], b->hosts[r]))
+				continue;
+			if (!all[q].readable)
+				return;
+			for (i = 0; i < GDRB_NCCL_NICS && all[q].links.nics[i].name[0]; i++) {
+				const struct gdrb_nccl_nic *nic = &all[q].links.nics[i];
+
+				if (!nic->mbps || !strcmp(nic->name, "?"))
+					return;
+				for (k = 0; k < nics && strcmp(counted[k], nic->name); k++)
+					;
+				if (k < nics)
+					continue;
+				if (nics == (int)(sizeof(counted) / sizeof(counted[0])))
+					return;
+				counted[nics++] = nic->name;
+				sum += nic->mbps / 1000.0;
+				if (all[q].sysfs_rate & (1u << i))
+					any_sysfs = true;
+				else
+					any_log = true;
+			}
+		}
+		if (!nics)
+			return;
+		if (low_host < 0 || sum < lowest) {
+			lowest = sum;
+			low_host = r;
+			low_nics = nics;
+			snprintf(names, sizeof(names), "%s", counted[0]);
+		}
+	}
+	if (low_host < 0)
+		return;
+	c->lib_line_gbps = lowest;
+	snprintf(c->lib_line_from, sizeof(c->lib_line_from), "%s%s%s at %g Gb/s on %.40s, from %s%s%s",
+		 low_nics > 1 ? "the NICs of NCCL's connections, " : "NIC ", low_nics > 1 ? "" : names,
+		 low_nics > 1 ? "" : " of NCCL's connections", lowest, b->hosts[low_host],
+		 any_log ? "NCCL's log" : "", any_log && any_sysfs ? " and " : "", any_sysfs ? "sysfs" : "");
+	if (!strcmp(c->lib_algo, "Ring"))
+		snprintf(c->lib_line_why, sizeof(c->lib_line_why),
+			 "NCCL says Ring, whose bytes cross the network once each: this rate is not the network's (a NIC not in NCCL's log?)");
+	else
+		snprintf(c->lib_line_why, sizeof(c->lib_line_why),
+			 "tree, NVLS, CollNet or SHARP at work (algorithm %.64s); for network acceptance force NCCL_ALGO=Ring",
+			 c->lib_algo[0] ? c->lib_algo : "unknown: --nccl-tuning-log says which");
+}
 
 /* Rank 0: the row's columns and note from every rank's links. */
 static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *all)
@@ -817,14 +971,30 @@ static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *al
 	if (n->choice_note[0] && at < sizeof(c->lib_note))
 		at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%s", at ? "; " : "", n->choice_note);
 	if (n->env[0] && at < sizeof(c->lib_note))
-		snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%.*s", at ? "; " : "", (int)(sizeof(c->lib_note) / 2), n->env);
+		at += (size_t)snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%.*s", at ? "; " : "",
+				       (int)(sizeof(c->lib_note) / 2), n->env);
+	/* NCCL's files' settings in force, as NAME=VALUE the tools read as they read the environment's. */
+	if (at < sizeof(c->lib_note)) {
+		char conf[384];
+
+		gdrb_nccl_conf_note(&n->conf, conf, sizeof(conf));
+		if (conf[0])
+			snprintf(c->lib_note + at, sizeof(c->lib_note) - at, "%s%s", at ? "; " : "", conf);
+	}
 }
 
-/* A plain NCCL_ALGO or NCCL_PROTO value (one name, no per-collective list, no "^"), or NULL. */
-static const char *plain_setting(const char *name, char *buf, size_t len)
+/*
+ * A plain NCCL_ALGO or NCCL_PROTO value (one name, no per-collective list, no "^") from the
+ * environment, else from NCCL's files (*from their path, else NULL), or NULL.
+ */
+static const char *plain_setting(const struct gdrb_nccl *n, const char *name, char *buf, size_t len, const char **from)
 {
 	const char *v = getenv(name);
 	size_t i;
+
+	*from = NULL;
+	if (!v)
+		v = gdrb_nccl_conf_value(&n->conf, name, from);
 
 	if (!v || !*v || strlen(v) >= len)
 		return NULL;
@@ -843,8 +1013,10 @@ static const char *plain_setting(const char *name, char *buf, size_t len)
 static void choice(struct gdrb_ctx *c, struct gdrb_nccl *n, char *note, size_t len)
 {
 	struct gdrb_nccl_tuning t;
-	char why[192], algo[32], proto[32];
-	const char *a = plain_setting("NCCL_ALGO", algo, sizeof(algo)), *p = plain_setting("NCCL_PROTO", proto, sizeof(proto));
+	char why[192], algo[32], proto[32], where[200], shown[240];
+	const char *a_from, *p_from;
+	const char *a = plain_setting(n, "NCCL_ALGO", algo, sizeof(algo), &a_from);
+	const char *p = plain_setting(n, "NCCL_PROTO", proto, sizeof(proto), &p_from);
 
 	c->lib_algo[0] = c->lib_proto[0] = '\0';
 	c->lib_channels = 0;
@@ -861,10 +1033,18 @@ static void choice(struct gdrb_ctx *c, struct gdrb_nccl *n, char *note, size_t l
 		return;
 	}
 	if (a || p) {
+		const char *a_src = a_from ? a_from : "the environment", *p_src = p_from ? p_from : "the environment";
+
 		snprintf(c->lib_algo, sizeof(c->lib_algo), "%s", a ? a : "");
 		snprintf(c->lib_proto, sizeof(c->lib_proto), "%s", p ? p : "");
-		snprintf(note, len, "%s%s%s as set in the environment, not read from NCCL's log", a ? "algorithm" : "",
-			 a && p ? " and " : "", p ? "protocol" : "");
+		/* The environment and each file may give one of them: name where each came from. */
+		if (a && p && strcmp(a_src, p_src))
+			snprintf(where, sizeof(where), "algorithm as set in %.80s, protocol in %.80s", a_src, p_src);
+		else
+			snprintf(where, sizeof(where), "%s as set in %.120s", a && p ? "algorithm and protocol" : a ? "algorithm" : "protocol",
+				 a ? a_src : p_src);
+		clean(shown, sizeof(shown), where, sizeof(shown) - 1);
+		snprintf(note, len, "%s, not read from NCCL's log", shown);
 		return;
 	}
 	if (n->tuning)
@@ -887,6 +1067,8 @@ int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
 	else
 		mine.readable = gdrb_nccl_log_read(n->log, &(struct gdrb_nccl_owner){ n->host, n->pid },
 						   &mine.links, mine.why, sizeof(mine.why)) == 0;
+	if (mine.readable)
+		mine.sysfs_rate = rates_from_sysfs(&mine.links);
 	if (c->boot->rank == 0 && !(all = calloc((size_t)c->boot->size, sizeof(*all))))
 		return GDRB_ERR;
 	rc = gdrb_boot_step_gather(c->boot, &mine, sizeof(mine), all, "reading NCCL's log", size);
@@ -896,6 +1078,7 @@ int gdrb_nccl_end(struct gdrb_ctx *c, size_t size)
 		snprintf(was, sizeof(was), "%s %s", c->lib_transport, c->lib_gdr);
 		choice(c, n, n->choice_note, sizeof(n->choice_note));
 		compose(c, n, all);
+		line_rate(c, all);
 		snprintf(now, sizeof(now), "%s %s", c->lib_transport, c->lib_gdr);
 		/* In the table, where it changes: the connections NCCL made by the end of this size. */
 		if (strcmp(was, now))
@@ -911,13 +1094,17 @@ void gdrb_nccl_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
 	const struct gdrb_nccl *n = &the;
 
+	char conf[1536];
+
+	gdrb_nccl_conf_describe(&n->conf, conf, sizeof(conf));
 	snprintf(buf, len,
 		 "%s%s; %s\n"
 		 "# NCCL's INFO log: each rank's is read back after every size (%s); the CSV transport column lists the transports of its connections, gdr_connections the network connections that used GPUDirect RDMA (/GDRDMA) of all\n"
-		 "# NCCL environment (rank 0): %s",
+		 "# NCCL environment (rank 0): %s\n"
+		 "# %s",
 		 n->library, n->simulated ? ": the test suite's simulated NCCL (tests/support/simnccl), which proves behaviour, never speed" : "",
 		 n->setting, n->dir[0] ? "a private file per rank" : "the file NCCL_DEBUG_FILE names",
-		 n->env[0] ? n->env : "none");
+		 n->env[0] ? n->env : "none", conf);
 	(void)c;
 }
 

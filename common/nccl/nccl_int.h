@@ -16,6 +16,7 @@
 
 #include "gdrb_driver.h"
 #include "gdrb_nccl_opts.h"
+#include "nccl_env.h"
 
 /* The process's communicator (one: NCCL's environment is read once per process). */
 struct gdrb_nccl {
@@ -38,8 +39,9 @@ struct gdrb_nccl {
 	int rdma_devices;               /* RDMA devices in sysfs on rank 0 (-1 unknown) */
 	bool tuning;                    /* the log holds NCCL's TUNING lines (rank 0 reads them) */
 	long long tuning_at;            /* where the next size's TUNING lines start in the log */
-	char choice_note[224];          /* rank 0: why the size's algorithm is not known, or where it came from */
+	char choice_note[320];          /* rank 0: why the size's algorithm is not known, or where it came from */
 	char subsys_added[64];          /* what NCCL_DEBUG_SUBSYS gained or lost for the log ("" nothing) */
+	struct gdrb_nccl_conf conf;     /* rank 0: NCCL's configuration files (nccl_env.h) */
 };
 
 /*

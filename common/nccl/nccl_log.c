@@ -30,12 +30,26 @@
 
 #include "gdrb_nccl_log.h"
 
-_Static_assert(sizeof(struct gdrb_nccl_links) == 16 * 4 + 48 + 32 + 48 + 32,
+_Static_assert(sizeof(struct gdrb_nccl_links) == 16 * 4 + 48 + 32 + 48 + 32 + GDRB_NCCL_NICS * (24 + 4) + 4,
 	       "struct gdrb_nccl_links has padding: its wire form would carry stray bytes");
+
+/* NET/IB device numbers whose name and speed are kept (the connections' NET/IB/<dev>). */
+#define IB_DEVS 32
+
+/* What NCCL's IB plugin said about its devices, joined to the connections at the end. */
+struct ib_devs {
+	char name[IB_DEVS][24];                 /* dev -> "mlx5_0:1" ("Using" line, virtual devices) */
+	struct {
+		char name[24];
+		uint32_t mbps;
+	} speed[IB_DEVS];                       /* "mlx5_0:1" -> Mb/s (device lines) */
+	unsigned nspeed;
+};
 
 /* A line being assembled from chunks; bad once it holds a NUL or outgrows line. */
 struct reader {
 	struct gdrb_nccl_links *l;
+	struct ib_devs ib;
 	struct gdrb_nccl_tuning *t;             /* NULL: TUNING lines passed over */
 	const struct gdrb_nccl_owner *who;      /* NULL: every process's lines count */
 	size_t done;                            /* bytes of the complete lines fed so far */
@@ -225,6 +239,8 @@ static bool net_conn(const char *s, struct gdrb_nccl_links *l)
 	if (!take_net_suffixes(s, &gdr))
 		return false;
 	bump(&l->net);
+	if (slash - name == 2 && !strncmp(name, "IB", 2) && dev < IB_DEVS)
+		l->ib_used |= 1u << dev;
 	if (gdr)
 		bump(&l->net_gdr);
 	if (pxn)
@@ -518,8 +534,95 @@ static bool tuning_line(const char *s, struct gdrb_nccl_tuning *t, bool *mine)
 	return true;
 }
 
+/* "<name>:<port>" into key (a name of NCCL's device characters, '+' joining a merged one). */
+static bool ib_key(const char *name, size_t nlen, int32_t port, char *key, size_t len)
+{
+	size_t i;
+	int n;
+
+	if (!nlen || nlen > 15 || port > 999)
+		return false;
+	for (i = 0; i < nlen; i++)
+		if (!name_char(name[i]) && name[i] != '+')
+			return false;
+	n = port >= 0 ? snprintf(key, len, "%.*s:%d", (int)nlen, name, (int)port) :
+			snprintf(key, len, "%.*s", (int)nlen, name);
+	return n > 0 && (size_t)n < len;
+}
+
+static void ib_speed(struct ib_devs *ib, const char *key, int32_t mbps)
+{
+	unsigned i;
+
+	for (i = 0; i < ib->nspeed; i++)
+		if (!strcmp(ib->speed[i].name, key))
+			return;         /* the first line for a device stands */
+	if (ib->nspeed >= IB_DEVS || mbps <= 0)
+		return;
+	snprintf(ib->speed[ib->nspeed].name, sizeof(ib->speed[0].name), "%s", key);
+	ib->speed[ib->nspeed++].mbps = (uint32_t)mbps;
+}
+
+/*
+ * NCCL's IB plugin on its devices (src/transport/net_ib/init.cc):
+ *   "NET/IB : Using [%d]%s:%d[:rail][:plane]/%s ... ; OOB %s:%s"   (2.4 on: dev -> name:port)
+ *   "NET/IB: [%d] %s:%s:%d/%s provider=%s speed=%d context=..."     (2.27 on: name:port -> Mb/s)
+ *   "NET/IB : Made virtual device [%d] name=%s speed=%d ndevs=%d"  (a merged device)
+ * s is past "NET/IB".
+ */
+static void ib_line(const char *s, struct ib_devs *ib)
+{
+	char key[24];
+	const char *name;
+	int32_t dev, port, mbps;
+
+	if (take(&s, " : Using")) {
+		while (take(&s, " [") && take_num(&s, &dev) && take(&s, "]")) {
+			size_t nlen;
+
+			name = s;
+			while (*s && *s != ':' && *s != ' ')
+				s++;
+			nlen = (size_t)(s - name);
+			if (!take(&s, ":") || !take_num(&s, &port))
+				return;
+			if (dev < IB_DEVS && ib_key(name, nlen, port, key, sizeof(key)))
+				snprintf(ib->name[dev], sizeof(ib->name[dev]), "%s", key);
+			while (*s && *s != ' ')
+				s++;
+		}
+	} else if (take(&s, " : Made virtual device [")) {
+		if (!take_num(&s, &dev) || !take(&s, "] name="))
+			return;
+		name = s;
+		while (*s && *s != ' ')
+			s++;
+		if (!ib_key(name, (size_t)(s - name), -1, key, sizeof(key)) || !take(&s, " speed=") || !take_num(&s, &mbps))
+			return;
+		if (dev < IB_DEVS)
+			snprintf(ib->name[dev], sizeof(ib->name[dev]), "%s", key);
+		ib_speed(ib, key, mbps);
+	} else if (take(&s, ": [") && take_num(&s, &dev) && take(&s, "] ")) {
+		size_t nlen;
+
+		name = s;
+		while (*s && *s != ':' && *s != ' ')
+			s++;
+		nlen = (size_t)(s - name);
+		if (!take(&s, ":"))
+			return;
+		while (*s && *s != ':' && *s != ' ')
+			s++;
+		if (!take(&s, ":") || !take_num(&s, &port) || !(s = strstr(s, " speed=")))
+			return;
+		s += 7;
+		if (take_num(&s, &mbps) && ib_key(name, nlen, port, key, sizeof(key)))
+			ib_speed(ib, key, mbps);
+	}
+}
+
 static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l, const struct gdrb_nccl_owner *who,
-		       struct gdrb_nccl_tuning *t)
+		       struct gdrb_nccl_tuning *t, struct ib_devs *ib)
 {
 	struct prefix px;
 	const char *msg;
@@ -547,6 +650,8 @@ static void parse_line(char *line, size_t len, struct gdrb_nccl_links *l, const 
 		ok = rings_line(msg, l);
 	else if (take(&msg, "NCCL version "))
 		version_line(msg, l);
+	else if (take(&msg, "NET/IB"))
+		ib_line(msg, ib);
 	else if (t) {
 		bool mine;
 
@@ -564,7 +669,7 @@ static void end_line(struct reader *r, bool complete)
 	if (r->bad || !complete)
 		bump(&r->l->skipped);
 	else
-		parse_line(r->line, r->len, r->l, r->who, r->t);
+		parse_line(r->line, r->len, r->l, r->who, r->t, &r->ib);
 	r->len = 0;
 	r->bad = false;
 }
@@ -595,10 +700,41 @@ static void feed(struct reader *r, const char *data, size_t n)
 	}
 }
 
+/* The NET/IB devices the connections used, named and with their speed where the log says. */
+static void join_nics(struct reader *r)
+{
+	struct gdrb_nccl_links *l = r->l;
+	unsigned d, k = 0, i, j;
+
+	memset(l->nics, 0, sizeof(l->nics));
+	for (d = 0; d < IB_DEVS; d++) {
+		const char *name = r->ib.name[d][0] ? r->ib.name[d] : "?";
+
+		if (!(l->ib_used & (1u << d)))
+			continue;
+		for (j = 0; j < k && strcmp(l->nics[j].name, name); j++)
+			;
+		if (j < k)
+			continue;
+		if (k == GDRB_NCCL_NICS) {
+			/* More devices than kept: the rate is not known, not that of the first few. */
+			snprintf(l->nics[k - 1].name, sizeof(l->nics[0].name), "?");
+			l->nics[k - 1].mbps = 0;
+			break;
+		}
+		snprintf(l->nics[k].name, sizeof(l->nics[0].name), "%s", name);
+		for (i = 0; i < r->ib.nspeed; i++)
+			if (!strcmp(r->ib.speed[i].name, name))
+				l->nics[k].mbps = r->ib.speed[i].mbps;
+		k++;
+	}
+}
+
 static void finish(struct reader *r)
 {
 	if (r->len || r->bad)
 		end_line(r, false);
+	join_nics(r);
 }
 
 void gdrb_nccl_links_init(struct gdrb_nccl_links *l)
@@ -781,9 +917,16 @@ static bool wire_text(const char *s, size_t size, bool (*ok)(char), bool joined)
 	return true;
 }
 
+/* A NIC's name: a device name, ':' before its port, '+' joining a merged one, "?" unnamed. */
+static bool nic_char(char c)
+{
+	return name_char(c) || c == ':' || c == '+' || c == '?';
+}
+
 int gdrb_nccl_links_from_wire(struct gdrb_nccl_links *l, const void *buf, size_t len)
 {
 	struct gdrb_nccl_links w;
+	unsigned i;
 
 	if (len != sizeof(w))
 		return -EINVAL;
@@ -797,6 +940,11 @@ int gdrb_nccl_links_from_wire(struct gdrb_nccl_links *l, const void *buf, size_t
 	    !wire_text(w.others, sizeof(w.others), name_char, true) ||
 	    !wire_text(w.version, sizeof(w.version), version_char, false))
 		return -EINVAL;
+	for (i = 0; i < GDRB_NCCL_NICS; i++)
+		if (!wire_text(w.nics[i].name, sizeof(w.nics[i].name), nic_char, false))
+			return -EINVAL;
+	for (i = 0; i < GDRB_NCCL_NICS; i++)
+		memset(w.nics[i].name + strlen(w.nics[i].name), 0, sizeof(w.nics[i].name) - strlen(w.nics[i].name));
 	/* Bytes after a terminator are not looked at again: clear them. */
 	memset(w.nets + strlen(w.nets), 0, sizeof(w.nets) - strlen(w.nets));
 	memset(w.collnets + strlen(w.collnets), 0, sizeof(w.collnets) - strlen(w.collnets));

@@ -3,7 +3,8 @@
  * Test hooks: environment variables with which the test suite injects faults
  * and load into the shipped binaries (a flipped byte, a stalled rank, a
  * stopped rank, fake host names, a staging ring without its waits, a smaller
- * work request, a fixture tree for the counters, a counter that rises). They change data, timing and host names, so they are read in
+ * work request, a fixture tree for the counters, a counter that rises, NCCL's
+ * /etc/nccl.conf elsewhere). They change data, timing and host names, so they are read in
  * this one place, once, before anything is measured:
  *   - each value is checked strictly (one line naming the variable and the
  *     accepted form, GDRB_ERR_USAGE: the binary exits 2);
@@ -44,7 +45,7 @@ struct gdrb_inject {
 	const char *stage_race;         /* NULL: off */
 	/* GDRB_VERBS_MAX_MSG=SIZE: the largest verbs work request is at most SIZE. */
 	size_t verbs_max_msg;           /* 0: off */
-	/* GDRB_INJECT_SYSFS_ROOT=DIR: the counters around each measurement are read under DIR, not /sys. */
+	/* GDRB_INJECT_SYSFS_ROOT=DIR: the counters around each measurement (and NCCL's NIC rates) are read under DIR, not /sys. */
 	const char *sysfs_root;         /* NULL: off */
 	/*
 	 * GDRB_INJECT_COUNTER=NAME+N@K (or NAME-N@K): every counter called NAME reads N more
@@ -56,6 +57,8 @@ struct gdrb_inject {
 	bool counter_down;
 	bool counter_ramp;
 	unsigned long counter_from;
+	/* GDRB_INJECT_NCCL_ETC_CONF=PATH: the NCCL binaries read PATH in place of /etc/nccl.conf. */
+	const char *nccl_etc_conf;      /* NULL: off */
 };
 
 /*

@@ -171,6 +171,14 @@ static int parse_sysfs_root(const char *v, struct gdrb_inject *h)
 	return 0;
 }
 
+static int parse_nccl_etc_conf(const char *v, struct gdrb_inject *h)
+{
+	if (v[0] != '/' || strlen(v) >= PATH_MAX / 2)
+		return -1;
+	h->nccl_etc_conf = v;
+	return 0;
+}
+
 /* NAME+N@K or NAME-N@K: a counter's name, by how much it moves, from which reading on; NAME+N@K+: a rise at each. */
 static int parse_counter(const char *v, struct gdrb_inject *h)
 {
@@ -204,6 +212,7 @@ static const struct hook table[] = {
 	{ "GDRB_INJECT_SYSFS_ROOT", "DIR: an existing directory (a sysfs fixture tree)", parse_sysfs_root },
 	{ "GDRB_INJECT_COUNTER", "NAME+N@K, NAME+N@K+ or NAME-N@K: a counter name of letters, digits and '_', N from 1, a reading K from 1",
 	  parse_counter },
+	{ "GDRB_INJECT_NCCL_ETC_CONF", "PATH: an absolute path, read in place of /etc/nccl.conf", parse_nccl_etc_conf },
 };
 #define NHOOKS (sizeof(table) / sizeof(table[0]))
 

@@ -121,6 +121,11 @@ part_copies() {
 	sizes=$(printf '%sM,' "${copy_sizes[@]}")
 	lim 40 "$B/build/bench/gdrb_copy_bw" -m "${sizes%,}" -t 0.2 --csv "$d/gd-copy.csv" >"$d/gd-copy.txt" 2>&1
 	echo "gdrb_copy_bw: exit $?"
+	# nvbandwidth's shape: 16 copies between CUDA events on a held stream, both directions at once
+	# too (the report sets these rows beside nvbandwidth first; docs/benchmarks.md).
+	lim 60 "$B/build/bench/gdrb_copy_bw" --copy-timing events --copy-batch 16 -m "${sizes%,}" -n 5 -w 1 \
+		--min-iters 5 -c --csv "$d/gd-copy-events.csv" >"$d/gd-copy-events.txt" 2>&1
+	echo "gdrb_copy_bw --copy-timing events: exit $?"
 	if [[ ! -x $nvb ]]; then
 		not_carried copies nvbandwidth "the bundle was built without it"
 		return 0

@@ -119,7 +119,7 @@ cp "$B/MANIFEST" "$OUT/manifest.txt"
 part inventory 25
 part semantics 45
 part nccl 150
-part copies 75
+part copies 110
 if [[ " $parts " == *" mpi "* || " $parts " == *" staging "* ]]; then mps_start; fi
 part mpi 120
 part staging 110

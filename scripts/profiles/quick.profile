@@ -1,4 +1,4 @@
-# quick: the default sweep (scripts/gdrb-sweep with no arguments; scripts/quickstart).
+# quick: the default sweep (scripts/gdrb sweep with no arguments; scripts/quickstart).
 #
 # Every point-to-point benchmark that applies on this host, 8 B to 1 GiB, with the binaries'
 # default time budget (0.3 s per size). Device memory runs where nvidia-smi lists a GPU, the verbs

@@ -73,7 +73,7 @@ pass "gdrb_doctor_mpi, 12 ranks on 6 nodes: one PASS line per node"
 
 # The sweep: --hosts places the ranks, node-info runs on each host through mpirun.
 export SIMGPU_DRIVER=none
-step sweep "$top_srcdir/scripts/gdrb-sweep" --hosts gdrbn1,gdrbn2 --bench gdrb_mpi_bw,gdrb_mpi_latency \
+step sweep "$top_srcdir/scripts/gdrb" sweep --hosts gdrbn1,gdrbn2 --bench gdrb_mpi_bw,gdrb_mpi_latency \
 	--mem host --sizes 8,64K --time-per-size 0.05 --bin-dir "$top_builddir" --out "$WORK/sweep"
 hosts_of "$WORK/sweep/results.csv" 2 "gdrb-sweep --hosts gdrbn1,gdrbn2"
 [ "$(col "$WORK/sweep/results.csv" benchmark | sort -u | tr '\n' ' ')" = "mpi_bw mpi_latency " ] ||

@@ -119,7 +119,7 @@ PROFILE
 # binaries before the build's; exit status in $rc.
 sweep() {
 	rc=0
-	on_node gdrbn1 "$top_srcdir/scripts/gdrb-sweep" --hosts "$(bed_hosts 6)" --np 6 --profile "$WORK/slow.profile" \
+	on_node gdrbn1 "$top_srcdir/scripts/gdrb" sweep --hosts "$(bed_hosts 6)" --np 6 --profile "$WORK/slow.profile" \
 		--launcher-args "-x LD_PRELOAD=$slow -x GDRB_SLOW_HOST=$2 ${pairs_slow[*]}${3:+ $3}" \
 		${4:+--bin-dir "$4"} --bin-dir "$top_builddir" --out "$WORK/$1" >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
 	if [ ! -s "$WORK/$1/pairs.csv" ] || [ ! -s "$WORK/$1/pairs-host-65536-direct.csv" ]; then

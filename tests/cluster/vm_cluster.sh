@@ -49,7 +49,7 @@ for b in write_bw write_lat; do
 	rec "$b" mpi 2 "$two" "$build/bench/gdrb_$b" -m 8,64K -n 20 -w 2 -t 0.05 -c -T 60 --csv "$out/verbs.csv"
 done
 rec doctor mpi 3 "$GDRB_VM_HOSTS" "$build/mpi/gdrb_doctor_mpi"
-rec sweep "$src/scripts/gdrb-sweep" --hosts "$two" --bench gdrb_mpi_bw,gdrb_write_bw --mem host \
+rec sweep "$src/scripts/gdrb" sweep --hosts "$two" --bench gdrb_mpi_bw,gdrb_write_bw --mem host \
 	--sizes 8,64K --time-per-size 0.05 --launcher-args "--mca pml ob1 --mca btl self,tcp" \
 	--bin-dir "$build" --out "$out/sweep"
 # All pairs over TCP, windows of 4 messages: healthy, then gdrb-vm3's eth0 limited both ways to a sixteenth

@@ -103,7 +103,7 @@ esac
 FAKE
 chmod +x "$WORK/bin/scontrol"
 export PATH=$WORK/bin:$PATH SCONTROL_LOG=$WORK/calls FAKE_NODE=$WORK/node SLURMD_NODENAME=node1
-unset SCONTROL GDRB_HEALTHCHECK_TIMEOUT GDRB_PROLOG_LET_RUN GDRB_HEALTHCHECK
+unset SCONTROL GDRB_HEALTHCHECK_TIMEOUT GDRB_PROLOG_LET_RUN GDRB_HEALTHCHECK GDRB_HEALTHCHECK_REPEAT
 
 # show_node STATE [REASON]: what the fake scontrol shows.
 show_node() {
@@ -181,6 +181,42 @@ cmp -s "$hc" "$WORK/hc-no-clean" && fail "could not plant the no-clean fault"
 ! GDRB_DOCTOR=$WORK/bin/evil-doctor run_hc 1 "$clean_reason" healthy "$WORK/hc-no-clean" >/dev/null ||
 	fail "the test passes a wrapper that hands quotes to scontrol"
 pass "wrapper: reason cleaned to printable ASCII without quotes, cut at 200 bytes; a wrapper without it is caught"
+
+# Repeat before fail: a doctor that FAILs once, then passes, leaves the node up and says what it
+# saw; a steady FAIL drains after every attempt FAILed, each attempt's line on stderr.
+cat >"$WORK/bin/flaky-doctor" <<FLAKY
+#!/bin/bash
+[ -e "$WORK/flaky.state" ] && { echo "gdrbench: OK (9 PASS, 0 WARN, 0 FAIL, 2 SKIP)"; exit 0; }
+: >"$WORK/flaky.state"
+echo "gdrbench: FAIL pcie-width: GPU 0000:13:00.0 at x8 (a one-off)"
+exit 1
+FLAKY
+chmod +x "$WORK/bin/flaky-doctor"
+show_node IDLE
+rm -f "$WORK/flaky.state"
+GDRB_DOCTOR=$WORK/bin/flaky-doctor run_hc 0 "" healthy || fail "a FAIL that did not repeat drained the node"
+grep -q "node1: 1 FAIL of the doctor's attempts: 1: FAIL pcie-width: GPU 0000:13:00.0 at x8 (a one-off); 2: OK" "$WORK/hc.err" &&
+	grep -q "node1: a FAIL that did not repeat: not drained" "$WORK/hc.err" ||
+	{ cat "$WORK/hc.err"; fail "a FAIL that did not repeat: the attempts not said"; }
+pass "wrapper: a FAIL that did not repeat leaves the node up: $(head -1 "$WORK/hc.err")"
+rm -f "$WORK/flaky.state"
+GDRB_HEALTHCHECK_REPEAT=0 GDRB_DOCTOR=$WORK/bin/flaky-doctor run_hc 1 \
+	"[update][nodename=node1][state=drain][reason=gdrbench: FAIL pcie-width: GPU 0000:13:00.0 at x8 (a one-off)]" healthy ||
+	fail "GDRB_HEALTHCHECK_REPEAT=0: the first FAIL did not drain"
+run_hc 1 "$drain_nopeermem" nopeermem || fail "a steady FAIL: not drained"
+grep -q "node1: 2 FAIL of the doctor's attempts: 1: FAIL peermem-dmabuf: .*; 2: FAIL peermem-dmabuf: " "$WORK/hc.err" ||
+	{ cat "$WORK/hc.err"; fail "a steady FAIL: the attempts not said"; }
+pass "wrapper: a steady FAIL drains after every attempt FAILed; GDRB_HEALTHCHECK_REPEAT=0 drains on the first"
+# Planted fault: a runner that never repeats. The one-off above must catch it.
+sed 's/((gdrb_rc == 1 \&\& n <= repeat)) || break/break/' "$hc" >"$WORK/hc-no-repeat"
+chmod +x "$WORK/hc-no-repeat"
+cmp -s "$hc" "$WORK/hc-no-repeat" && fail "could not plant the no-repeat fault"
+rm -f "$WORK/flaky.state"
+! GDRB_DOCTOR=$WORK/bin/flaky-doctor run_hc 0 "" healthy "$WORK/hc-no-repeat" >/dev/null ||
+	fail "the test passes a wrapper that drains on a FAIL that did not repeat"
+pass "planted: a wrapper that never repeats is caught"
+show_node IDLE
+GDRB_HEALTHCHECK_REPEAT=11 expect_refused "GDRB_HEALTHCHECK_REPEAT: expected a count from 0 to 10, got '11'" "$hc"
 
 FAKE_UPDATE_RC=1 run_hc 3 "$drain_nopeermem" nopeermem || fail "scontrol refusing the drain: not exit 3"
 expect_refused "takes no arguments" "$hc" --now
@@ -368,9 +404,16 @@ nhc() {
 	got=$(GDRB_DOCTOR=$bin nhc $(roots healthy))
 	[ "$got" = "return 0" ] || fail "NHC check on a healthy node: $got"
 	got=$(GDRB_DOCTOR=$bin nhc $(roots nopeermem))
-	[ "$got" = "die 1: check_gdrbench_doctor: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded
+	[ "$got" = "log: check_gdrbench_doctor: 2 FAIL of the doctor's attempts: 1: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded; 2: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded
+die 1: check_gdrbench_doctor: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded
 return 1" ] || fail "NHC check on a failing node: $got"
-	pass "NHC: $(head -1 <<<"$got")"
+	pass "NHC: $(tail -2 <<<"$got" | head -1)"
+	# A FAIL that does not repeat: logged, each attempt's line, and the node stays online.
+	rm -f "$WORK/flaky.state"
+	got=$(GDRB_DOCTOR=$WORK/bin/flaky-doctor nhc)
+	[ "$got" = "log: check_gdrbench_doctor: 1 FAIL of the doctor's attempts: 1: FAIL pcie-width: GPU 0000:13:00.0 at x8 (a one-off); 2: OK
+return 0" ] || fail "NHC check, a FAIL that did not repeat: $got"
+	pass "NHC: a FAIL that did not repeat: $(head -1 <<<"$got")"
 }
 # nhc_says WANT DOCTOR [ARGS...]: the NHC check with DOCTOR prints WANT (die or log, return).
 nhc_says() {
@@ -398,8 +441,12 @@ GDRB_HEALTHCHECK_UNJUDGED=maybe nhc_says "die 1: check_gdrbench_doctor: GDRB_HEA
 return 1" "$bin"
 GDRB_HEALTHCHECK_TIMEOUT=0 nhc_says "die 1: check_gdrbench_doctor: GDRB_HEALTHCHECK_TIMEOUT: expected seconds from 1 to 99999, got 0
 return 1" "$bin"
-got=$(GDRB_DOCTOR=$WORK/bin/evil-doctor nhc)
+got=$(GDRB_HEALTHCHECK_REPEAT=0 GDRB_DOCTOR=$WORK/bin/evil-doctor nhc)
 [[ $got == "die 1: check_gdrbench_doctor: FAIL x: a_b_c_(reboot)_d__e?[2J? 000"* ]] || { cat -v <<<"$got"; fail "NHC: hostile line not cleaned"; }
+# The attempts' lines, logged, are cleaned too.
+got=$(GDRB_DOCTOR=$WORK/bin/evil-doctor nhc)
+[[ $got == "log: check_gdrbench_doctor: 2 FAIL of the doctor's attempts: 1: FAIL x: a_b_c_(reboot)_d__e?[2J? 000"* ]] ||
+	{ cat -v <<<"$got"; fail "NHC: hostile attempts not cleaned"; }
 pass "NHC: missing, not executable, crashing, killed, refusing its arguments, past the limit ($ms ms): UNJUDGED through die; warn logs; settings checked; text cleaned"
 
 # The doctor runner is one text in both checks.

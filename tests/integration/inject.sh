@@ -13,7 +13,8 @@
 . "$(dirname "$0")/../support/script_helpers.sh"
 
 unset GDRB_TEST_HOOKS GDRB_INJECT_CORRUPTION GDRB_INJECT_STALL GDRB_INJECT_HOSTS GDRB_INJECT_PAIRS_STOP \
-	GDRB_INJECT_STEP_STOP GDRB_INJECT_STAGE_RACE GDRB_VERBS_MAX_MSG GDRB_INJECT_SYSFS_ROOT GDRB_INJECT_COUNTER
+	GDRB_INJECT_STEP_STOP GDRB_INJECT_STAGE_RACE GDRB_VERBS_MAX_MSG GDRB_INJECT_SYSFS_ROOT GDRB_INJECT_COUNTER \
+	GDRB_INJECT_NCCL_ETC_CONF
 one=$top_builddir/bench/gdrb_copy_bw        # one process, no MPI: the hooks are read before the GPU
 
 # refused WHY VAR=VALUE...: gdrb_copy_bw with these variables exits 2 with one line naming
@@ -33,10 +34,10 @@ refused() {
 # Every hook, valid, without the switch.
 for hook in GDRB_INJECT_CORRUPTION=1 GDRB_INJECT_STALL=1000/5 GDRB_INJECT_HOSTS=a,b GDRB_INJECT_PAIRS_STOP=2:2 \
 	GDRB_INJECT_STEP_STOP=2:2 GDRB_INJECT_STAGE_RACE=out GDRB_VERBS_MAX_MSG=16K GDRB_INJECT_SYSFS_ROOT=/ \
-	GDRB_INJECT_COUNTER=symbol_error+1@1; do
+	GDRB_INJECT_COUNTER=symbol_error+1@1 GDRB_INJECT_NCCL_ETC_CONF=/nccl.conf; do
 	refused "is set: a test hook.*set GDRB_TEST_HOOKS=1" "$hook"
 done
-pass "each of the 9 hooks set without GDRB_TEST_HOOKS=1: exit 2, one line naming it"
+pass "each of the 10 hooks set without GDRB_TEST_HOOKS=1: exit 2, one line naming it"
 refused "expected 1" GDRB_TEST_HOOKS=yes
 refused "expected 1" GDRB_INJECT_CORRUPTION=1 GDRB_TEST_HOOKS=0
 pass "GDRB_TEST_HOOKS other than 1: exit 2"
@@ -93,6 +94,7 @@ GDRB_INJECT_COUNTER=symbol_error-1@2+
 GDRB_INJECT_COUNTER=symbol_error+1@2++
 GDRB_INJECT_COUNTER=aer_dev_correctable/BadTLP+1@1
 GDRB_INJECT_COUNTER=symbol_error+4611686018427387905@1
+GDRB_INJECT_NCCL_ETC_CONF=nccl.conf
 BAD
 pass "$n malformed hook values with the switch: exit 2, one line naming the variable and the form"
 # The refusal shows a bad value without its control bytes.
@@ -137,10 +139,10 @@ for run in plain hook; do
 	mkdir -p "$WORK/$run"
 	cp "$WORK/$run.csv" "$WORK/$run/results.csv"
 done
-"$SCRIPTS/gdrb-accept" "$WORK/plain" "$WORK/lat.profile" >"$WORK/acc.out" 2>&1 ||
+"$SCRIPTS/gdrb" accept "$WORK/plain" "$WORK/lat.profile" >"$WORK/acc.out" 2>&1 ||
 	{ cat "$WORK/acc.out"; fail "accept: the run without a hook does not pass"; }
 rc=0
-"$SCRIPTS/gdrb-accept" "$WORK/hook" "$WORK/lat.profile" >"$WORK/acc.out" 2>&1 || rc=$?
+"$SCRIPTS/gdrb" accept "$WORK/hook" "$WORK/lat.profile" >"$WORK/acc.out" 2>&1 || rc=$?
 [ "$rc" = 3 ] || { cat "$WORK/acc.out"; fail "accept on a run with a hook: exit $rc, expected 3 (INVALID)"; }
 grep -q '^INVALID: .*test hook GDRB_INJECT_STALL=1000/7 active' "$WORK/acc.out" ||
 	{ cat "$WORK/acc.out"; fail "accept does not name the hook"; }

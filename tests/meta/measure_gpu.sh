@@ -148,7 +148,7 @@ if [ "${HAVE_MPI:-1}" = 1 ] && command -v "$MPIRUN" >/dev/null 2>&1; then
 	grep -q '^| 4 | mpi_latency | FAIL | 1 | ' "$report" || { grep '^| 4 ' "$report"; fail "mpi_latency: no FAIL line"; }
 	grep -q 'Verdict: \*\*FAIL\*\*' "$report" || fail "verdict is not FAIL"
 	grep -q '^| 1 | copy_bw | PASS ' "$report" || fail "copy_bw does not PASS beside the failure"
-	grep -q '^| 15 | staging | FAIL | 1 | [0-9]* | exit 1: measure-staging: staged-512K: exit 1: ' "$report" ||
+	grep -q '^| 15 | staging | FAIL | 1 | [0-9]* | exit 1: measure-staging: staged-auto: exit 1: ' "$report" ||
 		{ grep '^| 15 ' "$report"; fail "staging: no FAIL line"; }
 	pass "injected corruption: $(grep -c '| FAIL |' "$report") steps FAIL, exit 1"
 else

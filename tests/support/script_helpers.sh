@@ -39,3 +39,20 @@ if j.text(*path) or j.get(*path) == "":
     print(j.text(*path))
 PY
 }
+
+# fake_describe BIN [BENCH]: BIN.json, what a fake local benchmark on host memory says it is
+# (--describe, docs/describe.md): layer local, one direct path whose unwritten rows carry reg
+# none. The fake answers with it: for a; do [ "$a" = --describe ] && exec cat "$0.json"; done
+fake_describe() {
+	local name bench
+	name=$(basename "$1")
+	bench=${2:-${name#gdrb_}}
+	cat >"$1.json" <<JSON
+{"describe_format": 1, "binary": "$name", "package": "gdrbench", "version": "0.1.0", "csv_schema": 4,
+ "benchmark": "$bench", "bidir_benchmark": null, "layer": "local", "summary": "fake", "metric": "latency",
+ "traffic": "local", "all_pairs": false, "needs_gpu": false, "default_mem": "host",
+ "mem_kinds": [{"name": "host", "opens_gpu": false, "needs_gpu": false, "on_gpu": false, "staged": false,
+                "paths": [{"path": "direct", "label": "direct", "reg": "none", "staged": false, "pipelined": false}]}],
+ "options": []}
+JSON
+}

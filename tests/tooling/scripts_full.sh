@@ -24,7 +24,7 @@ one_line() {
 # gdrb-accept: the verdict does not fit next to the results.
 cp -r "$DATA/good-run" "$mnt/run"
 fill
-"$SCRIPTS/gdrb-accept" "$mnt/run" ib-ndr400 >"$WORK/out" 2>"$WORK/err"
+"$SCRIPTS/gdrb" accept "$mnt/run" ib-ndr400 >"$WORK/out" 2>"$WORK/err"
 one_line "verdict on a full disk" $? "$WORK/err" "^$mnt/run/verdict.json: cannot write: No space left on device$"
 # The verdict is still printed (what was judged is not lost), then the file it could not write.
 grep -Eq '^(PASS|FAIL|NODATA|INVALID|SIMULATED): [0-9]+ rules' "$WORK/out" ||
@@ -36,7 +36,7 @@ pass "gdrb-accept: a verdict that does not fit is printed, exit 1, one line nami
 # gdrb-accept --verdict to a full device: the device stays, the failure is said.
 if mknod "$WORK/full" c 1 7 2>/dev/null; then
 	rm -f "$mnt/filler"
-	"$SCRIPTS/gdrb-accept" --verdict "$WORK/full" "$mnt/run" ib-ndr400 >"$WORK/out" 2>"$WORK/err"
+	"$SCRIPTS/gdrb" accept --verdict "$WORK/full" "$mnt/run" ib-ndr400 >"$WORK/out" 2>"$WORK/err"
 	one_line "--verdict to a full device" $? "$WORK/err" "^$WORK/full: cannot write: No space left on device$"
 	[ -c "$WORK/full" ] || fail "--verdict to a full device: the device was replaced by a file"
 	pass "gdrb-accept --verdict to a full device: exit 1, one line, the device left alone"
@@ -49,12 +49,12 @@ rm -rf "$mnt/run" "$mnt/filler"
 cp -r "$DATA/bad-run" "$mnt/run"
 fill
 if command -v gnuplot >/dev/null 2>&1; then
-	"$SCRIPTS/gdrb-plot" "$mnt/run" >"$WORK/out" 2>"$WORK/err"
+	"$SCRIPTS/gdrb" plot "$mnt/run" >"$WORK/out" 2>"$WORK/err"
 	one_line "plots on a full disk" $? "$WORK/err" "^$mnt/run/plots/.*: cannot write: No space left on device$"
 	[ -z "$(find "$mnt/run/plots" -type f 2>/dev/null)" ] || fail "plots on a full disk: files left: $(find "$mnt/run/plots" -type f)"
 	pass "gdrb-plot on a full disk: exit 1, one line, no file left"
 fi
-"$SCRIPTS/gdrb-report" "$mnt/run" >"$WORK/out" 2>"$WORK/err"
+"$SCRIPTS/gdrb" report "$mnt/run" >"$WORK/out" 2>"$WORK/err"
 one_line "report on a full disk" $? "$WORK/err" "^$mnt/run/(summary.md|report.html): cannot write: No space left on device$"
 [ -z "$(find "$mnt/run" -name 'summary*' -o -name 'report*')" ] || fail "report on a full disk: files left: $(ls "$mnt/run")"
 pass "gdrb-report on a full disk: exit 1, one line, no file left"
@@ -72,6 +72,7 @@ while [ \$# -gt 0 ]; do
 	case \$1 in
 	--csv) csv=\$2; shift ;;
 	--version) echo "gdrb_fake_ok (gdrbench) 0.1.0"; exit 0 ;;
+	--describe) exec cat "\$0.json" ;;
 	esac
 	shift
 done
@@ -82,8 +83,9 @@ done
 dd if=/dev/zero of="$mnt/filler" bs=1k count=\$((\$(df -k --output=avail "$mnt" | tail -n 1) - 4)) 2>/dev/null
 FAKE
 chmod +x "$WORK/bin/gdrb_fake_ok"
+fake_describe "$WORK/bin/gdrb_fake_ok" fake_bw
 printf 'sizes 8,64,512,4K,32K\nrun gdrb_fake_ok launch=local mem=host\n' >"$WORK/full.profile"
-"$SCRIPTS/gdrb-sweep" --profile "$WORK/full.profile" --bin-dir "$WORK/bin" --out "$mnt/sweep" >"$WORK/out" 2>"$WORK/err"
+"$SCRIPTS/gdrb" sweep --profile "$WORK/full.profile" --bin-dir "$WORK/bin" --out "$mnt/sweep" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "sweep on a full disk: exit $rc, expected 1"; }
 [ "$(($(wc -l <"$mnt/sweep/results.csv") - 1))" -eq 5 ] || { cat "$WORK/err"; fail "sweep on a full disk: the results are lost"; }

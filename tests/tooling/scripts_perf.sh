@@ -35,15 +35,15 @@ timed() {
 	fi
 }
 
-timed gdrb-accept "$SCRIPTS/gdrb-accept" "$WORK/big" ib-ndr400
+timed gdrb-accept "$SCRIPTS/gdrb" accept "$WORK/big" ib-ndr400
 grep -q '^PASS: 8 rules, 8 passed' "$WORK/gdrb-accept.out" || { cat "$WORK/gdrb-accept.out"; fail "gdrb-accept: wrong verdict on the large CSV"; }
 if command -v gnuplot >/dev/null 2>&1; then
-	timed gdrb-plot "$SCRIPTS/gdrb-plot" "$WORK/big"
+	timed gdrb-plot "$SCRIPTS/gdrb" plot "$WORK/big"
 	png_ok "$WORK/big/plots/write_bw-device.png" || fail "gdrb-plot: no figure from the large CSV"
 else
 	echo "gnuplot not installed: gdrb-plot not timed"
 fi
 # The report of the same directory: its verdict, and the figures where gdrb-plot drew them.
-timed gdrb-report "$SCRIPTS/gdrb-report" "$WORK/big"
+timed gdrb-report "$SCRIPTS/gdrb" report "$WORK/big"
 [ -s "$WORK/big/summary.md" ] && [ -s "$WORK/big/report.html" ] || { cat "$WORK/gdrb-report.out"; fail "gdrb-report: no summary.md or report.html from the large CSV"; }
 grep -q '^\*\*Verdict: PASS\*\*' "$WORK/big/summary.md" || { cat "$WORK/big/summary.md"; fail "gdrb-report: no verdict in the summary of the large CSV"; }

@@ -11,7 +11,7 @@ command -v gnuplot >/dev/null 2>&1 || skip "gnuplot not installed"
 
 run=$WORK/bad
 cp -r "$DATA/bad-run" "$run"
-"$SCRIPTS/gdrb-plot" "$run" >"$WORK/plot.out" 2>&1 || { cat "$WORK/plot.out"; fail "gdrb-plot exited $?"; }
+"$SCRIPTS/gdrb" plot "$run" >"$WORK/plot.out" 2>&1 || { cat "$WORK/plot.out"; fail "gdrb-plot exited $?"; }
 
 # The checker first: it must refuse what is not a PNG, or a PNG too small to hold a plot.
 printf 'not a png' >"$WORK/fake.png"
@@ -45,8 +45,8 @@ awk '$1 == 8 { found = 1; exit !($2 > 6 && $2 < 7) } END { exit !found }' "$run/
 pass "titles name hosts, GPU and NIC; axes have units; sizes 8B..1GiB; staged/direct panel"
 
 # Summary and HTML report, after gdrb-accept: the verdict on top.
-"$SCRIPTS/gdrb-accept" -q "$run" ib-ndr400 >/dev/null 2>&1
-"$SCRIPTS/gdrb-report" "$run" >"$WORK/report.out" 2>&1 || { cat "$WORK/report.out"; fail "gdrb-report exited $?"; }
+"$SCRIPTS/gdrb" accept -q "$run" ib-ndr400 >/dev/null 2>&1
+"$SCRIPTS/gdrb" report "$run" >"$WORK/report.out" 2>&1 || { cat "$WORK/report.out"; fail "gdrb-report exited $?"; }
 sed -n 3p "$run/summary.md" | grep -q '^\*\*Verdict: FAIL\*\* (profile ib-ndr400): 4 of 8 rules passed' ||
 	{ head -5 "$run/summary.md"; fail "summary.md: the verdict is not on top"; }
 grep -q '^| size | direct p50 us | direct p99 us | staged p50 us | staged p99 us | staged/direct p50 |$' "$run/summary.md" ||
@@ -72,12 +72,12 @@ for spoilt in hex:lat_p50_us:0x10 negative:lat_p50_us:-5 nan:lat_p50_us:nan; do
 	IFS=: read -r kind column value <<<"$spoilt"
 	run=$WORK/invalid-$kind
 	cp -r "$DATA/invalid-$kind" "$run"
-	"$SCRIPTS/gdrb-plot" "$run" >"$WORK/plot.out" 2>&1 || { cat "$WORK/plot.out"; fail "$value: gdrb-plot exited $?"; }
+	"$SCRIPTS/gdrb" plot "$run" >"$WORK/plot.out" 2>&1 || { cat "$WORK/plot.out"; fail "$value: gdrb-plot exited $?"; }
 	grep -q -F "$run/results.csv:2: $column '$value' is not a finite non-negative decimal number: not plotted" "$WORK/plot.out" ||
 		{ cat "$WORK/plot.out"; fail "$value: gdrb-plot does not name the value it left out"; }
 	grep -q '^8 NaN 2.315$' "$run/plots/data/write_lat-device.direct.dat" ||
 		{ cat "$run/plots/data/write_lat-device.direct.dat"; fail "$value: plotted as a number"; }
-	"$SCRIPTS/gdrb-report" "$run" >"$WORK/report.out" 2>&1 || { cat "$WORK/report.out"; fail "$value: gdrb-report exited $?"; }
+	"$SCRIPTS/gdrb" report "$run" >"$WORK/report.out" 2>&1 || { cat "$WORK/report.out"; fail "$value: gdrb-report exited $?"; }
 	grep -q -F "| 8B | invalid '$value' | 2.315 | 10.63 | 14.02 | - |" "$run/summary.md" ||
 		{ cat "$run/summary.md"; fail "$value: summary.md does not show it as invalid"; }
 	grep -q -F "Invalid: $run/results.csv:2: $column '$value' is not a finite" "$run/summary.md" ||
@@ -85,23 +85,23 @@ for spoilt in hex:lat_p50_us:0x10 negative:lat_p50_us:-5 nan:lat_p50_us:nan; do
 done
 run=$WORK/invalid-size
 cp -r "$DATA/invalid-size" "$run"
-"$SCRIPTS/gdrb-plot" "$run" >"$WORK/plot.out" 2>&1 || { cat "$WORK/plot.out"; fail "size 8x: gdrb-plot exited $?"; }
+"$SCRIPTS/gdrb" plot "$run" >"$WORK/plot.out" 2>&1 || { cat "$WORK/plot.out"; fail "size 8x: gdrb-plot exited $?"; }
 grep -q -F "$run/results.csv:2: size_bytes '8x' is not a non-negative integer: not plotted" "$WORK/plot.out" ||
 	{ cat "$WORK/plot.out"; fail "size 8x: gdrb-plot does not name the row it left out"; }
 [ ! -e "$run/plots/data/write_lat-device.direct.dat" ] || fail "size 8x: the row is plotted (at 8 B)"
-"$SCRIPTS/gdrb-report" "$run" >/dev/null 2>&1 || fail "size 8x: gdrb-report failed"
+"$SCRIPTS/gdrb" report "$run" >/dev/null 2>&1 || fail "size 8x: gdrb-report failed"
 grep -q -F "Invalid: $run/results.csv:2: size_bytes '8x' is not a non-negative integer (row not shown)" "$run/summary.md" ||
 	{ cat "$run/summary.md"; fail "size 8x: summary.md does not list the row it left out"; }
 run=$WORK/nofigure
 cp -r "$DATA/nofigure-staged" "$run"
-"$SCRIPTS/gdrb-report" "$run" >/dev/null 2>&1 || fail "no figure: gdrb-report failed"
+"$SCRIPTS/gdrb" report "$run" >/dev/null 2>&1 || fail "no figure: gdrb-report failed"
 grep -q -F "| 8B | n/a | 2.315 | 10.63 | 14.02 | - |" "$run/summary.md" || { cat "$run/summary.md"; fail "no figure: not n/a"; }
 pass "nan, -5, 0x10 and size 8x: gaps in the figures, invalid in the tables, named by file and line; no figure: n/a"
 
 # Bad input.
-expect_refused "no-such: no such results directory" "$SCRIPTS/gdrb-plot" "$WORK/no-such"
-expect_refused "malformed-header/results.csv:1: not a gdrbench results CSV" "$SCRIPTS/gdrb-plot" "$DATA/malformed-header"
-expect_refused "malformed-row/results.csv:4: has 40 fields" "$SCRIPTS/gdrb-report" "$DATA/malformed-row"
-expect_refused "--format: expected png, svg or png,svg" "$SCRIPTS/gdrb-plot" --format jpg "$run"
+expect_refused "no-such: no such results directory" "$SCRIPTS/gdrb" plot "$WORK/no-such"
+expect_refused "malformed-header/results.csv:1: not a gdrbench results CSV" "$SCRIPTS/gdrb" plot "$DATA/malformed-header"
+expect_refused "malformed-row/results.csv:4: has 40 fields" "$SCRIPTS/gdrb" report "$DATA/malformed-row"
+expect_refused "--format: expected png, svg or png,svg" "$SCRIPTS/gdrb" plot --format jpg "$run"
 [ ! -e "$DATA/malformed-header/plots" ] || fail "gdrb-plot wrote into a directory it refused"
 pass "bad input leaves no plots directory behind"

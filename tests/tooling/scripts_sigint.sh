@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../support/script_helpers.sh"
 need_mpi
 
-sweep=$SCRIPTS/gdrb-sweep
+sweep=("$SCRIPTS/gdrb" sweep)
 header=$(head -n 1 "$DATA/good-run/results.csv")
 
 # wait_for COND_CMD...: poll up to 30 s.
@@ -37,7 +37,7 @@ sigint_default() {
 	exec python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 set -m # the sweep gets a process group of its own
-sigint_default "$sweep" --profile "$WORK/slow.profile" --bin-dir "$top_builddir" --out "$WORK/run" >"$WORK/run.out" 2>"$WORK/run.err" &
+sigint_default "${sweep[@]}" --profile "$WORK/slow.profile" --bin-dir "$top_builddir" --out "$WORK/run" >"$WORK/run.out" 2>"$WORK/run.err" &
 pid=$!
 set +m
 part=$WORK/run/logs/01-mpi_latency-host.csv
@@ -72,6 +72,7 @@ pass "Ctrl-C (SIGINT to the process group): exit 130 within 15 s, $rows complete
 mkdir "$WORK/bin"
 cat >"$WORK/bin/gdrb_fake_half" <<FAKE
 #!/bin/bash
+for a; do [ "\$a" = --describe ] && exec cat "\$0.json"; done
 while [ \$# -gt 0 ]; do [ "\$1" = --csv ] && csv=\$2; shift; done
 echo '$header' >>"\$csv"
 echo "fake_half,local,host,direct,host,,,,,all,8,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,0.008000,,,1,1,,,,,,50.0,,ok,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," >>"\$csv"
@@ -79,6 +80,7 @@ printf 'fake_half,local,host,direct,host,,,,,all,65536,10,1.0' >>"\$csv"
 while :; do sleep 0.1; done
 FAKE
 chmod +x "$WORK/bin/gdrb_fake_half"
+fake_describe "$WORK/bin/gdrb_fake_half"
 printf 'sizes 8,64K\nrun gdrb_fake_half launch=local\nrun gdrb_mpi_bw mem=host\n' >"$WORK/half.profile"
 
 # The checker must catch what this test is about: a CSV whose last row is cut.
@@ -88,7 +90,7 @@ printf '%s\n%s\n%s' "$header" \
 ! csv_check "$WORK/cut.csv" >/dev/null || fail "csv_check accepts a half-written row"
 
 set -m
-sigint_default "$sweep" --profile "$WORK/half.profile" --bin-dir "$WORK/bin" --bin-dir "$top_builddir" --out "$WORK/half" \
+sigint_default "${sweep[@]}" --profile "$WORK/half.profile" --bin-dir "$WORK/bin" --bin-dir "$top_builddir" --out "$WORK/half" \
 	>"$WORK/half.out" 2>"$WORK/half.err" &
 pid=$!
 set +m

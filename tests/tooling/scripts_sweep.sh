@@ -12,7 +12,7 @@ need_mpi
 # answers as a machine without a driver here, except where a test says otherwise).
 export SIMGPU_DRIVER=none
 
-sweep=$SCRIPTS/gdrb-sweep
+sweep=("$SCRIPTS/gdrb" sweep)
 header=$(head -n 1 "$DATA/good-run/results.csv")
 # Filters for csv_count and csv_has: an MPI row on host memory; a row without staging or window
 # (an aggregate); no latency or bandwidth figure.
@@ -22,7 +22,7 @@ no_figures=(lat_min_us= lat_p50_us= lat_avg_us= lat_p99_us= lat_p999_us= lat_max
 	algbw_GBps= busbw_GBps=)
 
 # --- the default profile (quick), with small sizes -----------------------------------
-"$sweep" --bin-dir "$top_builddir" --sizes 8,64K --time-per-size 0.02 --out "$WORK/quick" \
+"${sweep[@]}" --bin-dir "$top_builddir" --sizes 8,64K --time-per-size 0.02 --out "$WORK/quick" \
 	>"$WORK/quick.out" 2>"$WORK/quick.err" || { cat "$WORK/quick.err"; fail "default sweep exited $?"; }
 csv=$WORK/quick/results.csv
 csv_check "$csv" || fail "default sweep: results.csv does not follow the schema"
@@ -57,9 +57,12 @@ ls "$WORK/quick/logs/"*.csv >/dev/null 2>&1 && fail "per-step CSVs left in logs/
 pass "default sweep: 4 benchmarks, schema-valid CSV, meta.json from the system, progress, plots, summary"
 
 # --- failures, unsupported, skips ---------------------------------------------------------
-# Fake benchmarks (one local process each) that behave like gdrbench binaries toward --csv.
+# Fake benchmarks (one local process each) that behave like gdrbench binaries toward --csv,
+# and say what they are as the binaries do (--describe, docs/describe.md): layer local, host
+# memory, one direct path whose rows the run could not write carry reg none.
 mkdir "$WORK/bin"
 for name in fail unsupp; do
+	fake_describe "$WORK/bin/gdrb_fake_$name"
 	cat >"$WORK/bin/gdrb_fake_$name" <<FAKE
 #!/bin/bash
 csv= mem=host label=
@@ -69,6 +72,7 @@ while [ \$# -gt 0 ]; do
 	--mem) mem=\$2; shift ;;
 	--label) label=\$2; shift ;;
 	--version) echo "gdrb_fake (gdrbench) 0.1.0"; exit 0 ;;
+	--describe) exec cat "\$0.json" ;;
 	esac
 	shift
 done
@@ -98,7 +102,9 @@ run gdrb_write_bw    mem=host,device needs=rdma
 rule lat-any   mpi_latency lat_p50_us <= 1000 ms sizes=8
 rule fake-ok   fake_fail   status     =  ok
 PROFILE
-"$sweep" --profile "$WORK/test.profile" --bin-dir "$top_builddir" --bin-dir "$WORK/bin" --out "$WORK/mixed" >"$WORK/mixed.out" 2>"$WORK/mixed.err"
+# Each step once: repeats of the failing one are test_sweep.py's RepeatTest.
+"${sweep[@]}" --profile "$WORK/test.profile" --bin-dir "$top_builddir" --bin-dir "$WORK/bin" --out "$WORK/mixed" \
+	--repeat-failed 0 >"$WORK/mixed.out" 2>"$WORK/mixed.err"
 rc=$?
 [ "$rc" -eq 1 ] || { cat "$WORK/mixed.err"; fail "mixed sweep exited $rc, expected 1"; }
 csv=$WORK/mixed/results.csv
@@ -149,15 +155,15 @@ done
 exec mpirun -np "$n" --oversubscribe "$@"
 FAKE
 chmod +x "$WORK/slurm/srun"
-"$sweep" --dry-run --hosts nodeA,nodeB --np 4 --bench bw --bin-dir "$top_builddir" >"$WORK/dry" 2>&1 || fail "--dry-run exited $?"
+"${sweep[@]}" --dry-run --hosts nodeA,nodeB --np 4 --bench bw --bin-dir "$top_builddir" >"$WORK/dry" 2>&1 || fail "--dry-run exited $?"
 grep -q -- '--host nodeA:2,nodeB:2 .*/gdrb_mpi_bw -m 8:1G ' "$WORK/dry" || { cat "$WORK/dry"; fail "--hosts: ranks not split across the hosts"; }
 printf 'nodeC slots=8\n# comment\nnodeD slots=8\n' >"$WORK/hostfile"
-PATH=$WORK/slurm:$PATH "$sweep" --dry-run --hostfile "$WORK/hostfile" --launcher srun --bench bw --bin-dir "$top_builddir" >"$WORK/dry" 2>&1
+PATH=$WORK/slurm:$PATH "${sweep[@]}" --dry-run --hostfile "$WORK/hostfile" --launcher srun --bench bw --bin-dir "$top_builddir" >"$WORK/dry" 2>&1
 grep -q -- 'srun --ntasks=2 --distribution=block --nodes=2 --nodelist=nodeC,nodeD ' "$WORK/dry" || { cat "$WORK/dry"; fail "--hostfile with srun"; }
 pass "--hosts and --hostfile place rank i and i+N/2 on different hosts"
 
 SRUN_LOG=$WORK/srun.log SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=$(hostname) PATH=$WORK/slurm:$PATH \
-	"$sweep" --bin-dir "$top_builddir" --bench latency --sizes 8 --out "$WORK/slurmrun" >/dev/null 2>"$WORK/slurm.err" ||
+	"${sweep[@]}" --bin-dir "$top_builddir" --bench latency --sizes 8 --out "$WORK/slurmrun" >/dev/null 2>"$WORK/slurm.err" ||
 	{ cat "$WORK/slurm.err"; fail "sweep in a (fake) Slurm allocation exited $?"; }
 grep -q "^srun --ntasks=2 --distribution=block --nodes=1 --nodelist=$(hostname) .*/gdrb_mpi_latency -m 8 " "$WORK/srun.log" ||
 	{ cat "$WORK/srun.log"; fail "srun not used, or not with 2 tasks on the allocation's node"; }
@@ -186,7 +192,7 @@ for kv in gpu_driver=580.65.06 cuda_driver=13.0 gpus.0.name="NVIDIA H100 80GB HB
 done
 pass "node-info reads GPUs (driver, CUDA, PCI ids) and RDMA ports (PCI ids, state, rate) where they exist"
 
-PATH=$WORK/gpu:$PATH GDRB_SYSFS=$WORK/sys "$sweep" --dry-run --bin-dir "$top_builddir" >"$WORK/dry" 2>&1
+PATH=$WORK/gpu:$PATH GDRB_SYSFS=$WORK/sys "${sweep[@]}" --dry-run --bin-dir "$top_builddir" >"$WORK/dry" 2>&1
 grep -q -- '/gdrb_mpi_bw -m 8:1G .*--mem device' "$WORK/dry" || { cat "$WORK/dry"; fail "with a GPU, device memory is not planned"; }
 grep -Eq 'skip: gdrb_write_bw mem=device: not built here|/gdrb_write_bw -m 8:1G .*--mem device' "$WORK/dry" || { cat "$WORK/dry"; fail "with an RDMA device, the verbs benchmarks are not considered"; }
 grep -q -- 'gdrb_copy_bw -m 8:1G --csv [^ ]* --label quick$' "$WORK/dry" || { cat "$WORK/dry"; fail "with a GPU, gdrb_copy_bw is not planned without --mem"; }
@@ -194,7 +200,7 @@ grep -q -- 'gdrb_copy_bw -m 8:1G --csv [^ ]* --label quick$' "$WORK/dry" || { ca
 # with the reason: no GPU answers, or this build has no CUDA at all.
 no_gpu='no usable GPU'
 [ "${HAVE_CUDA:-1}" = 1 ] || no_gpu='gdrbench was built without CUDA'
-PATH=$WORK/gpu:$PATH GDRB_SYSFS=$WORK/sys "$sweep" --bin-dir "$top_builddir" --bench latency --mem device --sizes 8 \
+PATH=$WORK/gpu:$PATH GDRB_SYSFS=$WORK/sys "${sweep[@]}" --bin-dir "$top_builddir" --bench latency --mem device --sizes 8 \
 	--out "$WORK/gpurun" >/dev/null 2>"$WORK/gpurun.err"
 rc=$?
 [ "$(json_get "$WORK/gpurun/meta.json" link_rate_gbps)" = 400 ] || fail "meta.json: link rate of the active port"
@@ -221,7 +227,7 @@ if [ "${HAVE_CUDA:-1}" = 1 ] && ! have_gpu; then
 	fake_nvidia_smi "$WORK/gpu" "gdrbench simulated GPU (simgpu)" 00000000:3B:00.0 0x00000000 16384 0.0
 	printf 'sizes 8,64K\ntime 0.02\nrun gdrb_mpi_latency mem=device\nrule staged-ok mpi_latency status = ok path=staged\n' \
 		>"$WORK/sim.profile"
-	PATH=$WORK/gpu:$PATH "$sweep" --profile "$WORK/sim.profile" --bin-dir "$top_builddir" --validate \
+	PATH=$WORK/gpu:$PATH "${sweep[@]}" --profile "$WORK/sim.profile" --bin-dir "$top_builddir" --validate \
 		--out "$WORK/simrun" >"$WORK/simrun.out" 2>"$WORK/simrun.err"
 	rc=$?
 	[ "$rc" -eq 1 ] || { cat "$WORK/simrun.out" "$WORK/simrun.err"; fail "sweep on the simulated GPU exited $rc, expected 1"; }
@@ -238,23 +244,24 @@ if [ "${HAVE_CUDA:-1}" = 1 ] && ! have_gpu; then
 fi
 
 # --- bad usage: exit 2, one line naming the option and the accepted form -----------------
-expect_refused "--np: expected an even number of ranks, at least 2, got '3'" "$sweep" --np 3
-expect_refused "--launcher: expected mpirun or srun, got 'ssh'" "$sweep" --launcher ssh
-expect_refused "--sizes: expected MIN:MAX (doubling) or a list" "$sweep" --sizes 0
-expect_refused "--mem: expected a comma list of host, pinned, device, got 'gpu'" "$sweep" --mem gpu
-expect_refused "--time-per-size: expected seconds per size" "$sweep" --time-per-size 0
-expect_refused "--hosts: expected a comma list of host names" "$sweep" --hosts 'a b'
-expect_refused "--hosts and --hostfile: give one of them" "$sweep" --hosts a --hostfile "$WORK/hostfile"
-expect_refused "--profile needs a value" "$sweep" --profile
-expect_refused "nosuch: no such profile" "$sweep" --profile nosuch
-expect_refused "--bench: 'nosuch' is not run by profile quick; its run lines: mpi_latency, " "$sweep" --bench nosuch
-expect_refused "unknown option '--fast'" "$sweep" --fast
-expect_refused "--out: '$WORK/quick' already holds results" "$sweep" --out "$WORK/quick"
+expect_refused "--np: expected an even number of ranks, at least 2, got '3'" "${sweep[@]}" --np 3
+expect_refused "--launcher: expected mpirun or srun, got 'ssh'" "${sweep[@]}" --launcher ssh
+expect_refused "--sizes: expected MIN:MAX (doubling) or a list" "${sweep[@]}" --sizes 0
+# Memory kinds are the binaries' (--describe): one none of the profile's binaries takes is refused.
+expect_refused "--mem: no binary of profile quick takes 'gpu'; they take: device, host, pinned" "${sweep[@]}" --mem gpu
+expect_refused "--time-per-size: expected seconds per size" "${sweep[@]}" --time-per-size 0
+expect_refused "--hosts: expected a comma list of host names" "${sweep[@]}" --hosts 'a b'
+expect_refused "--hosts and --hostfile: give one of them" "${sweep[@]}" --hosts a --hostfile "$WORK/hostfile"
+expect_refused "--profile needs a value" "${sweep[@]}" --profile
+expect_refused "nosuch: no such profile" "${sweep[@]}" --profile nosuch
+expect_refused "--bench: 'nosuch' is not run by profile quick; its run lines: mpi_latency, " "${sweep[@]}" --bench nosuch
+expect_refused "unknown option '--fast'" "${sweep[@]}" --fast
+expect_refused "--out: '$WORK/quick' already holds results" "${sweep[@]}" --out "$WORK/quick"
 printf 'run gdrb_mpi_bw mem=host\nrule r mpi_bw bw >= 1\n' >"$WORK/bad.profile"
-expect_refused "bad.profile:2: rule r: unknown column 'bw'" "$sweep" --profile "$WORK/bad.profile"
+expect_refused "bad.profile:2: rule r: unknown column 'bw'" "${sweep[@]}" --profile "$WORK/bad.profile"
 
 # --- nothing to run here: not a success ---------------------------------------------------
-"$sweep" --bin-dir "$top_builddir" --bench write_bw --out "$WORK/none" >/dev/null 2>"$WORK/none.err"
+"${sweep[@]}" --bin-dir "$top_builddir" --bench write_bw --out "$WORK/none" >/dev/null 2>"$WORK/none.err"
 rc=$?
 if [ -d /sys/class/infiniband ] && [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 	echo "this host has an RDMA device: the 'nothing ran' case is not tested here"

@@ -611,6 +611,26 @@ static void check_window_lat(const struct csv_row *row)
 	ck_assert_cell(row, "lat_max_us", "32.000");
 }
 
+/* busbw above the line rate: flagged on several hosts only, with a rate known, strictly above it. */
+START_TEST(test_busbw_over_line)
+{
+	char buf[256];
+
+	/* 200 Gb/s is 25 GB/s: 30 GB/s on 2 hosts is flagged, with where the rate came from and why. */
+	ck_assert_int_eq(gdrb_fig_busbw_over_line(30.0, 200.0, 2, "NIC mlx5_0:1, NCCL's log", "tree at work", buf,
+						  sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "busbw 30.000 GB/s above the line rate 25.000 GB/s (NIC mlx5_0:1, NCCL's log): tree at work");
+	ck_assert_int_eq(gdrb_fig_busbw_over_line(24.9, 200.0, 2, "x", "y", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(gdrb_fig_busbw_over_line(25.0, 200.0, 2, "x", "y", buf, sizeof(buf)), 0);
+	/* One host (NVLink inside a node is not the network), no rate, no busbw: nothing claimed. */
+	ck_assert_int_eq(gdrb_fig_busbw_over_line(30.0, 200.0, 1, "x", "y", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(gdrb_fig_busbw_over_line(30.0, 0.0, 2, "x", "y", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(gdrb_fig_busbw_over_line(NAN, 200.0, 2, "x", "y", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
 START_TEST(test_e2e_bw)
 {
 	struct gdrb_bench b = fake_bench("fake_bw", GDRB_TRAFFIC_UNIDIR, GDRB_METRIC_BW);
@@ -750,6 +770,7 @@ static Suite *figures_suite(void)
 	tcase_add_test(tc, test_e2e_bw);
 	tcase_add_test(tc, test_e2e_bidir);
 	tcase_add_test(tc, test_e2e_collective);
+	tcase_add_test(tc, test_busbw_over_line);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("plan");
 	tcase_add_test(tc, test_plan_agreements_count);

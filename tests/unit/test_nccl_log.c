@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gdrb_nccl_log.h"
+#include "nccl_env.h"
 #include "unit_main.h"
 
 #define PREFIX "node-a:41207:41207 [0] NCCL INFO "
@@ -385,6 +386,167 @@ START_TEST(test_wire)
 }
 END_TEST
 
+/* The NET/IB devices the connections used: named by the "Using" line, their speed from the device lines. */
+START_TEST(test_nics)
+{
+	static const char log[] =
+		PREFIX "NET/IB: [0] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=400000 context=0x55 pciPath=/sys/x ar=1 oooRqSize=0\n"
+		PREFIX "NET/IB: [3] mlx5_3:uverbs3:1/RoCE provider=Mlx5 speed=200000 context=0x56 pciPath=/sys/y ar=0 oooRqSize=0\n"
+		PREFIX "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/RoCE [2]mlx5_9:1/IB [RO]; OOB ib0:10.0.0.1<0>\n"
+		PREFIX "NET/IB : Made virtual device [4] name=mlx5_0+mlx5_3 speed=600000 ndevs=2\n"
+		PREFIX "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/1/GDRDMA\n"
+		PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/1/GDRDMA\n"
+		PREFIX "Channel 01/0 : 0[0] -> 1[0] [send] via NET/IB/2/GDRDMA\n"
+		PREFIX "Channel 02/0 : 0[0] -> 1[0] [send] via NET/IB/4(1)/GDRDMA\n"
+		PREFIX "Channel 03/0 : 0[0] -> 1[0] [send] via NET/IB/7/GDRDMA\n"
+		PREFIX "Channel 04/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n";
+	struct gdrb_nccl_links l, got;
+	unsigned char bytes[GDRB_NCCL_LINKS_WIRE];
+
+	gdrb_nccl_links_init(&l);
+	gdrb_nccl_log_parse_mem(log, sizeof(log) - 1, NULL, &l);
+	ck_assert_uint_eq(l.ib_used, (1u << 1) | (1u << 2) | (1u << 4) | (1u << 7));
+	/* Device order: 1 (mlx5_3 port 1, its speed by name and port, not by the device line's own number), 2 (named,
+	 * no speed line), 4 (merged), then 7 (not named: "?"); the unused mlx5_0 is not listed. */
+	ck_assert_str_eq(l.nics[0].name, "mlx5_3:1");
+	ck_assert_uint_eq(l.nics[0].mbps, 200000);
+	ck_assert_str_eq(l.nics[1].name, "mlx5_9:1");
+	ck_assert_uint_eq(l.nics[1].mbps, 0);
+	ck_assert_str_eq(l.nics[2].name, "mlx5_0+mlx5_3");
+	ck_assert_uint_eq(l.nics[2].mbps, 600000);
+	ck_assert_str_eq(l.nics[3].name, "?");
+	/* The wire form carries them; a name with a character no device has is refused. */
+	memcpy(bytes, &l, sizeof(bytes));
+	ck_assert_int_eq(gdrb_nccl_links_from_wire(&got, bytes, sizeof(bytes)), 0);
+	ck_assert_str_eq(got.nics[0].name, "mlx5_3:1");
+	strcpy(l.nics[1].name, "mlx5,0");
+	memcpy(bytes, &l, sizeof(bytes));
+	ck_assert_int_eq(gdrb_nccl_links_from_wire(&got, bytes, sizeof(bytes)), -EINVAL);
+
+	/* A log of an NCCL before 2.27 (no device line): named, no speed. */
+	read_fixture("nccl-2.18.3-ib-gdr.log", &l);
+	ck_assert_str_eq(l.nics[0].name, "mlx5_0:1");
+	ck_assert_uint_eq(l.nics[0].mbps, 0);
+	ck_assert_str_eq(l.nics[1].name, "");
+}
+END_TEST
+
+/* NCCL's configuration files, line by line as setEnvFile takes them (src/misc/param.cc). */
+START_TEST(test_conf_lines)
+{
+	static const char text[] =
+		"# NCCL_ALGO=Tree\n"            /* a comment */
+		"NCCL_PROTO=LL128\r\n"          /* the '\r' dropped */
+		"no equals sign\n"
+		"=empty name\n"
+		"NCCL_IB_HCA = mlx5_0\n"        /* a name with a blank: set, never read */
+		"NCCL_PROTO=Simple\n"           /* set before: the first stays */
+		"NCCL_SOCKET_IFNAME==eth0\n"    /* the value is all after the first '=' */
+		"OMP_NUM_THREADS=4\n"
+		"\n"
+		"NCCL_ALGO=Ring";                /* no newline at the end */
+	struct gdrb_nccl_conf conf;
+	const char *from = NULL;
+
+	memset(&conf, 0, sizeof(conf));
+	conf.nfiles = 2;
+	strcpy(conf.files[0].path, "/home/u/.nccl.conf");
+	strcpy(conf.files[1].path, "/etc/nccl.conf");
+	gdrb_nccl_conf_parse(&conf, 0, text, sizeof(text) - 1);
+	gdrb_nccl_conf_parse(&conf, 1, "NCCL_ALGO=Tree\nNCCL_NET_GDR_LEVEL=PHB\n", 38);
+	ck_assert_str_eq(gdrb_nccl_conf_value(&conf, "NCCL_PROTO", &from), "LL128");
+	ck_assert_str_eq(from, "/home/u/.nccl.conf");
+	ck_assert_str_eq(gdrb_nccl_conf_value(&conf, "NCCL_SOCKET_IFNAME", NULL), "=eth0");
+	ck_assert_str_eq(gdrb_nccl_conf_value(&conf, "NCCL_ALGO", &from), "Ring");
+	ck_assert_str_eq(from, "/home/u/.nccl.conf");
+	ck_assert_str_eq(gdrb_nccl_conf_value(&conf, "NCCL_NET_GDR_LEVEL", &from), "PHB");
+	ck_assert_str_eq(from, "/etc/nccl.conf");
+	ck_assert_ptr_null(gdrb_nccl_conf_value(&conf, "NCCL_IB_HCA", NULL));
+	ck_assert_uint_eq(conf.files[0].settings, 6);
+	ck_assert_uint_eq(conf.files[0].others, 1);
+	ck_assert_uint_eq(conf.files[0].ignored, 3);
+	ck_assert_uint_eq(conf.files[0].blank_names, 1);
+	/* The note lists what is in force only: not the second NCCL_PROTO, not /etc's NCCL_ALGO. */
+	{
+		char note[512];
+
+		unsetenv("NCCL_PROTO");
+		unsetenv("NCCL_ALGO");
+		unsetenv("NCCL_SOCKET_IFNAME");
+		unsetenv("NCCL_NET_GDR_LEVEL");
+		gdrb_nccl_conf_note(&conf, note, sizeof(note));
+		ck_assert_str_eq(note, "from /home/u/.nccl.conf: NCCL_PROTO=LL128 NCCL_SOCKET_IFNAME==eth0 NCCL_ALGO=Ring; "
+				       "from /etc/nccl.conf: NCCL_NET_GDR_LEVEL=PHB");
+		/* A variable in the environment wins: its file's value leaves the note. */
+		setenv("NCCL_NET_GDR_LEVEL", "SYS", 1);
+		gdrb_nccl_conf_note(&conf, note, sizeof(note));
+		ck_assert_str_eq(note, "from /home/u/.nccl.conf: NCCL_PROTO=LL128 NCCL_SOCKET_IFNAME==eth0 NCCL_ALGO=Ring");
+		unsetenv("NCCL_NET_GDR_LEVEL");
+	}
+}
+END_TEST
+
+/* The files themselves: which are read, in which order; a link, a FIFO, a larger file never read. */
+START_TEST(test_conf_files)
+{
+	char dir[] = "/tmp/gdrb-conf.XXXXXX", path[256], target[256], etc[256];
+	struct gdrb_nccl_conf conf;
+	FILE *f;
+	char *big;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/.nccl.conf", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("NCCL_ALGO=Tree\n", f);
+	fclose(f);
+	snprintf(etc, sizeof(etc), "%s/etc.conf", dir);
+	/* No NCCL_CONF_FILE: ~/.nccl.conf, then the (absent) /etc one. */
+	gdrb_nccl_conf_read(&conf, 22809, NULL, dir, etc);
+	ck_assert_int_eq(conf.nfiles, 2);
+	ck_assert(conf.files[0].read);
+	ck_assert_str_eq(gdrb_nccl_conf_value(&conf, "NCCL_ALGO", NULL), "Tree");
+	ck_assert(!conf.files[1].read);
+	ck_assert_str_eq(conf.files[1].state, "not there");
+	/* NCCL_CONF_FILE, a link to that file: not followed, and ~/.nccl.conf not read in its place. */
+	snprintf(target, sizeof(target), "%s/link.conf", dir);
+	ck_assert_int_eq(symlink(path, target), 0);
+	gdrb_nccl_conf_read(&conf, 22809, target, dir, etc);
+	ck_assert_str_eq(conf.files[0].via, "NCCL_CONF_FILE");
+	ck_assert(!conf.files[0].read);
+	ck_assert_ptr_nonnull(strstr(conf.files[0].state, "a symbolic link: not followed"));
+	ck_assert_ptr_null(gdrb_nccl_conf_value(&conf, "NCCL_ALGO", NULL));
+	/* Before 2.23, NCCL_CONF_FILE is not read: ~/.nccl.conf is, and that is said. */
+	gdrb_nccl_conf_read(&conf, 22204, target, dir, etc);
+	ck_assert_str_eq(conf.files[0].via, "~/.nccl.conf");
+	ck_assert_str_eq(gdrb_nccl_conf_value(&conf, "NCCL_ALGO", NULL), "Tree");
+	ck_assert_ptr_nonnull(strstr(conf.conf_file_note, "2.23"));
+	/* A FIFO: never opened (the test would hang). */
+	snprintf(target, sizeof(target), "%s/fifo.conf", dir);
+	ck_assert_int_eq(mkfifo(target, 0600), 0);
+	gdrb_nccl_conf_read(&conf, 0, target, NULL, etc);
+	ck_assert_ptr_nonnull(strstr(conf.files[0].state, "a FIFO"));
+	/* Over 64 KiB: not read. */
+	f = fopen(etc, "w");
+	ck_assert_ptr_nonnull(f);
+	big = calloc(1, GDRB_NCCL_CONF_MAX + 2);
+	ck_assert_ptr_nonnull(big);
+	memset(big, '#', GDRB_NCCL_CONF_MAX + 1);
+	fputs(big, f);
+	fclose(f);
+	free(big);
+	gdrb_nccl_conf_read(&conf, 0, NULL, NULL, etc);
+	ck_assert_int_eq(conf.nfiles, 1);
+	ck_assert_str_eq(conf.files[0].state, "larger than 64 KiB: not read");
+	unlink(etc);
+	unlink(target);
+	snprintf(target, sizeof(target), "%s/link.conf", dir);
+	unlink(target);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_hostile)
 {
 	static const char conn[] = PREFIX "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n";
@@ -597,6 +759,9 @@ static Suite *nccl_log_suite(void)
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_transports);
 	tcase_add_test(tc, test_wire);
+	tcase_add_test(tc, test_nics);
+	tcase_add_test(tc, test_conf_lines);
+	tcase_add_test(tc, test_conf_files);
 	tcase_add_test(tc, test_hostile);
 	tcase_add_test(tc, test_owner);
 	tcase_add_test(tc, test_files);

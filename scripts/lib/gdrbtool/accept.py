@@ -1,7 +1,7 @@
 """Check a results directory against the rules of a profile: PASS or FAIL per rule, with the
 measured value, the threshold and the sizes concerned.
 
-  scripts/gdrb-accept [options] RESULTS_DIR PROFILE
+  gdrb accept [options] RESULTS_DIR PROFILE
 
 RESULTS_DIR is what gdrb-sweep wrote (results.csv, meta.json); PROFILE is a shipped profile
 name (gdr-effectiveness, nccl-gdr, ib-ndr400, ib-hdr200, roce-200g, roce-400g, pairs) or a
@@ -65,6 +65,14 @@ INVALID, naming how many rows and the first (file:line: why); a counters rule th
 no node is NODATA; a pairs rule is INVALID where pairs.csv is there and cannot be read; a
 doctor.json there that cannot be read makes the whole verdict INVALID.
 
+Where a sweep measured a failing step again (gdrb sweep --repeat-failed; meta.json's steps
+say which lines each attempt wrote), a check's attempts are its step's rows of one memory
+kind, path, pair and size: the check passes when one attempt passes and fails only when
+every attempt fails (a repeat that measured nothing is no pass); the rule's message and
+verdict.json's "attempts" give each attempt's figure and their spread. spread=P% on a
+numeric rule makes a check whose attempts differ by more than P% ((max - min) / min)
+INVALID, an unstable figure (docs/sweeps.md, "Repeats").
+
 Every row the rule selects must pass (pair=all rows unless pair= says otherwise); a row
 whose status is not ok, or whose value is empty (no figure), fails; a rule that selects no
 row at all fails as NODATA. A value a rule reads that is not a number as the binaries write
@@ -110,6 +118,39 @@ _NO_RATE = "no link rate recorded (nic column and meta.json name none; give --li
 _HUGE = 1e300
 TEXT_KINDS = ("text", "gdr")   # rules whose values are text, not numbers
 NO_NETWORK = "no network connection: nothing to judge (ranks on one node? use --nccl-net-only)"
+NUMERIC_KINDS = ("abs", "link", "staged", "predicted")
+# A check's attempts (gdrb sweep --repeat-failed): the rows one step of the sweep wrote, on
+# each attempt, for one memory kind, path, pair and size (meta.json's steps say which lines).
+IDENT_COLUMNS = ("benchmark", "mem", "path", "pair", "size_bytes")
+
+
+def attempt_note(n: int) -> str:
+    """The note part gdrb sweep gives the rows of attempt N (N >= 2), for people."""
+    return "attempt %d" % n
+
+
+def attempt_spans(meta: Optional[Json]) -> Dict[int, Tuple[int, int]]:
+    """results.csv's line -> (step, attempt), from meta.json's steps in the order they ran (each
+    appended its rows and filled rows); {} where no step ran twice."""
+    if meta is None:
+        return {}
+    spans: Dict[int, Tuple[int, int]] = {}
+    line, repeated = 2, False
+    for k in range(meta.count("steps")):
+        st = meta.at("steps", k)
+        # The one reader of evidence keeps numbers as written: a count is ASCII digits.
+        n, attempt, rows, filled = (common.integer(v) if isinstance(v, str) else None
+                                    for v in (st.get(x) for x in ("n", "attempt", "rows", "filled")))
+        if n is None or rows is None or filled is None:
+            return {}
+        attempt = attempt or 1
+        if pairs.is_all_pairs(st.text("binary")):
+            continue        # its rows are in pairs.csv
+        repeated = repeated or attempt > 1
+        for ln in range(line, line + rows + filled):
+            spans[ln] = (n, attempt)
+        line += rows + filled
+    return spans if repeated else {}
 
 
 def json_num(v: float) -> str:
@@ -165,6 +206,32 @@ class Check:
 
 
 @dataclass
+class Try:
+    """One attempt of a check: the rows of one configuration measured again by a repeat."""
+    attempt: int
+    ok: bool
+    value: Value
+    threshold: Value
+    why: str
+    size: int
+    lines: Tuple[int, ...]
+
+
+def spread_pct(values: List[float]) -> Optional[float]:
+    """(max - min) / min of VALUES in percent; None for fewer than two; inf where min is 0 < max."""
+    if len(values) < 2:
+        return None
+    lo, hi = min(values), max(values)
+    if lo <= 0:
+        return 0.0 if hi <= 0 else math.inf
+    return (hi - lo) / lo * 100
+
+
+def pct_fmt(v: float) -> str:
+    return "%.0f%%" % v if math.isfinite(v) else "unbounded (a figure of 0)"
+
+
+@dataclass
 class InvalidValue:
     """A value a rule read that is not a number of its column's form."""
     file: str
@@ -206,6 +273,13 @@ class RuleResult:
     # kind "predicted": the topology's prediction (None: not predictable, `why` says what is missing).
     prediction: Optional[gdr_model.Prediction] = None
     ref_low: int = 0               # checks below (busbw) or above (latency) the reference, which is not judged
+    # Attempts: each check's rows, by its configuration, until conclude() settles them.
+    tries: Dict[tuple, List[Try]] = field(default_factory=dict)
+    repeated: List[Tuple[str, List[Try], Optional[float]]] = field(default_factory=list)  # outcome, attempts, spread
+    rescued: int = 0               # checks that failed and passed on a repeat
+    unstable: int = 0              # checks whose attempts spread beyond the rule's spread=
+    unstable_texts: List[str] = field(default_factory=list)   # the first KEPT
+    failed_lines: Set[int] = field(default_factory=set)   # the rows of the checks that failed (gdrb sweep repeats them)
 
     def note(self, text: str) -> None:
         if text not in self.notes and len(self.notes) < 4:
@@ -275,7 +349,66 @@ class RuleResult:
 
     # --- outcomes --------------------------------------------------------------
 
-    def record(self, size: int, ok: bool, value: Value, threshold: Value, why: str) -> None:
+    def record(self, size: int, ok: bool, value: Value, threshold: Value, why: str, ident: Optional[tuple] = None,
+               attempt: int = 1, lines: Tuple[int, ...] = ()) -> None:
+        """A check's outcome; with IDENT, one attempt of the check IDENT, settled with its other
+        attempts at the end (settle)."""
+        if ident is not None:
+            self.tries.setdefault(ident, []).append(Try(attempt, ok, value, threshold, why, size, lines))
+            return
+        self.count(size, ok, value, threshold, why, lines)
+
+    def settle(self) -> None:
+        """Each check's attempts to one outcome (docs/sweeps.md, "Repeats"): it passes when an
+        attempt passes and fails when every attempt fails; with spread=, attempts whose figures
+        differ by more are an unstable figure, neither."""
+        for ts in self.tries.values():
+            ts.sort(key=lambda t: t.attempt)
+            if len(ts) == 1:
+                t = ts[0]
+                self.count(t.size, t.ok, t.value, t.threshold, t.why, t.lines)
+                continue
+            nums = [t.value for t in ts if isinstance(t.value, float)] if self.rule.kind in NUMERIC_KINDS else []
+            spread = spread_pct(nums) if len(nums) == len(ts) else None
+            seen = self.attempts_text(ts, spread)
+            first_ok = next((t for t in ts if t.ok), None)
+            if self.rule.spread is not None and spread is not None and spread > self.rule.spread:
+                self.unstable += 1
+                self.repeated.append(("unstable", ts, spread))
+                self.checked += 1
+                self.sizes.add(ts[0].size)
+                if self.unstable <= KEPT:
+                    self.unstable_texts.append("%s: %s, beyond spread=%s" % (
+                        size_fmt(ts[0].size), seen, pct_fmt(self.rule.spread)))
+                continue
+            if first_ok is not None:
+                self.rescued += not ts[0].ok
+                self.repeated.append(("pass", ts, spread))
+                self.count(first_ok.size, True, first_ok.value, first_ok.threshold, "", ())
+            else:
+                last = ts[-1]
+                self.repeated.append(("fail", ts, spread))
+                self.count(last.size, False, last.value, last.threshold, "every attempt failed: " + seen,
+                           tuple(n for t in ts for n in t.lines))
+        self.tries = {}
+
+    def attempts_text(self, ts: List[Try], spread: Optional[float]) -> str:
+        """"attempts 1: 12.3 GB/s (fail), 2: 45.6 GB/s, spread 271%": what each attempt measured."""
+        u = self.unit()
+        parts = []
+        for t in ts:
+            if isinstance(t.value, float) and self.rule.kind != "predicted":
+                shown = num_fmt(t.value) + u
+            elif isinstance(t.value, float):
+                shown = "direct/staged " + ratio_fmt(t.value)
+            else:
+                shown = "'%s'" % t.value if t.value else "no figure"
+            parts.append("%d: %s%s" % (t.attempt, shown, "" if t.ok else " (fail: %s)" % t.why if not
+                                       isinstance(t.value, float) else " (fail)"))
+        return "attempts " + ", ".join(parts) + (", spread %s" % pct_fmt(spread) if spread is not None else "")
+
+    def count(self, size: int, ok: bool, value: Value, threshold: Value, why: str,
+              lines: Tuple[int, ...] = ()) -> None:
         self.checked += 1
         self.sizes.add(size)
         if self.min_size is None or size < self.min_size:
@@ -290,6 +423,7 @@ class RuleResult:
             self.worst, self.worst_margin = Check(size, value, threshold, why), m
         if ok:
             return
+        self.failed_lines.update(lines)
         self.failed += 1
         if self.failed <= KEPT:
             self.failures.append(Check(size, value, threshold, why))
@@ -336,11 +470,27 @@ class RuleResult:
 
     def conclude(self) -> None:
         """The rule's verdict and the message that explains it."""
+        self.settle()
         self.conclude_verdict()
         if self.rule.kind == "predicted" and self.checked and self.verdict != "INVALID":
             self.message += "; " + self.predicted_text()
         if self.notes and self.verdict in ("PASS", "FAIL"):
             self.message += "; " + "; ".join(self.notes)
+        if self.verdict in ("PASS", "FAIL") and self.repeated:
+            self.message += "; " + self.repeats_text()
+
+    def repeats_text(self) -> str:
+        """What the repeats measured: the checks measured more than once, each attempt's figure."""
+        passed = [(o, ts, sp) for o, ts, sp in self.repeated if o == "pass" and not ts[0].ok]
+        text = "%s measured more than once%s" % (
+            plural(len(self.repeated), "check"),
+            ", %d failed and passed on a repeat" % self.rescued if self.rescued else "")
+        if passed:
+            text += ": " + "; ".join("%s: %s" % (size_fmt(ts[0].size), self.attempts_text(ts, sp))
+                                     for _, ts, sp in passed[:3])
+            if len(passed) > 3:
+                text += "; and %d more" % (len(passed) - 3)
+        return text
 
     def conclude_verdict(self) -> None:
         p = self.prediction
@@ -353,7 +503,14 @@ class RuleResult:
                 p.why if p is not None else "not read", "%s..%s" % (ratio_fmt(w[0]), ratio_fmt(w[1])) if w else "none",
                 plural(len(self.sizes), "size"))
             return
-        if self.invalids:
+        if self.unstable and not self.invalids:
+            self.verdict = "INVALID"
+            self.message = "unstable: %d of %s measured figures whose attempts differ by more than spread=%s: %s" % (
+                self.unstable, plural(self.checked, "check"), pct_fmt(self.rule.spread),
+                "; ".join(self.unstable_texts[:3]))
+            if self.unstable > 3:
+                self.message += "; and %d more" % (self.unstable - 3)
+        elif self.invalids:
             self.verdict = "INVALID"
             shown = self.invalid_texts[:3]
             self.message = "%d of %s read a value that is not a number: %s" % (
@@ -554,11 +711,24 @@ def _few(items: List[str], most: int = 4) -> str:
     return "; ".join(items[:most]) + ("; and %d more" % (len(items) - most) if len(items) > most else "")
 
 
+class At:
+    """Where a row stands among the attempts: the check it is an attempt of (None: a check
+    without attempts), which attempt, and its lines."""
+
+    def __init__(self, ident: Optional[tuple], attempt: int, *lines: int):
+        self.ident, self.attempt, self.lines = ident, attempt, lines
+
+    def of(self) -> Tuple[Optional[tuple], int, Tuple[int, ...]]:
+        """record()'s ident, attempt and lines."""
+        return self.ident, self.attempt, self.lines
+
+
 class Judge:
     """Reads the rows of a results CSV against the rules and keeps what each rule found."""
 
     def __init__(self, rules: Iterable[profiles.Rule], csv_path: str, link_rate: Optional[float] = None,
-                 meta: Optional[Json] = None, results_dir: str = ""):
+                 meta: Optional[Json] = None, results_dir: str = "",
+                 spans: Optional[Dict[int, Tuple[int, int]]] = None):
         self.schema = common.schema()
         self.index = self.schema.index
         self.csv_path = csv_path
@@ -582,6 +752,10 @@ class Judge:
         self._rate_of: Dict[Tuple[str, str], float] = {}
         self._topo: Optional[gdr_model.Topology] = None
         self.topo_faults = evidence.Faults()    # doctor.json there and unreadable, read for the topology
+        self._ident_columns = [self.index[c] for c in IDENT_COLUMNS]
+        self._occurrences: Dict[tuple, int] = {}
+        # Which step and attempt wrote each line (attempt_spans); {}: every row a check of its own.
+        self.spans = attempt_spans(meta) if spans is None else spans
 
     def topology(self) -> gdr_model.Topology:
         """The doctor's topology of the results (read once); an unreadable doctor.json is a
@@ -672,9 +846,21 @@ class Judge:
                         self.invalid(r, None, lineno, "size_bytes", size_text, why)
                 continue
             size = int(size_text)
+            at = self.attempt(f, lineno)
             for r in rules:
                 if r.filters_match(f, ix) and r.size_ok(size):
-                    self.check_row(r, f, size, lineno)
+                    self.check_row(r, f, size, lineno, at)
+
+    def attempt(self, f: List[str], lineno: int) -> "At":
+        """The check a row is an attempt of: its step, memory kind, path, pair and size, and
+        which of that step's rows of them it is on this attempt."""
+        step, attempt = self.spans.get(lineno, (0, 1))
+        if not self.spans:
+            return At(None, 1, lineno)
+        config = (step,) + tuple(f[i] for i in self._ident_columns)
+        nth = self._occurrences.get((config, attempt), 0)
+        self._occurrences[(config, attempt)] = nth + 1
+        return At(config + (nth,), attempt, lineno)
 
     def simulate(self, name: str) -> None:
         """NAME (a simulated GPU or library) among what the rows were measured on, each once."""
@@ -702,12 +888,13 @@ class Judge:
         self.invalid(r, size, lineno, column, v, why)
         return False
 
-    def check_row(self, r: RuleResult, f: List[str], size: int, lineno: int) -> None:
+    def check_row(self, r: RuleResult, f: List[str], size: int, lineno: int, at: Optional["At"] = None) -> None:
         rule, ix = r.rule, self.index
         status, note = f[ix["status"]], f[ix["note"]]
         v = f[ix[rule.column]]
+        at = at or At(None, 1, lineno)
         if rule.kind == "gdr":
-            self.check_gdr(r, f, size, lineno)
+            self.check_gdr(r, f, size, lineno, at)
             return
         paired = rule.kind in ("staged", "predicted")
         bad = rule.kind != "text" and not self.value_ok(r, size, lineno, rule.column, v)
@@ -718,7 +905,7 @@ class Judge:
             return
         if rule.kind == "text":
             if status != "ok" and rule.column != "status":
-                r.record(size, False, v, r.threshold, status_why(status, note))
+                r.record(size, False, v, r.threshold, status_why(status, note), *at.of())
                 return
             if rule.op == "=":
                 ok = v == r.threshold
@@ -726,24 +913,25 @@ class Judge:
                 ok = v != r.threshold
             else:
                 ok = "," + v + "," in "," + r.threshold + ","
-            r.record(size, ok, v, r.threshold, "" if ok else "%s is '%s'" % (rule.column, v))
+            r.record(size, ok, v, r.threshold, "" if ok else "%s is '%s'" % (rule.column, v), *at.of())
             return
         if paired:
             path = f[ix["path"]]
             if path != "direct" and path != "staged":
                 return
-            key = (f[ix["mem"]], f[ix["pair"]], f[ix["ranks"]], size, f[ix["placement"]] == common.IN_PLACE)
+            key = (f[ix["mem"]], f[ix["pair"]], f[ix["ranks"]], size, f[ix["placement"]] == common.IN_PLACE,
+                   at.attempt)
             if path == "direct":
                 r.direct_any.add(key)
             if bad:           # judged INVALID already: paired with nothing
                 return
-            (r.direct if path == "direct" else r.staged).setdefault(key, []).append((v, status, note))
+            (r.direct if path == "direct" else r.staged).setdefault(key, []).append((v, status, note, lineno))
             return
         if status != "ok":
-            r.record(size, False, None, None, status_why(status, note))
+            r.record(size, False, None, None, status_why(status, note), *at.of())
             return
         if v == "":
-            r.record(size, False, None, None, rule.column + " is empty (no figure)")
+            r.record(size, False, None, None, rule.column + " is empty (no figure)", *at.of())
             return
         value = float(v)
         extra = ""
@@ -752,30 +940,30 @@ class Judge:
         else:
             rate = self.nic_rate(f[ix["link_gbps"]], f[ix["nic"]])
             if rate <= 0:
-                r.record(size, False, value, None, _NO_RATE)
+                r.record(size, False, value, None, _NO_RATE, *at.of())
                 return
             limit = r.limit / 100 * rate / 8
             extra = " (%s%% of %s Gb/s)" % (r.threshold, awk_num(rate))
         ok = compare(value, rule.op, limit)
         u = r.unit()
         r.record(size, ok, value, limit, "" if ok else "%s%s %s %s%s%s" % (
-            num_fmt(value), u, NOT[rule.op], num_fmt(limit), u, extra))
+            num_fmt(value), u, NOT[rule.op], num_fmt(limit), u, extra), *at.of())
 
-    def check_gdr(self, r: RuleResult, f: List[str], size: int, lineno: int) -> None:
+    def check_gdr(self, r: RuleResult, f: List[str], size: int, lineno: int, at: "At") -> None:
         """"gdr_connections all": the row's network connections all used GPUDirect RDMA (G/N
         with G = N > 0); otherwise the binary's note says why, or this says there was no
         network connection to judge."""
         ix = self.index
         status, note, v = f[ix["status"]], f[ix["note"]], f[ix["gdr_connections"]]
         if status != "ok":
-            r.record(size, False, v, r.threshold, status_why(status, note))
+            r.record(size, False, v, r.threshold, status_why(status, note), *at.of())
             return
         if f[ix["transport"]] == "unknown":
             why = pairs.note_part(note, common.NCCL_TRANSPORT_UNKNOWN)
-            r.record(size, False, v, r.threshold, common.NCCL_TRANSPORT_UNKNOWN + (why or "the note gives no reason"))
+            r.record(size, False, v, r.threshold, common.NCCL_TRANSPORT_UNKNOWN + (why or "the note gives no reason"), *at.of())
             return
         if v == "":
-            r.record(size, False, v, r.threshold, "gdr_connections is empty (not an NCCL row, or a version 1 CSV)")
+            r.record(size, False, v, r.threshold, "gdr_connections is empty (not an NCCL row, or a version 1 CSV)", *at.of())
             return
         counts, why = evidence.connections(v)
         if counts is None:
@@ -783,21 +971,22 @@ class Judge:
             return
         used, total = counts
         if total == 0:
-            r.record(size, False, v, r.threshold, NO_NETWORK)
+            r.record(size, False, v, r.threshold, NO_NETWORK, *at.of())
             return
         if used == total:
-            r.record(size, True, v, r.threshold, "")
+            r.record(size, True, v, r.threshold, "", *at.of())
             return
         # Fewer: a fault only where NCCL itself would have used GPUDirect (gdr_model.expect_gdr).
         want = gdr_model.expect_gdr(f[ix["gpu_nic_dist"]], self.topology(), note, f[ix["gpu"]])
         if want.need and want.judge(used, total):
             r.note(want.why)
-            r.record(size, True, v, r.threshold, "")
+            r.record(size, True, v, r.threshold, "", *at.of())
             return
         why = pairs.note_part(note, common.NCCL_GDR_UNUSED)
         r.note(want.why)
         r.record(size, False, v, r.threshold, common.NCCL_GDR_UNUSED + why if why is not None else
-                 "GDRDMA on %d of %d network connections (%s)" % (used, total, f[ix["transport"]] or "transport empty"))
+                 "GDRDMA on %d of %d network connections (%s)" % (used, total, f[ix["transport"]] or "transport empty"),
+                 *at.of())
 
     def pair_staged(self, r: RuleResult) -> None:
         """"% of staged": each direct row against the staged row of the same size, memory kind,
@@ -805,41 +994,45 @@ class Judge:
         rule, u = r.rule, r.unit()
         for key, directs in r.direct.items():
             size, staged = key[3], r.staged.get(key, [])
-            for k, (dv, dst, dnote) in enumerate(directs):
+            for k, (dv, dst, dnote, dline) in enumerate(directs):
+                # The check: the k-th direct row of its key; the attempt: key[-1].
+                at = At(key[:-1] + (k,), key[-1], dline)
                 if dst != "ok":
-                    r.record(size, False, None, None, "direct " + status_why(dst, dnote))
+                    r.record(size, False, None, None, "direct " + status_why(dst, dnote), *at.of())
                     continue
                 if k >= len(staged):
-                    r.record(size, False, float(dv or 0), None, "no staged row at this size")
+                    r.record(size, False, float(dv or 0), None, "no staged row at this size", *at.of())
                     continue
-                sv, sst, snote = staged[k]
+                sv, sst, snote, sline = staged[k]
+                at = At(at.ident, at.attempt, dline, sline)
                 if sst != "ok":
-                    r.record(size, False, float(dv or 0), None, "staged " + status_why(sst, snote))
+                    r.record(size, False, float(dv or 0), None, "staged " + status_why(sst, snote), *at.of())
                     continue
                 # An empty value is no figure, never 0 (which would pass any "<=").
                 if dv == "" or sv == "":
                     r.record(size, False, None, None,
-                             "%s %s is empty (no figure)" % ("direct" if dv == "" else "staged", rule.column))
+                             "%s %s is empty (no figure)" % ("direct" if dv == "" else "staged", rule.column), *at.of())
                     continue
                 d, s = float(dv), float(sv)
                 if rule.kind == "predicted":
-                    self.judge_ratio(r, size, d, s)
+                    self.judge_ratio(r, size, d, s, at)
                     continue
                 limit = r.limit / 100 * s
                 ok = compare(d, rule.op, limit)
                 r.record(size, ok, d, limit, "" if ok else "direct %s%s %s %s%s (%s%% of staged %s%s)" % (
-                    num_fmt(d), u, NOT[rule.op], num_fmt(limit), u, r.threshold, num_fmt(s), u))
+                    num_fmt(d), u, NOT[rule.op], num_fmt(limit), u, r.threshold, num_fmt(s), u), *at.of())
         # A staged row without a direct one: the direct path did not even write a row.
         for key in r.staged:
             if key not in r.direct_any and key not in r.direct:
-                r.record(key[3], False, None, None, "no direct row at this size")
+                r.record(key[3], False, None, None, "no direct row at this size",
+                         *At(key[:-1] + (0,), key[-1], *(x[3] for x in r.staged[key])).of())
 
-    def judge_ratio(self, r: RuleResult, size: int, d: float, s: float) -> None:
+    def judge_ratio(self, r: RuleResult, size: int, d: float, s: float, at: "At") -> None:
         """A "predicted of staged" check: direct/staged against the topology's prediction less
         the tolerance (busbw), or against 1 plus the tolerance (latency)."""
         rule = r.rule
         if s <= 0:
-            r.record(size, False, None, None, "staged %s is 0: no ratio" % rule.column)
+            r.record(size, False, None, None, "staged %s is 0: no ratio" % rule.column, *at.of())
             return
         ratio = d / s
         r.ratios = [min(r.ratios[0], ratio), max(r.ratios[1], ratio)] if r.ratios else [ratio, ratio]
@@ -850,12 +1043,27 @@ class Judge:
         elif r.prediction is not None and r.prediction.ratio is not None:
             limit = r.prediction.ratio * (1 - rule.tolerance / 100)
         else:
-            r.record(size, True, ratio, None, "")       # counted; concluded NODATA: no prediction
+            r.record(size, True, ratio, None, "", *at.of())       # counted; concluded NODATA: no prediction
             return
         ok = compare(ratio, rule.op, limit)
         u = r.unit()
         r.record(size, ok, ratio, limit, "" if ok else "direct/staged %s %s %s (direct %s%s, staged %s%s)" % (
-            ratio_fmt(ratio), NOT[rule.op], ratio_fmt(limit), num_fmt(d), u, num_fmt(s), u))
+            ratio_fmt(ratio), NOT[rule.op], ratio_fmt(limit), num_fmt(d), u, num_fmt(s), u), *at.of())
+
+    def failed_lines(self) -> Set[int]:
+        """After read(): the lines of the rows whose checks fail their rule on every attempt so
+        far (gdrb sweep measures them again); pairs and counters rules are not repeated."""
+        lines: Set[int] = set()
+        for r in self.results:
+            if isinstance(r, (PairsResult, CountersResult)):
+                continue
+            if r.rule.kind == "predicted" and r.rule.op == ">=":
+                r.prediction = gdr_model.predict_busbw(self.topology(), self.link_rate or 0.0, self.default_rate)
+            if r.rule.kind in ("staged", "predicted"):
+                self.pair_staged(r)
+            r.settle()
+            lines |= r.failed_lines
+        return lines
 
     def finish(self) -> "Verdict":
         judged = [r for r in self.results if isinstance(r, PairsResult)]
@@ -930,8 +1138,11 @@ class Verdict:
         ninvalid = self.count("INVALID")
         nrows = self.unread_rows
         nvalues = sum(1 for v in self.invalid_values if not v.row)
+        nunstable = sum(r.unstable for r in self.rules)
         why = ([plural(nvalues, "value") + " not a number of its column"] if nvalues else []) + (
-            ["%s of evidence that could not be read" % plural(nrows, "row")] if nrows else [])
+            ["%s of evidence that could not be read" % plural(nrows, "row")] if nrows else []) + (
+            ["%s whose attempts differ beyond the rule's spread=" % plural(nunstable, "unstable figure")]
+            if nunstable else [])
         return "%s: %d rules, %d passed, %d failed, %d without data%s%s%s%s%s" % (
             self.overall, len(self.rules), self.count("PASS"), self.count("FAIL"), self.count("NODATA"),
             ", %d invalid (%s: the results cannot be judged)" % (
@@ -993,6 +1204,14 @@ class Verdict:
                     w.size, val(r, w.value), val(r, w.threshold), json_str(w.why))
             if isinstance(r, PairsResult):
                 s += r.suspects_json()
+            s += "     \"spread_bound_pct\": %s, \"repeated_checks\": %d, \"passed_on_repeat\": %d, " \
+                 "\"unstable_checks\": %d,\n     \"attempts\": [%s],\n" % (
+                     num(r.rule.spread), len(r.repeated), r.rescued, r.unstable, ", ".join(
+                         "{\"size_bytes\": %d, \"outcome\": %s, \"spread_pct\": %s, \"attempts\": [%s]}" % (
+                             ts[0].size, json_str(o), num(sp), ", ".join(
+                                 "{\"attempt\": %d, \"pass\": %s, \"value\": %s, \"why\": %s}" % (
+                                     t.attempt, "true" if t.ok else "false", val(r, t.value), json_str(t.why))
+                                 for t in ts)) for o, ts, sp in r.repeated[:KEPT]))
             s += "     \"failures\": [%s],\n     \"message\": %s}" % (", ".join(
                 "{\"size_bytes\": %d, \"value\": %s, \"threshold\": %s, \"why\": %s}" % (
                     c.size, val(r, c.value), val(r, c.threshold), json_str(c.why)) for c in r.failures),
@@ -1090,7 +1309,7 @@ def parse_args(argv: List[str]) -> Options:
             o.args.append(a)
         i += 1
     if len(o.args) != 2:
-        raise usage_error("expected RESULTS_DIR PROFILE, e.g. 'gdrb-accept results/20261121-quick gdr-effectiveness'; "
+        raise usage_error("expected RESULTS_DIR PROFILE, e.g. 'gdrb accept results/20261121-quick gdr-effectiveness'; "
                           "see --help")
     return o
 
@@ -1136,7 +1355,13 @@ def main(argv: List[str]) -> int:
     meta = _meta(meta_path) if os.path.lexists(meta_path) else None
     judge = Judge(prof.rules, csv_path, float(o.link_rate) if o.link_rate is not None else None, meta, results)
     if csv_path:
-        judge.read(common.read_csv(csv_path))
+        rows = list(common.read_csv(csv_path))
+        if judge.spans and set(judge.spans) != {n for n, _ in rows}:
+            # Steps that do not account for the rows: no attempts, every row a check of its own.
+            common.say("%s: its steps do not account for the rows of %s: each row judged on its own, "
+                       "no attempts" % (meta_path, csv_path))
+            judge.spans = {}
+        judge.read(iter(rows))
     verdict = judge.finish()
 
     name = profile_file[:-len(".profile")] if profile_file.endswith(".profile") else profile_file

@@ -1,7 +1,11 @@
 """scripts/gdrb: the subcommand dispatch. Each subcommand's module has main(argv) -> exit status
 and parses its own options (one line naming the option and its accepted form, exit 2).
 
-This is the one entry of every tool (scripts/gdrb and its older names), so it also holds the
+Before a subcommand runs, the installation is checked (layout.py): a profile directory or CSV
+schema that is not there, or, for the sweep, binaries beside an installed gdrb that are of
+another version, end it with one line and exit 2 before anything is written.
+
+This is the one entry of every subcommand, so it also holds the
 last resort: an error no subcommand turned into its own line is still one line and exit 1,
 never a Python traceback. Each such error is a bug to fix where it arises; this only keeps
 the user's terminal readable meanwhile."""
@@ -15,9 +19,9 @@ import signal
 import sys
 from typing import List
 
-from . import common
+from . import common, layout
 
-SUBCOMMANDS = ("sweep", "plot", "accept", "report")
+SUBCOMMANDS = ("sweep", "plot", "accept", "report", "inventory")
 
 
 def _unencodable(e: UnicodeError):
@@ -85,6 +89,9 @@ def _run(argv: List[str], doc: str) -> int:
     if argv and argv[0] in ("-h", "--help"):
         common.print_help(doc)
         return 0
+    if argv and argv[0] in ("-V", "--version"):
+        sys.stdout.write("gdrb (gdrbench) %s\n" % (layout.version() or "unknown"))
+        return 0
     if not argv:
         sys.stderr.write("gdrb: expected a subcommand: %s; see --help\n" % ", ".join(SUBCOMMANDS))
         return common.EXIT_USAGE
@@ -93,4 +100,21 @@ def _run(argv: List[str], doc: str) -> int:
         sys.stderr.write("gdrb: unknown subcommand '%s'; expected %s\n" % (sub, ", ".join(SUBCOMMANDS)))
         return common.EXIT_USAGE
     common.prog = "gdrb-" + sub
+    if not (len(argv) > 1 and argv[1] in ("-h", "--help")):
+        _check_layout(sub)
     return importlib.import_module("gdrbtool." + sub).main(argv[1:])
+
+
+def _check_layout(sub: str) -> None:
+    """What the subcommand needs of the installation is there (see the module's docstring)."""
+    gone = layout.missing()
+    if gone:
+        raise common.usage_error("%s not there: %s is incomplete; reinstall gdrbench (docs/install.md)"
+                                 % (" and ".join(gone), "this installation" if layout.INSTALLED
+                                    else "this source tree"))
+    if sub == "sweep":
+        binary, theirs = layout.neighbour_version()
+        if binary:
+            raise common.usage_error("this gdrb is gdrbench %s, but %s beside it is gdrbench %s: one "
+                                     "installation holds both; reinstall it, or run the gdrb installed with those binaries"
+                                     % (layout.version() or "unknown", binary, theirs))

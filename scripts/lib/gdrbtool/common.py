@@ -19,11 +19,8 @@ import sys
 from pathlib import Path
 from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-SCRIPTS = Path(__file__).resolve().parent.parent.parent
-TREE = SCRIPTS.parent
-LIB = SCRIPTS / "lib"
-PROFILES = SCRIPTS / "profiles"
-SCHEMA_DEF = TREE / "common" / "core" / "csv_schema.def"
+# Where the files are, from the source tree or installed: layout.py, their one place.
+from .layout import BIN_ROOT, GDRB, LIB, PROFILES, RESULTS_HOME, SCHEMA_DEF, TREE  # noqa: F401
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INVALID, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -289,7 +286,7 @@ def results_csv(arg: str) -> str:
     else:
         raise usage_error("%s: no such results directory" % arg)
     if not os.path.isfile(csv_path):
-        raise usage_error("%s: no results.csv in this directory; expected a gdrb-sweep results directory" % arg)
+        raise usage_error("%s: no results.csv in this directory; expected a 'gdrb sweep' results directory" % arg)
     if os.path.getsize(csv_path) == 0:
         raise usage_error("%s:1: empty file; expected the header of the CSV schema (results/README.md)" % csv_path)
     return csv_path

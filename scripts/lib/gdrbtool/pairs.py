@@ -29,18 +29,12 @@ from typing import IO, Dict, List, Optional, Sequence, Set, Tuple
 from .common import (MAX_DIGITS, SCHEMA_DEF, Schema, csv_split, decimal, integer, num_fmt, open_regular, size_fmt,
                      usage_error)
 
-# The all-pairs binaries (built on gdrb_pairs_main): their rows follow the pairs schema, beside
-# their matrices, and never go into results.csv. tests/tooling/py/test_pairs.py checks the list against
-# docs/options.md, where each of them, and no other binary, takes the all-pairs options.
-BINARIES = ("gdrb_mpi_pairs", "gdrb_write_pairs")
+# Which binaries are all-pairs ones (their rows follow the pairs schema, beside their matrices, and
+# never go into results.csv) each says itself: --describe's all_pairs (facts.py).
 
-
-def is_all_pairs(binary: str) -> bool:
-    """BINARY (a name or a path) is an all-pairs benchmark."""
-    return os.path.basename(binary) in BINARIES
-
-# The size: a size_t's 20 digits at most (a longer one is not a matrix this tool wrote).
-MATRIX_NAME = re.compile(r"pairs-(lat-)?(?:(host|pinned|device)-)?([0-9]{1,20})-([a-z0-9_]+)\.csv")
+# The size: a size_t's 20 digits at most (a longer one is not a matrix this tool wrote). The memory
+# kind is any the binaries have (--describe): a name that starts with a letter.
+MATRIX_NAME = re.compile(r"pairs-(lat-)?(?:([a-z][a-z0-9_]{0,63})-)?([0-9]{1,20})-([a-z0-9_]+)\.csv")
 RANKS_FILE = "pairs-ranks.csv"
 PAIRS_CSV = "pairs.csv"
 # Beside csv_schema.def: the pairs CSV's and the rank table's one definitions.
@@ -134,7 +128,7 @@ def _mem_of_pairs_csv(results: str) -> str:
         return ""
     fields = csv_split(first)
     i = header.index("mem")
-    return fields[i] if i < len(fields) and fields[i] in ("host", "pinned", "device") else ""
+    return fields[i] if i < len(fields) and re.fullmatch(r"[a-z][a-z0-9_]{0,63}", fields[i]) else ""
 
 
 SIMULATED_MARK = "simulated GPU: "     # the binary's note on a row measured on tests/support/simgpu

@@ -2,7 +2,7 @@
 collective's in-place rows, placement in-place, one of their own: BENCH-MEM-in-place), as
 PNG and SVG, in RESULTS_DIR/plots/.
 
-  scripts/gdrb-plot [--out DIR] [--format png,svg] RESULTS_DIR
+  gdrb plot [--out DIR] [--format png,svg] RESULTS_DIR
 
 Latency benchmarks: p50 (solid) and p99 (dashed) in us against message size, log-log.
 Bandwidth benchmarks: GB/s (1e9 B/s; busbw for collectives) against size, log size axis.
@@ -529,7 +529,7 @@ def parse_args(argv: List[str]) -> Tuple[str, str, str]:
             args.append(a)
         i += 1
     if len(args) != 1:
-        raise usage_error("expected one RESULTS_DIR, e.g. 'gdrb-plot results/20261121-quick'; see --help")
+        raise usage_error("expected one RESULTS_DIR, e.g. 'gdrb plot results/20261121-quick'; see --help")
     return args[0], out, formats
 
 

@@ -6,22 +6,26 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
   include NAME|FILE          read another profile here (NAME: the shipped NAME.profile; FILE:
                              relative to this file; a regular file). Defaults set inside stay
                              inside. At most 8 deep and 64 includes in all.
+  repeat-failed N            how many times gdrb sweep measures again a step whose rows fail
+                             a rule, before the rule fails (0..10, default 2; --repeat-failed
+                             overrides it; docs/sweeps.md, "Repeats")
   sizes SPEC | time SEC | iters N | validate on|off
                              defaults for the run lines below: -m SPEC (else 8:1G),
                              -t SEC, -n N, -c (else the binaries' own defaults)
   run BINARY [key=value ...] run BINARY (a gdrbench binary's name, gdrb_NAME: never a path)
                              once per memory kind; keys:
-      mem=host,pinned,device   memory kinds (default host); device only where a GPU is;
+      mem=host,pinned,device   memory kinds (default: the binary's own, its --describe's
+                               default_mem); the kinds each binary takes are its own
+                               (--describe); one that needs a GPU only where a GPU is;
                                none: the binary takes no --mem (give paths=MEM:PATH,...)
       needs=gpu,rdma           skip the line where this host has no GPU / RDMA device
       launch=mpi|local         through the launcher (default) or as one local process
       sizes= time= iters= validate= np=   this line's own values
-      bench=NAME layer=mpi|verbs|local|nccl   the CSV benchmark and layer (default: the
-                               binary without "gdrb_"; nccl for gdrb_nccl_*, verbs when
-                               needs=rdma, local when launch=local, else mpi)
+      bench=NAME layer=NAME    the CSV benchmark and layer (default: the binary without
+                               "gdrb_", and the layer its --describe gives)
       paths=LIST               the rows a complete run writes at each size, as PATH or
-                               MEM:PATH (default direct, plus staged for device memory;
-                               NCCL: staged with --nccl-gdr=off, else direct)
+                               MEM:PATH (default: the paths its --describe gives for the
+                               kind and the line's args)
       args="..."               more arguments for the binary, split at spaces; an option's
                                value after '=' keeps it one word: args=--nccl-gdr=off
   NCCL binaries (gdrb_nccl_*) take mem=device (the default for them) or pinned, and measure
@@ -31,6 +35,12 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
   doctor BINARY [args="..."]  run BINARY (gdrb_NAME, as for run) --json, keep its output as
                              doctor.json
   rule NAME BENCH COLUMN OP THRESHOLD [key=value ...]   see `gdrb accept --help`
+      source="..."             where the threshold comes from: a published page or file
+                               (its https:// address, and for a repository the path and
+                               commit read), or "estimate: WHY" for gdrbench's own estimate
+  sources required           every rule line of this file must carry source= (the node
+                             profiles of docs/skus.md say it: a floor is published or an
+                             estimate, never unexplained)
   rule NAME BENCH gdr_connections all [key=value ...]
                              NCCL rows: every network connection used GPUDirect RDMA
                              (G/N with G = N > 0) where NCCL would use it; path=direct
@@ -39,6 +49,9 @@ One statement per line; '#' starts a comment; "double quotes" keep spaces in a v
   rule NAME BENCH LAT_us <= predicted of staged [tolerance=P%] [reference=P%] [key=value ...]
                              direct/staged against the node's topology (docs/nccl.md);
                              tolerance default 10%; reference printed, never judged
+  spread=P% (any numeric rule) the attempts of a check (a repeat's rows, docs/sweeps.md)
+                             may differ by at most P% ((max - min) / min); more is INVALID,
+                             an unstable figure, never a PASS or a FAIL
   pairs METRIC below|above=FACTOR [key=value ...]   a rule on the all-pairs matrices, relative
                              to the fabric (docs/pairs.md), e.g.
                              pairs bw below=80%median size=8M
@@ -56,10 +69,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from . import gdr_model
-from . import pairs as pairs_mod
+from . import facts as facts_mod
 from .common import PROFILES, decimal, integer, read_regular, schema, size_fmt, size_parse, sizes_expand, usage_error
 
 MAX_DEPTH = 8
@@ -67,9 +80,13 @@ MAX_INCLUDES = 64           # in all: a fan-out of includes is bounded, not only
 MAX_BYTES = 1 << 20         # a profile is a page of text, not a device's stream
 # What run and doctor lines may name: a gdrbench binary, found in the build tree or on PATH.
 BINARY_NAME = re.compile(r"gdrb_[a-z0-9_]+")
-LAYERS = "mpi,verbs,local,nccl"
+# Memory kinds and layers are the binaries' (--describe): a profile names them by their form, and
+# gdrb sweep checks each against the binary it runs (docs/describe.md).
+WORDS = re.compile(r"^[a-z][a-z0-9_-]{0,63}(,[a-z][a-z0-9_-]{0,63})*$")
 PLACEMENTS = "out-of-place,in-place"    # a collective's placement column (--in-place)
 GDR_COLUMN = "gdr_connections"   # the one column the "all" rule form reads
+REPEAT_MAX = 10             # repeat-failed (and gdrb sweep --repeat-failed): 0..REPEAT_MAX
+REPEAT_DEFAULT = 2
 
 
 @dataclass
@@ -89,9 +106,7 @@ class Run:
     validate: str      # "", "on" or "off"
     args: str
 
-    @property
-    def all_pairs(self) -> bool:
-        return pairs_mod.is_all_pairs(self.binary)
+    all_pairs: bool = False     # the binary says so (--describe), where load() found it
 
 
 @dataclass
@@ -121,6 +136,10 @@ class Rule:
     # a reference ratio (% of staged) printed beside the measured one, never judged.
     tolerance: float = 0.0
     reference: Optional[float] = None
+    # Where the threshold comes from (source=): an https:// address or "estimate: WHY"; "" none.
+    source: str = ""
+    # The largest spread (%, (max - min) / min) a check's attempts may have; None: not judged.
+    spread: Optional[float] = None
 
     def filter_text(self) -> str:
         return " ".join("%s=%s" % (k, self.filters[k]) for k in sorted(self.filters))
@@ -133,6 +152,7 @@ class Profile:
     runs: List[Run] = field(default_factory=list)
     doctors: List[Doctor] = field(default_factory=list)
     rules: List[Rule] = field(default_factory=list)
+    repeat_failed: Optional[int] = None     # the profile's repeat-failed; None: not set
 
     @property
     def description(self) -> str:
@@ -190,6 +210,11 @@ def nccl_gdr(args: str) -> Optional[str]:
     return value
 
 
+def repeat_count(text: str) -> Optional[int]:
+    """TEXT as a repeat count, 0..REPEAT_MAX (ASCII digits); None otherwise."""
+    return integer(text, REPEAT_MAX) if len(text) <= 2 else None
+
+
 def read_lines(path: str) -> List[str]:
     """The lines of the profile PATH: a regular file of at most MAX_BYTES, never a FIFO waited
     on or a device read (common.read_regular); raises OSError."""
@@ -215,6 +240,7 @@ class _Parser:
         self.rule_where: Dict[str, str] = {}
         self.benches: Dict[str, bool] = {}
         self.includes = 0
+        self.sources_required: Dict[str, bool] = {}    # files that said "sources required"
 
     @staticmethod
     def err(where: str, msg: str):
@@ -228,6 +254,13 @@ class _Parser:
         for item in items:
             if item not in allowed.split(","):
                 raise self.err(where, "%s=: unknown value '%s'; accepted: %s" % (key, item, allowed))
+
+    def check_words(self, where: str, key: str, value: str) -> None:
+        """A comma list of names the binaries own (memory kinds, layers): checked by form here, against
+        the binary by gdrb sweep."""
+        if not WORDS.match(value):
+            raise self.err(where, "%s=: expected a comma list of lower-case names, e.g. host,device (each binary's "
+                                  "--describe says which it takes), got '%s'" % (key, _shown(value)))
 
     def check_sizes(self, where: str, key: str, spec: str) -> None:
         v = sizes_expand(spec)
@@ -302,6 +335,12 @@ class _Parser:
                     if v not in ("on", "off"):
                         raise self.err(where, "validate: expected on or off, got '%s'" % v)
                     self.validate = v
+            elif kw == "repeat-failed":
+                n = repeat_count(t[1]) if len(t) == 2 else None
+                if n is None:
+                    raise self.err(where, "repeat-failed: expected a count from 0 to %d, got '%s'"
+                                   % (REPEAT_MAX, _shown(" ".join(t[1:]))))
+                self.profile.repeat_failed = n
             elif kw == "run":
                 self.parse_run(where, t)
             elif kw == "doctor":
@@ -312,10 +351,25 @@ class _Parser:
                 self.parse_pairs(where, t)
             elif kw == "counters":
                 self.parse_counters(where, t)
+            elif kw == "sources":
+                if t[1:] != ["required"]:
+                    raise self.err(where, "expected 'sources required' (every rule line of this file carries source=)")
+                self.sources_required[file] = True
             else:
                 raise self.err(where, "unknown statement '%s'; expected run, doctor, rule, pairs, counters, include, "
-                                      "sizes, time, iters, validate or description" % kw)
+                                      "sizes, time, iters, validate, repeat-failed, sources or description" % kw)
+        if self.sources_required.get(file):
+            self.check_sources(file)
         self.sizes, self.time, self.iters, self.validate = saved
+
+    def check_sources(self, file: str) -> None:
+        """Every rule line of FILE, which says "sources required", names its source."""
+        for rule in self.profile.rules:
+            if rule.where.rsplit(":", 1)[0] == file and rule.kind in ("abs", "link", "staged", "predicted",
+                                                                     "text", "gdr") and not rule.source:
+                raise self.err(rule.where, "rule %s has no source=; this profile says 'sources required': give "
+                                           "source=\"https://... (the page, or the repository file and commit)\" "
+                                           "or source=\"estimate: WHY\"" % rule.name)
 
     def parse_run(self, where: str, t: List[str]) -> None:
         if len(t) < 2 or "=" in t[1]:
@@ -333,10 +387,9 @@ class _Parser:
                                       "validate, np, paths, bench, layer, args" % m.group(1))
             kv[m.group(1)] = m.group(2)
         nccl = (kv["layer"] or ("nccl" if binary.startswith("gdrb_nccl_") else "")) == "nccl"
-        # NCCL refuses pageable host memory: its binaries measure device memory by default.
-        kv["mem"] = kv["mem"] or ("device" if nccl else "host")
-        if kv["mem"] != "none":
-            self.check_list(where, "mem", kv["mem"], "host,pinned,device")
+        # "": the binary's default kind (NCCL's: device memory), its --describe's.
+        if kv["mem"] and kv["mem"] != "none":
+            self.check_words(where, "mem", kv["mem"])
         if kv["needs"]:
             self.check_list(where, "needs", kv["needs"], "gpu,rdma")
         self.check_list(where, "launch", kv["launch"], "mpi,local")
@@ -358,26 +411,24 @@ class _Parser:
         bench = kv["bench"] or re.sub(r"^gdrb_", "", binary, count=1)
         if not re.match(r"^[a-z0-9_]+$", bench):
             raise self.err(where, "bench=: expected lower-case letters, digits and '_', got '%s'" % bench)
-        layer = kv["layer"]
-        if not layer:
-            layer = "nccl" if nccl else "local" if kv["launch"] == "local" else \
-                "verbs" if "rdma" in kv["needs"].split(",") else "mpi"
-        self.check_list(where, "layer", layer, LAYERS)
+        layer = kv["layer"]     # "": the binary's, its --describe's
+        if layer:
+            self.check_words(where, "layer", layer)
         paths = kv["paths"]
         gdr = nccl_gdr(kv["args"])
         if gdr is not None and not nccl:
             raise self.err(where, "run: --nccl-gdr applies to the NCCL binaries (gdrb_nccl_*, layer=nccl), not %s"
                            % binary)
         if nccl:
-            paths = paths or self.check_nccl(where, kv, gdr)
+            self.check_nccl(where, kv, gdr)     # its paths: the binary's, with the line's --nccl-gdr
         self.benches[bench] = True
         self.profile.runs.append(Run(where, binary, bench, layer, kv["launch"], kv["mem"], kv["needs"],
                                      kv["sizes"], kv["time"], kv["iters"], kv["np"], paths,
                                      kv["validate"], kv["args"]))
 
-    def check_nccl(self, where: str, kv: Dict[str, str], gdr: Optional[str]) -> str:
-        """An NCCL run line's memory kinds, launch, ranks and --nccl-gdr; the path its rows take
-        (NCCL reads its environment once per process: one path a launch)."""
+    def check_nccl(self, where: str, kv: Dict[str, str], gdr: Optional[str]) -> None:
+        """An NCCL run line's memory kinds, launch, ranks and --nccl-gdr (NCCL reads its environment
+        once per process: one path a launch, which the binary's --describe names)."""
         if kv["mem"] == "none" or "host" in kv["mem"].split(","):
             raise self.err(where, "run: NCCL refuses pageable host memory; mem=device (the default) or pinned")
         if kv["launch"] == "local":
@@ -389,7 +440,6 @@ class _Parser:
                                   "run lines, args=--nccl-gdr=auto and args=--nccl-gdr=off")
         if gdr not in (None, "auto", "on", "off"):
             raise self.err(where, "run: --nccl-gdr: expected auto, on or off, got '%s'" % _shown(gdr))
-        return "staged" if gdr == "off" else "direct"
 
     def parse_doctor(self, where: str, t: List[str]) -> None:
         if len(t) < 2 or "=" in t[1]:
@@ -423,6 +473,7 @@ class _Parser:
             i += 1
         filters = {"pair": "all"}
         extra: Dict[str, float] = {}
+        source = ""
         bad_sizes = ("rule %s: sizes=%%s: expected MIN:MAX, MIN: (and up), :MAX or A,B,C with sizes like 8, "
                      "4K, 1MiB" % name)
         for word in t[i:]:
@@ -430,19 +481,22 @@ class _Parser:
             if not m:
                 raise self.err(where, "rule %s: expected key=value after the threshold, got '%s'" % (name, word))
             k, v = m.group(1), m.group(2)
-            if k in ("tolerance", "reference"):
+            if k in ("tolerance", "reference", "spread"):
                 extra[k] = self.percent(where, name, k, v)
+                continue
+            if k == "source":
+                source = self.source(where, name, v)
                 continue
             if k not in ("mem", "path", "reg", "pair", "layer", "sizes", "ranks", "placement"):
                 raise self.err(where, "rule %s: unknown key '%s'; accepted: mem, path, reg, pair, layer, sizes, "
-                                      "ranks, placement (and tolerance, reference with 'predicted of staged')"
-                               % (name, k))
+                                      "ranks, placement, spread, source (and tolerance, reference with 'predicted of "
+                                      "staged')" % (name, k))
             if k == "mem":
-                self.check_list(where, "mem", v, "host,pinned,device")
+                self.check_words(where, "mem", v)
             if k == "placement":
                 self.check_list(where, "placement", v, PLACEMENTS)
             if k == "layer":
-                self.check_list(where, "layer", v, LAYERS)
+                self.check_words(where, "layer", v)
             if k == "sizes":
                 m = re.match(r"^([^:,]*):([^:,]*)$", v)
                 if m:
@@ -519,19 +573,35 @@ class _Parser:
         else:
             raise self.err(where, "rule %s: unknown operator '%s'; accepted: >= <= > < = != in, and all "
                                   "(gdr_connections)" % (name, op))
-        if extra and kind != "predicted":
-            raise self.err(where, "rule %s: %s= applies to 'predicted of staged' only" % (name, sorted(extra)[0]))
+        if "spread" in extra and kind not in ("abs", "link", "staged", "predicted"):
+            raise self.err(where, "rule %s: spread= bounds a numeric figure's attempts; %s %s is not one"
+                           % (name, column, op))
+        if set(extra) - {"spread"} and kind != "predicted":
+            raise self.err(where, "rule %s: %s= applies to 'predicted of staged' only"
+                           % (name, sorted(set(extra) - {"spread"})[0]))
         self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters,
                                        tolerance=extra.get("tolerance", gdr_model.TOLERANCE),
-                                       reference=extra.get("reference")))
+                                       reference=extra.get("reference"), spread=extra.get("spread"),
+                                       source=source))
+
+    def source(self, where: str, name: str, v: str) -> str:
+        """V of source=: an https:// address with what was read there, or "estimate: WHY"."""
+        v = " ".join(v.split())
+        est = re.match(r"^estimate:\s*(.*)$", v)
+        if (est and len(est.group(1)) >= 10) or (not est and re.search(r"https://[^ ]+", v)):
+            if len(v) <= 1000 and v.isprintable():
+                return v
+        raise self.err(where, "rule %s: source=: expected \"https://... (what was read there)\" or \"estimate: WHY\" "
+                              "(at least 10 characters of why), printable, at most 1000 characters, got '%s'"
+                       % (name, _shown(v)))
 
     def percent(self, where: str, name: str, key: str, v: str) -> float:
         """V of KEY= as a percentage: tolerance 0..100%, reference above 0%."""
         n = decimal(v[:-1]) if v.endswith("%") else None
-        if n is None or (key == "tolerance" and n >= 100) or (key == "reference" and n <= 0):
+        if n is None or (key == "tolerance" and n >= 100) or (key != "tolerance" and n <= 0):
             raise self.err(where, "rule %s: %s=: expected a percentage%s, e.g. %s, got '%s'" % (
                 name, key, " below 100%" if key == "tolerance" else " above 0%",
-                "tolerance=10%" if key == "tolerance" else "reference=130%", _shown(v)))
+                {"tolerance": "tolerance=10%", "reference": "reference=130%"}.get(key, "spread=15%"), _shown(v)))
         return n
 
     def predicted(self, where: str, name: str, column: str, op: str, thr: List[str], filters: Dict[str, str]) -> str:
@@ -590,7 +660,7 @@ class _Parser:
                 raise self.err(where, "pairs: size=%s: expected a size or a list, e.g. 8M or 8,8M" % kv["size"])
             filters["sizes"] = ",".join(str(x) for x in sizes)
         if kv["mem"]:
-            self.check_list(where, "mem", kv["mem"], "host,pinned,device")
+            self.check_words(where, "mem", kv["mem"])
             filters["mem"] = kv["mem"]
         if kv["path"]:
             if not re.match(r"^[a-z0-9_]+(,[a-z0-9_]+)*$", kv["path"]):
@@ -626,18 +696,31 @@ class _Parser:
         self.profile.rules.append(Rule(where, name, "", "", "=", "counters", 0.0, "no error counter rose"))
 
 
-def load(file: str) -> Profile:
+def one_all_pairs(file: str, runs: List[Run]) -> List[str]:
+    """The all-pairs benchmarks RUNS give (each run's all_pairs set): one at most a profile, as the
+    matrices of two would share their file names (Stop(2) naming FILE otherwise)."""
+    pairs = sorted({r.bench for r in runs if r.all_pairs})
+    if len(pairs) > 1:
+        binaries = sorted({r.binary for r in runs if r.all_pairs})
+        raise _Parser.err(file, "runs %s: a profile runs one all-pairs benchmark (their matrices share file "
+                                "names); put each in a profile of its own" % " and ".join(binaries))
+    return pairs
+
+
+def load(file: str, find: Optional[Callable[[str], str]] = None) -> Profile:
     """Read and check the profile FILE (and what it includes); raises Stop(2) with one line
-    "FILE:LINE: ..." on the first error."""
+    "FILE:LINE: ..." on the first error. Which run lines are all-pairs ones their binaries say
+    (--describe), where FIND (default: the build tree, then PATH) finds them; gdrb sweep asks
+    again of the binaries it runs."""
+    from .sweep_launch import find_bin     # a profile is read without the sweep's options too
+    find = find or (lambda name: find_bin(name, ()))
     p = _Parser()
     p.profile = Profile(file)
     p.parse_file(file, 0)
-    # One all-pairs benchmark a profile: the matrices of two would share their file names.
-    pairs = sorted({r.bench for r in p.profile.runs if r.all_pairs})
-    if len(pairs) > 1:
-        binaries = sorted({r.binary for r in p.profile.runs if r.all_pairs})
-        raise _Parser.err(file, "runs %s: a profile runs one all-pairs benchmark (their matrices share file "
-                                "names); put each in a profile of its own" % " and ".join(binaries))
+    for r in p.profile.runs:
+        binary = find(r.binary)
+        r.all_pairs = bool(binary) and facts_mod.describe(binary).all_pairs
+    pairs = one_all_pairs(file, p.profile.runs)
     for rule in p.profile.rules:
         if rule.kind == "pairs" and not rule.bench:
             rule.bench = pairs[0] if pairs else "mpi_pairs"     # a pairs rule without bench=

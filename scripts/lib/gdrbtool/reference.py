@@ -30,19 +30,25 @@ NCCL_COLLS = (("all_reduce", "nccl_allreduce"), ("all_gather", "nccl_allgather")
               ("reduce_scatter", "nccl_reduce_scatter"))
 PLACEMENTS = ("out-of-place", "in-place")
 
-# nvbandwidth's testcase beside gdrb_copy_bw's (mem, path): gdrbench copies with
-# cudaMemcpyAsync, which the copy engines carry, from pinned host memory as nvbandwidth does.
-COPY_PAIRS = (("host_to_device_memcpy_ce", "pinned", "h2d", "host to device, copy engine"),
-              ("device_to_host_memcpy_ce", "pinned", "d2h", "device to host, copy engine"),
-              ("device_local_copy", "device", "d2d", "device to device (local), copy engine"))
-# nvbandwidth's figures gdrbench has no copy of its own for: shown for the engine and the
-# asymmetry of both directions at once.
+# nvbandwidth's testcase beside gdrb_copy_bw's (mem, paths): gdrbench copies with
+# cudaMemcpyAsync, which the copy engines carry, from pinned host memory as nvbandwidth does. The
+# first path is --copy-timing events' (a batch of copies timed between CUDA events on a held
+# stream, nvbandwidth's shape: docs/benchmarks.md), the second the per-copy default's.
+COPY_PAIRS = (("host_to_device_memcpy_ce", "pinned", ("h2d-batch", "h2d"), "host to device, copy engine"),
+              ("device_to_host_memcpy_ce", "pinned", ("d2h-batch", "d2h"), "device to host, copy engine"),
+              ("host_to_device_bidirectional_memcpy_ce", "pinned", ("h2d-bidir",),
+               "host-to-device leg of both directions at once, copy engine"),
+              ("device_to_host_bidirectional_memcpy_ce", "pinned", ("d2h-bidir",),
+               "device-to-host leg of both directions at once, copy engine"),
+              ("device_local_copy", "device", ("d2d-batch", "d2d"), "device to device (local), copy engine"))
+# nvbandwidth's figures gdrbench has no copy of its own for (SM copies: a kernel, where gdrbench
+# measures the copy engines only): shown beside the copy engine's one-way figure.
 COPY_ONLY_REF = (("host_to_device_memcpy_sm", "host to device, SM"),
                  ("device_to_host_memcpy_sm", "device to host, SM"),
-                 ("host_to_device_bidirectional_memcpy_ce", "host to device while device to host, copy engine"),
-                 ("device_to_host_bidirectional_memcpy_ce", "device to host while host to device, copy engine"),
                  ("host_to_device_bidirectional_memcpy_sm", "host to device while device to host, SM"),
                  ("device_to_host_bidirectional_memcpy_sm", "device to host while host to device, SM"))
+# gdrb_copy_bw's CSVs in copies/: the per-copy default's and --copy-timing events'.
+COPY_CSVS = ("gd-copy.csv", "gd-copy-events.csv")
 
 
 class Unreadable(Exception):
@@ -313,15 +319,24 @@ def copies_section(raw: Raw, out: List[str]) -> None:
     out.append("")
     for line in raw.status("copies"):
         out.append("- " + cell(line))
+    # (mem, path, size): GB/s. nvbandwidth reports the median of its samples, so the figure set
+    # beside it is the size over the median time per copy (lat_p50_us), the mean's (bw_GBps)
+    # only where a row has no median.
     gd: Dict[Tuple[str, str, int], float] = {}
-    try:
-        for row in gd_rows(raw.text("copies", "gd-copy.csv")):
-            if row.get("benchmark") == "copy_bw" and row.get("status") == "ok":
-                size, bw = num(row.get("size_bytes", "")), num(row.get("bw_GBps", ""))
+    for csv_name in COPY_CSVS:
+        if not os.path.exists(os.path.join(raw.path("copies"), csv_name)):
+            continue
+        try:
+            for row in gd_rows(raw.text("copies", csv_name)):
+                if row.get("benchmark") != "copy_bw" or row.get("status") != "ok":
+                    continue
+                size, p50, bw = num(row.get("size_bytes", "")), num(row.get("lat_p50_us", "")), num(row.get("bw_GBps", ""))
+                if size is not None and p50 is not None and p50 > 0:
+                    bw = size / (p50 * 1e3)
                 if size is not None and bw is not None:
                     gd[row.get("mem", ""), row.get("path", ""), int(size)] = bw
-    except Unreadable as e:
-        out.append("- gdrb_copy_bw's CSV unreadable: " + cell(str(e)))
+        except Unreadable as e:
+            out.append("- gdrb_copy_bw's CSV %s unreadable: %s" % (csv_name, cell(str(e))))
     ref: Dict[int, Dict[str, object]] = {}
     try:
         names = sorted(os.listdir(raw.path("copies")))
@@ -340,15 +355,18 @@ def copies_section(raw: Raw, out: List[str]) -> None:
     absent = "nvbandwidth " + ("not carried" if any("nvbandwidth: not carried" in ln for ln in raw.status("copies"))
                                else "not run at this size")
     out.append("")
-    out.append("GB/s (1e9 B/s); gdrbench copies with cudaMemcpyAsync from pinned host memory, "
-               "which the copy engines carry, so it is set beside nvbandwidth's copy-engine testcases; "
-               "ratio = gdrbench / nvbandwidth; a gap over 5% is flagged.")
+    out.append("GB/s (1e9 B/s), each the size over the median time of one copy; gdrbench copies with "
+               "cudaMemcpyAsync from pinned host memory, which the copy engines carry, so it is set beside "
+               "nvbandwidth's copy-engine testcases; its row is --copy-timing events' where there is one "
+               "(copies batched between CUDA events on a held stream, as nvbandwidth times), else the "
+               "per-copy default's; ratio = gdrbench / nvbandwidth; a gap over 5% is flagged.")
     out.append("")
-    out.append("| copy | size | gdrbench GB/s | nvbandwidth GB/s | ratio | verdict |")
-    out.append("|---|---:|---:|---:|---:|---|")
+    out.append("| copy | size | gdrbench GB/s | nvbandwidth GB/s | ratio | verdict | gdrbench row |")
+    out.append("|---|---:|---:|---:|---:|---|---|")
     sizes = sorted(set(ref) | {k[2] for k in gd if k[2] >= 1 << 20})
-    for case, mem, path, what in COPY_PAIRS:
+    for case, mem, paths, what in COPY_PAIRS:
         for size in sizes:
+            path = next((p for p in paths if (mem, p, size) in gd), paths[0])
             g = gd.get((mem, path, size))
             r = ref.get(size, {})
             v = r.get(case, r.get("", absent if not r else "not in nvbandwidth's output"))
@@ -358,8 +376,9 @@ def copies_section(raw: Raw, out: List[str]) -> None:
                 verdict = cell(str(v))
             elif g is None:
                 verdict = "gdrbench gave no figure"
-            out.append("| %s | %s | %s | %s | %s | %s |" % (what, size_fmt(size, " "), sig3(g) if g is not None else "-",
-                                                        sig3(n) if n is not None else "-", ratio, verdict))
+            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                what, size_fmt(size, " "), sig3(g) if g is not None else "-", sig3(n) if n is not None else "-",
+                ratio, verdict, "%s %s" % (mem, path) if g is not None else "-"))
     out.append("")
     readable = sorted(size for size in ref if "" not in ref[size])
     if not readable:

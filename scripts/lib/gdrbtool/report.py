@@ -10,7 +10,7 @@ docs/pairs.md) get a section: each matrix's summary, the suspects the verdict na
 heat map, and the matrix itself up to 16 ranks.
 gdrb-sweep runs this last; run it by hand after gdrb-accept or gdrb-plot to refresh.
 
-  scripts/gdrb-report RESULTS_DIR
+  gdrb report RESULTS_DIR
 
 An empty value shows as n/a, a value that is not a number as invalid (listed with its file and
 line), never as 0.
@@ -600,7 +600,7 @@ def main(argv: List[str]) -> int:
     if argv and argv[0].startswith("-"):
         raise common.usage_error("unknown option '%s'; see --help" % argv[0])
     if len(argv) != 1:
-        raise common.usage_error("expected one RESULTS_DIR, e.g. 'gdrb-report results/20261121-quick'; see --help")
+        raise common.usage_error("expected one RESULTS_DIR, e.g. 'gdrb report results/20261121-quick'; see --help")
     arg = argv[0]
     only_pairs = os.path.isdir(arg) and not os.path.isfile(os.path.join(arg, "results.csv")) and \
         bool(pairs.matrix_files(arg))

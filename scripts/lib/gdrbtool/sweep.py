@@ -1,12 +1,13 @@
 """Run a profile of gdrbench benchmarks and collect everything in one results directory.
 
-  scripts/gdrb-sweep [options]
+  gdrb sweep [options]
 
 With no options: this host, 2 ranks, the quick profile: every point-to-point benchmark that
 applies here from 8 B to 1 GiB (device memory where nvidia-smi lists a GPU, the verbs
 benchmarks where /sys/class/infiniband lists an RDMA device, binaries that are built).
 Inside a Slurm allocation (SLURM_JOB_ID set) it launches with srun on the allocated nodes.
-Writes results/<UTC date>-<label>/:
+Writes results/<UTC date>-<label>/ (in the source tree's results/ when run from a writable
+source tree, else under the current directory, never into an installed prefix):
   results.csv   every row (schema: results/README.md), plus a 'failed' row for each size a
                 failing benchmark did not measure; complete after Ctrl-C too
   meta.json     hosts, kernel, GPU driver, CUDA, MPI, rdma-core and gdrbench versions, GPUs
@@ -31,13 +32,16 @@ Options:
   --profile P        quick (default), full, a shipped acceptance profile (gdr-effectiveness,
                      nccl-gdr, ib-ndr400, ib-hdr200, roce-200g, roce-400g, pairs) or a
                      profile file
+  --sku NAME         accept one node of a SKU (a100, h100, h200, b200; docs/skus.md): its node
+                     profile hgx-NAME, and before the first benchmark gdrb inventory on the
+                     doctor's report: a part that differs ends the sweep (exit 1)
   --launcher L       mpirun or srun (default srun inside a Slurm allocation, else mpirun)
   --hosts A,B        hosts, optionally with slots (A:8,B:8); rank i pairs with rank i+N/2,
                      so with N ranks spread evenly each pair crosses hosts
   --hostfile F       hosts from a file (Open MPI or Slurm format; first word of each line)
   --np N             ranks (default 2; even)
   --launcher-args S  more arguments for mpirun or srun, split at spaces (e.g. "--mpi=pmix")
-  --mem LIST         only these memory kinds of the profile (host,pinned,device)
+  --mem LIST         only these memory kinds of the profile (the binaries' own, e.g. host,device)
   --bench LIST       only these benchmarks (mpi_bw, write_lat, ... or binary names; the MPI
                      point-to-point ones also as latency, bw, bibw)
   --sizes SPEC       sizes for every benchmark instead of the profile's (e.g. 8,64K or 8:1M)
@@ -49,10 +53,15 @@ Options:
                      then the build tree next to this script, then PATH (may be given more
                      than once)
   --link-rate GBITS  port rate for "% of link" rules instead of the one read from sysfs
+  --repeat-failed N  measure again, up to N times (0..10; default: the profile's
+                     repeat-failed, else 2), each step whose rows fail a rule, at those
+                     sizes only, before the rule fails; the repeat's rows are appended
+                     with "attempt K" in their note, and a check passes when one attempt
+                     passes (docs/sweeps.md, "Repeats")
   --dry-run          print what would run and why anything is skipped; run nothing
   -h, --help         this help
-Exit: 0 every step ok or unsupported here (and the verdict passes), 1 a step failed, a row
-is failed or invalid-data, the verdict fails or is INVALID, or an output (meta.json, the
+Exit: 0 every step ok or unsupported here (and the verdict passes), 1 a step failed (and
+was not measured again whole by a repeat), a row is failed or invalid-data, the verdict fails or is INVALID, or an output (meta.json, the
 plots, the verdict, summary.md, report.html) could not be written (said once; the results
 already written stay, and the last line names only the files written), or a step's rows
 could not be appended to results.csv (the sweep stops: they stay in its logs/ file, named),
@@ -70,16 +79,17 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Dict, List, Optional, Tuple
+from dataclasses import replace
+from typing import Dict, List, Optional, Set, Tuple
 
-from . import common, pairs as pairs_mod, profile as profile_mod
-from .common import (EXIT_FAIL, EXIT_INTERRUPTED, SCRIPTS, TREE, Stop, duration, failure, say, shell_join,
-                     write_all)
+from . import accept, common, pairs as pairs_mod, profile as profile_mod
+from .common import (EXIT_FAIL, EXIT_INTERRUPTED, GDRB, TREE, Stop, duration, failure, say, shell_join,
+                     size_fmt, write_all)
 from .sweep_launch import Host, Placement, find_bin, placement, probe
 from .sweep_log import capture, exit_line, first_line, log_append, log_entry, new_log, run_child
 from .sweep_meta import jn, js, link_rate_of, meta_text, read_nodes
 from .sweep_options import Options, parse_args
-from .sweep_plan import Plan, Skip, dry_run, is_pairs, plan, step_command
+from .sweep_plan import Plan, Skip, Step, dry_run, estimate, is_pairs, plan, step_command
 from .sweep_results import (append_atomically, claim_results_dir, counters_path, keep_counters, keep_pairs,
                             make_dir, merge_rows)
 
@@ -89,8 +99,13 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # --- the sweep --------------------------------------------------------------------------------
 
 class Sweep:
-    def __init__(self, o: Options, p: Plan, host: Host, where: Placement, command: str):
+    def __init__(self, o: Options, p: Plan, host: Host, where: Placement, command: str,
+                 rules: Optional[List[profile_mod.Rule]] = None, repeat: int = 0):
         self.o, self.p, self.host, self.where, self.command = o, p, host, where, command
+        self.rules, self.repeat = rules or [], repeat
+        self.csv_lines = 1           # results.csv's lines: its header, then each step's rows
+        self.spans: List[Tuple[int, int, Step, int]] = []   # (first line, last line, first attempt's step, attempt)
+        self.failed_steps: Set[int] = set()            # steps failed (or invalid-data) and not repeated ok
         self.interrupted = False
         self.stop_signal = ""       # the signal that interrupted the sweep: SIGINT, SIGTERM or SIGHUP
         self.meta_failed = False
@@ -175,6 +190,27 @@ class Sweep:
             say("gdrb_doctor wrote nothing (exit %d); see logs/doctor.log" % drc)
         self.write_meta()
 
+    def inventory(self) -> bool:
+        """The node's parts against --sku, from doctor.json, before anything is measured: the
+        parts on stdout; False where one differs or there is no report to judge."""
+        from . import inventory
+        report = os.path.join(self.out, "doctor.json")
+        if not (self.meta.get("doctor") or {}).get("file"):
+            say("inventory --sku %s: no doctor report to judge (see logs/doctor.log): nothing measured" % self.o.sku)
+            return False
+        try:
+            c = inventory.check(inventory.sku(self.o.sku), inventory.read_doctor(report))
+        except Stop as e:
+            say("inventory --sku %s: %s: nothing measured" % (self.o.sku, e.message))
+            return False
+        sys.stdout.write(c.text())
+        sys.stdout.flush()
+        self.meta["inventory"] = {"sku": self.o.sku, "verdict": "FAIL" if c.failed else "PASS",
+                                  "differs": [js("%s: %s" % (p.what, p.text)) for p in c.failed]}
+        if c.failed:
+            say("inventory --sku %s: %d part(s) differ from the SKU: nothing measured" % (self.o.sku, len(c.failed)))
+        return not c.failed
+
     def progress(self, text: str, final: bool) -> None:
         """A progress line on stderr: refreshed in place on a terminal, one line each otherwise."""
         if self.tty:
@@ -183,16 +219,16 @@ class Sweep:
             sys.stderr.write(text + "\n")
         sys.stderr.flush()
 
-    def steps(self, gpu_name: str, run_start: float) -> Tuple[int, bool]:
-        """Run every step; (the index of the first step not run, whether one failed)."""
-        steps = self.p.steps
+    def steps(self, gpu_name: str, run_start: float, steps: Optional[List[Step]] = None) -> Tuple[int, bool]:
+        """Run every step (or STEPS: a repeat's); (the index of the first step not run, whether
+        one failed)."""
+        steps = self.p.steps if steps is None else steps
         total = len(steps)
         est_done = 0
-        failed = False
         i = 0
-        for s in steps:
+        for k, s in enumerate(steps, start=1):
             if self.interrupted:
-                return i, failed
+                return i, bool(self.failed_steps)
             i = s.n
             log = os.path.join(self.out, "logs", s.base + ".log")
             part = os.path.join(self.out, "logs", s.base + ".csv")
@@ -215,7 +251,7 @@ class Sweep:
             def line(remaining=remaining) -> str:
                 now = time.monotonic()
                 left = max(remaining - int(now - step_start), 0)
-                return "[%d/%d] %s %s  %d s  ETA %s" % (s.n, total, s.title, s.range, int(now - run_start),
+                return "[%d/%d] %s %s  %d s  ETA %s" % (k, total, s.title, s.range, int(now - run_start),
                                                         duration(left))
 
             self.progress(line(), False)
@@ -239,6 +275,8 @@ class Sweep:
                 note = "gdrb-sweep: %s exited %d without a row for this size; %ssee logs/%s.log" % (
                     s.name, rc, reason + "; " if reason else "", s.base)
                 status = "failed" if rc != 0 else "ok"
+            if s.attempt > 1:
+                note += "; " + accept.attempt_note(s.attempt)    # the rows it fills are the repeat's too
             if is_pairs(s):
                 # Its counter file first: keeping the pairs files removes the step's folder.
                 counters = keep_counters(part, self.out)
@@ -261,6 +299,10 @@ class Sweep:
                 except OSError:
                     pass
                 rows, filled, dropped = len(m.rows), len(m.filled), m.dropped
+                if rows + filled:
+                    origin = next((x for _, _, x, _ in self.spans if x.n == s.n), s) if s.attempt > 1 else s
+                    self.spans.append((self.csv_lines + 1, self.csv_lines + rows + filled, origin, s.attempt))
+                    self.csv_lines += rows + filled
                 # The NIC and PCIe counters read around its sizes: beside results.csv, never in it.
                 counters = keep_counters(part, self.out)
             counter_rows, why = counters
@@ -270,7 +312,10 @@ class Sweep:
                 status = "failed"
             if status == "ok" and not is_pairs(s) and any(",invalid-data," in r for r in m.rows):
                 status = "invalid-data"
-            failed = failed or status in ("failed", "invalid-data")
+            if status in ("failed", "invalid-data"):
+                self.failed_steps.add(s.n)
+            elif s.attempt > 1 and status == "ok":
+                self.failed_steps.discard(s.n)     # measured again, whole
 
             detail = "%s, %d row%s" % (status, rows, "" if rows == 1 else "s")
             if filled:
@@ -279,17 +324,59 @@ class Sweep:
                 detail += ", %d incomplete rows dropped" % dropped
             if status != "ok":
                 detail += " (exit %d; logs/%s.log)" % (rc, s.base)
-            self.progress("[%d/%d] %s: %s, %d s" % (s.n, total, s.title, detail, secs), True)
+            self.progress("[%d/%d] %s: %s, %d s" % (k, total, s.title, detail, secs), True)
             self.show_table(os.path.join(self.out, "logs", s.base + ".out"))
 
             self.meta["steps"].append({
-                "n": s.n, "binary": js(s.name), "args": js(s.args), "benchmark": js(s.bench), "mem": js(s.mem),
+                "n": s.n, "attempt": s.attempt, "binary": js(s.name), "args": js(s.args), "benchmark": js(s.bench), "mem": js(s.mem),
                 "sizes": js(s.sizes), "command": js(cmdline), "exit": rc, "status": status, "rows": rows,
                 "filled": filled, "dropped": dropped, "counter_rows": counter_rows, "seconds": secs,
                 "log": "logs/%s.log" % s.base})
             self.write_meta()
             i = s.n + 1
-        return i, failed
+        return i, bool(self.failed_steps)
+
+    # --- repeats -----------------------------------------------------------------------------
+
+    def repeats(self, gpu_name: str, run_start: float) -> bool:
+        """The steps whose rows fail a rule, measured again at those sizes, up to self.repeat
+        times, while a check fails on every attempt (docs/sweeps.md, "Repeats"); whether a step
+        failed and was not measured again whole."""
+        for attempt in range(2, self.repeat + 2):
+            again = [] if self.interrupted else self.to_repeat(attempt)
+            if not again:
+                break
+            say("repeat %d of %d: %s: rows that fail a rule, measured again" % (attempt - 1, self.repeat, "; ".join(
+                "step %d (%s) at %s" % (s.n, s.name + (" mem=" + s.mem if s.mem else ""),
+                                        ", ".join(size_fmt(int(x)) for x in s.sizes.split(","))) for s in again)))
+            self.steps(gpu_name, run_start, again)
+        return bool(self.failed_steps)
+
+    def to_repeat(self, attempt: int) -> List[Step]:
+        """The steps (attempt ATTEMPT) of the rows whose checks fail on every attempt so far,
+        each at its failed sizes, in the order of the first attempt."""
+        try:
+            rows = list(common.read_csv(self.csv))
+        except Stop:
+            say("no repeat: %s cannot be read again (said above)" % self.csv)
+            return []
+        spans = {n: (origin.n, a) for first, last, origin, a in self.spans for n in range(first, last + 1)}
+        judge = accept.Judge(self.rules, self.csv, float(self.o.link_rate) if self.o.link_rate else None,
+                             None, self.out, spans if any(a > 1 for _, _, _, a in self.spans) else {})
+        judge.read(iter(rows))
+        lines = judge.failed_lines()
+        size_of = {n: f[common.schema().index["size_bytes"]] for n, f in rows if n in lines}
+        sizes: Dict[int, Set[int]] = {}
+        for first, last, origin, _ in self.spans:
+            hit = [int(size_of[n]) for n in range(first, last + 1)
+                   if n in size_of and common.integer(size_of[n]) is not None]
+            if hit and not is_pairs(origin):
+                sizes.setdefault(origin.n, set()).update(hit)
+        again = [replace(s, attempt=attempt, sizes=",".join(str(x) for x in sorted(sizes[s.n])))
+                 for s in self.p.steps if s.n in sizes]
+        for s in again:
+            estimate(s, int(s.np or self.o.np))
+        return again
 
     def stage(self, name: str, cmd: List[str], keep_stdout: bool = False) -> Tuple[int, bytes]:
         """A stage after the steps (gdrb-plot, gdrb-accept, gdrb-report): its stderr on the
@@ -362,7 +449,7 @@ class Sweep:
         self.trap_signals()
         launcher = self.where.launcher
         git = ""
-        if os.path.exists(os.path.join(str(TREE), ".git")):
+        if TREE and os.path.exists(os.path.join(str(TREE), ".git")):
             rc, git, _ = self.probed(["git", "-C", str(TREE), "describe", "--always", "--dirty"], timeout=60)
             git = first_line(git) if rc == 0 else ""
         lv = ""
@@ -375,7 +462,7 @@ class Sweep:
             "status": "running", "exit_status": None,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "finished": None,
             "launcher": launcher, "launcher_version": js(lv), "launcher_args": js(o.launcher_args),
-            "np": int(o.np), "hosts": list(self.where.names),
+            "np": int(o.np), "hosts": list(self.where.names), "repeat_failed": self.repeat,
             "slurm_job_id": js(os.environ.get("SLURM_JOB_ID", "")), "link_rate_gbps": None,
             "capabilities": {"gpu": self.host.gpu, "rdma": self.host.rdma},
             "nodes": [], "node_info_error": None, "doctor": None, "steps": [], "skipped": self.skipped_json()}
@@ -387,6 +474,10 @@ class Sweep:
 
         if p.doctor and not self.interrupted:
             self.doctor()
+        if o.sku and not self.interrupted and not self.inventory():
+            self.meta["status"], self.meta["exit_status"] = "inventory", EXIT_FAIL
+            self.write_meta()
+            return EXIT_FAIL
 
         gpu_name = ""
         if self.host.gpu:
@@ -394,6 +485,8 @@ class Sweep:
                                               timeout=60)[1])
         run_start = time.monotonic()
         i, failed = self.steps(gpu_name, run_start)
+        if self.repeat and self.rules and not self.interrupted:
+            failed = self.repeats(gpu_name, run_start)
         return self.finish(i, failed, run_start)
 
     def finish(self, i: int, failed: bool, run_start: float) -> int:
@@ -421,13 +514,13 @@ class Sweep:
         sys.stdout.flush()
         lost = False
         if shutil.which("gnuplot"):
-            lost = self.stage("plot", [str(SCRIPTS / "gdrb-plot"), out])[0] != 0
+            lost = self.stage("plot", [str(GDRB), "plot", out])[0] != 0
         else:
-            text = "gnuplot not found: no plots (install gnuplot-nox; then scripts/gdrb-plot %s)" % out
+            text = "gnuplot not found: no plots (install gnuplot-nox; then gdrb plot %s)" % out
             say(text)
             self.stage_logs.append((self.log_path("plot.log"), ("# %s\n" % text).encode()))
         if p.has_rules:
-            cmd = [str(SCRIPTS / "gdrb-accept")] + (["--link-rate", o.link_rate] if o.link_rate else [])
+            cmd = [str(GDRB), "accept"] + (["--link-rate", o.link_rate] if o.link_rate else [])
             vrc, verdict = self.stage("accept", cmd + [out, p.profile_file], keep_stdout=True)
             show(verdict)
             # 1: a rule fails (or the verdict could not be written: it said so); 3: INVALID values.
@@ -441,7 +534,7 @@ class Sweep:
                 except Stop:
                     lost = True
             self.write_meta()
-        if self.stage("report", [str(SCRIPTS / "gdrb-report"), out])[0] != 0:
+        if self.stage("report", [str(GDRB), "report", out])[0] != 0:
             lost = True
         # The stages' logs last: on a full disk an output gets the space before a log does.
         for path, text in self.stage_logs:
@@ -491,4 +584,6 @@ def main(argv: List[str]) -> int:
         dry_run(p, where, o)
         return 0
     command = shell_join([sys.argv[0], "sweep"] + list(argv))
-    return Sweep(o, p, host, where, command).run()
+    repeat = int(o.repeat_failed) if o.repeat_failed else (
+        prof.repeat_failed if prof.repeat_failed is not None else profile_mod.REPEAT_DEFAULT)
+    return Sweep(o, p, host, where, command, prof.rules, repeat).run()

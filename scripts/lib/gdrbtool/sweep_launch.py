@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 from . import common
-from .common import LIB, TREE, usage_error
+from .common import BIN_ROOT, LIB, usage_error
 from .sweep_log import capture, log_entry
 from .sweep_options import Options
 
@@ -43,8 +43,9 @@ def probe(sysfs: str) -> Host:
     return Host(gpu, rdma, sysfs, tuple(n for n in ("mpirun", "srun") if shutil.which(n)), log)
 
 
-def find_bin(name: str, bin_dirs: Sequence[str], root: str = str(TREE)) -> str:
-    """NAME in each --bin-dir (and its mpi/, bench/, nccl/), then the build tree, then PATH; "" if none."""
+def find_bin(name: str, bin_dirs: Sequence[str], root: str = str(BIN_ROOT)) -> str:
+    """NAME in each --bin-dir (and its mpi/, bench/, nccl/), then the build tree (installed: the
+    folder of gdrb itself), then PATH; "" if none."""
     for d in list(bin_dirs) + [root]:
         for sub in (".", "mpi", "bench", "nccl"):
             p = os.path.join(d, sub, name)

@@ -9,9 +9,11 @@ from typing import List, Sequence
 
 from . import common
 from .common import sizes_expand, usage_error
+from .profile import REPEAT_MAX, repeat_count
 
 
-MEMS = ("host", "pinned", "device")
+# Memory kinds are the binaries' (--describe): checked by form here, against them by the plan.
+MEM_LIST = re.compile(r"^[a-z][a-z0-9_-]{0,63}(,[a-z][a-z0-9_-]{0,63})*$")
 
 
 # --- options ---------------------------------------------------------------------------
@@ -19,6 +21,7 @@ MEMS = ("host", "pinned", "device")
 @dataclass
 class Options:
     profile: str = "quick"
+    sku: str = ""
     launcher: str = ""
     hosts: str = ""
     hostfile: str = ""
@@ -33,6 +36,7 @@ class Options:
     out: str = ""
     bin_dirs: List[str] = field(default_factory=list)
     link_rate: str = ""
+    repeat_failed: str = ""      # "": the profile's repeat-failed, else profile.REPEAT_DEFAULT
     dry_run: bool = False
     help: bool = False
 
@@ -40,7 +44,7 @@ class Options:
 _VALUED = {"--profile": "profile", "--launcher": "launcher", "--hosts": "hosts", "--hostfile": "hostfile",
            "--np": "np", "--launcher-args": "launcher_args", "--mem": "mem", "--bench": "bench",
            "--sizes": "sizes", "--time-per-size": "time_per_size", "--label": "label", "--out": "out",
-           "--link-rate": "link_rate"}
+           "--link-rate": "link_rate", "--sku": "sku", "--repeat-failed": "repeat_failed"}
 MAX_RANKS = 1 << 20
 _HOSTS = re.compile(r"^[A-Za-z0-9._-]+(:[0-9]+)?(,[A-Za-z0-9._-]+(:[0-9]+)?)*$")
 # A label lands in every row's note: it starts with a letter or digit, never as a formula would.
@@ -73,6 +77,11 @@ def parse_args(argv: Sequence[str]) -> Options:
         else:
             raise usage_error("unknown option '%s'; see --help" % a)
         i += 1
+    if o.sku:
+        if "--profile" in argv:
+            raise usage_error("--sku and --profile: give one of them (--sku runs the SKU's node profile)")
+        from .inventory import sku
+        o.profile = sku(o.sku).profile
     check_options(o)
     return o
 
@@ -90,8 +99,8 @@ def check_options(o: Options) -> None:
                           "(a,b or a:8,b:8), got '%s'" % o.hosts)
     if o.hostfile and not os.access(o.hostfile, os.R_OK):
         raise usage_error("--hostfile: cannot read '%s'" % o.hostfile)
-    if o.mem and any(m not in MEMS for m in o.mem.split(",")):
-        raise usage_error("--mem: expected a comma list of host, pinned, device, got '%s'" % o.mem)
+    if o.mem and not MEM_LIST.match(o.mem):
+        raise usage_error("--mem: expected a comma list of memory kinds, e.g. host,device, got '%s'" % common.term(o.mem))
     if o.time_per_size and not common.decimal(o.time_per_size):
         raise usage_error("--time-per-size: expected seconds per size, e.g. 0.3, got '%s'" % o.time_per_size)
     if o.label and not LABEL.match(o.label):
@@ -99,6 +108,9 @@ def check_options(o: Options) -> None:
                           "got '%s'" % o.label)
     if o.link_rate and not common.decimal(o.link_rate):
         raise usage_error("--link-rate: expected the port rate in Gb/s, e.g. 400, got '%s'" % o.link_rate)
+    if o.repeat_failed and repeat_count(o.repeat_failed) is None:
+        raise usage_error("--repeat-failed: expected a count from 0 to %d, got '%s'"
+                          % (REPEAT_MAX, o.repeat_failed if len(o.repeat_failed) <= 40 else o.repeat_failed[:40] + "..."))
     for d in o.bin_dirs:
         if not os.path.isdir(d):
             raise usage_error("--bin-dir: '%s' is not a directory" % d)

@@ -8,10 +8,10 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional
 
-from . import pairs as pairs_mod, profile as profile_mod
-from .common import TREE, duration, shell_join, size_fmt, sizes_expand, term, usage_error
+from . import facts as facts_mod, profile as profile_mod
+from .common import BIN_ROOT, duration, shell_join, size_fmt, sizes_expand, term, usage_error
 from .sweep_launch import Host, Placement, find_bin
 from .sweep_options import LABEL, Options
 
@@ -36,16 +36,32 @@ class Step:
     args: str
     range: str = ""
     estimate: int = 0
+    attempt: int = 1  # 2 and up: a repeat of step n at the sizes whose rows failed a rule
+    # What the binary says of itself with this step's --mem and args (--describe); None: a step made up.
+    facts: Optional[facts_mod.Facts] = None
+
+    @property
+    def kind(self) -> Optional[facts_mod.MemKind]:
+        return self.facts.kind(self.mem) if self.facts else None
+
+    def default_paths(self) -> List[str]:
+        """The paths a complete run writes at each size: the profile's, else the binary's for the kind."""
+        if self.paths:
+            return self.paths.split(",")
+        k = self.kind
+        return [p.path for p in k.paths] if k and k.paths else ["direct"]
 
     @property
     def base(self) -> str:
-        return "%02d-%s%s" % (self.n, self.bench, "-" + self.mem if self.mem else "")
+        return "%02d-%s%s%s" % (self.n, self.bench, "-" + self.mem if self.mem else "",
+                                ".attempt%d" % self.attempt if self.attempt > 1 else "")
 
     @property
     def title(self) -> str:
         # The arguments tell two runs of one binary apart (NCCL with GPUDirect on and off).
         args = " ".join(self.args.split())
-        return self.name + (" mem=" + self.mem if self.mem else "") + (" " + term(args) if args else "")
+        return self.name + (" mem=" + self.mem if self.mem else "") + (" " + term(args) if args else "") + (
+            " (attempt %d)" % self.attempt if self.attempt > 1 else "")
 
 
 @dataclass
@@ -76,21 +92,8 @@ def _in_list(item: str, comma_list: str) -> bool:
     return item in comma_list.split(",")
 
 
-def _version_of(binary: str) -> str:
-    try:
-        out = subprocess.run([binary, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, timeout=10).stdout.decode("utf-8", "replace")
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    for line in out.splitlines():
-        m = re.match(r".*\(gdrbench\) *(.*)", line)
-        if m:
-            return m.group(1)
-    return ""
-
-
 def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, launcher: str,
-         root: str = str(TREE), find: Callable[[str], str] = None) -> Plan:
+         root: str = str(BIN_ROOT), find: Callable[[str], str] = None) -> Plan:
     """Which steps run, in order, and why each line or memory kind that does not run is skipped."""
     find = find or (lambda name: find_bin(name, o.bin_dirs, root))
     profile_name = os.path.basename(profile_file)
@@ -104,6 +107,7 @@ def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, l
     steps: List[Step] = []
     skipped: List[Skip] = []
     version = ""
+    kinds_taken: set = set()
     for r in prof.runs:
         if wanted:
             short = r.binary[len("gdrb_"):] if r.binary.startswith("gdrb_") else r.binary
@@ -113,28 +117,43 @@ def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, l
             if not hits:
                 continue
         binary = find(r.binary)
-        for m in r.mems.split(","):
+        bare = facts_mod.describe(binary) if binary else None
+        kinds_taken.update(bare.kinds if bare else ())
+        r.all_pairs = bool(bare and bare.all_pairs)
+        mems = r.mems or (bare.default_mem if bare else "") or "none"
+        for m in mems.split(","):
             if m != "none" and o.mem and not _in_list(m, o.mem):
                 continue
             if m == "none":
                 m = ""
+            kind = bare.kind(m) if bare and m else None
+            if bare and m and not kind:
+                raise usage_error("%s: run %s mem=%s: %s takes --mem %s (its --describe)"
+                                  % (r.where, r.binary, m, r.binary, ", ".join(bare.kinds) or "none"))
             if r.needs and _in_list("gpu", r.needs) and not host.gpu:
                 skipped.append(Skip(r.binary, m, "needs a GPU: nvidia-smi -L lists none here"))
             elif r.needs and _in_list("rdma", r.needs) and not host.rdma:
                 skipped.append(Skip(r.binary, m, "needs an RDMA device: %s/class/infiniband is empty here"
                                     % host.sysfs))
-            elif m == "device" and not host.gpu:
-                skipped.append(Skip(r.binary, m, "device memory needs a GPU: nvidia-smi -L lists none here"))
+            elif kind and kind.needs_gpu and not host.gpu:
+                skipped.append(Skip(r.binary, m, "%s memory needs a GPU: nvidia-smi -L lists none here" % m))
             elif not binary:
                 skipped.append(Skip(r.binary, m, "not built here (not in %sthe build tree or on PATH)"
                                     % (" ".join(o.bin_dirs) + ", " if o.bin_dirs else "")))
             elif r.launch == "mpi" and launcher not in host.launchers:
                 skipped.append(Skip(r.binary, m, "launcher %s not found on PATH" % launcher))
             else:
-                steps.append(Step(len(steps) + 1, binary, r.binary, r.bench, r.layer, r.launch, m,
+                # The paths are those of this kind with this line's args (--nccl-gdr, --staging).
+                facts = facts_mod.describe(binary, (["--mem", m] if m else []) + r.args.split())
+                steps.append(Step(len(steps) + 1, binary, r.binary, r.bench, r.layer or facts.layer, r.launch, m,
                                   o.sizes or r.sizes, o.time_per_size or r.time, r.iters, r.np, r.paths,
-                                  "on" if o.validate else r.validate, r.args))
-                version = version or _version_of(binary)
+                                  "on" if o.validate else r.validate, r.args, facts=facts))
+                version = version or facts.version
+    profile_mod.one_all_pairs(profile_file, prof.runs)
+    for m in o.mem.split(",") if o.mem and kinds_taken else []:
+        if m not in kinds_taken:
+            raise usage_error("--mem: no binary of profile %s takes '%s'; they take: %s (their --describe)"
+                              % (profile_name, m, ", ".join(sorted(kinds_taken))))
     for b in wanted:
         if b not in matched:
             raise usage_error("--bench: '%s' is not run by profile %s; its run lines: %s"
@@ -155,8 +174,8 @@ def plan(o: Options, prof: profile_mod.Profile, profile_file: str, host: Host, l
 
 
 def is_pairs(s: Step) -> bool:
-    """An all-pairs benchmark (gdrb_mpi_pairs): its own CSV schema, rank table and matrices."""
-    return pairs_mod.is_all_pairs(s.name)
+    """An all-pairs benchmark (its --describe says so): its own CSV schema, rank table and matrices."""
+    return bool(s.facts and s.facts.all_pairs)
 
 
 def estimate(s: Step, ranks: int = 2) -> None:
@@ -166,7 +185,7 @@ def estimate(s: Step, ranks: int = 2) -> None:
     sizes = sizes_expand(s.sizes) or [0]
     first, last = size_fmt(sizes[0]), size_fmt(sizes[-1])
     s.range = first if first == last else first + ".." + last
-    npaths = len(s.paths.split(",")) if s.paths else (2 if s.mem == "device" else 1)
+    npaths = len(s.default_paths())
     budget = float(s.time) if s.time else 0.3
     per_size = npaths * (budget * 1.15 + 0.05)
     if is_pairs(s):
@@ -181,7 +200,8 @@ def estimate(s: Step, ranks: int = 2) -> None:
 
 
 def step_command(s: Step, part: str, label: str, where: Placement, np: str) -> List[str]:
-    args = ["-m", s.sizes, "--csv", part, "--label", label]
+    # A repeat's rows say which attempt they are in their note, for people (meta.json's steps, for gdrb accept).
+    args = ["-m", s.sizes, "--csv", part, "--label", label + ("; attempt %d" % s.attempt if s.attempt > 1 else "")]
     if s.mem:
         args += ["--mem", s.mem]
     if s.time:

@@ -12,24 +12,26 @@ from dataclasses import dataclass, field
 from typing import List, Sequence, Tuple
 
 from . import common, pairs as pairs_mod
-from .common import (TREE, Refused, Stop, awk_value, csv_split, csv_text, failure, say, sizes_expand,
+from .common import (Refused, Stop, awk_value, csv_split, csv_text, failure, say, sizes_expand,
                      usage_error, write_all)
 from .counters import counter_lines, counters_schema
+from .layout import results_base
 from .sweep_plan import Step
 
 
 # --- a step's rows into results.csv ---------------------------------------------------------
 
-def _reg_of(mem: str, path: str, layer: str) -> str:
-    if layer == "nccl":
-        return "nccl"           # NCCL registers (or stages) on its own, on both paths
-    if path in ("staged", "staged-serial"):
-        return "staged"
-    if layer == "local":
-        return "none"
-    if mem in ("host", "pinned"):
-        return "host"
-    return "mpi-cuda" if layer == "mpi" else "none"
+def _reg_of(s: Step, mem: str, path: str) -> str:
+    """The reg a row of PATH on MEM carries where the run could not say: the binary's (--describe);
+    "" where it decides as it runs (gdrb_copy_bw) or the step was made up."""
+    kind = s.facts.kind(mem) if s.facts else None
+    return kind.reg(path) if kind else ""
+
+
+def _on_gpu(s: Step, mem: str) -> bool:
+    """A row of MEM names the GPU: the kind lives on it, or the binary measures one whatever --mem says."""
+    kind = s.facts.kind(mem) if s.facts else None
+    return kind.on_gpu if kind else bool(s.facts and s.facts.needs_gpu)
 
 
 @dataclass
@@ -47,7 +49,7 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
     version's PART (an older binary's) gives its rows with the newer columns empty, as read_csv
     reads such a file, so that results.csv holds one version; then, with FILL failed or unsupported, one row
     of that status for each expected (memory kind, path, size) without an aggregate row.
-    Expected: the step's paths (PATH or MEM:PATH; default direct, and staged for device memory)
+    Expected: the step's paths (PATH or MEM:PATH; default the binary's for the kind, its --describe)
     x its sizes."""
     sch = common.schema()
     res = Merged()
@@ -82,17 +84,16 @@ def merge_rows(part: str, s: Step, fill: str, note: str, ranks: int, hosts: int,
     if fill not in ("failed", "unsupported"):
         return res
     stamp = stamp or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    paths = s.paths or ("direct,staged" if s.mem == "device" else "direct")
-    for p in paths.split(","):
+    for p in s.default_paths():
         mem, path = p.split(":", 1) if ":" in p else (s.mem, p)
         path = path.split(":")[0]
         for size in sizes_expand(s.sizes) or []:
             if (mem, path, float(size)) in seen:
                 continue
             row = dict.fromkeys(sch.columns, "")
-            row.update(benchmark=s.bench, layer=s.layer, mem=mem, path=path, reg=_reg_of(mem, path, s.layer),
+            row.update(benchmark=s.bench, layer=s.layer, mem=mem, path=path, reg=_reg_of(s, mem, path),
                        pair="all", size_bytes=str(size), iterations="0", ranks=str(ranks), hosts=str(hosts),
-                       gpu=gpu if mem == "device" else "", status=fill, errors="0", note=note, timestamp=stamp,
+                       gpu=gpu if _on_gpu(s, mem) else "", status=fill, errors="0", note=note, timestamp=stamp,
                        version=version)
             # Text from the profile, nvidia-smi and the binary's stderr: never a formula.
             res.filled.append(",".join(csv_text(row[c]) if c not in sch.numeric else row[c] for c in sch.columns))
@@ -268,9 +269,11 @@ def claim_results_dir(out: str, label: str) -> str:
     directories of their own: a link there is refused, never written through."""
     stem = ""
     if not out:
-        base = os.path.join(str(TREE), "results")
-        if not (os.path.isdir(base) and os.access(base, os.W_OK)):
-            base = os.path.join(os.getcwd(), "results")
+        try:
+            base = results_base()
+        except OSError as e:
+            raise usage_error("no --out, and '%s' cannot hold the results: %s; run gdrb sweep from a writable "
+                              "directory, or give --out DIR" % (e.filename, e.strerror))
         stem = out = os.path.join(base, time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + label)
     parent = os.path.dirname(out.rstrip("/") or "/") or "."
     if not os.path.isdir(parent):

@@ -130,7 +130,7 @@ MEM32=0x40200 MEM64=0x140204 PREF64=0x14220c ROM=0x46200
 # it: a100 (A100 40GB): BAR0 16 MiB 32-bit (line 0), BAR1 64 GiB 64-bit
 # prefetchable (line 1, line 2 its upper half), BAR3 32 MiB (line 3); h100:
 # BAR0 16 MiB 64-bit (lines 0-1), BAR1 128 GiB (line 2), BAR3 32 MiB (line
-# 4); b200: as H100 with a 256 GiB BAR1.
+# 4); h200 and b200: as H100 with a 256 GiB BAR1.
 GPU_MODEL=h100
 gpu() {
 	local d=$S/devices/$1 i bar0 bar1 bar3 start
@@ -150,10 +150,13 @@ gpu() {
 			res 0 0
 		} >"$d/resource"
 		;;
-	h100 | b200)
+	h100 | h200 | b200)
 		if [[ $GPU_MODEL == h100 ]]; then
 			fn "$1" 0x030200 0x10de 0x2330 "$2"
 			bar1=$((128 << 30))
+		elif [[ $GPU_MODEL == h200 ]]; then
+			fn "$1" 0x030200 0x10de 0x2335 "$2"
+			bar1=$((256 << 30))
 		else
 			fn "$1" 0x030200 0x10de 0x2901 "$2"
 			bar1=$((256 << 30))
@@ -354,6 +357,28 @@ switch_block 90 91 01 1 2 2
 switch_block b0 b1 01 1 2 2
 
 small healthy
+
+# An HGX H200 node as gdrb inventory --sku h200 expects it (docs/skus.md): dgx8's layout (2
+# sockets, 4 PCIe switches of 2 GPUs and 2 NDR NICs each) with H200 SXM 141GB GPUs. LAST
+# ("2 2" by default) is the last switch's GPUs and NICs: the variants lose one of either.
+hgx_h200() {
+	GPU_MODEL=h200
+	node_begin "$1"
+	switch_block 10 11 01 0 2 2
+	switch_block 30 31 01 0 2 2
+	switch_block 90 91 01 1 2 2
+	# shellcheck disable=SC2086 # LAST is two words on purpose
+	switch_block b0 b1 01 1 ${2:-2 2}
+	GPU_MODEL=h100
+}
+hgx_h200 hgx-h200
+# GPU 0000:34:00.0 trained to x8 of x16.
+hgx_h200 hgx-h200-downtrained
+w "$S/bus/pci/devices/0000:34:00.0/current_link_width" 8
+# One GPU gone from the bus (fell off, or not enumerated): 7 GPUs.
+hgx_h200 hgx-h200-nogpu "1 2"
+# One NIC gone from the bus: 7 NICs.
+hgx_h200 hgx-h200-nonic "2 1"
 
 # ACS redirect on the two switch ports between GPU 0000:13:00.0 and mlx5_0.
 small acs

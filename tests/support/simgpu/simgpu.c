@@ -99,6 +99,11 @@ struct sim_event {
 	struct sim_stream *stream;
 	uint64_t seq;           /* complete when stream->done >= seq */
 	bool recorded;
+	/* A timing event (not cudaEventDisableTiming): its record is a marker the worker stamps. */
+	bool timing;
+	uint64_t gen;           /* the record being waited for (a marker of an older one stamps nothing) */
+	double at;              /* when the stream reached the record of gen, CLOCK_MONOTONIC seconds */
+	bool reached;
 };
 
 struct dep {
@@ -116,6 +121,10 @@ struct op {
 	void *owned;            /* a staging copy to free afterwards */
 	struct dep deps[MAX_DEVS * 8];
 	int ndeps;
+	/* No copy and no modelled time: a timing event's record (stamp) or a cudaStreamWaitEvent. */
+	bool marker;
+	struct sim_event *stamp;
+	uint64_t stamp_gen;
 };
 
 static struct {
@@ -160,12 +169,15 @@ static void trace(const char *fmt, ...)
 	if (!sim.trace)
 		return;
 	/* Several ranks may share one trace file: each line names its process. */
+	/* A stream's worker traces too: one line at a time. */
+	flockfile(sim.trace);
 	fprintf(sim.trace, "%ld ", (long)getpid());
 	va_start(ap, fmt);
 	vfprintf(sim.trace, fmt, ap);
 	va_end(ap);
 	fputc('\n', sim.trace);
 	fflush(sim.trace);
+	funlockfile(sim.trace);
 }
 
 static double now_s(void)
@@ -379,6 +391,14 @@ static cudaError_t not_ready(void)
 	return cudaErrorNotReady;
 }
 
+static void marker_reached(struct sim_stream *s, const struct op *op);
+
+/* A copy's bytes have landed: traced as "copyDone stream STREAM BYTES SECONDS" (what ran when). */
+static void copy_done(struct sim_stream *s, const struct op *op)
+{
+	trace("copyDone stream %p %zu %.6f", (void *)s, op->len, now_s());
+}
+
 static void *stream_worker(void *arg)
 {
 	struct sim_stream *s = arg;
@@ -414,6 +434,10 @@ static void *stream_worker(void *arg)
 			op->fn(op->fn_arg);
 			goto done;
 		}
+		if (op->marker) {
+			marker_reached(s, op);
+			goto done;
+		}
 		/* The data lands at the end of its modelled transfer time. */
 		start = now_s();
 		if (s->busy_until > start)
@@ -430,6 +454,7 @@ static void *stream_worker(void *arg)
 		if (op->len)
 			memmove(op->dst, op->src, op->len);
 		free(op->owned);
+		copy_done(s, op);
 done:
 		pthread_mutex_lock(&s->lock);
 		s->head = op->next;
@@ -1324,10 +1349,10 @@ SIM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int
 		return err;
 	if (!event)
 		return cudaErrorInvalidValue;
-	(void)flags;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return cudaErrorMemoryAllocation;
+	e->timing = !(flags & cudaEventDisableTiming);
 	*event = (cudaEvent_t)e;
 	return cudaSuccess;
 }
@@ -1339,9 +1364,129 @@ SIM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
 
 SIM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-	if (!event)
+	struct sim_event *e = (struct sim_event *)event;
+
+	if (!e)
 		return cudaErrorInvalidResourceHandle;
+	/* A marker still queued stamps the event: CUDA defers the release, this waits for it. */
+	if (e->timing && e->recorded)
+		wait_seq(e->stream, e->seq);
 	free(event);
+	return cudaSuccess;
+}
+
+/*
+ * Timing events and cross-stream waits. A timing event's record is a marker op
+ * on the stream: the worker, reaching it once the work before it is done, stamps
+ * the time (and traces "cudaEventReached EVENT stream STREAM SECONDS", so that a
+ * test sees when each stream ran); cudaEventElapsedTime subtracts two stamps. A
+ * cudaStreamWaitEvent is a marker whose dependency is the event's record.
+ */
+static pthread_mutex_t stamp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool stream_capturing(struct sim_stream *s)
+{
+	bool capturing;
+
+	pthread_mutex_lock(&s->lock);
+	capturing = s->capture != NULL;
+	pthread_mutex_unlock(&s->lock);
+	return capturing;
+}
+
+static void marker_reached(struct sim_stream *s, const struct op *op)
+{
+	struct sim_event *e = op->stamp;
+	double at = now_s();
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&stamp_lock);
+	if (e->gen == op->stamp_gen) {
+		e->at = at;
+		e->reached = true;
+	}
+	pthread_mutex_unlock(&stamp_lock);
+	trace("cudaEventReached %p stream %p %.6f", (void *)e, (void *)s, at);
+}
+
+static cudaError_t timed_record(struct sim_event *e, struct sim_stream *s, cudaStream_t stream)
+{
+	struct op *op = calloc(1, sizeof(*op));
+	uint64_t seq;
+
+	if (!op)
+		return cudaErrorMemoryAllocation;
+	op->marker = true;
+	op->stamp = e;
+	pthread_mutex_lock(&stamp_lock);
+	op->stamp_gen = ++e->gen;
+	e->reached = false;
+	pthread_mutex_unlock(&stamp_lock);
+	trace("cudaEventRecord %p stream %p", (void *)e, (void *)stream);
+	seq = enqueue_op(s, op);
+	pthread_mutex_lock(&s->lock);
+	e->stream = s;
+	e->seq = seq;
+	e->recorded = true;
+	pthread_mutex_unlock(&s->lock);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+	struct sim_event *a = (struct sim_event *)start, *b = (struct sim_event *)end;
+	cudaError_t err = ready();
+	bool reached;
+	double dt;
+
+	if (err)
+		return err;
+	if (!ms)
+		return cudaErrorInvalidValue;
+	/* CUDA: either event created with cudaEventDisableTiming, or never recorded. */
+	if (!a || !b || !a->timing || !b->timing || !a->recorded || !b->recorded)
+		return cudaErrorInvalidResourceHandle;
+	pthread_mutex_lock(&stamp_lock);
+	reached = a->reached && b->reached;
+	dt = b->at - a->at;
+	pthread_mutex_unlock(&stamp_lock);
+	if (!reached)
+		return cudaErrorNotReady;
+	*ms = (float)(dt * 1e3);
+	trace("cudaEventElapsedTime %p %p %.6f ms", (void *)a, (void *)b, dt * 1e3);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+	struct sim_event *e = (struct sim_event *)event;
+	struct sim_stream *s;
+	struct op *op;
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!e)
+		return cudaErrorInvalidResourceHandle;
+	if (flags)
+		return cudaErrorInvalidValue;
+	s = resolve_stream(stream);
+	/* Joining a capture across streams is not simulated: refused, never silently dropped. */
+	if (stream_capturing(s) || (e->recorded && stream_capturing(e->stream)))
+		return cudaErrorNotSupported;
+	trace("cudaStreamWaitEvent stream %p event %p", (void *)stream, (void *)e);
+	/* CUDA: an event never recorded is complete, the wait a no-op. */
+	if (!e->recorded)
+		return cudaSuccess;
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return cudaErrorMemoryAllocation;
+	op->marker = true;
+	pthread_mutex_lock(&e->stream->lock);
+	op->deps[op->ndeps++] = (struct dep){ e->stream, e->seq };
+	pthread_mutex_unlock(&e->stream->lock);
+	enqueue_op(s, op);
 	return cudaSuccess;
 }
 
@@ -1356,6 +1501,8 @@ SIM_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 	if (!e)
 		return cudaErrorInvalidResourceHandle;
 	s = resolve_stream(stream);
+	if (e->timing && !stream_capturing(s))
+		return timed_record(e, s, stream);
 	pthread_mutex_lock(&s->lock);
 	e->stream = s;
 	e->seq = s->enq;

@@ -72,6 +72,7 @@ struct seg_rank {
 	_Atomic uint64_t arrived;       /* the last collective phase this rank finished writing */
 	int cuda_dev;
 	char bus_id[16];
+	char host[64];                  /* gethostname: NCCL's duplicate check is per host (hostHash) */
 	char pad[16];
 };
 
@@ -1025,6 +1026,22 @@ static void log_connections(struct ncclComm *comm)
 	/* Legacy IPC names P2P only when cuMem is off (src/transport/p2p.cc). */
 	const char *p2p = env_is("NCCL_CUMEM_ENABLE", "0") ? "IPC" : "CUMEM";
 
+	/*
+	 * The IB plugin's device lines (src/transport/net_ib/init.cc, NCCL 2.30): the device's
+	 * speed where SIMNCCL_NIC_MBPS gives one (INFO from 2.27; before, TRACE only), then
+	 * the devices it uses, SIMNCCL_NIC (default mlx5_0) port 1 as device 0.
+	 */
+	if (!strcmp(t.net, "IB")) {
+		const char *nic = getenv("SIMNCCL_NIC");
+		long mbps = env_long("SIMNCCL_NIC_MBPS", 0, 0, 100000000);
+
+		if (!nic || !*nic || strlen(nic) > 15)
+			nic = "mlx5_0";
+		if (mbps)
+			INFO(SUB_NET, dev, "NET/IB: [0] %s:uverbs0:1/IB provider=Mlx5 speed=%ld context=0x1 pciPath=/sys/devices/pci0000:00/0000:00:02.0 ar=1 oooRqSize=0",
+			     nic, mbps);
+		INFO(SUB_INIT | SUB_NET, dev, "NET/IB : Using [0]%s:1/IB [RO]; OOB eth0:10.0.0.1<0>", nic);
+	}
 	for (c = 0; c < t.channels && n > 1; c++) {
 		/* Receive setup first, then send (src/transport.cc, ncclTransportP2pSetup). */
 		if (transport(&t, prev, me) == 2)
@@ -1420,6 +1437,12 @@ static bool all_joined(struct ncclComm *comm, void *arg)
 }
 
 /* "0000:3B:00.0" as NCCL's busIdToInt64 reads it (src/misc/utils.cc): its hex digits. */
+/* Whether ranks a and b are on one host (as NCCL's hostHash tells): a test bed's nodes have names of their own. */
+static bool same_host(const struct ncclComm *comm, int a, int b)
+{
+	return !strncmp(comm->seg->rank[a].host, comm->seg->rank[b].host, sizeof(comm->seg->rank[a].host));
+}
+
 static long bus_id_int(const char *bus_id)
 {
 	char hex[17];
@@ -1569,6 +1592,8 @@ SIM_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *newcomm, int nranks, ncclUn
 	}
 	me->cuda_dev = dev;
 	memcpy(me->bus_id, comm->bus_id, sizeof(me->bus_id));
+	if (gethostname(me->host, sizeof(me->host) - 1))
+		me->host[0] = '\0';
 	atomic_store(&me->pid, (int)getpid());
 	atomic_fetch_add(&comm->seg->joined, 1);
 	ring_doorbell(comm->seg);
@@ -1604,7 +1629,7 @@ SIM_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *newcomm, int nranks, ncclUn
 	/* src/init.cc:904 (NCCL 2.28.9): two ranks of one host on one GPU. */
 	bus_me = bus_id_int(comm->bus_id);
 	for (i = 0; i < nranks; i++)
-		if (i != rank && bus_id_int(comm->seg->rank[i].bus_id) == bus_me) {
+		if (i != rank && bus_id_int(comm->seg->rank[i].bus_id) == bus_me && same_host(comm, i, rank)) {
 			nlog(LOG_WARN, (unsigned long)SUB_ALL, dev, "init.cc:904",
 			     "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx",
 			     rank, i, bus_me);
@@ -1614,7 +1639,8 @@ SIM_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *newcomm, int nranks, ncclUn
 	/* A rank not in the pair fails too: its peers cannot go on. */
 	for (i = 0; i < nranks; i++)
 		for (j = i + 1; j < nranks; j++)
-			if (bus_id_int(comm->seg->rank[i].bus_id) == bus_id_int(comm->seg->rank[j].bus_id)) {
+			if (bus_id_int(comm->seg->rank[i].bus_id) == bus_id_int(comm->seg->rank[j].bus_id) &&
+			    same_host(comm, i, j)) {
 				nlog(LOG_WARN, (unsigned long)SUB_ALL, dev, "init.cc:904",
 				     "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx",
 				     i, j, bus_id_int(comm->seg->rank[i].bus_id));

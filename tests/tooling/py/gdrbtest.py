@@ -10,3 +10,35 @@ GDRB = SCRIPTS / "gdrb"
 BUILD = Path(os.environ.get("GDRB_TEST_BUILDDIR") or SRC)
 
 sys.path.insert(0, str(SCRIPTS / "lib"))
+
+
+def describe_doc(name, version="9.9.9"):
+    """What a made-up binary NAME answers to --describe (docs/describe.md), as the real ones shape it:
+    the layer from its name (fake binaries: local), all-pairs for *_pairs, host, pinned and device
+    memory (device on the GPU, with a staged path), none for gdrb_copy_bw."""
+    import json
+    layer = ("nccl" if name.startswith("gdrb_nccl_") else "mpi" if name.startswith("gdrb_mpi_") else
+             "verbs" if name.split("_")[1:2] in (["write"], ["read"], ["send"]) else "local")
+    gpu_reg = {"mpi": "mpi-cuda", "nccl": "nccl"}.get(layer, "none")
+    direct = "nccl" if layer == "nccl" else "host"
+    kinds = [] if name == "gdrb_copy_bw" else [
+        {"name": "host", "opens_gpu": False, "needs_gpu": False, "on_gpu": False, "staged": False,
+         "paths": [{"path": "direct", "label": "direct", "reg": direct, "staged": False, "pipelined": False}]},
+        {"name": "pinned", "opens_gpu": True, "needs_gpu": False, "on_gpu": False, "staged": False,
+         "paths": [{"path": "direct", "label": "direct", "reg": direct, "staged": False, "pipelined": False}]},
+        {"name": "device", "opens_gpu": True, "needs_gpu": True, "on_gpu": True, "staged": True,
+         "paths": [{"path": "direct", "label": "direct", "reg": gpu_reg, "staged": False, "pipelined": False}] +
+         ([] if layer == "nccl" else
+          [{"path": "staged", "label": "staged", "reg": "staged", "staged": True, "pipelined": True}])}]
+    return json.dumps({"describe_format": 1, "binary": name, "package": "gdrbench", "version": version,
+                       "csv_schema": 4, "benchmark": name[len("gdrb_"):], "bidir_benchmark": None,
+                       "layer": layer, "summary": "made up", "metric": "latency", "traffic": "pingpong",
+                       "all_pairs": name.endswith("_pairs"), "needs_gpu": name == "gdrb_copy_bw",
+                       "default_mem": "device" if layer == "nccl" else None if not kinds else "host",
+                       "mem_kinds": kinds, "options": []})
+
+
+def describe_stub(name):
+    """Shell lines a stub binary NAME starts with: --describe anywhere answers describe_doc(NAME)."""
+    doc = describe_doc(name).replace("'", "")
+    return "for a in \"$@\"; do [ \"$a\" = --describe ] && { echo '%s'; exit 0; }; done\n" % doc

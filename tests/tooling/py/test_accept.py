@@ -400,8 +400,9 @@ class Profiles(AcceptCase):
     def test_every_shipped_profile_passes_the_good_run_and_fails_the_bad_ones(self):
         shipped = sorted(n[:-len(".profile")] for n in os.listdir(str(gdrbtest.SCRIPTS / "profiles")))
         # quick and full have no rules; pairs judges the all-pairs matrices (test_pairs.py);
-        # nccl-gdr NCCL's rows (test_nccl.py).
-        self.assertEqual(sorted(list(self.VERDICTS) + ["full", "nccl-gdr", "pairs", "quick"]), shipped)
+        # nccl-gdr NCCL's rows (test_nccl.py); the hgx-* node profiles a node's rows (test_sku.py).
+        nodes = ["hgx-a100", "hgx-b200", "hgx-h100", "hgx-h200"]
+        self.assertEqual(sorted(list(self.VERDICTS) + ["full", "nccl-gdr", "pairs", "quick"] + nodes), shipped)
         word = {"P": "PASS", "F": "FAIL"}
         for name, runs in self.VERDICTS.items():
             options = ["--link-rate", "200"] if "200" in name else []
@@ -601,3 +602,101 @@ class Pieces(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Repeats(AcceptCase):
+    """A check's attempts (a repeat's rows, note "attempt N"): a one-off dip passes on the
+    repeat with every attempt shown; a steady fault fails every attempt; attempts that spread
+    beyond a rule's spread= are INVALID (unstable); a repeat that measured nothing is no pass."""
+
+    RULE = "write_bw bw_GBps >= 45 GB/s mem=device path=direct sizes=1M:"
+
+    def repeated(self, *attempts):
+        """bad-run with, for each of ATTEMPTS (attempt number, bw text or "", status), its
+        device direct and staged rows of 4MiB..16MiB measured again."""
+        def edit(attempt, bw, status):
+            def row(line):
+                f = line.split(",")
+                f[19] = bw if f[3] == "direct" else f[19]
+                f[31] = status
+                f[34] = "acceptance; attempt %d" % attempt
+                return ",".join(f)
+            return row
+        dst = self.fixture("bad-run")
+        path = os.path.join(dst, "results.csv")
+        with open(path, encoding="utf-8") as f:
+            rows = f.read().splitlines()[1:]
+        picked = [r for r in rows if r.startswith(("write_bw,verbs,device,direct,", "write_bw,verbs,device,staged,"))
+                  and r.split(",")[10] in ("4194304", "8388608", "16777216")]
+        self.assertEqual(len(picked), 6)
+        with open(path, "a", encoding="utf-8") as f:
+            for a in attempts:
+                f.write("".join(edit(*a)(r) + "\n" for r in picked))
+        # meta.json's steps say which lines each attempt wrote: the first, all rows; each repeat, six.
+        with open(os.path.join(dst, "meta.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        meta["steps"] = [{"n": 1, "attempt": 1, "binary": "gdrb_write_bw", "rows": len(rows), "filled": 0}] + [
+            {"n": 1, "attempt": a[0], "binary": "gdrb_write_bw", "rows": 6, "filled": 0} for a in attempts]
+        with open(os.path.join(dst, "meta.json"), "w", encoding="utf-8") as f:
+            json.dump(meta, f)
+        return dst
+
+    def test_a_one_off_dip_passes_on_the_repeat(self):
+        ran, record = self.passes(self.repeated((2, "47.000000", "ok")), self.RULE)
+        self.assertIn("3 checks measured more than once, 3 failed and passed on a repeat: "
+                      "4MiB: attempts 1: 41.10 GB/s (fail), 2: 47.00 GB/s, spread 14%", ran.rule("r"))
+        self.assertEqual((record["repeated_checks"], record["passed_on_repeat"], record["unstable_checks"]), (3, 3, 0))
+        self.assertEqual(record["attempts"][0], {
+            "size_bytes": 4194304, "outcome": "pass", "spread_pct": 14.3552, "attempts": [
+                {"attempt": 1, "pass": False, "value": 41.1, "why": "41.10 GB/s < 45.00 GB/s"},
+                {"attempt": 2, "pass": True, "value": 47, "why": ""}]})
+        # Without the attempts' rows, the same rule fails: the repeat is what passed it.
+        self.fails(self.fixture("bad-run"), self.RULE)
+        # Steps in meta.json that do not account for the rows: no attempts, each row on its own.
+        results = self.repeated((2, "47.000000", "ok"))
+        with open(os.path.join(results, "results.csv"), "a", encoding="utf-8") as f:
+            f.write(self.picked_again(results))
+        ran, _ = self.fails(results, self.RULE)
+        self.assertIn("its steps do not account for the rows", ran.err)
+        self.assertNotIn("passed on a repeat", ran.out)
+
+    def picked_again(self, results):
+        with open(os.path.join(results, "results.csv"), encoding="utf-8") as f:
+            return f.read().splitlines()[-1] + "\n"
+
+    def test_a_steady_fault_fails_every_attempt(self):
+        ran, record = self.fails(self.repeated((2, "41.000000", "ok"), (3, "41.300000", "ok")), self.RULE)
+        self.assertIn("3 of 11 checks failed: 4MiB: every attempt failed: attempts 1: 41.10 GB/s (fail), "
+                      "2: 41.00 GB/s (fail), 3: 41.30 GB/s (fail), spread 1%", ran.rule("r"))
+        self.assertEqual([a["outcome"] for a in record["attempts"]], ["fail"] * 3)
+
+    def test_a_repeat_that_measured_nothing_is_no_pass(self):
+        ran, _ = self.fails(self.repeated((2, "", "failed")), self.RULE)
+        self.assertIn("4MiB: every attempt failed: attempts 1: 41.10 GB/s (fail), 2: no figure (fail: status failed "
+                      "(acceptance; attempt 2))",
+                      ran.rule("r"))
+
+    def test_an_unstable_figure_is_invalid_with_a_spread_bound(self):
+        results = self.repeated((2, "47.000000", "ok"))
+        ran, record = self.judged(results, self.RULE + " spread=10%")
+        self.assertEqual((ran.status, record["verdict"], ran.verdict()["verdict"]), (3, "INVALID", "INVALID"))
+        self.assertIn("unstable: 3 of 11 checks measured figures whose attempts differ by more than spread=10%: "
+                      "4MiB: attempts 1: 41.10 GB/s (fail), 2: 47.00 GB/s, spread 14%, beyond spread=10%", ran.rule("r"))
+        self.assertIn("3 unstable figures whose attempts differ beyond the rule's spread=", ran.out)
+        # Within the bound: judged as without it.
+        self.passes(results, self.RULE + " spread=15%")
+
+    def test_percent_of_staged_pairs_each_attempt(self):
+        rule = "write_bw bw_GBps >= 260% of staged mem=device sizes=4M:16M"
+        ran, _ = self.fails(self.fixture("bad-run"), rule)
+        ran, record = self.passes(self.repeated((2, "47.000000", "ok")), rule)
+        self.assertIn("failed and passed on a repeat", ran.rule("r"))
+
+    def test_spread_needs_a_numeric_rule_and_a_percentage(self):
+        for rule, why in (("write_bw reg in dmabuf mem=device spread=10%", "spread= bounds a numeric figure's"),
+                          ("write_bw bw_GBps >= 45 GB/s spread=0%", "spread=: expected a percentage above 0%"),
+                          ("write_bw bw_GBps >= 45 GB/s spread=x", "spread=: expected a percentage above 0%")):
+            ran = self.accept(self.fixture("good-run"), self.profile("rule r " + rule))
+            self.assertEqual(ran.status, 2, ran.out)
+            self.assertIn(why, ran.err)
+            self.assertEqual(len(ran.err.splitlines()), 1, ran.err)

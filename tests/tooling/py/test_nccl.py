@@ -122,7 +122,7 @@ class GdrUsedRule(NcclCase):
                 ("rule r nccl_allreduce busbw_GBps all", "'all' judges gdr_connections"),
                 ("rule r nccl_allreduce gdr_connections every x", "unknown operator 'every'"),
                 ("rule r nccl_allreduce gdr_connections", "rule needs NAME BENCH COLUMN OP THRESHOLD"),
-                ("rule r nccl_allreduce gdr_connections all layer=cuda", "layer=: unknown value 'cuda'")):
+                ("rule r nccl_allreduce gdr_connections all layer=CUDA", "layer=: expected a comma list of lower-case names")):
             with self.subTest(rule=rule):
                 ran = self.accept(self.results(row()), self.nccl_profile(rule))
                 self.assertEqual(ran.status, 2, ran.out)
@@ -267,8 +267,8 @@ class RunLines(unittest.TestCase):
                       "run gdrb_nccl_allreduce args=\"--nccl-gdr off --nccl-net-only\"\n"
                       "run gdrb_nccl_alltoall mem=pinned\n"
                       "rule r nccl_allreduce lat_avg_us <= 50% of staged layer=nccl\n")
-        self.assertEqual([(r.layer, r.mems, r.paths) for r in p.runs],
-                         [("nccl", "device", "direct"), ("nccl", "device", "staged"), ("nccl", "pinned", "direct")])
+        # The layer, the default kind and the path are the binary's (--describe), asked by the plan.
+        self.assertEqual([(r.layer, r.mems, r.paths) for r in p.runs], [("", "", ""), ("", "", ""), ("", "pinned", "")])
 
     def test_bad_nccl_run_lines_are_refused(self):
         for line, why in (("run gdrb_nccl_allreduce mem=host", "NCCL refuses pageable host memory"),
@@ -277,7 +277,7 @@ class RunLines(unittest.TestCase):
                           ("run gdrb_nccl_allreduce launch=local", "launch=local does not apply"),
                           ("run gdrb_nccl_allreduce np=1", "at least 2 ranks"),
                           ("run gdrb_mpi_bw args=--nccl-gdr=off", "--nccl-gdr applies to the NCCL binaries"),
-                          ("run gdrb_mpi_bw layer=cuda", "layer=: unknown value 'cuda'")):
+                          ("run gdrb_mpi_bw layer=CUDA", "layer=: expected a comma list of lower-case names")):
             with self.subTest(line=line):
                 with self.assertRaises(common.Stop) as cm:
                     self.load(line + "\n")
@@ -286,9 +286,15 @@ class RunLines(unittest.TestCase):
 
     def test_the_shipped_profile_parses(self):
         p = profile.load(str(gdrbtest.SCRIPTS / "profiles" / "nccl-gdr.profile"))
-        self.assertEqual([(r.binary, r.paths) for r in p.runs], [
-            ("gdrb_nccl_allreduce", "direct"), ("gdrb_nccl_allreduce", "staged"),
-            ("gdrb_nccl_alltoall", "direct"), ("gdrb_nccl_alltoall", "staged")])
+        self.assertEqual([r.binary for r in p.runs], ["gdrb_nccl_allreduce", "gdrb_nccl_allreduce",
+                                                      "gdrb_nccl_alltoall", "gdrb_nccl_alltoall"])
+        # Each line's path is the binary's with the line's --nccl-gdr (its --describe), where it is built.
+        built = [str(gdrbtest.BUILD / "nccl" / r.binary) for r in p.runs]
+        if all(os.access(b, os.X_OK) for b in built):
+            from gdrbtool import facts
+            paths = [[x.path for x in facts.describe(b, ["--mem", "device"] + r.args.split()).kind("device").paths]
+                     for b, r in zip(built, p.runs)]
+            self.assertEqual(paths, [["direct"], ["staged"], ["direct"], ["staged"]])
         self.assertEqual([(r.name, r.kind) for r in p.rules], [
             ("nccl-gdr-used", "gdr"), ("nccl-a2a-gdr-used", "gdr"), ("nccl-gdr-busbw", "predicted"),
             ("nccl-gdr-latency", "predicted")])

@@ -16,7 +16,7 @@ import unittest
 
 import gdrbtest  # noqa: F401  (sys.path)
 import pairs_fixtures as fx
-from gdrbtool import cli, common, pairs, plot, profile
+from gdrbtool import cli, common, facts, pairs, plot, profile
 
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 
@@ -250,20 +250,43 @@ class PairsRuleBench(PairsCase):
         with open(path, "w") as f:
             f.write("run gdrb_mpi_pairs mem=host bench=fabric\nrun gdrb_mpi_bw mem=host bench=bw_pairs\n"
                     "pairs bw below=80%median\n")
-        prof = profile.load(path)
+        # The binaries are made up: each answers --describe as gdrbtest.describe_doc shapes it.
+        bin_dir = os.path.join(self.work, "bin")
+        os.makedirs(bin_dir, exist_ok=True)
+        for name in ("gdrb_mpi_pairs", "gdrb_mpi_bw"):
+            with open(os.path.join(bin_dir, name), "w") as f:
+                f.write("#!/bin/sh\n" + gdrbtest.describe_stub(name) + "exit 1\n")
+            os.chmod(os.path.join(bin_dir, name), 0o755)
+        find = lambda name: os.path.join(bin_dir, name)     # noqa: E731
+        prof = profile.load(path, find)
         self.assertEqual([(r.bench, r.all_pairs) for r in prof.runs], [("fabric", True), ("bw_pairs", False)])
         self.assertEqual([r.bench for r in prof.rules], ["fabric"])
         for run in prof.runs:
-            step = sweep_plan.Step(1, "/build/mpi/" + run.binary, run.binary, run.bench, "mpi", "mpi", "host",
-                                   "8", "", "", "", "", "", "")
+            step = sweep_plan.Step(1, find(run.binary), run.binary, run.bench, "mpi", "mpi", "host",
+                                   "8", "", "", "", "", "", "", facts=facts.describe(find(run.binary)))
             self.assertEqual(sweep_plan.is_pairs(step), run.all_pairs, run.bench)
 
-    def test_all_pairs_binaries_are_those_with_the_all_pairs_options(self):
-        # docs/options.md is every binary's --help (tests/meta/docs_options.sh keeps it so).
-        with open(os.path.join(str(gdrbtest.SRC), "docs", "options.md")) as f:
-            sections = re.split(r"^## `[a-z]+/(gdrb_[a-z_]+)`$", f.read(), flags=re.M)[1:]
-        taking = sorted(name for name, text in zip(sections[::2], sections[1::2]) if "--rounds K" in text)
-        self.assertEqual(taking, sorted(pairs.BINARIES))
+    def test_a_binary_that_cannot_describe_itself_is_one_line(self):
+        """A binary whose --describe fails, or answers what is not its document: one line naming it,
+        exit 2 (the tool never goes on with facts it guessed)."""
+        bin_dir = os.path.join(self.work, "bin")
+        os.makedirs(bin_dir, exist_ok=True)
+        cases = (("exit 3", "exit 3"), ("echo 'not json'", "its answer is not JSON"),
+                 ("echo '[1]'", "its answer is not a JSON object"),
+                 ("echo '{\"describe_format\": 7}'", "describe_format 7, this tool reads 1"),
+                 ("echo '{\"describe_format\": 1, \"mem_kinds\": []}'", "no str 'benchmark' in its answer"),
+                 ("printf 'gdrb_x: bad \\033[2J\\n' >&2; exit 2", "exit 2: gdrb_x: bad ?[2J"))
+        for n, (body, said) in enumerate(cases):
+            path = os.path.join(bin_dir, "gdrb_broken%d" % n)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n%s\n" % body)
+            os.chmod(path, 0o755)
+            with self.subTest(body=body):
+                with self.assertRaises(common.Stop) as cm:
+                    facts.describe(path)
+                self.assertEqual(cm.exception.status, 2)
+                self.assertIn(path + " --describe: " + said, cm.exception.message)
+                self.assertNotIn("\n", cm.exception.message)
 
 
 class BadInput(PairsCase):
@@ -454,8 +477,8 @@ class Sweep(PairsCase):
         os.makedirs(bin_dir, exist_ok=True)
         fake = os.path.join(bin_dir, "gdrb_mpi_pairs")
         with open(fake, "w") as f:
-            f.write("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'gdrb_mpi_pairs (gdrbench) 9.9.9'; exit 0; }\n"
-                    "exec %s %s \"$@\"\n" % (sys.executable, os.path.join(os.path.dirname(__file__),
+            f.write("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'gdrb_mpi_pairs (gdrbench) 9.9.9'; exit 0; }\n" +
+                    gdrbtest.describe_stub("gdrb_mpi_pairs") + "exec %s %s \"$@\"\n" % (sys.executable, os.path.join(os.path.dirname(__file__),
                                                                        "pairs_fixtures.py")))
         os.chmod(fake, 0o755)
         prof = os.path.join(self.work, "pairs-test.profile")
@@ -539,7 +562,8 @@ class Sweep(PairsCase):
     def test_eta_counts_rounds_and_metrics(self):
         from gdrbtool import sweep_plan
         step = sweep_plan.Step(1, "/bin/true", "gdrb_mpi_pairs", "mpi_pairs", "mpi", "mpi", "host", "8,8M", "0.3", "",
-                          "", "", "", "--metric bw,lat")
+                               "", "", "", "--metric bw,lat",
+                               facts=facts.parse("gdrb_mpi_pairs", gdrbtest.describe_doc("gdrb_mpi_pairs").encode()))
         sweep_plan.estimate(step, 16)       # 2 sizes x 15 rounds x (bw + 2 latency phases) x 0.395 s + 2
         self.assertEqual(step.estimate, 37)
         step.args = "--rounds 3"

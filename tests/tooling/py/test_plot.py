@@ -251,7 +251,7 @@ class OptionsTest(Tmp):
                 self.assertTrue(err.startswith("gdrb-plot: ") and message in err, err)
 
     def test_help_is_the_docstring(self):
-        out = subprocess.run(["bash", str(gdrbtest.SCRIPTS / "gdrb-plot"), "--help"],
+        out = subprocess.run([str(gdrbtest.GDRB), "plot", "--help"],
                              stdout=subprocess.PIPE, universal_newlines=True)
         self.assertEqual(out.returncode, 0)
         self.assertTrue(out.stdout.startswith("Plot a results directory with gnuplot"))

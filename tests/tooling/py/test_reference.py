@@ -175,6 +175,22 @@ class Report(unittest.TestCase):
         self.assertIn("| 48.3 | 0.876 x |", self.line(text, "host to device, SM", "512 MiB"))
         self.assertIn("Error: CUDA error", self.line(text, "device to host while host to device, SM", "512 MiB"))
 
+    def test_copies_events_rows_first_and_both_directions(self):
+        """--copy-timing events' rows (nvbandwidth's shape) are set beside nvbandwidth before the
+        per-copy default's, both directions at once beside its bidirectional testcases, each at the
+        size over the median time (lat_p50_us), not the mean."""
+        self.put("copies/nvb-b512.txt", NVB)
+        self.put("copies/gd-copy.csv", HEAD + "copy_bw,pinned,h2d,536870912,,40.00,ok,,,\n")
+        # 536870912 B / 9.8 us... : p50 9740.1 us -> 55.12 GB/s; the mean's 50.00 is not used
+        self.put("copies/gd-copy-events.csv", "benchmark,mem,path,size_bytes,lat_p50_us,bw_GBps,status\n"
+                 "copy_bw,pinned,h2d-batch,536870912,9740.1,50.00,ok\n"
+                 "copy_bw,pinned,h2d-bidir,536870912,20000.0,26.00,ok\n")
+        text = self.report()
+        self.assertIn("| ok | pinned h2d-batch |", self.line(text, "host to device, copy engine", "512 MiB", "55.1"))
+        self.assertIn("pinned h2d-bidir", self.line(text, "host-to-device leg of both directions at once, copy engine",
+                                                    "512 MiB", "26.8"))
+        self.assertNotIn("40.0", self.line(text, "host to device, copy engine", "512 MiB"))
+
     def test_not_carried(self):
         self.put("nccl/status.txt", "nccl-tests: not carried (the bundle was built without it)\n")
         self.put("nccl/gd-all_reduce-r1.csv", gd_nccl([(8, "out-of-place", "6.00")]))

@@ -467,9 +467,9 @@ class ReportTest(unittest.TestCase):
         self.assertTrue("](plots/%s.png)" % name in md)
         self.assertFalse("](plots/../" in md)
 
-    def test_wrapper_and_help(self):
+    def test_command_and_help(self):
         d = self.fixture("good-run")
-        p = subprocess.run([str(gdrbtest.SCRIPTS / "gdrb-report"), d], stdout=subprocess.PIPE,
+        p = subprocess.run([str(gdrbtest.GDRB), "report", d], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True)
         self.assertEqual((p.returncode, p.stdout), (0, ""), p.stderr)
         self.assertTrue(os.path.isfile(os.path.join(d, "report.html")))
@@ -477,7 +477,7 @@ class ReportTest(unittest.TestCase):
                            universal_newlines=True)
         self.assertEqual(p.returncode, 0)
         self.assertTrue(p.stdout.startswith("Write summary.md and report.html for a results directory"))
-        self.assertIn("  scripts/gdrb-report RESULTS_DIR\n", p.stdout)
+        self.assertIn("  gdrb report RESULTS_DIR\n", p.stdout)
 
 
 class CellTest(unittest.TestCase):

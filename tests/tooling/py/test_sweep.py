@@ -19,7 +19,7 @@ import unittest
 from unittest import mock
 
 import gdrbtest
-from gdrbtool import common, profile, sweep, sweep_launch, sweep_meta, sweep_plan, sweep_results
+from gdrbtool import common, facts, profile, sweep, sweep_launch, sweep_meta, sweep_plan, sweep_results
 
 QUICK = str(gdrbtest.SCRIPTS / "profiles" / "quick.profile")
 
@@ -28,8 +28,8 @@ def stub(directory, name, body=""):
     """An executable NAME in DIRECTORY that says its version as the gdrbench binaries do."""
     path = os.path.join(directory, name)
     with open(path, "w") as f:
-        f.write("#!/bin/sh\n[ \"$1\" = --version ] && { echo \"%s (gdrbench) 9.9.9\"; exit 0; }\n%s\n"
-                % (name, body))
+        f.write("#!/bin/sh\n[ \"$1\" = --version ] && { echo \"%s (gdrbench) 9.9.9\"; exit 0; }\n%s%s\n"
+                % (name, gdrbtest.describe_stub(name) if name.startswith("gdrb_") else "", body))
     os.chmod(path, 0o755)
     return path
 
@@ -57,7 +57,7 @@ class OptionsTest(unittest.TestCase):
             (["--hosts", "a b"], "--hosts: expected a comma list of host names, each optionally with :SLOTS "
                                  "(a,b or a:8,b:8), got 'a b'"),
             (["--hostfile", "/nonexistent"], "--hostfile: cannot read '/nonexistent'"),
-            (["--mem", "gpu"], "--mem: expected a comma list of host, pinned, device, got 'gpu'"),
+            (["--mem", "GPU;x"], "--mem: expected a comma list of memory kinds, e.g. host,device, got 'GPU;x'"),
             (["--time-per-size", "0"], "--time-per-size: expected seconds per size, e.g. 0.3, got '0'"),
             (["--time-per-size", "1."], "--time-per-size: expected seconds per size, e.g. 0.3, got '1.'"),
             (["--label", "a b"], "--label: expected letters, digits, '.', '_' or '-', starting with a letter or "
@@ -86,7 +86,7 @@ class OptionsTest(unittest.TestCase):
         self.assertTrue(sweep.parse_args(["--help", "--np", "3"]).help)   # help first, as before
 
     def test_help_is_the_docstring(self):
-        out = subprocess.run([str(gdrbtest.SCRIPTS / "gdrb-sweep"), "--help"], stdout=subprocess.PIPE,
+        out = subprocess.run([str(gdrbtest.GDRB), "sweep", "--help"], stdout=subprocess.PIPE,
                              universal_newlines=True, check=True).stdout
         self.assertTrue(out.startswith("Run a profile of gdrbench benchmarks"))
         self.assertIn("  --dry-run          print what would run", out)
@@ -314,8 +314,10 @@ class MergeTest(Dir):
                 ",,,,,50.0,,%s,0,ok,,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," % (mem, path, size, status))
 
     def step(self, mem="host", paths="", sizes="8,64K,1M", layer="local"):
-        return sweep_plan.Step(1, "/bin/true", "gdrb_fake", "fake", layer, "local", mem, sizes, "", "", "", paths,
-                          "", "")
+        # What the binary would say of itself (--describe): its kinds' paths and reg names.
+        name = {"local": "gdrb_fake", "mpi": "gdrb_mpi_fake"}[layer]
+        return sweep_plan.Step(1, "/bin/true", name, "fake", layer, "local", mem, sizes, "", "", "", paths,
+                               "", "", facts=facts.parse(name, gdrbtest.describe_doc(name).encode()))
 
     def merge(self, text, fill="failed", note="why, and more", **kw):
         with open(self.part, "w", newline="") as f:
@@ -328,7 +330,7 @@ class MergeTest(Dir):
         m = self.merge(text)
         self.assertEqual(m.rows, [self.row(8), self.row(65536)])
         self.assertEqual(m.dropped, 2)
-        self.assertEqual(m.filled, ["fake,local,host,direct,none,,,,,all,1048576,0,,,,,,,,,,,1,1,,,,,,,,failed,0,,"
+        self.assertEqual(m.filled, ["fake,local,host,direct,host,,,,,all,1048576,0,,,,,,,,,,,1,1,,,,,,,,failed,0,,"
                                     '"why, and more",2026-01-01T00:00:00Z,0.1.0,,,,,,,,,'])
         self.assertEqual(len(common.schema().columns), len(common.csv_split(m.filled[0])))
 
@@ -344,7 +346,8 @@ class MergeTest(Dir):
     def test_mem_path_pairs_and_interrupted(self):
         m = self.merge(self.header + "\n" + self.row(8, "pinned", "h2d") + "\n", paths="host:h2d,pinned:h2d",
                        mem="", sizes="8")
-        self.assertEqual([r.split(",")[2:5] for r in m.filled], [["host", "h2d", "none"]])
+        # A path the binary does not describe (it decides its own as it runs): reg unknown.
+        self.assertEqual([r.split(",")[2:5] for r in m.filled], [["host", "h2d", ""]])
         m = self.merge(self.header + "\n" + self.row(8) + "\n", fill="none")
         self.assertEqual((len(m.rows), m.filled), (1, []))
 
@@ -632,7 +635,7 @@ class EndToEnd(Dir):
         self.assertIsNone(shutil.which("gnuplot", path=path))
         ran = self.sweep("sizes 8\nrun gdrb_fake_ok launch=local\n", path=path)
         self.assertEqual(ran.returncode, 0, ran.stderr)
-        said = "gdrb-sweep: gnuplot not found: no plots (install gnuplot-nox; then scripts/gdrb-plot %s)\n" % self.out
+        said = "gdrb-sweep: gnuplot not found: no plots (install gnuplot-nox; then gdrb plot %s)\n" % self.out
         self.assertEqual(ran.stderr.count(said), 1, ran.stderr)
         self.assertEqual(self.read("results.csv").splitlines(), [common.schema().header, ok_row("fake_ok")])
         self.assertIn("fake_ok", self.read("summary.md"))
@@ -796,8 +799,10 @@ class EndToEnd(Dir):
                          path=self.bin + os.pathsep + os.environ["PATH"])
         self.assertEqual(ran.returncode, 1, ran.stderr)
         logs = sorted(os.listdir(os.path.join(self.out, "logs")))
-        self.assertEqual(logs, ["01-fake_ok-host.log", "01-fake_ok-host.out", "02-fake_fail-host.log",
-                                "02-fake_fail-host.out", "accept.log", "doctor.log", "node-info.log", "plot.log",
+        # The failing step, measured again twice (--repeat-failed's default), each attempt its own logs.
+        self.assertEqual(logs, ["01-fake_ok-host.log", "01-fake_ok-host.out", "02-fake_fail-host.attempt2.log",
+                                "02-fake_fail-host.attempt2.out", "02-fake_fail-host.attempt3.log",
+                                "02-fake_fail-host.attempt3.out", "02-fake_fail-host.log", "02-fake_fail-host.out", "accept.log", "doctor.log", "node-info.log", "plot.log",
                                 "report.log"])
 
         def log(name):
@@ -817,16 +822,16 @@ class EndToEnd(Dir):
         self.assertEqual(info[at + 1:at + 4], ["mpirun: cannot reach b (injected)", "its second line",
                                                "# exit status 1"])
         plot = log("plot.log")
-        self.assertEqual(plot[0], "# %s/gdrb-plot %s" % (gdrbtest.SCRIPTS, self.out))
+        self.assertEqual(plot[0], "# %s plot %s" % (gdrbtest.GDRB, self.out))
         self.assertIn("gnuplot: cannot draw (injected)", plot)
         self.assertEqual(plot[-1], "# exit status 1")
         accept = log("accept.log")
-        self.assertEqual(accept[0], "# %s/gdrb-accept %s %s" % (gdrbtest.SCRIPTS, self.out,
+        self.assertEqual(accept[0], "# %s accept %s %s" % (gdrbtest.GDRB, self.out,
                                                                 os.path.join(self.tmp, "test.profile")))
         self.assertRegex(accept[1], r"^gdrb-accept: verdict in \S+/verdict.json and \S+/verdict.xml$")
         self.assertEqual(accept[2:], ["# exit status 1"])
         report = log("report.log")
-        self.assertEqual((report[0], report[-1]), ("# %s/gdrb-report %s" % (gdrbtest.SCRIPTS, self.out),
+        self.assertEqual((report[0], report[-1]), ("# %s report %s" % (gdrbtest.GDRB, self.out),
                                                    "# exit status 0"))
         # The terminal still gets what it got: each stage's stderr, the node-info failure.
         for line in plot[1:-1] + accept[1:-1] + report[1:-1]:
@@ -837,7 +842,8 @@ class EndToEnd(Dir):
         self.assertEqual(meta["node_info_error"],
                          "could not run node-info on every host through mpirun: mpirun: cannot reach b (injected)")
         self.assertEqual([(s["exit"], s["log"]) for s in meta["steps"]],
-                         [(0, "logs/01-fake_ok-host.log"), (3, "logs/02-fake_fail-host.log")])
+                         [(0, "logs/01-fake_ok-host.log"), (3, "logs/02-fake_fail-host.log"),
+                          (3, "logs/02-fake_fail-host.attempt2.log"), (3, "logs/02-fake_fail-host.attempt3.log")])
 
 
 class OutputDirTest(Dir):
@@ -893,8 +899,10 @@ class OutputDirTest(Dir):
         self.assertIn("gdrb-sweep: cannot write %s/logs/01-fake_ok-host.out: a symbolic link" % out, ran.stderr)
         with open(os.path.join(out, "results.csv")) as f:
             rows = f.read().splitlines()
-        self.assertEqual(len(rows), 2)
+        # Measured again (a repeat of the failed row), where no link stands in the way.
+        self.assertEqual(len(rows), 3)
         self.assertIn(",failed,", rows[1])
+        self.assertIn(",ok,", rows[2])
 
     def test_links_for_the_directory_commands_txt_or_logs_refused(self):
         for name, said in (("", "--out: '%(out)s' is a symbolic link (never followed; give a directory)"),
@@ -957,3 +965,102 @@ class OutputDirTest(Dir):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RepeatTest(Dir):
+    """--repeat-failed: a step whose rows fail a rule is measured again at those sizes only, its
+    rows appended as "attempt N"; a one-off dip passes after the repeat, a steady fault fails
+    every attempt, a spread beyond spread= is INVALID, and a repeat that does not run is no pass."""
+
+    def sweep(self, first, later, *args, rule="rule floor fake bw_GBps >= 40 GB/s sizes=8:64K", crash_later=False):
+        """A sweep of a fake benchmark measuring FIRST GB/s on its first run and LATER after."""
+        bin_dir = os.path.join(self.tmp, "bin-%d" % len(os.listdir(self.tmp)))
+        os.mkdir(bin_dir)
+        runs = os.path.join(bin_dir, "runs")
+        row = ("fake,local,host,direct,host,,,,,all,%s,10,1.000,1.000,1.000,1.000,1.000,1.000,0.000,%s,"
+               ",,1,1,,,,,,,,ok,0,ok,%s,2026-12-02T00:00:00Z,0.1.0,,,,,,,,,")
+        stub(bin_dir, "gdrb_fake", """while [ $# -gt 0 ]; do case $1 in --csv) csv=$2;; -m) sizes=$2;; --label) label=$2;; esac
+shift; done
+echo run >>'%s'
+n=$(wc -l <'%s')
+bw=%s; [ "$n" -gt 1 ] && bw=%s
+[ "$n" -gt 1 ] && [ %s = 1 ] && exit 1
+printf '%%s\\n' '%s' >"$csv"
+for s in $(echo "$sizes" | tr , ' '); do printf '%s\\n' "$s" "$bw" "$label" >>"$csv"; done""" % (
+            runs, runs, first, later, "1" if crash_later else "0", common.schema().header, row))
+        prof = os.path.join(self.tmp, "fake.profile")
+        with open(prof, "w") as f:
+            f.write("sizes 8,65536,1048576\nrun gdrb_fake launch=local\n" + rule + "\n")
+        out = os.path.join(self.tmp, "run-%d" % len(os.listdir(self.tmp)))
+        env = dict(os.environ)
+        env.pop("SLURM_JOB_ID", None)
+        proc = subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--profile", prof, "--bin-dir", bin_dir,
+                               "--out", out] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                              universal_newlines=True, timeout=300)
+        with open(runs) as f:
+            nruns = len(f.read().splitlines())
+        with open(os.path.join(out, "results.csv")) as f:
+            rows = [r.split(",") for r in f.read().splitlines()[1:]]
+        verdict = {}
+        if os.path.exists(os.path.join(out, "verdict.json")):
+            with open(os.path.join(out, "verdict.json")) as f:
+                verdict = json.load(f)
+        return proc, nruns, rows, verdict, out
+
+    def test_a_one_off_dip_passes_after_the_repeat(self):
+        proc, nruns, rows, verdict, out = self.sweep("10.000000", "50.000000")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(nruns, 2)
+        # Every row kept: the first attempt's three sizes, the repeat's two (64K and 8 failed, 1M was not judged).
+        self.assertEqual([(r[10], r[19], r[34]) for r in rows], [
+            ("8", "10.000000", "fake"), ("65536", "10.000000", "fake"), ("1048576", "10.000000", "fake"),
+            ("8", "50.000000", "fake; attempt 2"), ("65536", "50.000000", "fake; attempt 2")])
+        self.assertEqual(verdict["verdict"], "PASS")
+        self.assertEqual(verdict["rules"][0]["passed_on_repeat"], 2)
+        self.assertIn("2 checks measured more than once, 2 failed and passed on a repeat: 8B: attempts 1: 10.00 GB/s "
+                      "(fail), 2: 50.00 GB/s, spread 400%", proc.stdout)
+        self.assertIn("repeat 1 of 2: step 1 (gdrb_fake mem=host) at 8B, 64KiB: rows that fail a rule, measured "
+                      "again\n[1/1] gdrb_fake mem=host (attempt 2) 8B..64KiB", proc.stderr)
+        with open(os.path.join(out, "meta.json")) as f:
+            meta = json.load(f)
+        self.assertEqual(meta["repeat_failed"], 2)
+        self.assertEqual([(s["n"], s["attempt"], s["sizes"], s["log"]) for s in meta["steps"]],
+                         [(1, 1, "8,65536,1048576", "logs/01-fake-host.log"), (1, 2, "8,65536", "logs/01-fake-host.attempt2.log")])
+
+    def test_a_steady_fault_fails_every_attempt(self):
+        proc, nruns, rows, verdict, _ = self.sweep("10.000000", "11.000000")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertEqual((nruns, len(rows)), (3, 7))
+        self.assertEqual(verdict["verdict"], "FAIL")
+        self.assertIn("8B: every attempt failed: attempts 1: 10.00 GB/s (fail), 2: 11.00 GB/s (fail), "
+                      "3: 11.00 GB/s (fail), spread 10%", proc.stdout)
+
+    def test_no_repeat_with_zero(self):
+        proc, nruns, rows, verdict, _ = self.sweep("10.000000", "50.000000", "--repeat-failed", "0")
+        self.assertEqual((proc.returncode, nruns, len(rows), verdict["verdict"]), (1, 1, 3, "FAIL"))
+        # The profile's own setting, when no option is given.
+        proc, nruns, _, _, _ = self.sweep("10.000000", "11.000000", rule="repeat-failed 1\n"
+                                          "rule floor fake bw_GBps >= 40 GB/s sizes=8:64K")
+        self.assertEqual((proc.returncode, nruns), (1, 2))
+
+    def test_an_unstable_figure_is_invalid(self):
+        proc, _, _, verdict, _ = self.sweep("10.000000", "50.000000",
+                                            rule="rule floor fake bw_GBps >= 40 GB/s sizes=8:64K spread=20%")
+        self.assertEqual((proc.returncode, verdict["verdict"], verdict["rules"][0]["unstable_checks"]),
+                         (1, "INVALID", 2))
+
+    def test_a_repeat_that_does_not_run_is_no_pass(self):
+        proc, nruns, rows, verdict, _ = self.sweep("10.000000", "50.000000", "--repeat-failed", "1", crash_later=True)
+        self.assertEqual((proc.returncode, nruns, verdict["verdict"]), (1, 2, "FAIL"))
+        self.assertEqual([(r[10], r[31]) for r in rows[3:]], [("8", "failed"), ("65536", "failed")])
+        self.assertTrue(rows[3][34].endswith("; attempt 2"), rows[3][34])
+
+    def test_a_count_out_of_range_is_refused(self):
+        for bad in ("11", "-1", "x", "1.5", "007"):
+            with self.assertRaises(common.Stop) as cm:
+                sweep.parse_args(["--repeat-failed", bad])
+            self.assertEqual(cm.exception.status, 2)
+        proc = subprocess.run([sys.executable, str(gdrbtest.GDRB), "sweep", "--repeat-failed", "11"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual((proc.returncode, proc.stderr.strip().splitlines()),
+                         (2, ["gdrb-sweep: --repeat-failed: expected a count from 0 to 10, got '11'"]))
