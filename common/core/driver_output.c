@@ -322,7 +322,7 @@ void gdrb_drv_print_header(struct run *r)
 	       p->validate == GDRB_VALIDATE_EVERY ? "on every iteration, the timed ones filled before and checked after each" :
 	       p->validate ? "on the warm-up's iterations and one after the timed ones (untimed; the timed ones run untouched)" :
 	       "off", p->timeout > 0 ? "on" : "off");
-	fprintf(hdr, "# iterations: warm-up in growing batches (at most %llu, a tenth of the budget once %d are in), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); a size, warm-up included, never past %dx the budget by more than an iteration; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
+	fprintf(hdr, "# iterations: warm-up in growing batches (at most %llu, a tenth of the budget once %d are in), the slowest rank's median warm-up iteration plans the rest; at least %llu timed (--min-iters) where that takes at most %dx the budget, else what the budget holds (at least %d); a size, warm-up and the agreements between ranks included, never past %dx the budget by more than an iteration, or the one timed iteration a row needs; quality: few-samples (fewer than planned), noisy (p99 > %.0fx p50)\n",
 	       (unsigned long long)p->warmup, GDRB_WARMUP_MEDIAN_MIN,
 	       (unsigned long long)(p->min_iters < p->iters ? p->min_iters : p->iters), GDRB_MIN_STRETCH,
 	       GDRB_FLOOR_ITERS, GDRB_MAX_STRETCH, GDRB_NOISY_RATIO);

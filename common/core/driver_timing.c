@@ -219,6 +219,23 @@ static int agree_max(struct gdrb_ctx *c, double *v)
 }
 
 /*
+ * After a batch of *t seconds: the slowest rank's batch time in *t, and in
+ * *size_s the slowest rank's seconds since the size began (since `start`):
+ * every batch, fill, check and agreement so far, which the hard stop
+ * bounds. One agreement for both.
+ */
+static int agree_batch(struct gdrb_ctx *c, uint64_t start, double *t, double *size_s)
+{
+	double v[2] = { *t, gdrb_ticks_to_us(gdrb_ticks() - start) * 1e-6 };
+
+	if (c->boot->allreduce_double(c->boot, v, 2, GDRB_OP_MAX))
+		return GDRB_ERR;
+	*t = v[0];
+	*size_s = v[1];
+	return 0;
+}
+
+/*
  * Warm-up in batches of 1, 2, 4, ... iterations, up to --warmup of them or a
  * tenth of the time budget (the slowest rank's time decides), the first,
  * cold iteration not counted. *est: the slowest rank's median warm-up
@@ -231,16 +248,22 @@ static int agree_max(struct gdrb_ctx *c, double *v)
  * A batch is never planned past the tenth at the rate so far (the cold one's,
  * before there is another), nor, while the median lacks iterations, past the
  * budget: an iteration longer than the budget is followed by one more, not
- * two. *took: the warm-up's seconds, the cold one included.
+ * two; nor past the hard stop (`start`: when the size began, *size_s: the
+ * slowest rank's seconds since, agreements included), and the warm-up ends
+ * there: a cold iteration longer than the hard stop is followed by the one
+ * timed iteration a row needs, and no other.
  */
-static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors, double *est,
-		   double *took)
+static int warm_up(struct run *r, size_t size, uint64_t start, uint64_t *iter, uint64_t *errors,
+		   double *est, double *size_s)
 {
 	const struct gdrb_params *p = &r->p;
 	const double share = WARMUP_SHARE * p->time_per_size;
+	const double hard = GDRB_MAX_STRETCH * p->time_per_size;
 	uint64_t done = 0, kept = 0, batch = 1, most, need;
 	double spent = 0, t, cold = 0, rate;
 	struct gdrb_stats st;
+
+	*size_s = 0;
 
 	while (done < p->warmup) {
 		bool keep;
@@ -248,14 +271,15 @@ static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors,
 		batch = batch < p->warmup - done ? batch : p->warmup - done;
 		keep = kept + batch <= r->samples_cap;
 		if (run_batch(r, size, batch, iter, keep ? r->samples + kept : NULL, &t, errors, false) ||
-		    agree_max(&r->c, &t))
+		    agree_batch(&r->c, start, &t, size_s))
 			return GDRB_ERR;
 		/* The first iteration (the first batch) is cold: it neither plans the timed iterations nor ends the warm-up. */
 		cold = done ? cold : t;
 		spent += done ? t : 0;
 		done += batch;
 		kept += keep ? batch : 0;
-		if (spent >= share && (done > GDRB_WARMUP_MEDIAN_MIN || spent >= p->time_per_size))
+		if ((spent >= share && (done > GDRB_WARMUP_MEDIAN_MIN || spent >= p->time_per_size)) ||
+		    *size_s >= hard)
 			break;
 		rate = done > 1 ? spent / (double)(done - 1) : cold;
 		most = iters_for(share - spent, rate, p->warmup - done);
@@ -264,9 +288,10 @@ static int warm_up(struct run *r, size_t size, uint64_t *iter, uint64_t *errors,
 			need = iters_for(p->time_per_size - spent, rate, GDRB_WARMUP_MEDIAN_MIN + 1 - done);
 			most = most > need ? most : need;
 		}
+		need = iters_for(hard - *size_s, rate, p->warmup - done);
+		most = most < need ? most : need;
 		batch = 2 * batch < most ? 2 * batch : most;
 	}
-	*took = cold + spent;
 	*est = 0;
 	if (kept) {
 		/* The samples are per call: the plan wants a timed iteration's time. */
@@ -295,8 +320,11 @@ static uint64_t planned_min(const struct gdrb_params *p, double est)
 
 /*
  * Warm up, then run timed batches until the budget is spent and the minimum
- * reached, or -n reached, or GDRB_MAX_STRETCH x the budget spent, warm-up
- * included (past it by one iteration at most, at the rate so far). Each batch
+ * reached, or -n reached, or GDRB_MAX_STRETCH x the budget spent since the
+ * size began on the slowest rank: warm-up, fills, checks and the agreements
+ * between batches included, which a loaded machine can make longer than the
+ * iterations (past it by one iteration at most, at the rate so far; where
+ * the warm-up reached it, by the one timed iteration a row needs). Each batch
  * aims at a tenth of the budget by the running mean; after each, the ranks
  * agree on the time spent (the slowest rank's), so all run the same count.
  * The agreement runs between batches, outside every sample. Under -c
@@ -308,13 +336,12 @@ int gdrb_drv_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *min_
 		     double *total_us, double *cpu_pct)
 {
 	const struct gdrb_params *p = &r->p;
-	uint64_t iter = 0, n = 0, batch, want, i, t0;
-	double est, spent = 0, t, budget = p->time_per_size, warm, stop, cpu0, cpu_s, wall_us;
+	uint64_t iter = 0, n = 0, batch, want, i, t0, start = gdrb_ticks();
+	double est, spent = 0, t, budget = p->time_per_size, size_s, cpu0, cpu_s, wall_us;
+	const double stop = GDRB_MAX_STRETCH * budget;
 
-	if (warm_up(r, size, &iter, errors, &est, &warm))
+	if (warm_up(r, size, start, &iter, errors, &est, &size_s))
 		return GDRB_ERR;
-	/* The hard stop counts the warm-up too: a size never runs past it by more than one iteration. */
-	stop = GDRB_MAX_STRETCH * budget - warm;
 	/* CPU time over the timed batches and the agreements between them, warm-up left out. */
 	/* The CPU window inside the wall one: never above 100 % but by the clocks' skew. */
 	t0 = gdrb_ticks();
@@ -322,18 +349,20 @@ int gdrb_drv_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *min_
 	want = planned_min(p, est);
 	batch = est > 0 ? iters_for(BATCH_SHARE * budget, est, p->iters) : 1;
 	batch = batch < FIRST_BATCH ? batch : FIRST_BATCH;
-	if (est > 0 && iters_for(stop, est, p->iters) < batch)
-		batch = iters_for(stop, est, p->iters);
+	if (est > 0 && iters_for(stop - size_s, est, p->iters) < batch)
+		batch = iters_for(stop - size_s, est, p->iters);
+	r->plan_warmup = iter;
 	for (;;) {
 		uint64_t next, left;
 		double per;
 
+		r->plan_last_batch_s = size_s;
 		if (run_batch(r, size, batch, &iter, r->samples + n, &t, errors, true) ||
-		    agree_max(&r->c, &t))
+		    agree_batch(&r->c, start, &t, &size_s))
 			return GDRB_ERR;
 		n += batch;
 		spent += t;
-		if (n == p->iters || (n >= want && spent >= budget) || spent >= stop)
+		if (n == p->iters || (n >= want && spent >= budget) || size_s >= stop)
 			break;
 		/*
 		 * The next batch from the rate so far, at most twice the last (a
@@ -347,9 +376,12 @@ int gdrb_drv_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *min_
 			want = planned_min(p, per);
 		next = iters_for(BATCH_SHARE * budget, per, p->iters - n);
 		next = next < 2 * batch ? next : 2 * batch;
-		left = iters_for((n >= want ? budget : stop) - spent, per, p->iters - n);
+		left = iters_for(stop - size_s, per, p->iters - n);
+		if (n >= want && iters_for(budget - spent, per, p->iters - n) < left)
+			left = iters_for(budget - spent, per, p->iters - n);
 		batch = next < left ? next : left;
 	}
+	r->plan_size_s = size_s;
 	cpu_s = cpu_seconds() - cpu0;
 	wall_us = gdrb_ticks_to_us(gdrb_ticks() - t0);
 	*cpu_pct = wall_us > 0 ? cpu_s * 1e6 / wall_us * 100.0 : NAN;

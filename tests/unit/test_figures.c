@@ -426,11 +426,17 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 	return 0;
 }
 
+/* The fake clock when the first iteration began and when the last one ended. */
+static uint64_t fake_first_ns, fake_last_ns;
+
 static int fake_iteration(struct gdrb_ctx *c, size_t size)
 {
 	(void)c;
 	(void)size;
-	__atomic_add_fetch(&fake_ns, fake_steps_ns[fake_iters++ % fake_nsteps], __ATOMIC_RELAXED);
+	if (!fake_iters)
+		fake_first_ns = __atomic_load_n(&fake_ns, __ATOMIC_RELAXED);
+	fake_last_ns = __atomic_add_fetch(&fake_ns, fake_steps_ns[fake_iters++ % fake_nsteps],
+					  __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -668,6 +674,75 @@ START_TEST(test_e2e_collective)
 }
 END_TEST
 
+/*
+ * ---- the hard stop: a size ends at 10 x -t, warm-up and agreements included ----
+ *
+ * The ranks agree on the time spent after every batch; on a loaded machine that
+ * agreement can take longer than the batch itself. Here each agreement advances
+ * the fake clock by agree_ns: the size's time, first iteration to last, must stay
+ * within the hard stop plus one agreement (the one before the last batch) and one
+ * iteration (the one that crosses it), whatever the agreements cost.
+ */
+static uint64_t agree_ns;
+static unsigned agreements;
+
+static int slow_allreduce(struct gdrb_boot *b, double *v, size_t n, enum gdrb_reduce_op op)
+{
+	if (__atomic_load_n(&fake_clock, __ATOMIC_RELAXED)) {
+		__atomic_add_fetch(&fake_ns, agree_ns, __ATOMIC_RELAXED);
+		agreements++;
+	}
+	return gdrb_boot_self.allreduce_double(b, v, n, op);
+}
+
+/* One size of 8 B at -t budget, every iteration step_us, every agreement agree_us: its seconds. */
+static double run_plan(const char *budget, uint64_t step_us, uint64_t agree_us)
+{
+	const char *argv[] = { "test_figures", "-m", "8", "-t", budget, "-T", "0",
+			       "--clock", "monotonic", NULL };
+	static uint64_t step_ns;
+	struct gdrb_bench b = fake_bench("fake_latency", GDRB_TRAFFIC_PINGPONG, GDRB_METRIC_LAT);
+	struct gdrb_boot boot = pair_boot();
+
+	boot.allreduce_double = slow_allreduce;
+	step_ns = step_us * 1000;
+	fake_steps_ns = &step_ns;
+	fake_nsteps = 1;
+	fake_iters = 0;
+	agree_ns = agree_us * 1000;
+	agreements = 0;
+	ck_assert_ptr_nonnull(freopen("/dev/null", "w", stdout));
+	__atomic_store_n(&fake_clock, true, __ATOMIC_RELAXED);
+	ck_assert_int_eq(gdrb_main(&b, &boot, 9, (char **)argv), GDRB_EXIT_OK);
+	__atomic_store_n(&fake_clock, false, __ATOMIC_RELAXED);
+	return (double)(fake_last_ns - fake_first_ns) * 1e-9;
+}
+
+/* 1 ms iterations, agreements of 30 ms: 0.2 s + 30 ms + 1 ms at most, not 0.2 s of iterations. */
+START_TEST(test_plan_agreements_count)
+{
+	double took = run_plan("0.02", 1000, 30000);
+
+	ck_assert_msg(took <= 0.2 + 0.030 + 0.001 + 1e-9,
+		      "a size of -t 0.02 took %.3f s with %u agreements of 30 ms and %zu iterations: past 10 x -t by more than an agreement and an iteration",
+		      took, agreements, fake_iters);
+	ck_assert_uint_ge(fake_iters, 3);
+}
+END_TEST
+
+/*
+ * An iteration longer than 10 x -t (300 ms at -t 0.02): the cold one reaches the hard
+ * stop, and the timed one a row needs follows it; no other warm-up iteration.
+ */
+START_TEST(test_plan_long_iteration)
+{
+	double took = run_plan("0.02", 300000, 0);
+
+	ck_assert_msg(fake_iters == 2, "%zu iterations of 300 ms at -t 0.02 (%.3f s): the cold one and one timed, no more",
+		      fake_iters, took);
+}
+END_TEST
+
 static Suite *figures_suite(void)
 {
 	Suite *s = suite_create("figures");
@@ -696,6 +771,10 @@ static Suite *figures_suite(void)
 	tcase_add_test(tc, test_e2e_bidir);
 	tcase_add_test(tc, test_e2e_collective);
 	tcase_add_test(tc, test_busbw_over_line);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("plan");
+	tcase_add_test(tc, test_plan_agreements_count);
+	tcase_add_test(tc, test_plan_long_iteration);
 	suite_add_tcase(s, tc);
 	return s;
 }
