@@ -9,7 +9,7 @@ command -v shellcheck >/dev/null 2>&1 || skip "shellcheck not installed"
 cd "$top_srcdir" || fail "cannot enter $top_srcdir"
 files=()
 for f in scripts/* scripts/measure/* scripts/lib/* scripts/gpu-bundle/* tests/*/*.sh tests/cluster/netns/* contrib/*/* autogen.sh \
-	.ci/run .ci/fresh-root; do
+	.ci/run .ci/fresh-root .ci/debian-package; do
 	[ -f "$f" ] || continue
 	case $f in
 	*.sh | *.nhc) files+=("$f") ;;

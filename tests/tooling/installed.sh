@@ -6,7 +6,8 @@
 # doctor passes a fixture node and the installed health check runs the installed doctor; every
 # command has its manual page.
 #
-#   tests/tooling/installed.sh ROOT      ROOT: the installed prefix (with DESTDIR in front)
+#   tests/tooling/installed.sh ROOT      ROOT: the installed prefix (with DESTDIR in front),
+#                                        /usr for the Debian package (.ci/debian-package)
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 [ $# -eq 1 ] && [ -x "$1/bin/gdrb" ] || fail "usage: installed.sh ROOT, ROOT holding bin/gdrb (got '${1:-}')"
@@ -64,13 +65,15 @@ PATH=/usr/bin:/bin SCONTROL=$WORK/scontrol SLURMD_NODENAME=node1 \
 	"$hc" >"$WORK/hc.out" 2>&1 || { cat "$WORK/hc.out"; fail "installed health check on the healthy fixture exited $?"; }
 pass "installed gdrb_doctor and gdrbench-healthcheck (its own doctor, PATH without it) pass the healthy fixture"
 
-# A manual page for gdrb, each subcommand and each installed binary.
+# A manual page for gdrb, each subcommand and each installed binary (compressed where a
+# distribution's package installed them).
+man_page() { [ -s "$root/share/man/man1/$1.1" ] || [ -s "$root/share/man/man1/$1.1.gz" ]; }
 for b in "$root"/bin/gdrb*; do
 	n=$(basename "$b")
-	[ -s "$root/share/man/man1/$n.1" ] || fail "no manual page for $n"
+	man_page "$n" || fail "no manual page for $n"
 done
 for s in sweep plot accept report; do
-	[ -s "$root/share/man/man1/gdrb-$s.1" ] || fail "no manual page for gdrb $s"
+	man_page "gdrb-$s" || fail "no manual page for gdrb $s"
 done
 pass "a manual page for every installed command"
 
