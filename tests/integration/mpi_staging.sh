@@ -117,19 +117,21 @@ pass "allreduce: copies out of later fragments issued before earlier results com
 
 # The checker catches the collective pipeline without its waits (out: a slot handed to MPI
 # before its copy finished; in: the call returns before its copies to the device finished).
-for side in out in; do
-	rc=0
-	# Each simulated copy takes 0.5 ms: a missing wait reads before its copy lands however the
-	# machine is loaded (with 5 us copies a busy machine let the race pass now and then).
-	GDRB_INJECT_STAGE_RACE=$side SIMGPU_LATENCY_US=500 mpi 2 -x GDRB_INJECT_STAGE_RACE -x SIMGPU_LATENCY_US \
-		"$top_builddir/mpi/gdrb_mpi_allreduce" -c \
-		--mem device -t 0.02 -n 20 -w 2 -m 256K --stage-chunk 16K --stage-slots 4 --csv "$WORK/crace-$side.csv" \
-		>"$WORK/out" 2>"$WORK/err" || rc=$?
-	[ "$rc" -ne 0 ] || { cat "$WORK/out"; fail "a collective pipeline without its $side waits exited 0"; }
-	csv_has "$WORK/crace-$side.csv" mem=device path=staged stage_chunk=16384 status=invalid-data 'errors~[1-9][0-9]*' ||
-		{ cat "$WORK/crace-$side.csv"; fail "a collective pipeline without its $side waits is not invalid-data"; }
-done
-pass "a collective pipeline without its waits is caught (out and in)"
+# The out side only: a slot handed to MPI before its copy out finished. Each simulated copy takes
+# 0.5 ms, so the missing wait reads before the copy lands whatever the load. The in side (the
+# call returning before its last copies to the device land) is not a reliable check on the
+# simulated GPU: in whole CI runs on the loaded machine it was caught in one run of two to five,
+# the last copies landing before the check read them, so it is not claimed here (the
+# point-to-point pipeline's in side above is caught every time).
+rc=0
+GDRB_INJECT_STAGE_RACE=out SIMGPU_LATENCY_US=500 mpi 2 -x GDRB_INJECT_STAGE_RACE -x SIMGPU_LATENCY_US \
+	"$top_builddir/mpi/gdrb_mpi_allreduce" -c \
+	--mem device -t 0.02 -n 20 -w 2 -m 256K --stage-chunk 16K --stage-slots 4 --csv "$WORK/crace-out.csv" \
+	>"$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" -ne 0 ] || { cat "$WORK/out"; fail "a collective pipeline without its out waits exited 0"; }
+csv_has "$WORK/crace-out.csv" mem=device path=staged stage_chunk=16384 status=invalid-data 'errors~[1-9][0-9]*' ||
+	{ cat "$WORK/crace-out.csv"; fail "a collective pipeline without its out waits is not invalid-data"; }
+pass "a collective pipeline without its out waits is caught"
 
 mpi 2 "$top_builddir/mpi/gdrb_mpi_allgather" -c --mem device -m 64K -t 0.01 -n 10 -w 1 --staging both \
 	--csv "$WORK/coll.csv" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/out" "$WORK/err"; fail "allgather --staging both"; }
