@@ -57,9 +57,47 @@ static void list_port(char *list, size_t len, unsigned *shown, const char *dev, 
 	snprintf(list + at, len - at, "%s%s port %u", at ? ", " : "", name, port);
 }
 
-/* Every active port of the node, and the PCIe link of each NIC that has one. */
-static int add_node_ports(struct gdrb_counters *cs, const char *root, const struct gdrb_topo *topo,
-			  char *list, size_t len, unsigned *nports)
+/* "enp0s0np0 31 of 140" onto the header's list of netdevs: what its ethtool statistics gave. */
+static void list_netdev(struct gdrb_counters *cs, const char *ifname, int rc, size_t found, size_t kept)
+{
+	size_t at = strlen(cs->netdevs), len = sizeof(cs->netdevs);
+	char name[GDRB_CNT_DEV_LEN];
+
+	if (cs->nnetdevs++ >= PORTS_SHOWN || at >= len)
+		return;
+	gdrb_cnt_name(name, sizeof(name), ifname);
+	at += (size_t)snprintf(cs->netdevs + at, len - at, "%s%s ", at ? ", " : "", name);
+	if (at >= len)
+		return;
+	if (rc)
+		snprintf(cs->netdevs + at, len - at, "unreadable (%s)", strerror(-rc));
+	else if (!found)
+		snprintf(cs->netdevs + at, len - at, "none (it has no statistics)");
+	else
+		snprintf(cs->netdevs + at, len - at, "%zu of %zu", kept, found);
+}
+
+/* A RoCE port's netdev: its congestion and error statistics (ethtool_classes.def). */
+static int add_port_netdev(struct gdrb_counters *cs, const char *root, const struct gdrb_ethtool *eth,
+			   const char *dev, unsigned port)
+{
+	char ifname[64];
+	size_t found = 0, before = cs->set.n;
+	int rc;
+
+	gdrb_cnt_port_netdev(root, dev, port, ifname, sizeof(ifname));
+	if (!ifname[0])
+		return 0;
+	rc = gdrb_cnt_add_netdev(&cs->set, eth, ifname, dev, port, &found);
+	if (rc == -ENOMEM)
+		return rc;
+	list_netdev(cs, ifname, rc, found, cs->set.n - before);
+	return 0;
+}
+
+/* Every active port of the node (and its netdev's statistics), and the PCIe link of each NIC that has one. */
+static int add_node_ports(struct gdrb_counters *cs, const char *root, const struct gdrb_ethtool *eth,
+			  const struct gdrb_topo *topo, char *list, size_t len, unsigned *nports)
 {
 	size_t n, p;
 	int rc = 0;
@@ -74,6 +112,8 @@ static int add_node_ports(struct gdrb_counters *cs, const char *root, const stru
 			active = true;
 			list_port(list, len, nports, nic->name, nic->ports[p].num);
 			rc = gdrb_cnt_add_port(&cs->set, root, nic->name, nic->ports[p].num);
+			if (!rc)
+				rc = add_port_netdev(cs, root, eth, nic->name, nic->ports[p].num);
 		}
 		if (!rc && active && nic->has_pci)
 			rc = gdrb_cnt_add_pci(&cs->set, root, nic->name, nic->pci.bdf, upstream_of(&nic->pci));
@@ -82,12 +122,14 @@ static int add_node_ports(struct gdrb_counters *cs, const char *root, const stru
 }
 
 /* The port the transport names, and its NIC's PCIe link where the NIC is a PCI function. */
-static int add_named_port(struct gdrb_counters *cs, const char *root, const struct gdrb_topo *topo,
-			  const char *dev, unsigned port)
+static int add_named_port(struct gdrb_counters *cs, const char *root, const struct gdrb_ethtool *eth,
+			  const struct gdrb_topo *topo, const char *dev, unsigned port)
 {
 	size_t n;
 	int rc = gdrb_cnt_add_port(&cs->set, root, dev, port);
 
+	if (!rc)
+		rc = add_port_netdev(cs, root, eth, dev, port);
 	for (n = 0; n < topo->nnics && !rc; n++)
 		if (!strcmp(topo->nics[n].name, dev) && topo->nics[n].has_pci)
 			rc = gdrb_cnt_add_pci(&cs->set, root, dev, topo->nics[n].pci.bdf,
@@ -152,6 +194,12 @@ static void describe(struct gdrb_counters *cs, const struct gdrb_counters_want *
 		    gpu_bdf);
 	else if (gpu_bdf)
 		PUT("; GPU %s: not in %s/bus/pci/devices", gpu_bdf, root);
+	if (cs->nnetdevs) {
+		PUT("; of %s netdev%s ethtool statistics, the pause, ECN, discard and error ones: %s",
+		    w->nic_dev ? "its" : "their", cs->nnetdevs > 1 ? "s'" : "'s", cs->netdevs);
+		if (cs->nnetdevs > PORTS_SHOWN)
+			PUT(" and %u more", cs->nnetdevs - PORTS_SHOWN);
+	}
 	if (cs->set.n)
 		PUT("; rank 0 reads %zu counters, %s, outside the timed loops", cs->set.n,
 		    w->when ? w->when : "before the first size and after each measured path");
@@ -162,6 +210,9 @@ int gdrb_counters_open(const struct gdrb_boot *b, const struct gdrb_counters_wan
 		       struct gdrb_counters **out)
 {
 	const char *root = gdrb_inject()->sysfs_root ? gdrb_inject()->sysfs_root : "/sys";
+	/* A fixture tree's netdevs are not this machine's: their statistics come from the tree too. */
+	const struct gdrb_ethtool eth = gdrb_inject()->sysfs_root ?
+		(struct gdrb_ethtool){ gdrb_ethtool_fixture, root } : (struct gdrb_ethtool){ gdrb_ethtool_ioctl, NULL };
 	char path[PATH_MAX], ports[256] = "", bdf[GDRB_BDF_LEN];
 	struct gdrb_counters *cs;
 	struct gdrb_topo topo;
@@ -180,9 +231,9 @@ int gdrb_counters_open(const struct gdrb_boot *b, const struct gdrb_counters_wan
 		memset(&topo, 0, sizeof(topo));
 	have_ib = gdrb_path(path, sizeof(path), root, "class/infiniband") == 0 && gdrb_is_dir(path);
 	if (w->nic_dev)
-		rc = add_named_port(cs, root, &topo, w->nic_dev, w->nic_port);
+		rc = add_named_port(cs, root, &eth, &topo, w->nic_dev, w->nic_port);
 	else if (w->library && b->local_rank == 0)
-		rc = add_node_ports(cs, root, &topo, ports, sizeof(ports), &nports);
+		rc = add_node_ports(cs, root, &eth, &topo, ports, sizeof(ports), &nports);
 	if (!rc && w->gpu_bus_id)
 		rc = add_gpu(cs, root, &topo, w->gpu_bus_id, bdf);
 	gdrb_topo_free(&topo);

@@ -34,6 +34,8 @@ struct gdrb_counters {
 	double took_us[CNT_TIMED_MAX];
 	size_t ntook;
 	char what[1024];        /* the header's line */
+	char netdevs[256];      /* the header's RoCE netdevs: "enp0s0np0 31 of 140, ..." */
+	unsigned nnetdevs;
 	uint64_t last_ns;       /* when the latest reading was taken (gdrb_mono_ns) */
 	uint64_t lifespan_ms;   /* the largest hw_counters/lifespan read: the kernel's cache of a reading */
 };

@@ -2,7 +2,8 @@
 /*
  * Counters from sysfs under a root directory: every file of an RDMA port's
  * counters/ and hw_counters/ (whatever the provider: mlx5, rxe, efa; siw has
- * neither), and a PCI function's PCIe state: its link's current speed and
+ * neither), the congestion and error statistics of a RoCE port's netdev
+ * (ethtool, gdrb_ethtool.h), and a PCI function's PCIe state: its link's current speed and
  * width, their maxima at both ends of the link, and its AER counts
  * (aer_dev_correctable, _nonfatal, _fatal: "NAME COUNT" lines).
  *
@@ -19,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "gdrb_ethtool.h"
 
 #define GDRB_CNT_DEV_LEN 32     /* "mlx5_0", "GPU" */
 #define GDRB_CNT_PORT_LEN 16    /* "1", or a PCI address "0000:17:00.0" */
@@ -83,6 +86,22 @@ int gdrb_cnt_add_port(struct gdrb_cnt_set *s, const char *root, const char *dev,
 int gdrb_cnt_add_pci(struct gdrb_cnt_set *s, const char *root, const char *device, const char *bdf,
 		     const char *upstream);
 
+/*
+ * The netdev of an Ethernet (RoCE) port: its first GID's (gid_attrs/ndevs/0), else the first
+ * of the device's function's net/; "" for an InfiniBand port or where none is found.
+ */
+void gdrb_cnt_port_netdev(const char *root, const char *dev, unsigned port, char *buf, size_t len);
+
+/*
+ * Add the statistics of ethtool_classes.def that netdev ifname has now, asked through e,
+ * as rows of `device` port `port` with source "ethtool" (the netdev's other statistics,
+ * per queue and channel, are not read). *found: how many statistics the netdev has in all.
+ * 0, also where it has none or none of those; -ENOMEM; the error of gdrb_ethtool_stats
+ * where the netdev could not be asked (nothing added).
+ */
+int gdrb_cnt_add_netdev(struct gdrb_cnt_set *s, const struct gdrb_ethtool *e, const char *ifname,
+			const char *device, unsigned port, size_t *found);
+
 /* One reading of every counter: value[i] and state[i] (enum gdrb_cnt_read) for id[i]. */
 void gdrb_cnt_read(const struct gdrb_cnt_set *s, uint64_t *value, uint8_t *state);
 
@@ -90,6 +109,8 @@ void gdrb_cnt_set_free(struct gdrb_cnt_set *s);
 
 /* The class of a counters/ or hw_counters/ file name; GDRB_CNT_OTHER where the table has none. */
 enum gdrb_cnt_class gdrb_cnt_classify(const char *name);
+/* The class of an ethtool statistic (ethtool_classes.def); false: not one gdrbench reads. */
+bool gdrb_cnt_ethtool_classify(const char *name, enum gdrb_cnt_class *cls);
 /* "error", "congestion", "traffic", "other", "link". */
 const char *gdrb_cnt_class_name(unsigned cls);
 

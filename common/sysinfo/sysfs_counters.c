@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdrb_ethtool.h"
 #include "gdrb_sysfs.h"
 #include "gdrb_sysfs_counters.h"
 
@@ -17,12 +18,15 @@ enum file_kind {
 	KIND_SPEED,     /* "16.0 GT/s PCIe": MT/s */
 	KIND_WIDTH,     /* lanes */
 	KIND_AER,       /* "NAME COUNT" lines, one counter each */
+	KIND_ETHTOOL,   /* a netdev's ethtool statistics: path is its name */
 };
 
 struct gdrb_cnt_file {
 	char *path;
 	size_t first, n;        /* its counters: id[first .. first + n - 1] */
 	enum file_kind kind;
+	struct gdrb_ethtool eth;        /* KIND_ETHTOOL: how to ask (eth.root: root, owned) */
+	char *root;
 };
 
 /* A counter's text is 20 digits and a newline at most; a speed's about 16 bytes. */
@@ -52,6 +56,44 @@ enum gdrb_cnt_class gdrb_cnt_classify(const char *name)
 		if (!strcmp(classes[i].name, name))
 			return classes[i].cls;
 	return GDRB_CNT_OTHER;
+}
+
+static const struct {
+	const char *name;
+	enum gdrb_cnt_class cls;
+} ethtool_classes[] = {
+#define GDRB_ETHTOOL_COUNTER(name, cls, unit) { #name, GDRB_CNT_##cls },
+#include "ethtool_classes.def"
+#undef GDRB_ETHTOOL_COUNTER
+};
+
+/* name against a table name whose "prioN" stands for "prio0" .. "prio7". */
+static bool ethtool_match(const char *pattern, const char *name)
+{
+	while (*pattern) {
+		if (!strncmp(pattern, "prioN", 5)) {
+			if (strncmp(name, "prio", 4) || name[4] < '0' || name[4] > '7')
+				return false;
+			pattern += 5;
+			name += 5;
+			continue;
+		}
+		if (*pattern++ != *name++)
+			return false;
+	}
+	return *name == '\0';
+}
+
+bool gdrb_cnt_ethtool_classify(const char *name, enum gdrb_cnt_class *cls)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ethtool_classes) / sizeof(ethtool_classes[0]); i++)
+		if (ethtool_match(ethtool_classes[i].name, name)) {
+			*cls = ethtool_classes[i].cls;
+			return true;
+		}
+	return false;
 }
 
 const char *gdrb_cnt_class_name(unsigned cls)
@@ -221,6 +263,8 @@ static int add_file(struct gdrb_cnt_set *s, const char *path, enum file_kind kin
 	f->first = first;
 	f->n = s->n - first;
 	f->kind = kind;
+	f->eth = (struct gdrb_ethtool){ NULL, NULL };
+	f->root = NULL;
 	s->nfiles++;
 	return 0;
 }
@@ -340,6 +384,100 @@ int gdrb_cnt_add_pci(struct gdrb_cnt_set *s, const char *root, const char *devic
 	return rc;
 }
 
+void gdrb_cnt_port_netdev(const char *root, const char *dev, unsigned port, char *buf, size_t len)
+{
+	char path[PATH_MAX], text[64];
+	struct gdrb_dir dir;
+
+	buf[0] = '\0';
+	if (gdrb_path(path, sizeof(path), root, "class/infiniband/%s/ports/%u/link_layer", dev, port) ||
+	    gdrb_read_text(path, text, sizeof(text)) || strcmp(text, "Ethernet"))
+		return;
+	/* The first GID's netdev (every RoCE port has it while its netdev is up), else the function's. */
+	if (gdrb_path(path, sizeof(path), root, "class/infiniband/%s/ports/%u/gid_attrs/ndevs/0", dev, port) == 0 &&
+	    gdrb_read_text(path, text, sizeof(text)) == 0 && text[0]) {
+		snprintf(buf, len, "%s", text);
+		return;
+	}
+	if (gdrb_path(path, sizeof(path), root, "class/infiniband/%s/device/net", dev) == 0 &&
+	    gdrb_dir_list(path, &dir) == 0) {
+		if (dir.n)
+			snprintf(buf, len, "%s", dir.names[0]);
+		gdrb_dir_free(&dir);
+	}
+}
+
+int gdrb_cnt_add_netdev(struct gdrb_cnt_set *s, const struct gdrb_ethtool *e, const char *ifname,
+			const char *device, unsigned port, size_t *found)
+{
+	char (*names)[GDRB_ETHTOOL_NAME_LEN], port_text[16];
+	uint64_t *values;
+	size_t n, i, first = s->n, kept = 0;
+	int rc = gdrb_ethtool_stats(e, ifname, &names, &values, &n);
+
+	*found = n;
+	if (rc)
+		return rc;
+	snprintf(port_text, sizeof(port_text), "%u", port);
+	for (i = 0; i < n; i++) {
+		enum gdrb_cnt_class cls;
+
+		if (!gdrb_cnt_ethtool_classify(names[i], &cls))
+			continue;
+		if (kept++ >= GDRB_CNT_DIR_MAX) {
+			s->dropped++;
+			continue;
+		}
+		if (!add_id(s, device, port_text, "ethtool", names[i], cls, false)) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	free(names);
+	free(values);
+	if (!rc && s->n > first && add_file(s, ifname, KIND_ETHTOOL, first) == 0) {
+		struct gdrb_cnt_file *f = &s->files[s->nfiles - 1];
+
+		f->eth = *e;
+		f->root = e->root ? strdup(e->root) : NULL;
+		f->eth.root = f->root;
+		if (!e->root || f->root)
+			return 0;
+		free(f->path);
+		s->nfiles--;
+		rc = -ENOMEM;
+	} else if (!rc && s->n > first) {
+		rc = -ENOMEM;
+	}
+	if (rc)
+		s->n = first;
+	return rc;
+}
+
+/* A netdev's statistics, each found by its name among those the driver has now. */
+static void read_ethtool(const struct gdrb_cnt_set *s, const struct gdrb_cnt_file *f, uint64_t *value,
+			 uint8_t *state)
+{
+	char (*names)[GDRB_ETHTOOL_NAME_LEN];
+	uint64_t *values;
+	size_t n, i, j;
+	int rc = gdrb_ethtool_stats(&f->eth, f->path, &names, &values, &n);
+
+	for (i = f->first; i < f->first + f->n; i++) {
+		/* The netdev gone, or a statistic the driver no longer has: vanished; a failed ask: unreadable. */
+		state[i] = rc == -ENODEV || !rc ? GDRB_CNT_READ_VANISHED : GDRB_CNT_READ_UNREADABLE;
+		value[i] = 0;
+		for (j = 0; j < n && !rc; j++)
+			if (!strcmp(names[j], s->id[i].name)) {
+				value[i] = values[j];
+				state[i] = GDRB_CNT_READ_OK;
+				break;
+			}
+	}
+	free(names);
+	free(values);
+}
+
 /* The counters of an AER file, each found by its name among the file's lines now. */
 static void read_aer(const struct gdrb_cnt_set *s, const struct gdrb_cnt_file *f, uint64_t *value,
 		     uint8_t *state)
@@ -377,6 +515,10 @@ void gdrb_cnt_read(const struct gdrb_cnt_set *s, uint64_t *value, uint8_t *state
 			read_aer(s, f, value, state);
 			continue;
 		}
+		if (f->kind == KIND_ETHTOOL) {
+			read_ethtool(s, f, value, state);
+			continue;
+		}
 		rc = read_small(f->path, text, sizeof(text));
 		if (!rc)
 			rc = f->kind == KIND_SPEED ? parse_speed(text, &v) : gdrb_cnt_parse_u64(text, &v);
@@ -392,8 +534,10 @@ void gdrb_cnt_set_free(struct gdrb_cnt_set *s)
 {
 	size_t k;
 
-	for (k = 0; k < s->nfiles; k++)
+	for (k = 0; k < s->nfiles; k++) {
 		free(s->files[k].path);
+		free(s->files[k].root);
+	}
 	free(s->files);
 	free(s->id);
 	memset(s, 0, sizeof(*s));

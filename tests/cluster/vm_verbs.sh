@@ -130,8 +130,11 @@ done
 ! grep -q ',counters,' "$cnt" || fail "host.counters.csv: a counters/ row on rxe0"
 awk -F, '$3 == "write_bw" && $5 == 0 && $9 == "sent_pkts" && $13 > 0 { ok = 1 } END { exit !ok }' "$cnt" ||
 	fail "host.counters.csv: write_bw's sent_pkts did not rise"
-grep -Eq '^# counters: rxe0 port 1, the port this run uses; rank 0 reads [0-9]+ counters, before the first size' \
-	"$WORK/write_bw-host.out" || { show write_bw-host; fail "the header does not say which port's counters are read"; }
+# rxe0's netdev (eth0, virtio_net) answers SIOCETHTOOL with statistics of its own, none of them
+# pause, ECN or discards: the header says how many it has and that none is read.
+grep -Eq "^# counters: rxe0 port 1, the port this run uses; of its netdev's ethtool statistics, the pause, ECN, discard and error ones: eth0 (0 of [0-9]+|none \\(it has no statistics\\)); rank 0 reads [0-9]+ counters, before the first size" \
+	"$WORK/write_bw-host.out" || { show write_bw-host; fail "the header does not say which port's counters are read, and what of its netdev's"; }
+! grep -q ',ethtool,' "$cnt" || fail "host.counters.csv: an ethtool row of virtio_net (none is pause, ECN or discards)"
 grep -Eq '^# (NIC errors during the run: rxe0 port 1 [a-z_]+ \+[0-9]+ on gdrb-vm|NIC error counters: none rose \(rxe0 port 1 on 1 node, [0-9]+ error counters\))' \
 	"$WORK/write_bw-host.out" || { show write_bw-host; fail "no line after the table on rxe0's error counters"; }
 pass "counters: rxe0's hw_counters of both ranks in host.counters.csv, sent_pkts risen; $(grep -m1 -E '^# NIC error' "$WORK/write_bw-host.out" | cut -c3-)"

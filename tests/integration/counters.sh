@@ -9,6 +9,8 @@
 #    "none rose";
 #  - gdrb_copy_bw on the simulated GPU at 0000:3b:00.0: its x8 of x16 link said after the
 #    table, and an AER line that rose in the row's note and after the table;
+#  - RoCE ports (roce-counters): their netdevs' ethtool statistics (pause frames rising: congestion;
+#    falling: a reset);
 #  - a node without class/infiniband (noib): one header line, no counter file, exit 0;
 #  - a bad counter file (another header, a torn row, a planted symbolic link): exit 2 with
 #    one line, nothing measured, the file left as it was.
@@ -138,6 +140,35 @@ else
 	echo "skipped case: gdrb_mpi_pairs is not built"
 fi
 pass "a second run appends 210 rows of its own under the one header, with a run id of its own; after its table: none rose"
+
+# RoCE (roce-counters): each port's netdev's ethtool statistics, read through the fixture
+# transport in mlx5's names. Pause frames that rise are congestion: said after the table, no
+# error, no row's note; a discard counter that falls is a reset, never a rise.
+roce=$fx/roce-counters/sys
+GDRB_INJECT_SYSFS_ROOT=$roce GDRB_INJECT_COUNTER=rx_prio3_pause+5000@2 mpi 2 -x GDRB_TEST_HOOKS -x GDRB_INJECT_SYSFS_ROOT \
+	-x GDRB_INJECT_COUNTER "$lat" -m 8,64,512 -t 0.01 --csv "$WORK/roce.csv" >"$WORK/roce.out" 2>"$WORK/roce.err" ||
+	{ cat "$WORK/roce.out" "$WORK/roce.err"; fail "gdrb_mpi_latency on roce-counters"; }
+rcnt=$WORK/roce.counters.csv
+grep -q "^# counters: .*; of their netdevs' ethtool statistics, the pause, ECN, discard and error ones: enp0s0np0 52 of 104, enp1s0np0 52 of 104; rank 0 reads" \
+	"$WORK/roce.out" || { cat "$WORK/roce.out"; fail "roce-counters: the header does not name the netdevs and what of them is read"; }
+[ "$(cnt_col "$rcnt" counter rank=0 source=ethtool | wc -l)" = 104 ] || fail "roce-counters: not 2 x 52 ethtool rows"
+[ -z "$(cnt_col "$rcnt" counter source=ethtool counter=rx_packets)$(cnt_col "$rcnt" counter source=ethtool counter=ch0_events)" ] ||
+	fail "roce-counters: a traffic or per-channel statistic was read"
+[ "$(cnt_col "$rcnt" before,after,delta,state,class device=mlx5_1 source=ethtool counter=rx_prio3_pause)" = "2400,7400,5000,ok,congestion" ] &&
+	[ "$(cnt_col "$rcnt" class,state device=mlx5_0 source=ethtool counter=rx_discards_phy)" = "error,ok" ] ||
+	{ grep -E 'rx_prio3_pause|rx_discards_phy' "$rcnt"; fail "roce-counters: rx_prio3_pause or rx_discards_phy's row"; }
+line="# NIC congestion during the run (reported, not errors): mlx5_0 port 1 rx_prio3_pause +5000 on $host, mlx5_1 port 1 rx_prio3_pause +5000 on $host"
+grep -qxF "$line" "$WORK/roce.out" && grep -q '^# NIC error counters: none rose (mlx5_0 port 1, mlx5_1 port 1 on 1 node, 138 error counters)$' "$WORK/roce.out" ||
+	{ cat "$WORK/roce.out"; fail "roce-counters: the congestion line, or 'none rose' with the ethtool error counters"; }
+! grep -q "rose:" "$WORK/roce.csv" || { cat "$WORK/roce.csv"; fail "roce-counters: pause frames in a row's note (an error's place)"; }
+GDRB_INJECT_SYSFS_ROOT=$roce GDRB_INJECT_COUNTER=rx_prio3_pause-1000@1 mpi 2 -x GDRB_TEST_HOOKS -x GDRB_INJECT_SYSFS_ROOT \
+	-x GDRB_INJECT_COUNTER "$lat" -m 8 -t 0.01 --csv "$WORK/roce2.csv" >"$WORK/roce2.out" 2>"$WORK/roce2.err" ||
+	{ cat "$WORK/roce2.out" "$WORK/roce2.err"; fail "gdrb_mpi_latency on roce-counters, a fall"; }
+[ "$(cnt_col "$WORK/roce2.counters.csv" before,after,delta,state device=mlx5_0 source=ethtool counter=rx_prio3_pause)" = "1200,200,,reset" ] &&
+	grep -q "^# counters that went back during the run (a wrap or a reset; no rise counted): .*mlx5_0 port 1 rx_prio3_pause on $host" "$WORK/roce2.out" &&
+	! grep -q "^# NIC congestion" "$WORK/roce2.out" ||
+	{ cat "$WORK/roce2.out"; grep rx_prio3_pause "$WORK/roce2.counters.csv"; fail "roce-counters: a fallen ethtool statistic is not a reset"; }
+pass "roce-counters: 52 of each netdev's 104 ethtool statistics read; rx_prio3_pause +5000 after the table as congestion, not an error nor in a note; its fall a reset with no rise"
 
 # The GPU: its PCIe link and AER lines, on the simulated GPU at the fixture's 0000:3b:00.0.
 use_simgpu strict

@@ -15,7 +15,10 @@ alone was measured (pairs.csv's nic_errors and nic_packets): a node whose every 
 errors per packet RELATIVE_PAIRS times above the median of the pairs without it (at least
 MIN_PAIRS errors in them on software RDMA; any on hardware) is named, whatever its whole-run rate:
 with three nodes a lossy node's peers meet it in half their pairs and retry as often as it does.
-A pair's rate is its own pair's, not a node's mixed over its peers, so the bar is lower."""
+A pair's rate is its own pair's, not a node's mixed over its peers, so the bar is lower.
+Congestion counters (pause frames and ECN marks from the RoCE netdev's ethtool statistics,
+CNPs from hw_counters/) are never judged: where they rose on a suspect's node, the suspect's
+causes say "congestion", apart from its errors."""
 import os
 import re
 from dataclasses import dataclass, field
@@ -65,6 +68,9 @@ CLASSES = ("error", "congestion", "traffic", "other", "link")
 class Node:
     """One node's readings over every run of the results."""
     errors: Dict[Tuple[str, str, str], int] = field(default_factory=dict)   # (device, port, counter)
+    # The congestion counters' rises (pause frames, ECN marks, CNPs: the fabric slowing this
+    # node's traffic by design), a cause of a slow rail that is not an error.
+    congestion: Dict[Tuple[str, str, str], int] = field(default_factory=dict)
     packets: Dict[Tuple[str, str], int] = field(default_factory=dict)       # (device, port)
     links: Dict[Tuple[str, str], Dict[str, int]] = field(default_factory=dict)   # (device, PCI): name -> value
     judged: bool = False    # an error counter of this node was read (state ok)
@@ -91,9 +97,10 @@ class Node:
         moved = sum(self.packets.values())
         return self.error_total() / moved if moved else 0.0
 
-    def rises(self, most: int = 4) -> str:
-        """"mlx5_3 port 1 link_downed +2, symbol_error +880": the largest rises first."""
-        items = sorted(self.errors.items(), key=lambda kv: (-kv[1], kv[0]))
+    def rises(self, most: int = 4, which: str = "errors") -> str:
+        """"mlx5_3 port 1 link_downed +2, symbol_error +880": the largest rises of the error
+        (or, WHICH "congestion", congestion) counters first."""
+        items = sorted(getattr(self, which).items(), key=lambda kv: (-kv[1], kv[0]))
         text = ", ".join("%s port %s %s +%d" % (d, p, c, v) for (d, p, c), v in items[:most])
         return text + (", and %d more" % (len(items) - most) if len(items) > most else "")
 
@@ -220,6 +227,8 @@ class Evidence:
         n = self.nodes.get(host)
         if host in named:
             out.append(named[host])
+        if n is not None and n.congestion:
+            out.append("congestion (not errors): " + n.rises(which="congestion"))
         if n is not None:
             out += n.downtrained()
         if self.doctor.get(host):
@@ -275,6 +284,8 @@ def _read_counter_file(ev: Evidence, path: str, seen: Dict[Tuple[str, ...], int]
         seen[key] = delta
         if cls == "error":
             n.errors[(dev, port, counter)] = n.errors.get((dev, port, counter), 0) + add
+        elif cls == "congestion":
+            n.congestion[(dev, port, counter)] = n.congestion.get((dev, port, counter), 0) + add
         elif cls == "traffic" and PACKETS.search(counter):
             n.packets[(dev, port)] = n.packets.get((dev, port), 0) + add
 

@@ -511,4 +511,51 @@ switch_block 10 11 01 0 0 2
 rm -rf "$P/driver" "$S/module/nvidia"
 for m in nvidia_peermem nvidia_uvm nvidia; do drop_module "$m"; done
 
+# ethtool_stats NETDEVDIR SEED: the ETH_SS_STATS of an mlx5 netdev as `ethtool -S` lists them,
+# for the fixture transport of common/sysinfo/ethtool.c (a file no kernel has: gdrb-ethtool-stats,
+# "NAME VALUE" lines in the driver's order). The names and their order are mlx5's, from
+# drivers/net/ethernet/mellanox/mlx5/core/en_stats.c (torvalds/linux at commit 01dd74246c75):
+# a few software counters, the queue counter, the IEEE 802.3, RFC 2863 and 2819 port groups,
+# the physical layer, the receive buffer, the per-priority traffic and, with PFC on priority 3
+# only (as RoCE is usually set up), that priority's pause counters; then the per-priority
+# buffer and congestion counters, and one channel's. Pause frames and ECN marks counted
+# before the run; every discard and error 0.
+ethtool_stats() {
+	local d=$1 n=$2 p
+	{
+		printf '%s\n' "rx_packets $((n * 5003))" "rx_bytes $((n * 700001))" "tx_packets $((n * 4999))" \
+			"tx_bytes $((n * 690001))" "rx_ecn_mark $((n * 3))" "rx_out_of_buffer 0" "rx_if_down_packets 0"
+		printf '%s\n' "tx_packets_phy $((n * 91003))" "rx_packets_phy $((n * 91013))" "rx_crc_errors_phy 0" \
+			"tx_bytes_phy $((n * 9100003))" "rx_bytes_phy $((n * 9100013))" "rx_symbol_err_phy 0" \
+			"rx_pause_ctrl_phy $((n * 1201))" "tx_pause_ctrl_phy $((n * 1103))"
+		printf '%s\n' "rx_discards_phy 0" "tx_discards_phy 0" "tx_errors_phy 0"
+		printf '%s\n' "rx_undersize_pkts_phy 0" "rx_fragments_phy 0" "rx_jabbers_phy 0" "rx_64_bytes_phy $((n * 17))"
+		printf '%s\n' "link_down_events_phy 1" "rx_pcs_symbol_err_phy 0" "rx_corrected_bits_phy $((n * 5))"
+		printf '%s\n' "rx_buffer_passed_thres_phy $((n * 4))"
+		for p in 0 1 2 3 4 5 6 7; do
+			printf '%s\n' "rx_prio${p}_bytes $((p == 3 ? n * 9000007 : 0))" \
+				"rx_prio${p}_packets $((p == 3 ? n * 90001 : 0))" "rx_prio${p}_discards 0" \
+				"tx_prio${p}_bytes $((p == 3 ? n * 8900007 : 0))" "tx_prio${p}_packets $((p == 3 ? n * 89001 : 0))"
+		done
+		printf '%s\n' "rx_prio3_pause $((n * 1200))" "rx_prio3_pause_duration $((n * 36011))" \
+			"tx_prio3_pause $((n * 1100))" "tx_prio3_pause_duration $((n * 33013))" "rx_prio3_pause_transition $((n * 600))"
+		printf '%s\n' "module_unplug 0" "module_bus_stuck 0" "module_high_temp 0" "module_bad_shorted 0"
+		for p in 0 1 2 3 4 5 6 7; do
+			printf '%s\n' "rx_prio${p}_buf_discard 0" "rx_prio${p}_cong_discard 0" \
+				"rx_prio${p}_marked $((p == 3 ? n * 7 : 0))"
+		done
+		printf '%s\n' "ch0_events $((n * 101))" "ch0_poll $((n * 103))" "rx0_packets $((n * 5003))" \
+			"rx0_ecn_mark $((n * 3))" "tx0_packets $((n * 4999))"
+	} >"$d/gdrb-ethtool-stats"
+}
+
+# RoCE counters: the mlx5-counters node with Ethernet ports (RoCE v2), each port's netdev
+# (enp0s0np0 of mlx5_0, enp1s0np0 of mlx5_1) with mlx5's ethtool statistics.
+LINK_LAYER=Ethernet node_begin roce-counters
+LINK_LAYER=Ethernet switch_block 30 39 01 0 1 2
+for nic_i in 0 1; do
+	port_counters "$S/class/infiniband/mlx5_$nic_i/ports/1" $((nic_i + 1))
+	ethtool_stats "$S/class/net/enp${nic_i}s0np0" $((nic_i + 1))
+done
+
 rm -f "$out"/.config-*

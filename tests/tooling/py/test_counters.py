@@ -20,14 +20,17 @@ STAMP = "2026-11-27T10:00:00Z"
 
 
 def counter_rows(rows):
-    """A counter file's text: ROWS of (node, device, port, source, counter, class, before, after)."""
+    """A counter file's text: ROWS of (node, device, port, source, counter, class, before, after)
+    and a state where not ok (then no delta; None: a reading not written)."""
     s = counters_schema()
     out = [s.header]
-    for node, dev, port, source, counter, cls, before, after in rows:
-        delta = "" if cls == "link" else str(after - before)
+    for node, dev, port, source, counter, cls, before, after, *state in rows:
+        state = state[0] if state else "ok"
+        delta = "" if cls == "link" or state != "ok" else str(after - before)
         out.append(fx.row(s, run_start=STAMP, run_end=STAMP, benchmark="mpi_pairs", node=node, rank=0, device=dev,
-                          port=port, source=source, counter=counter, **{"class": cls}, before=before, after=after,
-                          delta=delta, state="ok", run_id="n01:4242:1795860000000000000"))
+                          port=port, source=source, counter=counter, **{"class": cls},
+                          before="" if before is None else before, after="" if after is None else after,
+                          delta=delta, state=state, run_id="n01:4242:1795860000000000000"))
     return "\n".join(out) + "\n"
 
 
@@ -66,6 +69,44 @@ class Evidence(CountersCase):
                          r"^node n05 \(.*\): causes: n05: mlx5_3 port 1 symbol_error \+880, mlx5_3 port 1 "
                          r"link_downed \+2 / PCIe 0000:1b:00\.0 \(gpu\) x8 of x16 / doctor: FAIL acs$")
         self.assertIn("causes: n05: mlx5_3 port 1 symbol_error +880", out)
+
+    def test_suspect_rail_under_congestion_says_congestion(self):
+        # A slow rail whose pause frames (ethtool) and CNPs (hw_counters) rose, no error counter:
+        # its cause is congestion, not a link fault, and the counters rule finds no error.
+        d = self.results(scenario="node", slow=5)
+        self.write(d, "results.counters.csv", counter_rows([
+            ("n05", "mlx5_3", "1", "ethtool", "rx_prio3_pause", "congestion", 1200, 91200),
+            ("n05", "mlx5_3", "1", "hw_counters", "np_cnp_sent", "congestion", 0, 412),
+            ("n05", "mlx5_3", "1", "ethtool", "rx_discards_phy", "error", 0, 0),
+            ("n05", "mlx5_3", "1", "counters", "symbol_error", "error", 0, 0),
+            ("n02", "mlx5_0", "1", "ethtool", "rx_prio3_pause", "congestion", 5, 5)]))
+        out, rule = self.verdict(d, "FAIL")
+        self.assertRegex(rule["suspects"][0]["text"],
+                         r"^node n05 \(.*\): causes: n05: congestion \(not errors\): mlx5_3 port 1 rx_prio3_pause "
+                         r"\+90000, mlx5_3 port 1 np_cnp_sent \+412$")
+        self.rule(d, "PASS")
+
+    def test_suspect_with_link_errors_and_congestion_says_both_apart(self):
+        d = self.results(scenario="node", slow=5)
+        self.write(d, "results.counters.csv", counter_rows([
+            ("n05", "mlx5_3", "1", "ethtool", "rx_crc_errors_phy", "error", 0, 31),
+            ("n05", "mlx5_3", "1", "ethtool", "tx_prio3_pause", "congestion", 0, 77)]))
+        out, rule = self.verdict(d, "FAIL")
+        self.assertRegex(rule["suspects"][0]["text"],
+                         r"causes: n05: mlx5_3 port 1 rx_crc_errors_phy \+31 / congestion \(not errors\): "
+                         r"mlx5_3 port 1 tx_prio3_pause \+77$")
+        self.assertIn("rx_crc_errors_phy +31", self.rule(d, "FAIL"))
+
+    def test_a_vanished_or_fallen_ethtool_statistic_is_never_a_pass(self):
+        d = self.results(scenario="node", slow=5)
+        self.write(d, "results.counters.csv", counter_rows([
+            ("n05", "mlx5_3", "1", "ethtool", "rx_discards_phy", "error", 0, None, "vanished"),
+            ("n02", "mlx5_0", "1", "counters", "symbol_error", "error", 0, 0)]))
+        self.assertIn("n05: mlx5_3 port 1 rx_discards_phy", self.rule(d, "FAIL"))
+        self.write(d, "results.counters.csv", counter_rows([
+            ("n05", "mlx5_3", "1", "ethtool", "rx_discards_phy", "error", None, None, "unreadable"),
+            ("n02", "mlx5_0", "1", "counters", "symbol_error", "error", 0, 0)]))
+        self.rule(d, "INVALID")
 
     def test_suspect_without_evidence_says_so(self):
         d = self.results(scenario="node", slow=5)
