@@ -87,7 +87,13 @@ static void detect_cuda_aware(void)
 	f->have_macro = true;
 	f->macro = MPIX_CUDA_AWARE_SUPPORT;
 #endif
-	built_with_cuda(f);
+	/*
+	 * Only where the MPI says nothing else: MPI_T_init_thread and MPI_T_finalize outside
+	 * MPI_Init let Open MPI 4.1 load and unload components that hold libibverbs' providers,
+	 * and a verbs benchmark's ibv_get_device_list then crashed in the soft-RoCE VMs.
+	 */
+	if (!f->have_query && !f->have_macro)
+		built_with_cuda(f);
 	lib.cuda_detected = gdrb_mpi_cuda_decide(GDRB_MPI_CUDA_AUTO, f, NULL, 0);
 	gdrb_mpi_cuda_want(GDRB_MPI_CUDA_AUTO);
 }
