@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Inside the NCCL layer: the process's one communicator, its stream, its
- * environment and its log (nccl_comm.c), shared by the collectives
- * (nccl_coll.c) and send/receive (nccl_sendrecv.c). gdrb_nccl_path and
- * gdrb_nccl_end are the driver's `paths` and `end` callbacks as they are.
+ * Inside the NCCL layer: the process's one communicator and its stream (nccl_comm.c),
+ * NCCL's environment set before it starts (nccl_setup.c) and its log read back after
+ * each size (nccl_readback.c), shared by the collectives (nccl_coll.c) and send/receive
+ * (nccl_sendrecv.c). gdrb_nccl_path and gdrb_nccl_end are the driver's `paths` and `end`
+ * callbacks as they are.
  */
 #ifndef GDRB_NCCL_INT_H
 #define GDRB_NCCL_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -17,6 +19,9 @@
 #include "gdrb_driver.h"
 #include "gdrb_nccl_opts.h"
 #include "nccl_env.h"
+
+/* The size of a log path (expanded NCCL_DEBUG_FILE or the private file). */
+#define GDRB_NCCL_LOG_LEN 384
 
 /* The process's communicator (one: NCCL's environment is read once per process). */
 struct gdrb_nccl {
@@ -30,7 +35,7 @@ struct gdrb_nccl {
 	bool simulated;                 /* the test suite's simnccl (its marker symbol) */
 	char library[64];               /* "NCCL 2.28.9", "... (simulated)" */
 	char dir[256];                  /* the private log's folder; "" when the user names the file */
-	char log[384];                  /* the log this rank reads back; "" none */
+	char log[GDRB_NCCL_LOG_LEN];                  /* the log this rank reads back; "" none */
 	int echo;                       /* what the user's NCCL_DEBUG (without a file) showed on stdout:
 					   0 nothing, 1 WARN lines, 2 every line; copied to stderr at the end */
 	char env[640];                  /* rank 0: the NCCL_* variables in force, "NAME=VALUE ..." */
@@ -93,5 +98,34 @@ void gdrb_nccl_describe(const struct gdrb_ctx *c, char *buf, size_t len);
 
 /* Destroy (or, after an error, abort) the communicator; remove the private log. */
 void gdrb_nccl_close(void);
+
+/* ---- between the layer's own files ---- */
+
+/* The communicator, writable (nccl_comm.c owns it). */
+struct gdrb_nccl *gdrb_nccl_mine(void);
+
+/* One line per rank that failed, gathered so that rank 0 says the first one once. */
+struct gdrb_nccl_fail_note {
+	int32_t failed;
+	char text[472];
+};
+
+/* Copy untrusted text (the environment) as printable ASCII, ';' made '_', at most max bytes. */
+void gdrb_nccl_clean(char *dst, size_t len, const char *src, size_t max);
+
+/* This host's name as NCCL prints it (up to the first dot; "unknown" if none). */
+void gdrb_nccl_own_host(char *host, size_t len);
+
+/* nccl_setup.c: NCCL's variables set before it starts (0 or GDRB_ERR after one line); the
+ * NCCL_* variables in force read for the header (rank 0); NCCL_VERSION's label checked. */
+int gdrb_nccl_setup_env(const struct gdrb_ctx *c, struct gdrb_nccl *n);
+void gdrb_nccl_read_env(const struct gdrb_ctx *c, struct gdrb_nccl *n);
+void gdrb_nccl_env_version_differs(const struct gdrb_nccl *n);
+
+/* While on, a timeout, a launcher's signal or a crash removes the private log folder too. */
+void gdrb_nccl_guard_private(bool on);
+
+/* What the user's NCCL_DEBUG would have shown on stdout, from the private log onto stderr. */
+void gdrb_nccl_echo(const struct gdrb_nccl *n);
 
 #endif

@@ -303,7 +303,7 @@ IN_PLACE = "in-place"
 # --- NCCL rows (docs/nccl.md) ----------------------------------------------------
 
 # The NCCL binaries' note parts that say why GPUDirect RDMA did not carry the bytes as asked,
-# or why NCCL's log could not be read (common/nccl/nccl_comm.c writes them).
+# or why NCCL's log could not be read (common/nccl/nccl_readback.c writes them).
 NCCL_GDR_UNUSED = "GPUDirect allowed but "
 NCCL_GDR_OFF_USED = "GPUDirect switched off but "
 NCCL_TRANSPORT_UNKNOWN = "transport unknown: "
