@@ -42,3 +42,21 @@ def describe_stub(name):
     """Shell lines a stub binary NAME starts with: --describe anywhere answers describe_doc(NAME)."""
     doc = describe_doc(name).replace("'", "")
     return "for a in \"$@\"; do [ \"$a\" = --describe ] && { echo '%s'; exit 0; }; done\n" % doc
+
+
+def described_bins(folder, names):
+    """Made-up binaries NAMES in FOLDER, each answering --describe as describe_doc shapes it, and
+    the find function profile.load takes: the tool's facts come from these, never from whatever
+    the build tree holds (a VPATH build keeps its binaries out of the source tree; a build without
+    verbs has no gdrb_write_pairs)."""
+    os.makedirs(folder, exist_ok=True)
+    for name in names:
+        path = os.path.join(folder, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + describe_stub(name) + "exit 1\n")
+        os.chmod(path, 0o755)
+
+    def find(name):
+        path = os.path.join(folder, name)
+        return path if os.path.isfile(path) else ""
+    return find

@@ -230,16 +230,17 @@ class Simulated(PairsCase):
 
 class PairsRuleBench(PairsCase):
     def test_a_pairs_rule_judges_the_profiles_all_pairs_benchmark(self):
+        find = gdrbtest.described_bins(os.path.join(self.work, "bin"), ("gdrb_write_pairs", "gdrb_mpi_pairs"))
         for run, bench in (("run gdrb_write_pairs mem=host", "write_pairs"), ("", "mpi_pairs")):
             with self.subTest(run=run):
                 path = os.path.join(self.work, "%s.profile" % bench)
                 with open(path, "w") as f:
                     f.write(run + "\npairs bw below=80%median\n")
                 if run:
-                    self.assertEqual([r.bench for r in profile.load(path).rules], [bench])
+                    self.assertEqual([r.bench for r in profile.load(path, find).rules], [bench])
                 else:   # no run line: the rule names the benchmark it wanted
                     with self.assertRaises(common.Stop) as cm:
-                        profile.load(path)
+                        profile.load(path, find)
                     self.assertIn("benchmark 'mpi_pairs' is not run by this profile", cm.exception.message)
 
     def test_all_pairs_is_the_binary_not_its_bench_name(self):
@@ -251,13 +252,7 @@ class PairsRuleBench(PairsCase):
             f.write("run gdrb_mpi_pairs mem=host bench=fabric\nrun gdrb_mpi_bw mem=host bench=bw_pairs\n"
                     "pairs bw below=80%median\n")
         # The binaries are made up: each answers --describe as gdrbtest.describe_doc shapes it.
-        bin_dir = os.path.join(self.work, "bin")
-        os.makedirs(bin_dir, exist_ok=True)
-        for name in ("gdrb_mpi_pairs", "gdrb_mpi_bw"):
-            with open(os.path.join(bin_dir, name), "w") as f:
-                f.write("#!/bin/sh\n" + gdrbtest.describe_stub(name) + "exit 1\n")
-            os.chmod(os.path.join(bin_dir, name), 0o755)
-        find = lambda name: os.path.join(bin_dir, name)     # noqa: E731
+        find = gdrbtest.described_bins(os.path.join(self.work, "bin"), ("gdrb_mpi_pairs", "gdrb_mpi_bw"))
         prof = profile.load(path, find)
         self.assertEqual([(r.bench, r.all_pairs) for r in prof.runs], [("fabric", True), ("bw_pairs", False)])
         self.assertEqual([r.bench for r in prof.rules], ["fabric"])
@@ -292,8 +287,9 @@ class PairsRuleBench(PairsCase):
 class BadInput(PairsCase):
     def refused(self, lines, message):
         path = self.profile(*lines)
+        find = gdrbtest.described_bins(os.path.join(self.work, "bin"), ("gdrb_write_pairs", "gdrb_mpi_pairs"))
         with self.assertRaises(common.Stop) as cm:
-            profile.load(path)
+            profile.load(path, find)
         self.assertEqual(cm.exception.status, 2)
         self.assertEqual(cm.exception.message, "%s:%s" % (path, message))
 
