@@ -228,6 +228,155 @@ START_TEST(devices_and_visibility)
 }
 END_TEST
 
+/* A device and itself are never peers; a device out of range is refused (not yet run on a real GPU). */
+START_TEST(peer_self_and_range)
+{
+	int can = -1, n = 0;
+
+	ck_assert_int_eq(cudaGetDeviceCount(&n), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceCanAccessPeer(&can, 0, 0), cudaSuccess);
+	ck_assert_int_eq(can, 0);
+	ck_assert_int_eq(cudaDeviceCanAccessPeer(&can, 0, n), cudaErrorInvalidDevice);
+	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(0, 0), cudaErrorInvalidDevice);
+	ck_assert_int_eq(cudaDeviceDisablePeerAccess(0), cudaErrorPeerAccessNotEnabled);
+}
+END_TEST
+
+/* Each node's links: every pair on NVSwitch, none on the PCIe node, the bridged pairs on nvlink4. */
+START_TEST(node_shapes)
+{
+	static const struct {
+		const char *node;
+		int n;
+		const char *can;        /* row-major, device x peer */
+	} shapes[] = {
+		{ "nvswitch8", 8, "0111111110111111110111111110111111110111111110111111110111111110" },
+		{ "pcie4", 4, "0000000000000000" },
+		{ "nvlink4", 4, "0100100000010010" },
+	};
+	size_t k;
+	int i, j;
+
+	for (k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+		pid_t pid = fork();
+		int status = 0;
+
+		if (pid == 0) {
+			int n = 0, can = -1;
+
+			setenv("SIMGPU_NODE", shapes[k].node, 1);
+			if (cudaGetDeviceCount(&n) != cudaSuccess || n != shapes[k].n)
+				_exit(10);
+			for (i = 0; i < n; i++)
+				for (j = 0; j < n; j++)
+					if (cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess ||
+					    can != shapes[k].can[i * n + j] - '0')
+						_exit(20 + i * n + j);
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: exit %d",
+			      shapes[k].node, WEXITSTATUS(status));
+	}
+}
+END_TEST
+
+/* The grant is one way, refused twice, refused where there is no link, and taken back. */
+START_TEST(peer_enable_rules)
+{
+	setenv("SIMGPU_NODE", "nvlink4", 1);
+	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(1, 1), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(1, 0), cudaErrorPeerAccessAlreadyEnabled);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(2, 0), cudaErrorPeerAccessUnsupported);
+	ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
+	/* 0 -> 1 does not open 1 -> 0. */
+	ck_assert_int_eq(cudaDeviceDisablePeerAccess(0), cudaErrorPeerAccessNotEnabled);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(0, 0), cudaSuccess);
+	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceDisablePeerAccess(1), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceDisablePeerAccess(1), cudaErrorPeerAccessNotEnabled);
+}
+END_TEST
+
+/*
+ * A copy between two GPUs lands with or without peer access; without it, it
+ * goes through host memory (two hops of the model), with it over the link.
+ * Device memory of any GPU still faults on a CPU touch (cpu_store_faults).
+ */
+START_TEST(peer_copy_routes)
+{
+	char *a, *b, *h, *src;
+	double t0, staged, direct;
+	cudaStream_t s;
+
+	setenv("SIMGPU_NODE", "nvswitch8", 1);
+	setenv("SIMGPU_LATENCY_US", "100000", 1);
+	setenv("SIMGPU_PEER_GBPS", "0", 1);
+	ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
+	b = dev_alloc(MIB);
+	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+	a = dev_alloc(MIB);
+	h = pinned_alloc(MIB, 0);
+	src = pinned_alloc(MIB, 0x33);
+	ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(a, src, MIB, cudaMemcpyHostToDevice), cudaSuccess);
+	t0 = now_s();
+	ck_assert_int_eq(cudaMemcpyAsync(b, a, MIB, cudaMemcpyDefault, s), cudaSuccess);
+	ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+	staged = now_s() - t0;
+	ck_assert_int_eq(cudaMemcpy(h, b, MIB, cudaMemcpyDeviceToHost), cudaSuccess);
+	ck_assert_int_eq(h[MIB - 1], 0x33);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+	t0 = now_s();
+	ck_assert_int_eq(cudaMemcpyAsync(b, a, MIB, cudaMemcpyDefault, s), cudaSuccess);
+	ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+	direct = now_s() - t0;
+	ck_assert_msg(staged >= 0.19 && direct < 0.19, "through host %.3f s, direct %.3f s", staged, direct);
+}
+END_TEST
+
+/* An event and the stream it is recorded on belong to one device, as CUDA requires. */
+START_TEST(event_stream_same_device)
+{
+	cudaStream_t s;
+	cudaEvent_t e;
+
+	setenv("SIMGPU_NODE", "pcie4", 1);
+	ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
+	ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+	ck_assert_int_eq(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), cudaSuccess);
+	ck_assert_int_eq(cudaEventRecord(e, s), cudaErrorInvalidResourceHandle);
+}
+END_TEST
+
+/* SIMGPU_CORRUPT_PEER=1: a direct peer copy lands one byte wrong (the checkers' fault). */
+START_TEST(corrupt_peer_hook)
+{
+	char *a, *b, *h, *src;
+	size_t i, bad = 0;
+
+	setenv("SIMGPU_NODE", "nvswitch8", 1);
+	setenv("SIMGPU_CORRUPT_PEER", "1", 1);
+	ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
+	b = dev_alloc(MIB);
+	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+	a = dev_alloc(MIB);
+	h = pinned_alloc(MIB, 0);
+	src = pinned_alloc(MIB, 0x11);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(a, src, MIB, cudaMemcpyHostToDevice), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(b, a, MIB, cudaMemcpyDefault), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, b, MIB, cudaMemcpyDeviceToHost), cudaSuccess);
+	for (i = 0; i < MIB; i++)
+		bad += h[i] != 0x11;
+	ck_assert_uint_eq(bad, 1);
+}
+END_TEST
+
 START_TEST(no_driver)
 {
 	int n = -1;
@@ -394,6 +543,12 @@ static Suite *simgpu_suite(void)
 	tcase_add_test(own, free_while_exported_reported);
 	tcase_add_test(own, sync_memops_unknown_refused);
 	tcase_add_test(own, unknown_entry_point);
+	tcase_add_test(own, peer_self_and_range);
+	tcase_add_test(own, node_shapes);               /* SIMGPU_NODE */
+	tcase_add_test(own, peer_enable_rules);
+	tcase_add_test(own, peer_copy_routes);          /* SIMGPU_PEER_GBPS */
+	tcase_add_test(own, event_stream_same_device);
+	tcase_add_test(own, corrupt_peer_hook);         /* SIMGPU_CORRUPT_PEER */
 	if (runtime_is_simulated(name, sizeof(name)))
 		suite_add_tcase(s, own);
 	else

@@ -54,7 +54,48 @@
 struct sim_dev {
 	char bus_id[16];        /* "0000:3B:00.0", as CUDA prints it */
 	int domain, bus, slot;
+	int phys;               /* its place in the node (SIMGPU_NODE's links), before CUDA_VISIBLE_DEVICES */
 	size_t used;
+};
+
+/*
+ * SIMGPU_NODE: a node of several GPUs, their PCI addresses and what joins each
+ * pair. A pair CUDA may map peer to peer has a link; the others copy through
+ * host memory whatever the caller asks.
+ */
+enum sim_link { L_NONE, L_NVLINK, L_NVSWITCH };
+
+static const struct sim_node {
+	const char *name;
+	const char *devices;    /* as SIMGPU_DEVICES */
+	enum sim_link (*link)(int a, int b);
+} *node;
+
+/* HGX 8-GPU: every GPU on the NVSwitches. */
+static enum sim_link link_nvswitch(int a, int b)
+{
+	return a != b ? L_NVSWITCH : L_NONE;
+}
+
+/* Four PCIe GPUs, peer-to-peer off (ACS, an IOMMU, or GPUs that do not offer it): none. */
+static enum sim_link link_none(int a, int b)
+{
+	(void)a;
+	(void)b;
+	return L_NONE;
+}
+
+/* Two NVLink bridges, 0-1 and 2-3, the bridged pairs on different sockets: no path across. */
+static enum sim_link link_bridged_pairs(int a, int b)
+{
+	return a != b && a / 2 == b / 2 ? L_NVLINK : L_NONE;
+}
+
+static const struct sim_node nodes[] = {
+	{ "nvswitch8", "0000:18:00.0,0000:2a:00.0,0000:3a:00.0,0000:5d:00.0,0000:9a:00.0,0000:ab:00.0,0000:ba:00.0,0000:db:00.0",
+	  link_nvswitch },
+	{ "pcie4", "0000:3b:00.0,0000:5e:00.0,0000:86:00.0,0000:af:00.0", link_none },
+	{ "nvlink4", "0000:1b:00.0,0000:1c:00.0,0000:b1:00.0,0000:b2:00.0", link_bridged_pairs },
 };
 
 enum alloc_kind { A_DEVICE, A_PINNED };
@@ -104,6 +145,7 @@ struct sim_event {
 	uint64_t gen;           /* the record being waited for (a marker of an older one stamps nothing) */
 	double at;              /* when the stream reached the record of gen, CLOCK_MONOTONIC seconds */
 	bool reached;
+	int dev;                /* the device current when it was created: its stream must be of it */
 };
 
 struct dep {
@@ -125,6 +167,9 @@ struct op {
 	bool marker;
 	struct sim_event *stamp;
 	uint64_t stamp_gen;
+	/* A copy between two GPUs: over their link (peer access on) or twice across PCIe through host memory. */
+	enum sim_link link;
+	bool via_host;
 };
 
 static struct {
@@ -133,6 +178,10 @@ static struct {
 	int ndev;               /* visible */
 	struct sim_dev dev[MAX_DEVS];
 	int cur;
+	/* peer_on[a][b]: device a has enabled access to b's memory (cudaDeviceEnablePeerAccess with a current). */
+	bool peer_on[MAX_DEVS][MAX_DEVS];
+	double peer_gbps;       /* SIMGPU_PEER_GBPS: a copy over a GPU-to-GPU link */
+	bool corrupt_peer;      /* SIMGPU_CORRUPT_PEER=1 */
 	size_t mem_per_dev;
 	int heap_fd;
 	char *dev_view, *shadow;
@@ -264,6 +313,26 @@ static struct sim_stream *stream_new(bool blocking)
 	return s;
 }
 
+/* SIMGPU_NODE's node; NULL: none asked (one GPU, or SIMGPU_DEVICES' list without links). */
+static const struct sim_node *node_named(const char *name)
+{
+	size_t i;
+
+	if (!name || !*name)
+		return NULL;
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		if (!strcmp(nodes[i].name, name))
+			return &nodes[i];
+	sim_log("error: SIMGPU_NODE=%s: not nvswitch8, nvlink4 or pcie4; one GPU instead", name);
+	return NULL;
+}
+
+/* What joins two visible devices. */
+static enum sim_link link_of(int a, int b)
+{
+	return node && a != b ? node->link(sim.dev[a].phys, sim.dev[b].phys) : L_NONE;
+}
+
 static void sim_init(void)
 {
 	struct sim_dev phys[MAX_DEVS] = { 0 };
@@ -279,6 +348,8 @@ static void sim_init(void)
 	sim.gbps = env_double("SIMGPU_COPY_GBPS", 8.0);
 	sim.latency_us = env_double("SIMGPU_LATENCY_US", 5.0);
 	sim.sync_us = env_double("SIMGPU_SYNC_US", 0.0);
+	sim.peer_gbps = env_double("SIMGPU_PEER_GBPS", 3 * sim.gbps);
+	sim.corrupt_peer = (v = getenv("SIMGPU_CORRUPT_PEER")) && !strcmp(v, "1");
 	sim.mem_per_dev = (size_t)env_double("SIMGPU_MEM_GIB", 16.0) << 30;
 	if ((v = getenv("SIMGPU_TRACE")) && *v && !(sim.trace = fopen(v, "a")))
 		sim_log("SIMGPU_TRACE=%s: %s", v, strerror(errno));
@@ -286,6 +357,13 @@ static void sim_init(void)
 	v = getenv("SIMGPU_DEVICES");
 	if (!v || !*v)
 		v = "0000:3b:00.0";
+	node = node_named(getenv("SIMGPU_NODE"));
+	if (node) {
+		if (getenv("SIMGPU_DEVICES"))
+			sim_log("error: SIMGPU_DEVICES and SIMGPU_NODE=%s: the node names its GPUs, SIMGPU_DEVICES is ignored",
+				node->name);
+		v = node->devices;
+	}
 	{
 		char *copy = strdup(v), *tok, *save = NULL;
 
@@ -295,6 +373,7 @@ static void sim_init(void)
 				sim_log("SIMGPU_DEVICES: '%s' is not a PCI address DDDD:BB:SS.0", tok);
 				continue;
 			}
+			phys[nphys].phys = nphys;
 			nphys++;
 		}
 		free(copy);
@@ -399,6 +478,15 @@ static void copy_done(struct sim_stream *s, const struct op *op)
 	trace("copyDone stream %p %zu %.6f", (void *)s, op->len, now_s());
 }
 
+/* The modelled time of a copy: one hop at the copy rate, a peer link's rate, or two hops through host memory. */
+static double op_time(const struct op *op)
+{
+	double gbps = op->link != L_NONE && !op->via_host ? sim.peer_gbps : sim.gbps;
+	double hop = sim.latency_us * 1e-6 + (gbps > 0 ? (double)op->len / (gbps * 1e9) : 0);
+
+	return op->via_host ? 2 * hop : hop;
+}
+
 static void *stream_worker(void *arg)
 {
 	struct sim_stream *s = arg;
@@ -442,7 +530,7 @@ static void *stream_worker(void *arg)
 		start = now_s();
 		if (s->busy_until > start)
 			start = s->busy_until;
-		finish = start + sim.latency_us * 1e-6 + (sim.gbps > 0 ? (double)op->len / (sim.gbps * 1e9) : 0);
+		finish = start + op_time(op);
 		s->busy_until = finish;
 		wait = finish - now_s();
 		if (wait > 0) {
@@ -453,6 +541,9 @@ static void *stream_worker(void *arg)
 		}
 		if (op->len)
 			memmove(op->dst, op->src, op->len);
+		/* SIMGPU_CORRUPT_PEER=1: a fault of the link, one byte wrong in each copy it carries. */
+		if (op->len && op->link != L_NONE && !op->via_host && sim.corrupt_peer)
+			op->dst[op->len / 2] ^= 0x5a;
 		free(op->owned);
 		copy_done(s, op);
 done:
@@ -510,11 +601,9 @@ static uint64_t enqueue_op(struct sim_stream *s, struct op *op)
 	return seq;
 }
 
-/* Enqueue a copy; returns the op's sequence. */
-static uint64_t enqueue(struct sim_stream *s, char *dst, const char *src, size_t len, void *owned)
+static uint64_t enqueue_copy(struct sim_stream *s, struct op *op, char *dst, const char *src, size_t len,
+			     void *owned)
 {
-	struct op *op = calloc(1, sizeof(*op));
-
 	if (!op) {
 		/* Out of memory: do it now, in order. */
 		memmove(dst, src, len);
@@ -526,6 +615,12 @@ static uint64_t enqueue(struct sim_stream *s, char *dst, const char *src, size_t
 	op->len = len;
 	op->owned = owned;
 	return enqueue_op(s, op);
+}
+
+/* Enqueue a copy; returns the op's sequence. */
+static uint64_t enqueue(struct sim_stream *s, char *dst, const char *src, size_t len, void *owned)
+{
+	return enqueue_copy(s, calloc(1, sizeof(struct op)), dst, src, len, owned);
 }
 
 static void wait_seq(struct sim_stream *s, uint64_t seq)
@@ -580,6 +675,12 @@ static const struct {
 	{ cudaErrorIllegalState, "cudaErrorIllegalState", "the operation cannot be performed in the present state" },
 	{ cudaErrorStreamCaptureWrongThread, "cudaErrorStreamCaptureWrongThread",
 	  "attempt to terminate a thread-local capture sequence from another thread" },
+	{ cudaErrorPeerAccessUnsupported, "cudaErrorPeerAccessUnsupported",
+	  "peer access is not supported between these two devices" },
+	{ cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled",
+	  "peer access is already enabled" },
+	{ cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled",
+	  "peer access has not been enabled" },
 };
 
 SIM_EXPORT const char *cudaGetErrorName(cudaError_t err)
@@ -711,6 +812,66 @@ SIM_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *bus_id, int len, int device)
 		return cudaErrorInvalidDevice;
 	snprintf(bus_id, (size_t)len, "%s", sim.dev[device].bus_id);
 	return cudaSuccess;
+}
+
+/*
+ * Peer access, as CUDA documents it: a capability between two devices
+ * (cudaDeviceCanAccessPeer: 1 where they share a link, 0 for a device and
+ * itself) and a grant, one way, from the current device to a peer's memory.
+ * Enabling what cannot be is refused (cudaErrorPeerAccessUnsupported, what the
+ * driver answers; the runtime's documentation names cudaErrorInvalidDevice),
+ * enabling twice is cudaErrorPeerAccessAlreadyEnabled, disabling what was not
+ * enabled cudaErrorPeerAccessNotEnabled.
+ */
+SIM_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (!can)
+		return cudaErrorInvalidValue;
+	if (device < 0 || device >= sim.ndev || peer < 0 || peer >= sim.ndev)
+		return cudaErrorInvalidDevice;
+	*can = link_of(device, peer) != L_NONE;
+	trace("cudaDeviceCanAccessPeer %d %d = %d", device, peer, *can);
+	return cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (flags)
+		return cudaErrorInvalidValue;
+	if (peer < 0 || peer >= sim.ndev || peer == sim.cur)
+		return cudaErrorInvalidDevice;
+	if (link_of(sim.cur, peer) == L_NONE)
+		return cudaErrorPeerAccessUnsupported;
+	pthread_mutex_lock(&sim.lock);
+	err = sim.peer_on[sim.cur][peer] ? cudaErrorPeerAccessAlreadyEnabled : cudaSuccess;
+	sim.peer_on[sim.cur][peer] = true;
+	pthread_mutex_unlock(&sim.lock);
+	trace("cudaDeviceEnablePeerAccess %d -> %d%s", sim.cur, peer, err ? " already" : "");
+	return err;
+}
+
+SIM_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peer)
+{
+	cudaError_t err = ready();
+
+	if (err)
+		return err;
+	if (peer < 0 || peer >= sim.ndev)
+		return cudaErrorInvalidDevice;
+	pthread_mutex_lock(&sim.lock);
+	err = sim.peer_on[sim.cur][peer] ? cudaSuccess : cudaErrorPeerAccessNotEnabled;
+	sim.peer_on[sim.cur][peer] = false;
+	pthread_mutex_unlock(&sim.lock);
+	trace("cudaDeviceDisablePeerAccess %d -> %d%s", sim.cur, peer, err ? " not-enabled" : "");
+	return err;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -911,7 +1072,7 @@ static bool kind_matches(enum cudaMemcpyKind kind, enum ptr_kind dk, enum ptr_ki
 
 /* Resolve both ends; device ends become shadow addresses. */
 static cudaError_t copy_ends(void **dst, const void **src, size_t len, enum cudaMemcpyKind kind,
-			     enum ptr_kind *dk, enum ptr_kind *sk, const char *call)
+			     enum ptr_kind *dk, enum ptr_kind *sk, int *ddev, int *sdev, const char *call)
 {
 	struct sim_alloc *da, *sa;
 
@@ -930,6 +1091,8 @@ static cudaError_t copy_ends(void **dst, const void **src, size_t len, enum cuda
 			kind_name(*dk), kind_name(*sk));
 		return cudaErrorInvalidMemcpyDirection;
 	}
+	*ddev = *dk == P_DEVICE ? da->dev : -1;
+	*sdev = *sk == P_DEVICE ? sa->dev : -1;
 	if (*dk == P_DEVICE)
 		*dst = shadow_of(da, *dst);
 	if (*sk == P_DEVICE)
@@ -938,9 +1101,31 @@ static cudaError_t copy_ends(void **dst, const void **src, size_t len, enum cuda
 	return cudaSuccess;
 }
 
+/*
+ * A copy between two GPUs, issued by `issuer` (the stream's device): over their
+ * link where the issuer is one end and has access to the other (unified
+ * addressing lets CUDA take the copy either way), else through host memory, as
+ * CUDA does without peer access. Returns the words the trace gives it.
+ */
+static const char *route(struct op *op, int issuer, int ddev, int sdev)
+{
+	int other = issuer == ddev ? sdev : ddev;
+	bool direct;
+
+	if (ddev < 0 || sdev < 0 || ddev == sdev)
+		return "";
+	op->link = link_of(ddev, sdev);
+	pthread_mutex_lock(&sim.lock);
+	direct = (issuer == ddev || issuer == sdev) && op->link != L_NONE && sim.peer_on[issuer][other];
+	pthread_mutex_unlock(&sim.lock);
+	op->via_host = !direct;
+	return direct ? (op->link == L_NVSWITCH ? " peer nvswitch" : " peer nvlink") : " peer via-host";
+}
+
 SIM_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
 	enum ptr_kind dk, sk;
+	int ddev, sdev;
 	cudaError_t err = ready();
 	void *orig_dst = dst;
 	const void *orig_src = src;
@@ -949,14 +1134,21 @@ SIM_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum
 		return err;
 	if (!count)
 		return cudaSuccess;
-	if ((err = copy_ends(&dst, &src, count, kind, &dk, &sk, "cudaMemcpy")))
+	if ((err = copy_ends(&dst, &src, count, kind, &dk, &sk, &ddev, &sdev, "cudaMemcpy")))
 		return err;
+	if (dk == P_DEVICE && sk == P_DEVICE) {
+		struct op *op = calloc(1, sizeof(*op));
+		const char *how = op ? route(op, sim.cur, ddev, sdev) : "";
+
+		trace("cudaMemcpy %p <- %p %zu %s<-%s%s", orig_dst, orig_src, count, kind_name(dk),
+		      kind_name(sk), how);
+		/* "For transfers from device memory to device memory, no host-side synchronization is performed." */
+		enqueue_copy(sim.legacy, op, dst, src, count, NULL);
+		return cudaSuccess;
+	}
 	trace("cudaMemcpy %p <- %p %zu %s<-%s", orig_dst, orig_src, count, kind_name(dk),
 	      kind_name(sk));
-	if (dk == P_DEVICE && sk == P_DEVICE) {
-		/* "For transfers from device memory to device memory, no host-side synchronization is performed." */
-		enqueue(sim.legacy, dst, src, count, NULL);
-	} else if (dk == P_DEVICE && sk == P_PAGEABLE) {
+	if (dk == P_DEVICE && sk == P_PAGEABLE) {
 		/* Staged: the source is taken now; the call returns before the tail reaches the device. */
 		char *staging = malloc(count);
 		size_t tail = count > H2D_TAIL ? H2D_TAIL : count / 2;
@@ -979,6 +1171,10 @@ SIM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 				       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
 	enum ptr_kind dk, sk;
+	struct sim_stream *s;
+	struct op *op;
+	const char *how;
+	int ddev, sdev;
 	cudaError_t err = ready();
 	void *orig_dst = dst;
 	const void *orig_src = src;
@@ -987,12 +1183,15 @@ SIM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 		return err;
 	if (!count)
 		return cudaSuccess;
-	if ((err = copy_ends(&dst, &src, count, kind, &dk, &sk, "cudaMemcpyAsync")))
+	if ((err = copy_ends(&dst, &src, count, kind, &dk, &sk, &ddev, &sdev, "cudaMemcpyAsync")))
 		return err;
-	trace("cudaMemcpyAsync %p <- %p %zu %s<-%s stream %p", orig_dst, orig_src, count,
-	      kind_name(dk), kind_name(sk), (void *)stream);
+	s = resolve_stream(stream);
+	op = calloc(1, sizeof(*op));
+	how = op ? route(op, s == sim.legacy ? sim.cur : s->dev, ddev, sdev) : "";
+	trace("cudaMemcpyAsync %p <- %p %zu %s<-%s stream %p%s", orig_dst, orig_src, count,
+	      kind_name(dk), kind_name(sk), (void *)stream, how);
 	/* Every end is read and written when the copy runs, not when it is asked for. */
-	enqueue(resolve_stream(stream), dst, src, count, NULL);
+	enqueue_copy(s, op, dst, src, count, NULL);
 	return cudaSuccess;
 }
 
@@ -1353,6 +1552,7 @@ SIM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int
 	if (!e)
 		return cudaErrorMemoryAllocation;
 	e->timing = !(flags & cudaEventDisableTiming);
+	e->dev = sim.cur;
 	*event = (cudaEvent_t)e;
 	return cudaSuccess;
 }
@@ -1501,6 +1701,12 @@ SIM_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 	if (!e)
 		return cudaErrorInvalidResourceHandle;
 	s = resolve_stream(stream);
+	/* "event and stream must be on the same CUDA context" (the legacy stream is the current device's). */
+	if (e->dev != (s == sim.legacy ? sim.cur : s->dev)) {
+		sim_log("error: cudaEventRecord: event of device %d on a stream of device %d", e->dev,
+			s == sim.legacy ? sim.cur : s->dev);
+		return cudaErrorInvalidResourceHandle;
+	}
 	if (e->timing && !stream_capturing(s))
 		return timed_record(e, s, stream);
 	pthread_mutex_lock(&s->lock);
