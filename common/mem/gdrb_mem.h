@@ -189,4 +189,15 @@ int gdrb_cuda_stream_sync(void *stream);
 int gdrb_cuda_stream_hold(void *stream, struct gdrb_cuda_gate *gate);
 void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate);
 
+/*
+ * GPU to GPU inside the node (gdrb_copy_bw --p2p). Allocations, streams and
+ * events belong to the device current when they are made; set it first.
+ */
+int gdrb_cuda_set_device(int dev);
+/* cudaDeviceCanAccessPeer: *can 1 where dev may map peer's memory directly, else 0. */
+int gdrb_cuda_peer_can(int dev, int peer, int *can);
+/* dev's access to peer's memory (cudaDeviceEnablePeerAccess; one way); already enabled is success. */
+int gdrb_cuda_peer_enable(int dev, int peer);
+void gdrb_cuda_peer_disable(int dev, int peer);
+
 #endif

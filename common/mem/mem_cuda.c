@@ -307,3 +307,40 @@ void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate)
 {
 	__atomic_store_n(&gate->open, 1, __ATOMIC_RELEASE);
 }
+
+int gdrb_cuda_set_device(int dev)
+{
+	CUDA_CHECK(cudaSetDevice(dev), "cudaSetDevice");
+	return 0;
+}
+
+int gdrb_cuda_peer_can(int dev, int peer, int *can)
+{
+	CUDA_CHECK(cudaDeviceCanAccessPeer(can, dev, peer), "cudaDeviceCanAccessPeer");
+	return 0;
+}
+
+int gdrb_cuda_peer_enable(int dev, int peer)
+{
+	cudaError_t err;
+
+	if (gdrb_cuda_set_device(dev))
+		return GDRB_ERR;
+	err = cudaDeviceEnablePeerAccess(peer, 0);
+	/* Already enabled (by an earlier run in this process): what was asked holds. */
+	if (err == cudaErrorPeerAccessAlreadyEnabled)
+		return 0;
+	if (err != cudaSuccess) {
+		gdrb_err("cudaDeviceEnablePeerAccess(%d) on GPU %d: %s (%s)", peer, dev,
+			 cudaGetErrorString(err), cudaGetErrorName(err));
+		return GDRB_ERR;
+	}
+	return 0;
+}
+
+void gdrb_cuda_peer_disable(int dev, int peer)
+{
+	/* Teardown: a grant that is already gone needs nothing more. */
+	if (cudaSetDevice(dev) == cudaSuccess)
+		(void)cudaDeviceDisablePeerAccess(peer);
+}

@@ -169,3 +169,30 @@ void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate)
 {
 	gate->open = 1;
 }
+
+int gdrb_cuda_set_device(int dev)
+{
+	(void)dev;
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_peer_can(int dev, int peer, int *can)
+{
+	(void)dev;
+	(void)peer;
+	*can = 0;
+	return GDRB_ERR_UNSUPP;
+}
+
+int gdrb_cuda_peer_enable(int dev, int peer)
+{
+	(void)dev;
+	(void)peer;
+	return GDRB_ERR_UNSUPP;
+}
+
+void gdrb_cuda_peer_disable(int dev, int peer)
+{
+	(void)dev;
+	(void)peer;
+}
