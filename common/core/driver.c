@@ -338,7 +338,7 @@ static void csv_rows(struct run *r, const struct gdrb_variant *v, size_t size,
 	char label[32];
 	int q;
 
-	gdrb_drv_csv_row(r, v, size, "all", all);
+	gdrb_drv_csv_row(r, v, size, r->c.nsubjects ? r->c.subject_name : "all", all);
 	if (!v->supported)
 		return;         /* said in the row; not a failure */
 	if (strcmp(all->status, GDRB_ST_OK))
@@ -359,7 +359,9 @@ static void table_lines(struct run *r, size_t size, const struct outcome *agg,
 	size_t i;
 	int q;
 
-	gdrb_drv_table_line(r, size, "all", agg);
+	gdrb_drv_table_line(r, size, c->nsubjects ? c->subject_name : "all", agg);
+	for (i = 0; i < c->nvariants && c->bench->reported; i++)
+		c->bench->reported(c, size, i, agg[i].status, agg[i].bw_GBps);
 	/* Under its line, as in its CSV note: a multi-node busbw above the line rate it crossed. */
 	for (i = 0; i < c->nvariants; i++) {
 		char over[512], sz[32];
@@ -383,8 +385,18 @@ static void table_lines(struct run *r, size_t size, const struct outcome *agg,
 				 c->variants[i].label, placement_sep(c), gdrb_placement_name(c->placement));
 }
 
+/* Subject k of the benchmark's (gdrb_ctx.nsubjects) before its placements; a failure ends the sweep. */
+static int subject_at(struct run *r, unsigned k)
+{
+	r->c.subject = k;
+	if (!r->c.nsubjects || !r->c.bench->select_subject(&r->c, k))
+		return 0;
+	r->exit_code = GDRB_EXIT_FAIL;
+	return GDRB_ERR;
+}
+
 /*
- * Every size, in every placement, every path. Each path's CSV rows are written
+ * Every size, on every subject, in every placement, every path. Each path's CSV rows are written
  * as soon as it is measured (a later path that fails or hangs leaves them in the
  * file); the table lines once a placement of the size is complete.
  */
@@ -394,6 +406,7 @@ static void sweep(struct run *r)
 	struct outcome agg[GDRB_MAX_VARIANTS], *pairs;
 	size_t s, i, j, size;
 	int np = c->npairs ? c->npairs : 1;
+	unsigned k;
 
 	pairs = calloc((size_t)np * GDRB_MAX_VARIANTS, sizeof(*pairs));
 	if (!pairs) {
@@ -404,7 +417,10 @@ static void sweep(struct run *r)
 	for (s = 0; s < r->p.sizes.n; s++) {
 		if (!size_prepare(r, s, &size))
 			continue;
+		for (k = 0; k < (c->nsubjects ? c->nsubjects : 1); k++)
 		for (j = 0; j < c->nplacements; j++) {
+			if (j == 0 && subject_at(r, k))
+				goto out;
 			c->placement = c->placements[j];
 			memset(agg, 0, sizeof(agg));
 			memset(pairs, 0, (size_t)np * GDRB_MAX_VARIANTS * sizeof(*pairs));

@@ -186,7 +186,7 @@ void gdrb_drv_table_line(struct run *r, size_t size, const char *pair, const str
 	size_t k = 0, i;
 
 	cell[k++] = gdrb_size_format(size, sz, sizeof(sz));
-	if (c->npairs > 1)
+	if (c->npairs > 1 || c->nsubjects)
 		cell[k++] = pair;
 	if (c->nplacements > 1)
 		cell[k++] = gdrb_placement_name(c->placement);
@@ -220,11 +220,13 @@ void gdrb_drv_table_setup(struct run *r)
 	static char titles[GDRB_TABLE_MAX_COLS][48];
 	const struct column *cols = table_columns(c), *col;
 	const char *t[GDRB_TABLE_MAX_COLS];
-	size_t k = 0, i, placement_col = 0;
+	size_t k = 0, i, placement_col = 0, pair_col = 0;
 
 	t[k++] = "size";
-	if (c->npairs > 1)
+	if (c->npairs > 1 || c->nsubjects) {
+		pair_col = k;
 		t[k++] = "pair";
+	}
 	if (c->nplacements > 1) {
 		placement_col = k;
 		t[k++] = "placement";
@@ -246,6 +248,8 @@ void gdrb_drv_table_setup(struct run *r)
 	/* The column is as wide as its longest word, not its title. */
 	if (placement_col && r->table.width[placement_col] < (int)strlen("out-of-place"))
 		r->table.width[placement_col] = (int)strlen("out-of-place");
+	if (pair_col && c->nsubjects && r->table.width[pair_col] < (int)strlen("gpu15->gpu15"))
+		r->table.width[pair_col] = (int)strlen("gpu15->gpu15");
 }
 
 void gdrb_drv_print_header(struct run *r)

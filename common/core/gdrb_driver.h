@@ -74,6 +74,14 @@ struct gdrb_ctx {
 	enum gdrb_placement placements[GDRB_MAX_PLACEMENTS];
 	size_t nplacements;
 	enum gdrb_placement placement;              /* the one being measured */
+	/*
+	 * What every size is measured on besides its paths, set by setup (gdrb_copy_bw
+	 * --p2p: each ordered pair of GPUs); 0: none. The driver selects each in turn
+	 * (the benchmark's select_subject) and names it in the CSV pair column and the
+	 * table's pair column.
+	 */
+	unsigned nsubjects, subject;
+	char subject_name[32];
 	bool checking;          /* this iteration was filled by prepare and is checked after it (-c) */
 
 	bool have_gpu;
@@ -227,6 +235,14 @@ struct gdrb_bench {
 	int (*prepare)(struct gdrb_ctx *c, size_t size, uint64_t iter);
 	uint64_t (*check)(struct gdrb_ctx *c, size_t size, uint64_t iter);
 	void (*teardown)(struct gdrb_ctx *c);
+	/*
+	 * With c->nsubjects: make subject k the one measured, its name in c->subject_name
+	 * and which paths run on it (c->variants[].supported, and why not); before each
+	 * size's placements and paths on it. NULL: no subjects.
+	 */
+	int (*select_subject)(struct gdrb_ctx *c, unsigned k);
+	/* Rank 0, after a size's table line: each path's status and bandwidth (a summary of the benchmark's own). NULL: none. */
+	void (*reported)(struct gdrb_ctx *c, size_t size, size_t variant, const char *status, double bw_GBps);
 };
 
 /*
