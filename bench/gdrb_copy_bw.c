@@ -4,7 +4,9 @@
  * call (default): what the staged path pays per message, one cudaMemcpy per
  * sample from pageable and from pinned memory, and device to device. Timing
  * events: nvbandwidth's copy-engine tests, batches of copies timed by CUDA
- * events (copy_timed.c), each direction alone and both at once. One process.
+ * events (copy_timed.c), each direction alone and both at once. --p2p: between
+ * the node's GPUs instead, every ordered pair direct and staged (copy_p2p.c).
+ * One process.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy_p2p.h"
 #include "copy_timed.h"
 #include "gdrb_driver.h"
 #include "gdrb_log.h"
@@ -29,6 +32,7 @@ static const char *const timing_names[TIMING_COUNT] = { "call", "events" };
 struct copy_params {
 	int timing;             /* enum copy_timing */
 	unsigned batch;         /* 0: DEF_BATCH */
+	int p2p;                /* enum copy_p2p_mode */
 };
 
 /* The buffers; the far ones (the opposite direction of a bidirectional copy) hold twice the largest size. */
@@ -69,6 +73,10 @@ static int check_params(const struct gdrb_params *p, const void *params)
 	const struct copy_params *cp = params;
 
 	(void)p;
+	if (cp->p2p && (cp->timing != TIMING_CALL || cp->batch)) {
+		gdrb_usage_err("--p2p: GPU-to-GPU copies are timed per copy on the host clock; leave out --copy-timing and --copy-batch");
+		return GDRB_ERR_USAGE;
+	}
 	if (cp->batch && cp->timing != TIMING_EVENTS) {
 		gdrb_usage_err("--copy-batch: counts the copies of a sample under --copy-timing events; with --copy-timing call a sample is one copy");
 		return GDRB_ERR_USAGE;
@@ -89,6 +97,11 @@ static const struct gdrb_opt copy_table[] = {
 	{ .name = "copy-batch", .arg = "N",
 	  .help = "timed copies per sample under --copy-timing events, from 1 to 1024 (default " GDRB_STR(DEF_BATCH) ", nvbandwidth's --loopCount)",
 	  .when = 1, .parse = gdrb_opt_uint, .off = offsetof(struct copy_params, batch), .min = 1, .max = 1024 },
+	{ .name = "p2p", .arg = "DIRS",
+	  .help = "copies between the node's GPUs instead, every ordered pair (the CSV pair gpuI->gpuJ), direct with peer access enabled (rows p2p-direct) and through pinned host memory (p2p-staged), and a matrix per size: uni (one direction at a time), bidir (both at once: p2p-direct-bidir, p2p-staged-bidir) or both (the default of a bare --p2p); a pair without peer access has its direct rows n/a with CUDA's answer; needs two GPUs (else exit 77)",
+	  .when = 1, .parse = gdrb_opt_enum, .off = offsetof(struct copy_params, p2p),
+	  .names = copy_p2p_mode_names, .nnames = P2P_MODES, .what = "direction set",
+	  .value = P2P_BOTH, .flags = GDRB_OPT_VALUE_OPTIONAL },
 };
 
 static const struct gdrb_opt_group copy_opts = {
@@ -149,6 +162,8 @@ static int copy_setup(struct gdrb_ctx *c)
 	struct copy_bufs *b;
 	size_t i;
 
+	if (params_of(c)->p2p)
+		return copy_p2p_setup(c, params_of(c)->p2p);
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return GDRB_ERR;
@@ -173,9 +188,14 @@ static int copy_setup(struct gdrb_ctx *c)
 static int copy_begin(struct gdrb_ctx *c, size_t size)
 {
 	struct copy_bufs *b = c->priv;
-	bool events = copy_of(c)->timing == TIMING_EVENTS;
+	bool events;
 
 	(void)size;
+	if (params_of(c)->p2p) {
+		copy_p2p_begin(c);
+		return 0;
+	}
+	events = copy_of(c)->timing == TIMING_EVENTS;
 	c->calls_per_iter = events ? batch_of(c) : 1;
 	b->timed.samples = b->timed.alone = 0;
 	if (events)
@@ -193,7 +213,7 @@ static int copy_end(struct gdrb_ctx *c, size_t size)
 	size_t len = strlen(c->lib_note);
 
 	(void)size;
-	if (b->timed.alone)
+	if (!params_of(c)->p2p && b->timed.alone)
 		snprintf(c->lib_note + len, sizeof(c->lib_note) - len,
 			 "; the opposite direction ended first in %llu of %llu samples, warm-up included (the measured one then ran alone at the end)",
 			 (unsigned long long)b->timed.alone, (unsigned long long)b->timed.samples);
@@ -217,6 +237,8 @@ static int copy_iteration(struct gdrb_ctx *c, size_t size)
 	/* A validated iteration holds one copy (the driver's rule), and no warm-up. */
 	unsigned n = c->checking ? 1 : batch_of(c), warm = c->checking ? 0 : COPY_WARM;
 
+	if (params_of(c)->p2p)
+		return copy_p2p_iteration(c, size);
 	legs(c, size, &measured, &far);
 	if (copy_of(c)->timing == TIMING_CALL)
 		return gdrb_buf_copy(measured.dst, 0, measured.src, 0, size);
@@ -229,6 +251,8 @@ static int copy_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	struct copy_leg measured, far;
 	uint64_t seed = gdrb_p2p_seed(size, iter, 0, 0);
 
+	if (params_of(c)->p2p)
+		return copy_p2p_prepare(c, size, iter);
 	legs(c, size, &measured, &far);
 	if (gdrb_buf_fill_pattern(measured.src, 0, size, seed))
 		return GDRB_ERR;
@@ -255,6 +279,8 @@ static uint64_t copy_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	struct copy_leg measured, far;
 	uint64_t seed = gdrb_p2p_seed(size, iter, 0, 0), bad, far_bad;
 
+	if (params_of(c)->p2p)
+		return copy_p2p_check(c, size, iter);
 	legs(c, size, &measured, &far);
 	bad = check_leg(c, &measured, seed, "");
 	if (bad == (uint64_t)-1 || !bidir(copy_of(c)))
@@ -265,6 +291,10 @@ static uint64_t copy_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 
 static void copy_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
+	if (params_of(c)->p2p) {
+		copy_p2p_describe(c, buf, len);
+		return;
+	}
 	if (params_of(c)->timing == TIMING_CALL) {
 		snprintf(buf, len, "copies on the copy engines only (cudaMemcpy; no SM copies): one copy per sample, timed on the host clock to its end (--copy-timing call)");
 		return;
@@ -278,6 +308,10 @@ static void copy_teardown(struct gdrb_ctx *c)
 	struct copy_bufs *b = c->priv;
 	int i;
 
+	if (params_of(c)->p2p) {
+		copy_p2p_teardown(c);
+		return;
+	}
 	if (!b)
 		return;
 	if (b->timed_open)
@@ -291,7 +325,7 @@ static void copy_teardown(struct gdrb_ctx *c)
 static const struct gdrb_bench copy_bw = {
 	.name = "copy_bw",
 	.layer = "local",
-	.summary = "host<->GPU copy bandwidth on the copy engines: pageable against pinned host memory (the staged path's cost), or nvbandwidth's batches timed by CUDA events",
+	.summary = "host<->GPU copy bandwidth on the copy engines: pageable against pinned host memory (the staged path's cost), or nvbandwidth's batches timed by CUDA events; or (--p2p) GPU to GPU, direct against staged",
 	.metric = GDRB_METRIC_BW,
 	.traffic = GDRB_TRAFFIC_LOCAL,
 	.opt_core = 0,
@@ -307,6 +341,8 @@ static const struct gdrb_bench copy_bw = {
 	.prepare = copy_prepare,
 	.check = copy_check,
 	.teardown = copy_teardown,
+	.select_subject = copy_p2p_select,
+	.reported = copy_p2p_reported,
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* gdrb_copy_bw --p2p: copies between the node's GPUs (copy_p2p.h). */
+#include "config.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "copy_p2p.h"
+#include "gdrb_log.h"
+#include "gdrb_report.h"
+#include "gdrb_run.h"
+#include "gdrb_size.h"
+
+#define P2P_MAX_GPUS 16
+
+const char *const copy_p2p_mode_names[P2P_MODES] = { "off", "uni", "bidir", "both" };
+
+/* A path's id: whether it stages through host memory, whether the opposite direction runs at once. */
+enum { PATH_STAGED = 1, PATH_BIDIR = 2 };
+
+static const struct {
+	const char *label, *path, *reg, *how;
+} p2p_paths[4] = {
+	{ "direct", "p2p-direct", "none",
+	  "cudaMemcpyAsync from GPU i's memory to GPU j's on a stream of GPU i, peer access enabled both ways (the copy engines over NVLink or PCIe peer-to-peer)" },
+	{ "staged", "p2p-staged", "staged",
+	  "GPU i -> pinned host -> GPU j: cudaMemcpyAsync in fragments through pinned slots, GPU i's copies out on its stream and GPU j's copies in on its own, pipelined by events" },
+	{ "direct_bidir", "p2p-direct-bidir", "none",
+	  "the direct copy while GPU j copies to GPU i at once (each direction's bandwidth with the other running)" },
+	{ "staged_bidir", "p2p-staged-bidir", "staged",
+	  "the staged copy while GPU j stages to GPU i at once (each direction's bandwidth with the other running)" },
+};
+
+/* One GPU's part: its buffers, its streams (copies it sends, copies into it) and their events. */
+struct p2p_gpu {
+	struct gdrb_buf src, dst;       /* device memory, the largest size each */
+	struct gdrb_buf bounce;         /* pinned: its outgoing staged fragments, P2P_SLOTS x P2P_CHUNK */
+	void *out, *in;
+	void *out_done[P2P_SLOTS], *in_done[P2P_SLOTS];
+};
+
+struct p2p {
+	int mode, ngpu;
+	struct p2p_gpu gpu[P2P_MAX_GPUS];
+	bool can[P2P_MAX_GPUS][P2P_MAX_GPUS], enabled[P2P_MAX_GPUS][P2P_MAX_GPUS];
+	int from, to;                   /* the pair being measured */
+	/* The current size's figures, for the matrices: [path id][from][to]. */
+	double bw[4][P2P_MAX_GPUS][P2P_MAX_GPUS];
+	const char *status[4][P2P_MAX_GPUS][P2P_MAX_GPUS];
+};
+
+static struct p2p *state(const struct gdrb_ctx *c)
+{
+	return c->priv;
+}
+
+static int open_gpu_part(struct p2p_gpu *g, int dev, size_t max)
+{
+	const char *why;
+	unsigned s;
+
+	/* Memory, streams and events belong to the device current when they are made. */
+	if (gdrb_cuda_set_device(dev) ||
+	    gdrb_buf_alloc(&g->src, gdrb_mem_ops_get(GDRB_MEM_DEVICE, &why), max) ||
+	    gdrb_buf_alloc(&g->dst, gdrb_mem_ops_get(GDRB_MEM_DEVICE, &why), max) ||
+	    gdrb_buf_alloc(&g->bounce, gdrb_mem_bounce_ops(), P2P_SLOTS * P2P_CHUNK) ||
+	    gdrb_cuda_stream_create(&g->out) || gdrb_cuda_stream_create(&g->in))
+		return GDRB_ERR;
+	for (s = 0; s < P2P_SLOTS; s++)
+		if (gdrb_cuda_event_create(&g->out_done[s]) || gdrb_cuda_event_create(&g->in_done[s]))
+			return GDRB_ERR;
+	return 0;
+}
+
+/* Peer access both ways for every pair CUDA can map; what it says of the others is kept. */
+static int open_peers(struct p2p *p)
+{
+	int i, j, can;
+
+	for (i = 0; i < p->ngpu; i++)
+		for (j = 0; j < p->ngpu; j++) {
+			if (i == j)
+				continue;
+			if (gdrb_cuda_peer_can(i, j, &can))
+				return GDRB_ERR;
+			p->can[i][j] = can != 0;
+		}
+	for (i = 0; i < p->ngpu; i++)
+		for (j = 0; j < p->ngpu; j++) {
+			if (i == j || !p->can[i][j])
+				continue;
+			if (gdrb_cuda_peer_enable(i, j))
+				return GDRB_ERR;
+			p->enabled[i][j] = true;
+		}
+	return 0;
+}
+
+static void add_path(struct gdrb_ctx *c, int id)
+{
+	c->variants[c->nvariants++] = (struct gdrb_variant){ .label = p2p_paths[id].label, .mem = "device",
+		.path = p2p_paths[id].path, .reg = p2p_paths[id].reg, .how = p2p_paths[id].how,
+		.supported = true, .id = id };
+}
+
+int copy_p2p_setup(struct gdrb_ctx *c, int mode)
+{
+	size_t max = gdrb_sizes_max(&c->p->sizes);
+	struct p2p *p;
+	int i, rc;
+
+	if (c->gpu.count < 2) {
+		gdrb_err("--p2p: CUDA sees %d GPU on this node (CUDA_VISIBLE_DEVICES may hide others): GPU-to-GPU copies need two; nothing measured",
+			 c->gpu.count);
+		return GDRB_ERR_UNSUPP;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return GDRB_ERR;
+	c->priv = p;
+	p->mode = mode;
+	p->ngpu = c->gpu.count < P2P_MAX_GPUS ? c->gpu.count : P2P_MAX_GPUS;
+	if (c->gpu.count > P2P_MAX_GPUS)
+		gdrb_warn("--p2p: the first %d of %d GPUs are measured", P2P_MAX_GPUS, c->gpu.count);
+	for (i = 0; i < p->ngpu; i++)
+		if (open_gpu_part(&p->gpu[i], i, max))
+			return GDRB_ERR;
+	rc = open_peers(p);
+	/* The selected GPU current again, as the rest of the run expects. */
+	if (gdrb_cuda_set_device(c->gpu.index) || rc)
+		return GDRB_ERR;
+	c->bufsize = max;
+	c->nsubjects = (unsigned)(p->ngpu * (p->ngpu - 1));
+	c->nvariants = 0;
+	for (i = 0; i < 4; i++)
+		if ((mode == P2P_BOTH || (mode == P2P_BIDIR) == !!(i & PATH_BIDIR)))
+			add_path(c, i);
+	return 0;
+}
+
+/* Subject k: the k-th ordered pair, from GPU k / (n-1), to each other GPU in order. */
+int copy_p2p_select(struct gdrb_ctx *c, unsigned k)
+{
+	struct p2p *p = state(c);
+	size_t i;
+
+	p->from = (int)k / (p->ngpu - 1);
+	p->to = (int)k % (p->ngpu - 1);
+	p->to += p->to >= p->from;
+	snprintf(c->subject_name, sizeof(c->subject_name), "gpu%d->gpu%d", p->from, p->to);
+	for (i = 0; i < c->nvariants; i++) {
+		struct gdrb_variant *v = &c->variants[i];
+		bool bidir = v->id & PATH_BIDIR;
+		/* A direct copy is issued by its source GPU, which must map the destination's memory. */
+		bool fwd = p->can[p->from][p->to], back = !bidir || p->can[p->to][p->from];
+
+		v->supported = (v->id & PATH_STAGED) || (fwd && back);
+		if (!v->supported)
+			snprintf(v->why, sizeof(v->why),
+				 "cudaDeviceCanAccessPeer(%d, %d) = 0: CUDA maps no peer path between these GPUs (no NVLink between them, and PCIe peer-to-peer off, blocked by ACS or an IOMMU, or across CPU sockets); their copies go through host memory, as the staged row measures",
+				 fwd ? p->to : p->from, fwd ? p->from : p->to);
+	}
+	return 0;
+}
+
+void copy_p2p_begin(struct gdrb_ctx *c)
+{
+	c->calls_per_iter = 1;
+	snprintf(c->lib_note, sizeof(c->lib_note), "copy engine: cudaMemcpyAsync %s, host clock",
+		 c->variant->id & PATH_STAGED ? "GPU -> pinned host -> GPU in fragments" :
+		 "GPU -> GPU (peer access)");
+}
+
+/* size bytes from `from`'s src to `to`'s dst through `from`'s pinned slots, enqueued only. */
+static int enqueue_staged(struct p2p *p, int from, int to, size_t size)
+{
+	struct p2p_gpu *a = &p->gpu[from], *b = &p->gpu[to];
+	size_t off, f = 0;
+
+	for (off = 0; off < size; off += P2P_CHUNK, f++) {
+		size_t len = size - off < P2P_CHUNK ? size - off : P2P_CHUNK;
+		unsigned s = (unsigned)(f % P2P_SLOTS);
+		char *slot = (char *)a->bounce.ptr + (size_t)s * P2P_CHUNK;
+
+		/* A slot is filled again once the GPU it was drained into has taken it. */
+		if (f >= P2P_SLOTS && gdrb_cuda_stream_wait_event(a->out, b->in_done[s]))
+			return GDRB_ERR;
+		if (gdrb_cuda_copy_async(slot, (char *)a->src.ptr + off, len, a->out, a->out_done[s]) ||
+		    gdrb_cuda_stream_wait_event(b->in, a->out_done[s]) ||
+		    gdrb_cuda_copy_async((char *)b->dst.ptr + off, slot, len, b->in, b->in_done[s]))
+			return GDRB_ERR;
+	}
+	return 0;
+}
+
+static int enqueue_one(struct p2p *p, int id, int from, int to, size_t size)
+{
+	if (id & PATH_STAGED)
+		return enqueue_staged(p, from, to, size);
+	return gdrb_cuda_copy_async(p->gpu[to].dst.ptr, p->gpu[from].src.ptr, size, p->gpu[from].out, NULL);
+}
+
+/* The stream the last copy of a direction lands on. */
+static void *landing(struct p2p *p, int id, int from, int to)
+{
+	return id & PATH_STAGED ? p->gpu[to].in : p->gpu[from].out;
+}
+
+/* One iteration: the copy (and the opposite one at once), to the end of both, on the host clock. */
+int copy_p2p_iteration(struct gdrb_ctx *c, size_t size)
+{
+	struct p2p *p = state(c);
+	int id = c->variant->id;
+	bool bidir = id & PATH_BIDIR;
+
+	if (enqueue_one(p, id, p->from, p->to, size) ||
+	    (bidir && enqueue_one(p, id, p->to, p->from, size)))
+		return GDRB_ERR;
+	if (gdrb_cuda_stream_sync(landing(p, id, p->from, p->to)) ||
+	    (bidir && gdrb_cuda_stream_sync(landing(p, id, p->to, p->from))))
+		return GDRB_ERR;
+	return 0;
+}
+
+int copy_p2p_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
+{
+	struct p2p *p = state(c);
+	uint64_t seed = gdrb_p2p_seed(size, iter, 0, 0);
+
+	if (gdrb_buf_fill_pattern(&p->gpu[p->from].src, 0, size, seed))
+		return GDRB_ERR;
+	return c->variant->id & PATH_BIDIR ? gdrb_buf_fill_pattern(&p->gpu[p->to].src, 0, size, seed + 1) : 0;
+}
+
+static uint64_t check_dst(struct gdrb_ctx *c, int from, int to, size_t size, uint64_t seed)
+{
+	struct gdrb_buf *dst = &state(c)->gpu[to].dst;
+	size_t first = 0;
+	uint64_t bad;
+
+	/* The corruption test hook (GDRB_INJECT_CORRUPTION): a byte of each checked copy. */
+	gdrb_run_corrupt(c->boot, dst, 0, size);
+	bad = gdrb_buf_check_pattern(dst, 0, size, seed, &first);
+	if (bad && bad != (uint64_t)-1)
+		gdrb_mismatch(c, "%llu wrong byte(s) after the %s copy gpu%d->gpu%d at size %zu, first at byte %zu",
+			      (unsigned long long)bad, c->variant->label, from, to, size, first);
+	return bad;
+}
+
+uint64_t copy_p2p_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
+{
+	struct p2p *p = state(c);
+	uint64_t seed = gdrb_p2p_seed(size, iter, 0, 0), bad, far;
+
+	bad = check_dst(c, p->from, p->to, size, seed);
+	if (bad == (uint64_t)-1 || !(c->variant->id & PATH_BIDIR))
+		return bad;
+	far = check_dst(c, p->to, p->from, size, seed + 1);
+	return far == (uint64_t)-1 ? far : bad + far;
+}
+
+void copy_p2p_describe(const struct gdrb_ctx *c, char *buf, size_t len)
+{
+	const struct p2p *p = state(c);
+	const char *sep = "; without it: ";
+	size_t at;
+	int i, j, pairs = p->ngpu * (p->ngpu - 1), peers = 0;
+
+	for (i = 0; i < p->ngpu; i++)
+		for (j = 0; j < p->ngpu; j++)
+			peers += p->can[i][j];
+	at = (size_t)snprintf(buf, len,
+			      "GPU to GPU (--p2p %s): %d GPUs, every ordered pair (the CSV pair gpuI->gpuJ); each iteration one copy of the size (with bidir the opposite one at once), timed on the host clock from its enqueue to the end of its stream (cudaStreamSynchronize); staged fragments %zu KiB through %u pinned slots per direction; peer access (cudaDeviceCanAccessPeer): %d of %d ordered pairs",
+			      copy_p2p_mode_names[p->mode], p->ngpu, P2P_CHUNK >> 10, P2P_SLOTS, peers, pairs);
+	for (i = 0; i < p->ngpu; i++)
+		for (j = 0; j < p->ngpu; j++) {
+			if (i == j || p->can[i][j] || at >= len)
+				continue;
+			at += (size_t)snprintf(buf + at, len - at, "%sgpu%d->gpu%d", sep, i, j);
+			sep = ", ";
+		}
+}
+
+/* One matrix of a size: figures from GPU (rows) to GPU (columns), or their ratio. */
+static void print_matrix(const struct p2p *p, const char *title, int id, int over)
+{
+	int i, j;
+	char name[16];
+
+	printf("# %s\n# %-8s", title, "");
+	for (j = 0; j < p->ngpu; j++) {
+		snprintf(name, sizeof(name), "gpu%d", j);
+		printf(" %11s", name);
+	}
+	printf("\n");
+	for (i = 0; i < p->ngpu; i++) {
+		snprintf(name, sizeof(name), "gpu%d", i);
+		printf("# %-8s", name);
+		for (j = 0; j < p->ngpu; j++) {
+			const char *st = p->status[id][i][j], *ost = over >= 0 ? p->status[over][i][j] : GDRB_ST_OK;
+			double v = p->bw[id][i][j];
+
+			if (i == j)
+				printf(" %11s", "-");
+			else if (!st || !strcmp(st, GDRB_ST_UNSUPPORTED) || !ost || !strcmp(ost, GDRB_ST_UNSUPPORTED))
+				printf(" %11s", "n/a");
+			else if (strcmp(st, GDRB_ST_OK) || strcmp(ost, GDRB_ST_OK))
+				printf(" %11s", strcmp(st, GDRB_ST_OK) ? (strcmp(st, GDRB_ST_INVALID) ? st : "INVALID") :
+				       (strcmp(ost, GDRB_ST_INVALID) ? ost : "INVALID"));
+			else
+				printf(" %11.2f", over >= 0 ? v / p->bw[over][i][j] : v);
+		}
+		printf("\n");
+	}
+}
+
+void copy_p2p_reported(struct gdrb_ctx *c, size_t size, size_t variant, const char *status, double bw_GBps)
+{
+	struct p2p *p = state(c);
+	char sz[32], title[160];
+	int b;
+
+	if (!c->nsubjects || !p)
+		return;
+	p->status[c->variants[variant].id][p->from][p->to] = status;
+	p->bw[c->variants[variant].id][p->from][p->to] = bw_GBps;
+	if (c->subject + 1 < c->nsubjects || variant + 1 < c->nvariants)
+		return;
+	gdrb_size_format(size, sz, sizeof(sz));
+	for (b = 0; b <= PATH_BIDIR; b += PATH_BIDIR) {
+		if (!(p->mode == P2P_BOTH || (p->mode == P2P_BIDIR) == (b != 0)))
+			continue;
+		snprintf(title, sizeof(title), "%s%s: direct (peer access) GB/s, from GPU (row) to GPU (column)",
+			 sz, b ? ", both directions at once, each direction's" : "");
+		print_matrix(p, title, b, -1);
+		snprintf(title, sizeof(title), "%s%s: staged (through pinned host memory) GB/s", sz, b ? " bidir" : "");
+		print_matrix(p, title, b | PATH_STAGED, -1);
+		snprintf(title, sizeof(title), "%s%s: direct / staged", sz, b ? " bidir" : "");
+		print_matrix(p, title, b, b | PATH_STAGED);
+	}
+	(void)fflush(stdout);
+}
+
+void copy_p2p_teardown(struct gdrb_ctx *c)
+{
+	struct p2p *p = state(c);
+	unsigned s;
+	int i, j;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->ngpu; i++) {
+		struct p2p_gpu *g = &p->gpu[i];
+
+		if (gdrb_cuda_set_device(i))
+			break;
+		for (s = 0; s < P2P_SLOTS; s++) {
+			gdrb_cuda_event_destroy(g->out_done[s]);
+			gdrb_cuda_event_destroy(g->in_done[s]);
+		}
+		gdrb_cuda_stream_destroy(g->out);
+		gdrb_cuda_stream_destroy(g->in);
+		gdrb_buf_free(&g->src);
+		gdrb_buf_free(&g->dst);
+		gdrb_buf_free(&g->bounce);
+		for (j = 0; j < p->ngpu; j++)
+			if (p->enabled[i][j])
+				gdrb_cuda_peer_disable(i, j);
+	}
+	if (c->have_gpu)
+		(void)gdrb_cuda_set_device(c->gpu.index);
+	free(p);
+	c->priv = NULL;
+}
