@@ -29,9 +29,9 @@ static const struct {
 	{ "staged", "p2p-staged", "staged",
 	  "GPU i -> pinned host -> GPU j: cudaMemcpyAsync in fragments through pinned slots, GPU i's copies out on its stream and GPU j's copies in on its own, pipelined by events" },
 	{ "direct_bidir", "p2p-direct-bidir", "none",
-	  "the direct copy while GPU j copies to GPU i at once (each direction's bandwidth with the other running)" },
+	  "the direct copy while GPU j copies to GPU i at once, each direction on its own GPU's stream; a direction's bandwidth: the size over the time until both ended" },
 	{ "staged_bidir", "p2p-staged-bidir", "staged",
-	  "the staged copy while GPU j stages to GPU i at once (each direction's bandwidth with the other running)" },
+	  "the staged copy while GPU j stages to GPU i at once through its own slots; a direction's bandwidth: the size over the time until both ended" },
 };
 
 /* One GPU's part: its buffers, its streams (copies it sends, copies into it) and their events. */

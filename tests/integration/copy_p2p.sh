@@ -7,6 +7,7 @@
 #    but the bridged pairs), never a figure; every measured row validated;
 #  - the direct copies went over the link (the trace: peer access was on), and
 #    no figure beats the simulated engines (each copy timed to its end);
+#  - the staged copy's two halves overlap fragment by fragment (the trace);
 #  - a link that corrupts a byte of every copy (SIMGPU_CORRUPT_PEER=1): -c
 #    makes each direct row invalid-data and leaves the staged ones ok;
 #  - one GPU: exit 77, saying so; bad input: one line, exit 2.
@@ -104,6 +105,20 @@ got=$(csv_col "$WORK/nvlink4.bidir.csv" pair path=p2p-direct-bidir status=ok | t
 grep -q 'peer nvlink$' "$WORK/nvlink4.bidir.trace" || fail "nvlink4: no copy over NVLink in the trace"
 within_model nvlink4.bidir
 pass "nvlink4: direct on the bridged pairs only, both directions at once, validated"
+
+# The staged copy is pipelined: a fragment's copy into GPU J overlaps the next one's copy out of
+# GPU I. Each simulated 1 MiB copy takes at least T (5 us + 1 MiB at 0.5 GB/s; load only makes it
+# longer), so two copies on different streams that end less than T apart ran at the same time;
+# copied one after the other they end T or more apart. From the trace's copyDone lines.
+SIMGPU_NODE=pcie4 SIMGPU_COPY_GBPS=0.5 CUDA_VISIBLE_DEVICES=0,1 SIMGPU_TRACE=$WORK/pipe.trace "$bin" --p2p uni -m 8M \
+	-n 4 --min-iters 2 -w 1 -t 0.1 --csv "$WORK/pipe.csv" >"$WORK/pipe.out" 2>"$WORK/pipe.err" ||
+	{ cat "$WORK/pipe.err"; fail "8M staged"; }
+[ "$(csv_count "$WORK/pipe.csv" path=p2p-staged status=ok)" = 2 ] || fail "8M staged: not 2 rows ok"
+overlaps=$(awk -v t="$(awk 'BEGIN { print 5e-6 + 1048576 / 0.5e9 }')" '
+	$2 == "copyDone" && $5 == 1048576 { if (prev != "" && $4 != prev && $6 - at < t) n++; prev = $4; at = $6 }
+	END { print n + 0 }' "$WORK/pipe.trace")
+[ "$overlaps" -ge 4 ] || fail "the staged copies did not overlap ($overlaps fragment pairs ran at once)"
+pass "staged: copies out of one GPU and into the other overlap ($overlaps fragment pairs ran at once)"
 
 # A link that corrupts every copy: -c catches it on each direct row, the staged rows stay ok.
 SIMGPU_NODE=nvlink4 SIMGPU_CORRUPT_PEER=1 "$bin" --p2p uni -m 64K "${short[@]}" --csv "$WORK/bad.csv" \
