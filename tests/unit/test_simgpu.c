@@ -301,6 +301,22 @@ START_TEST(peer_enable_rules)
 }
 END_TEST
 
+/* SIMGPU_PEER_MAX: past that many peers a device's grant is refused, as CUDA does when it runs out. */
+START_TEST(peer_max)
+{
+	setenv("SIMGPU_NODE", "nvswitch8", 1);
+	setenv("SIMGPU_PEER_MAX", "2", 1);
+	ck_assert_int_eq(cudaSetDevice(3), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(0, 0), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(2, 0), cudaErrorTooManyPeers);
+	ck_assert_int_eq(cudaDeviceDisablePeerAccess(1), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(2, 0), cudaSuccess);
+	ck_assert_int_eq(cudaSetDevice(4), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(2, 0), cudaSuccess);
+}
+END_TEST
+
 /*
  * A copy between two GPUs lands with or without peer access; without it, it
  * goes through host memory (two hops of the model), with it over the link.
@@ -546,6 +562,7 @@ static Suite *simgpu_suite(void)
 	tcase_add_test(own, peer_self_and_range);
 	tcase_add_test(own, node_shapes);               /* SIMGPU_NODE */
 	tcase_add_test(own, peer_enable_rules);
+	tcase_add_test(own, peer_max);                  /* SIMGPU_PEER_MAX */
 	tcase_add_test(own, peer_copy_routes);          /* SIMGPU_PEER_GBPS */
 	tcase_add_test(own, event_stream_same_device);
 	tcase_add_test(own, corrupt_peer_hook);         /* SIMGPU_CORRUPT_PEER */

@@ -182,6 +182,7 @@ static struct {
 	bool peer_on[MAX_DEVS][MAX_DEVS];
 	double peer_gbps;       /* SIMGPU_PEER_GBPS: a copy over a GPU-to-GPU link */
 	bool corrupt_peer;      /* SIMGPU_CORRUPT_PEER=1 */
+	int peer_max;           /* SIMGPU_PEER_MAX: peers a device may enable (cudaErrorTooManyPeers past it); 0: no limit */
 	size_t mem_per_dev;
 	int heap_fd;
 	char *dev_view, *shadow;
@@ -350,6 +351,7 @@ static void sim_init(void)
 	sim.sync_us = env_double("SIMGPU_SYNC_US", 0.0);
 	sim.peer_gbps = env_double("SIMGPU_PEER_GBPS", 3 * sim.gbps);
 	sim.corrupt_peer = (v = getenv("SIMGPU_CORRUPT_PEER")) && !strcmp(v, "1");
+	sim.peer_max = (int)env_double("SIMGPU_PEER_MAX", 0);
 	sim.mem_per_dev = (size_t)env_double("SIMGPU_MEM_GIB", 16.0) << 30;
 	if ((v = getenv("SIMGPU_TRACE")) && *v && !(sim.trace = fopen(v, "a")))
 		sim_log("SIMGPU_TRACE=%s: %s", v, strerror(errno));
@@ -681,6 +683,8 @@ static const struct {
 	  "peer access is already enabled" },
 	{ cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled",
 	  "peer access has not been enabled" },
+	{ cudaErrorTooManyPeers, "cudaErrorTooManyPeers",
+	  "peer mapping resources exhausted" },
 };
 
 SIM_EXPORT const char *cudaGetErrorName(cudaError_t err)
@@ -838,6 +842,16 @@ SIM_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer)
 	return cudaSuccess;
 }
 
+/* The peers device dev has enabled, under sim.lock. */
+static int peers_enabled(int dev)
+{
+	int i, n = 0;
+
+	for (i = 0; i < sim.ndev; i++)
+		n += sim.peer_on[dev][i];
+	return n;
+}
+
 SIM_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
 {
 	cudaError_t err = ready();
@@ -851,8 +865,10 @@ SIM_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
 	if (link_of(sim.cur, peer) == L_NONE)
 		return cudaErrorPeerAccessUnsupported;
 	pthread_mutex_lock(&sim.lock);
-	err = sim.peer_on[sim.cur][peer] ? cudaErrorPeerAccessAlreadyEnabled : cudaSuccess;
-	sim.peer_on[sim.cur][peer] = true;
+	err = sim.peer_on[sim.cur][peer] ? cudaErrorPeerAccessAlreadyEnabled :
+	      sim.peer_max && peers_enabled(sim.cur) >= sim.peer_max ? cudaErrorTooManyPeers : cudaSuccess;
+	if (!err)
+		sim.peer_on[sim.cur][peer] = true;
 	pthread_mutex_unlock(&sim.lock);
 	trace("cudaDeviceEnablePeerAccess %d -> %d%s", sim.cur, peer, err ? " already" : "");
 	return err;
