@@ -46,6 +46,7 @@ struct p2p {
 	int mode, ngpu;
 	struct p2p_gpu gpu[P2P_MAX_GPUS];
 	bool can[P2P_MAX_GPUS][P2P_MAX_GPUS], enabled[P2P_MAX_GPUS][P2P_MAX_GPUS];
+	char *refused[P2P_MAX_GPUS][P2P_MAX_GPUS];     /* CUDA's answer where enabling failed */
 	int from, to;                   /* the pair being measured */
 	/* The current size's figures, for the matrices: [path id][from][to]. */
 	double bw[4][P2P_MAX_GPUS][P2P_MAX_GPUS];
@@ -78,7 +79,8 @@ static int open_gpu_part(struct p2p_gpu *g, int dev, size_t max)
 /* Peer access both ways for every pair CUDA can map; what it says of the others is kept. */
 static int open_peers(struct p2p *p)
 {
-	int i, j, can;
+	char why[256];
+	int i, j, can, rc;
 
 	for (i = 0; i < p->ngpu; i++)
 		for (j = 0; j < p->ngpu; j++) {
@@ -92,9 +94,12 @@ static int open_peers(struct p2p *p)
 		for (j = 0; j < p->ngpu; j++) {
 			if (i == j || !p->can[i][j])
 				continue;
-			if (gdrb_cuda_peer_enable(i, j))
+			rc = gdrb_cuda_peer_enable(i, j, why, sizeof(why));
+			if (rc == GDRB_ERR_UNSUPP && !(p->refused[i][j] = strdup(why)))
 				return GDRB_ERR;
-			p->enabled[i][j] = true;
+			if (rc && rc != GDRB_ERR_UNSUPP)
+				return GDRB_ERR;
+			p->enabled[i][j] = !rc;
 		}
 	return 0;
 }
@@ -155,13 +160,19 @@ int copy_p2p_select(struct gdrb_ctx *c, unsigned k)
 		struct gdrb_variant *v = &c->variants[i];
 		bool bidir = v->id & PATH_BIDIR;
 		/* A direct copy is issued by its source GPU, which must map the destination's memory. */
-		bool fwd = p->can[p->from][p->to], back = !bidir || p->can[p->to][p->from];
+		bool fwd = p->enabled[p->from][p->to], back = !bidir || p->enabled[p->to][p->from];
+		int a = fwd ? p->to : p->from, b = fwd ? p->from : p->to;
 
 		v->supported = (v->id & PATH_STAGED) || (fwd && back);
-		if (!v->supported)
+		if (v->supported)
+			continue;
+		if (p->refused[a][b])
+			snprintf(v->why, sizeof(v->why), "%s; the copies go through host memory, as the staged row measures",
+				 p->refused[a][b]);
+		else
 			snprintf(v->why, sizeof(v->why),
 				 "cudaDeviceCanAccessPeer(%d, %d) = 0: CUDA maps no peer path between these GPUs (no NVLink between them, and PCIe peer-to-peer off, blocked by ACS or an IOMMU, or across CPU sockets); their copies go through host memory, as the staged row measures",
-				 fwd ? p->to : p->from, fwd ? p->from : p->to);
+				 a, b);
 	}
 	return 0;
 }
@@ -370,6 +381,9 @@ void copy_p2p_teardown(struct gdrb_ctx *c)
 			if (p->enabled[i][j])
 				gdrb_cuda_peer_disable(i, j);
 	}
+	for (i = 0; i < p->ngpu; i++)
+		for (j = 0; j < p->ngpu; j++)
+			free(p->refused[i][j]);
 	if (c->have_gpu)
 		(void)gdrb_cuda_set_device(c->gpu.index);
 	free(p);

@@ -196,8 +196,12 @@ void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate);
 int gdrb_cuda_set_device(int dev);
 /* cudaDeviceCanAccessPeer: *can 1 where dev may map peer's memory directly, else 0. */
 int gdrb_cuda_peer_can(int dev, int peer, int *can);
-/* dev's access to peer's memory (cudaDeviceEnablePeerAccess; one way); already enabled is success. */
-int gdrb_cuda_peer_enable(int dev, int peer);
+/*
+ * dev's access to peer's memory (cudaDeviceEnablePeerAccess; one way); already
+ * enabled is success. Refused by CUDA (too many peers, a pair it cannot map):
+ * GDRB_ERR_UNSUPP, not logged, *why saying CUDA's answer.
+ */
+int gdrb_cuda_peer_enable(int dev, int peer, char *why, size_t len);
 void gdrb_cuda_peer_disable(int dev, int peer);
 
 #endif

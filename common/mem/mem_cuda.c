@@ -320,7 +320,7 @@ int gdrb_cuda_peer_can(int dev, int peer, int *can)
 	return 0;
 }
 
-int gdrb_cuda_peer_enable(int dev, int peer)
+int gdrb_cuda_peer_enable(int dev, int peer, char *why, size_t len)
 {
 	cudaError_t err;
 
@@ -331,9 +331,9 @@ int gdrb_cuda_peer_enable(int dev, int peer)
 	if (err == cudaErrorPeerAccessAlreadyEnabled)
 		return 0;
 	if (err != cudaSuccess) {
-		gdrb_err("cudaDeviceEnablePeerAccess(%d) on GPU %d: %s (%s)", peer, dev,
+		snprintf(why, len, "cudaDeviceEnablePeerAccess(%d) on GPU %d: %s (%s)", peer, dev,
 			 cudaGetErrorString(err), cudaGetErrorName(err));
-		return GDRB_ERR;
+		return GDRB_ERR_UNSUPP;
 	}
 	return 0;
 }

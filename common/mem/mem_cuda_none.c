@@ -184,10 +184,11 @@ int gdrb_cuda_peer_can(int dev, int peer, int *can)
 	return GDRB_ERR_UNSUPP;
 }
 
-int gdrb_cuda_peer_enable(int dev, int peer)
+int gdrb_cuda_peer_enable(int dev, int peer, char *why, size_t len)
 {
 	(void)dev;
 	(void)peer;
+	snprintf(why, len, "%s", GDRB_NO_CUDA);
 	return GDRB_ERR_UNSUPP;
 }
 

@@ -8,6 +8,8 @@
 #  - the direct copies went over the link (the trace: peer access was on), and
 #    no figure beats the simulated engines (each copy timed to its end);
 #  - the staged copy's two halves overlap fragment by fragment (the trace);
+#  - peer access CUDA refuses to enable (SIMGPU_PEER_MAX: cudaErrorTooManyPeers):
+#    those pairs' direct rows n/a with its answer;
 #  - a link that corrupts a byte of every copy (SIMGPU_CORRUPT_PEER=1): -c
 #    makes each direct row invalid-data and leaves the staged ones ok;
 #  - one GPU: exit 77, saying so; bad input: one line, exit 2.
@@ -119,6 +121,17 @@ overlaps=$(awk -v t="$(awk 'BEGIN { print 5e-6 + 1048576 / 0.5e9 }')" '
 	END { print n + 0 }' "$WORK/pipe.trace")
 [ "$overlaps" -ge 4 ] || fail "the staged copies did not overlap ($overlaps fragment pairs ran at once)"
 pass "staged: copies out of one GPU and into the other overlap ($overlaps fragment pairs ran at once)"
+
+# Peer access CUDA refuses to enable (out of peer mappings): the pair's direct row n/a with its answer.
+SIMGPU_NODE=nvswitch8 SIMGPU_PEER_MAX=6 "$bin" --p2p uni -m 8K "${short[@]}" --csv "$WORK/max.csv" \
+	>"$WORK/max.out" 2>"$WORK/max.err" || { cat "$WORK/max.err"; fail "SIMGPU_PEER_MAX=6"; }
+no_simgpu_errors "$WORK/max.err"
+got=$(csv_col "$WORK/max.csv" pair path=p2p-direct status=unsupported \
+	'note~cudaDeviceEnablePeerAccess\([67]\) on GPU [0-7]: .*\(cudaErrorTooManyPeers\); the copies go through host memory.*' | tr '\n' ' ')
+[ "$got" = "gpu0->gpu7 gpu1->gpu7 gpu2->gpu7 gpu3->gpu7 gpu4->gpu7 gpu5->gpu7 gpu6->gpu7 gpu7->gpu6 " ] ||
+	fail "peer access refused: direct rows n/a on '$got'"
+[ "$(csv_count "$WORK/max.csv" path=p2p-direct status=ok)" = 48 ] || fail "peer access refused: not 48 direct rows ok"
+pass "peer access CUDA refuses (cudaErrorTooManyPeers): those pairs' direct rows n/a with its answer, the rest measured"
 
 # A link that corrupts every copy: -c catches it on each direct row, the staged rows stay ok.
 SIMGPU_NODE=nvlink4 SIMGPU_CORRUPT_PEER=1 "$bin" --p2p uni -m 64K "${short[@]}" --csv "$WORK/bad.csv" \

@@ -85,7 +85,7 @@ use_simgpu() {
 	export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	export SIMGPU_MODE=${1:-strict}
 	# One simulated GPU unless the test names more: a caller's SIMGPU_DEVICES must not change what it proves.
-	unset CUDA_VISIBLE_DEVICES SIMGPU_DRIVER SIMGPU_DEVICES SIMGPU_NODE SIMGPU_CORRUPT_PEER SIMGPU_PEER_GBPS
+	unset CUDA_VISIBLE_DEVICES SIMGPU_DRIVER SIMGPU_DEVICES SIMGPU_NODE SIMGPU_CORRUPT_PEER SIMGPU_PEER_GBPS SIMGPU_PEER_MAX
 }
 
 # use_simnccl: the NCCL binaries on the simulated NCCL (tests/support/simnccl) over the simulated
