@@ -25,7 +25,7 @@ static const struct {
 	const char *label, *path, *reg, *how;
 } p2p_paths[4] = {
 	{ "direct", "p2p-direct", "none",
-	  "cudaMemcpyAsync from GPU i's memory to GPU j's on a stream of GPU i, peer access enabled both ways (the copy engines over NVLink or PCIe peer-to-peer)" },
+	  "cudaMemcpyAsync from GPU i's memory to GPU j's on a stream of GPU i, with peer access enabled (the copy engines over NVLink or PCIe peer-to-peer); n/a for a pair without it" },
 	{ "staged", "p2p-staged", "staged",
 	  "GPU i -> pinned host -> GPU j: cudaMemcpyAsync in fragments through pinned slots, GPU i's copies out on its stream and GPU j's copies in on its own, pipelined by events" },
 	{ "direct_bidir", "p2p-direct-bidir", "none",

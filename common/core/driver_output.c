@@ -214,6 +214,20 @@ void gdrb_drv_table_line(struct run *r, size_t size, const char *pair, const str
 		r->exit_code = GDRB_EXIT_FAIL;
 }
 
+/* The pair column as wide as the longest subject's name; the paths as setup left them. */
+static void widen_to_subjects(struct run *r, size_t col)
+{
+	struct gdrb_ctx *c = &r->c;
+	struct gdrb_variant paths[GDRB_MAX_VARIANTS];
+	unsigned k;
+
+	memcpy(paths, c->variants, sizeof(paths));
+	for (k = 0; k < c->nsubjects; k++)
+		if (!c->bench->select_subject(c, k) && r->table.width[col] < (int)strlen(c->subject_name))
+			r->table.width[col] = (int)strlen(c->subject_name);
+	memcpy(c->variants, paths, sizeof(paths));
+}
+
 void gdrb_drv_table_setup(struct run *r)
 {
 	struct gdrb_ctx *c = &r->c;
@@ -248,8 +262,8 @@ void gdrb_drv_table_setup(struct run *r)
 	/* The column is as wide as its longest word, not its title. */
 	if (placement_col && r->table.width[placement_col] < (int)strlen("out-of-place"))
 		r->table.width[placement_col] = (int)strlen("out-of-place");
-	if (pair_col && c->nsubjects && r->table.width[pair_col] < (int)strlen("gpu15->gpu15"))
-		r->table.width[pair_col] = (int)strlen("gpu15->gpu15");
+	if (pair_col && c->nsubjects)
+		widen_to_subjects(r, pair_col);
 }
 
 void gdrb_drv_print_header(struct run *r)
