@@ -301,6 +301,19 @@ START_TEST(peer_enable_rules)
 }
 END_TEST
 
+/* Any GPU's memory of a node faults on a CPU store, peer access or not. */
+START_TEST(node_memory_faults)
+{
+	volatile char *p;
+
+	setenv("SIMGPU_NODE", "nvswitch8", 1);
+	ck_assert_int_eq(cudaSetDevice(5), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceEnablePeerAccess(2, 0), cudaSuccess);
+	p = dev_alloc(4096);
+	p[0] = 1;
+}
+END_TEST
+
 /* SIMGPU_PEER_MAX: past that many peers a device's grant is refused, as CUDA does when it runs out. */
 START_TEST(peer_max)
 {
@@ -563,6 +576,7 @@ static Suite *simgpu_suite(void)
 	tcase_add_test(own, node_shapes);               /* SIMGPU_NODE */
 	tcase_add_test(own, peer_enable_rules);
 	tcase_add_test(own, peer_max);                  /* SIMGPU_PEER_MAX */
+	tcase_add_test_raise_signal(own, node_memory_faults, SIGSEGV);
 	tcase_add_test(own, peer_copy_routes);          /* SIMGPU_PEER_GBPS */
 	tcase_add_test(own, event_stream_same_device);
 	tcase_add_test(own, corrupt_peer_hook);         /* SIMGPU_CORRUPT_PEER */
