@@ -3,7 +3,9 @@
 # (tests/support/simnvml): every link up passes each GPU, one link down fails that GPU naming
 # the link, every link down warns, a state NVML cannot give warns, NVML absent or failing is
 # "not known" (a SKIP item, never a PASS), a huge GPU count and links past NVML's maximum stay
-# bounded, a fixture tree does not ask NVML, and the JSON carries the same.
+# bounded, a fixture tree does not ask NVML, and the JSON carries the same, which gdrb
+# inventory --sku h200 reads: all up passes, a link down fails naming the GPU, NVML failing
+# fails as not known.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
@@ -123,3 +125,28 @@ doctor fixture --json --sysfs-root "$fx/dgx8/sys" --procfs-root "$fx/dgx8/proc"
 doctor fixture_table --sysfs-root "$fx/dgx8/sys" --procfs-root "$fx/dgx8/proc"
 ! grep -q "NVLink" "$WORK/fixture_table.txt" || fail "fixture tree: NVLink items"
 pass "fixture tree: NVML not asked"
+
+# gdrb inventory --sku h200 reads the doctor's "nvlink" as the doctor writes it: the live
+# report of the simulated NVML, its GPUs on the buses of the hgx-h200 fixture, joined to that
+# fixture's topology (this machine has no GPU of its own to join it to).
+gdrb=$top_srcdir/scripts/gdrb
+"$bin" --json --sysfs-root "$fx/hgx-h200/sys" --procfs-root "$fx/hgx-h200/proc" >"$WORK/h200.json" 2>/dev/null
+buses=13,14,33,34,93,94,b3,b4
+# inventory NAME RC PATTERN: the fixture's topology with NAME.txt's nvlink, judged against h200.
+inventory() {
+	local rc=0
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["nvlink"] = json.load(open(sys.argv[2]))["nvlink"]
+json.dump(d, sys.stdout)' "$WORK/h200.json" "$WORK/$1.txt" >"$WORK/$1-joined.json" || fail "$1: joining the reports"
+	"$gdrb" inventory --sku h200 "$WORK/$1-joined.json" >"$WORK/$1-inv.txt" 2>&1 || rc=$?
+	[ "$rc" = "$2" ] || { cat "$WORK/$1-inv.txt"; fail "inventory $1: exit $rc, expected $2"; }
+	grep -Eq "$3" "$WORK/$1-inv.txt" || { cat "$WORK/$1-inv.txt"; fail "inventory $1: no line matching '$3'"; }
+	pass "inventory $1 -> $2: $(grep -E "$3" "$WORK/$1-inv.txt" | head -1)"
+}
+SIMNVML_BUSES=$buses doctor inv_up --json
+inventory inv_up 0 '^PASS +nvlink +8 of 8 GPUs with 18 NVLinks up \(NVML: gdrbench simulated GPU \(simnvml\)\)$'
+SIMNVML_BUSES=$buses SIMNVML_DOWN=3:11 doctor inv_down --json
+inventory inv_down 1 '^FAIL +nvlink 0000:34:00\.0 17 of 18 NVLinks up \(down: 11\), expected 18$'
+SIMNVML_BUSES=$buses SIMNVML_INIT=9 doctor inv_noinit --json
+inventory inv_noinit 1 '^FAIL +nvlink +NVLink state not known: nvmlInit: Driver Not Loaded'

@@ -12,6 +12,7 @@
  *   SIMNVML_REMOTE=switch|gpu   the far end of every link (default switch)
  *   SIMNVML_VERSION=C     NVML's NVLink version code (default 6, NVLink 4.0)
  *   SIMNVML_INIT=RC       nvmlInit_v2 answers RC (default 0; 9 is NVML_ERROR_DRIVER_NOT_LOADED)
+ *   SIMNVML_BUSES=13,14   the PCI bus (hex) of GPU 0, 1, ... (default 0x18 + 0x10 g)
  * Each GPU is named "gdrbench simulated GPU (simnvml)", so whatever shows it says so.
  */
 #include <stdint.h>
@@ -161,7 +162,23 @@ nvml_return nvmlDeviceGetHandleByIndex_v2(unsigned idx, nvml_device *dev)
 	return SUCCESS;
 }
 
-/* GPU g on bus 0x18 + 0x10 g (wrapping), as an 8-GPU board spreads them. */
+/* Bus of GPU g: the g-th of SIMNVML_BUSES ("13,14,33"), else 0x18 + 0x10 g (wrapping). */
+static unsigned bus_of(unsigned g)
+{
+	const char *s = getenv("SIMNVML_BUSES");
+	unsigned i, bus;
+	int n;
+
+	for (i = 0; s && *s && sscanf(s, "%2x%n", &bus, &n) == 1; i++) {
+		if (i == g)
+			return bus;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return (0x18 + 0x10 * g) & 0xff;
+}
+
 nvml_return nvmlDeviceGetPciInfo_v3(nvml_device dev, struct nvml_pci_info *pci)
 {
 	unsigned g;
@@ -170,7 +187,7 @@ nvml_return nvmlDeviceGetPciInfo_v3(nvml_device dev, struct nvml_pci_info *pci)
 		return ERROR_INVALID_ARGUMENT;
 	memset(pci, 0, sizeof(*pci));
 	pci->domain = g >> 8;
-	pci->bus = (0x18 + 0x10 * g) & 0xff;
+	pci->bus = bus_of(g);
 	pci->pci_device_id = 0x233510de;
 	snprintf(pci->bus_id, sizeof(pci->bus_id), "%08x:%02x:00.0", pci->domain, pci->bus);
 	snprintf(pci->bus_id_legacy, sizeof(pci->bus_id_legacy), "%04x:%02x:00.0", pci->domain, pci->bus);
