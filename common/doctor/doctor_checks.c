@@ -838,7 +838,7 @@ int gdrb_doctor_load(struct gdrb_doctor *d, const struct gdrb_doctor_opts *o)
 	/* CUDA's first call brings up the driver and every GPU: seconds without persistence mode. */
 	if (d->ask_cuda)
 		d->cuda_ok = gdrb_cuda_inventory(&d->cuda, d->cuda_why, sizeof(d->cuda_why)) == 0;
-	/* NVML is cheap beside CUDA and answers the health check's NVLink question: asked with --fast. */
+	/* Asked with --fast too: a link down is a health check's question (docs/doctor.md, NVLink). */
 	d->ask_nvml = d->live;
 	if (d->ask_nvml)
 		gdrb_nvml_read(&d->nvml);
