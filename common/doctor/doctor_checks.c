@@ -296,7 +296,7 @@ static void nvlink_items(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		"an NVLink bridge has no link up and needs nothing";
 	static const char fix_unread[] = "check 'nvidia-smi nvlink -s' and the driver's messages (dmesg)";
 	const struct gdrb_nvml *nv = &d->nvml;
-	char down[96], unread[96], ver[24];
+	char down[96], unread[96], ver[24], far[40];
 	size_t g;
 
 	if (!d->ask_nvml)
@@ -326,16 +326,19 @@ static void nvlink_items(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 			verdict = GDRB_DOC_FAIL;
 		else if (gp->down || gp->unread)
 			verdict = GDRB_DOC_WARN;
+		far[0] = 0;
+		if (gp->up > gp->to_switch + gp->to_gpu)
+			snprintf(far, sizeof(far), ", %d far end not known", gp->up - gp->to_switch - gp->to_gpu);
 		if (v)
 			snprintf(ver, sizeof(ver), "NVLink %s", v);
 		else
 			snprintf(ver, sizeof(ver), "version not known");
 		item(c, verdict, verdict == GDRB_DOC_FAIL ? fix_down : !gp->up && !gp->unread ? fix_all_down : fix_unread,
-		     "NVLink %s %s: %d of %d NVLinks up%s%s%s%s, %s, %d to an NVSwitch, %d to a GPU%s%s",
+		     "NVLink %s %s: %d of %d NVLinks up%s%s%s%s, %s, %d to an NVSwitch, %d to a GPU%s%s%s",
 		     pci, gp->name, gp->up, gp->links, gp->down ? ", down: " : "",
 		     links_in(gp, GDRB_NVLINK_DOWN, down, sizeof(down)), gp->unread ? ", not read: " : "",
 		     links_in(gp, GDRB_NVLINK_UNREAD, unread, sizeof(unread)), ver, gp->to_switch,
-		     gp->to_gpu, gp->why[0] ? "; " : "", gp->why);
+		     gp->to_gpu, far, gp->why[0] ? "; " : "", gp->why);
 	}
 }
 

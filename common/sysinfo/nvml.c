@@ -103,7 +103,7 @@ static int nvml_resolve(struct nvml_api *api, char *why, size_t len)
 		void *fn = dlsym(api->lib, syms[i].name);
 
 		if (!fn && syms[i].required) {
-			snprintf(why, len, "%s has no %s: a driver older than gdrbench reads (R450 or newer)",
+			snprintf(why, len, "%s has no %s: an NVIDIA driver older than the NVML calls gdrbench makes",
 				 NVML_LIBRARY, syms[i].name);
 			return GDRB_ERR_UNSUPP;
 		}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # gdrb_doctor's NVLink state (check 3, docs/doctor.md) on the simulated NVML
 # (tests/support/simnvml): every link up passes each GPU, one link down fails that GPU naming
-# the link, every link down warns, a state NVML cannot give warns, NVML absent or failing is
+# the link, every link down warns, a state NVML cannot give warns, NVML absent, failing or too old is
 # "not known" (a SKIP item, never a PASS), a huge GPU count and links past NVML's maximum stay
 # bounded, a fixture tree does not ask NVML, and the JSON carries the same, which gdrb
 # inventory --sku h200 reads: all up passes, a link down fails naming the GPU, NVML failing
@@ -110,7 +110,20 @@ if ! { command -v ldconfig >/dev/null 2>&1 && ldconfig -p | grep -q 'libnvidia-m
 	[ "$(json_nvlink "$WORK/absent.json")" = "True False 0 0 " ] ||
 		fail "NVML absent: JSON nvlink is '$(json_nvlink "$WORK/absent.json")'"
 fi
-pass "NVML absent, broken or failing: NVLink not known (SKIP), never PASS"
+nvml_old() {
+	local dir=$1 name=$2
+	shift 2
+	LD_LIBRARY_PATH=$top_builddir/tests/support/simnvml/$dir "$bin" --fast "$@" >"$WORK/$name.txt" 2>&1
+}
+nvml_old nopci nopci
+has nopci "SKIP NVLink not known: libnvidia-ml.so.1 has no nvmlDeviceGetPciInfo_v3: an NVIDIA driver older"
+[ "$(nvlink_items nopci PASS)" -eq 0 ] || fail "NVML without a call gdrbench needs: an NVLink PASS"
+pass "NVML absent, broken, failing or too old: NVLink not known (SKIP), never PASS"
+
+# An NVML without the optional calls (version, far end): links still counted, the rest said unknown.
+SIMNVML_GPUS=1 SIMNVML_DOWN=0:1 nvml_old old old
+has old "FAIL NVLink 0000:18:00.0 .*: 17 of 18 NVLinks up, down: 1, version not known, 0 to an NVSwitch, 0 to a GPU, 17 far end not known$"
+pass "NVML without the version and far-end calls: links counted, version and far end not known"
 
 # JSON: the same per GPU (up/links/down/not read).
 SIMNVML_GPUS=3 SIMNVML_DOWN=1:5,1:6 SIMNVML_ERR=2:0 doctor json --json

@@ -14,6 +14,8 @@
  *   SIMNVML_INIT=RC       nvmlInit_v2 answers RC (default 0; 9 is NVML_ERROR_DRIVER_NOT_LOADED)
  *   SIMNVML_BUSES=13,14   the PCI bus (hex) of GPU 0, 1, ... (default 0x18 + 0x10 g)
  * Each GPU is named "gdrbench simulated GPU (simnvml)", so whatever shows it says so.
+ * Built with SIMNVML_NO_OPTIONAL it lacks the NVLink version and far-end calls (an old NVML);
+ * with SIMNVML_NO_PCI_V3, nvmlDeviceGetPciInfo_v3, which gdrbench needs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -43,11 +45,15 @@ API nvml_return nvmlShutdown(void);
 API const char *nvmlErrorString(nvml_return rc);
 API nvml_return nvmlDeviceGetCount_v2(unsigned *count);
 API nvml_return nvmlDeviceGetHandleByIndex_v2(unsigned idx, nvml_device *dev);
+#ifndef SIMNVML_NO_PCI_V3
 API nvml_return nvmlDeviceGetPciInfo_v3(nvml_device dev, struct nvml_pci_info *pci);
+#endif
 API nvml_return nvmlDeviceGetName(nvml_device dev, char *name, unsigned len);
 API nvml_return nvmlDeviceGetNvLinkState(nvml_device dev, unsigned link, unsigned *active);
+#ifndef SIMNVML_NO_OPTIONAL
 API nvml_return nvmlDeviceGetNvLinkVersion(nvml_device dev, unsigned link, unsigned *version);
 API nvml_return nvmlDeviceGetNvLinkRemoteDeviceType(nvml_device dev, unsigned link, unsigned *type);
+#endif
 
 static int initialised;
 
@@ -162,6 +168,7 @@ nvml_return nvmlDeviceGetHandleByIndex_v2(unsigned idx, nvml_device *dev)
 	return SUCCESS;
 }
 
+#ifndef SIMNVML_NO_PCI_V3
 /* Bus of GPU g: the g-th of SIMNVML_BUSES ("13,14,33"), else 0x18 + 0x10 g (wrapping). */
 static unsigned bus_of(unsigned g)
 {
@@ -194,6 +201,8 @@ nvml_return nvmlDeviceGetPciInfo_v3(nvml_device dev, struct nvml_pci_info *pci)
 	return SUCCESS;
 }
 
+#endif
+
 nvml_return nvmlDeviceGetName(nvml_device dev, char *name, unsigned len)
 {
 	unsigned g;
@@ -217,6 +226,7 @@ nvml_return nvmlDeviceGetNvLinkState(nvml_device dev, unsigned link, unsigned *a
 	return SUCCESS;
 }
 
+#ifndef SIMNVML_NO_OPTIONAL
 nvml_return nvmlDeviceGetNvLinkVersion(nvml_device dev, unsigned link, unsigned *version)
 {
 	unsigned g;
@@ -237,3 +247,4 @@ nvml_return nvmlDeviceGetNvLinkRemoteDeviceType(nvml_device dev, unsigned link, 
 		*type = remote && !strcmp(remote, "gpu") ? 0 : 2;
 	return rc;
 }
+#endif
