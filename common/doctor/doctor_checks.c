@@ -267,6 +267,81 @@ static void check_roce_gid(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		evidence(c, "%d of %d RoCE ports have a RoCE v2 GID", with_v2, roce);
 }
 
+/* "5, 9" for the links of g in state st, at most len bytes. */
+static char *links_in(const struct gdrb_nvml_gpu *g, enum gdrb_nvlink_state st, char *buf, size_t len)
+{
+	size_t l, n = 0;
+
+	buf[0] = 0;
+	for (l = 0; l < GDRB_NVLINK_MAX_LINKS && n < len; l++)
+		if (g->state[l] == st)
+			n += (size_t)snprintf(buf + n, len - n, "%s%zu", n ? ", " : "", l);
+	return buf;
+}
+
+/*
+ * One item per GPU NVML lists: FAIL when some of its NVLinks are down and others up (a link
+ * lost on a board whose GPUs are wired together), WARN when all are down (a PCIe card without
+ * its NVLink bridge, or a board with every link lost: the SKU inventory tells which) or a
+ * link's state could not be read; a GPU without NVLink passes. NVML absent: said, not judged.
+ */
+static void nvlink_items(struct gdrb_doctor *d, struct gdrb_doc_check *c)
+{
+	static const char fix_down[] =
+		"drain the node: a link down on an NVLink board is a hardware fault; 'nvidia-smi nvlink "
+		"-s' shows each link, a GPU reset or reboot retrains them, a link that stays down "
+		"needs the vendor";
+	static const char fix_all_down[] =
+		"on an NVLink board (HGX, DGX) drain the node as for one link down; a PCIe card without "
+		"an NVLink bridge has no link up and needs nothing";
+	static const char fix_unread[] = "check 'nvidia-smi nvlink -s' and the driver's messages (dmesg)";
+	const struct gdrb_nvml *nv = &d->nvml;
+	char down[96], unread[96], ver[24], far[40];
+	size_t g;
+
+	if (!d->ask_nvml)
+		return;
+	if (!nv->known) {
+		item(c, GDRB_DOC_SKIP, NULL, "NVLink not known: %s", nv->why);
+		return;
+	}
+	if (nv->reported > nv->ngpus)
+		item(c, GDRB_DOC_WARN, fix_unread, "NVML counts %u GPUs; the first %zu are read",
+		     nv->reported, nv->ngpus);
+	for (g = 0; g < nv->ngpus; g++) {
+		const struct gdrb_nvml_gpu *gp = &nv->gpus[g];
+		const char *v = gdrb_nvlink_version_text(gp->version);
+		const char *pci = gp->pci[0] ? gp->pci : "(PCI address not read)";
+		enum gdrb_doc_verdict verdict = GDRB_DOC_PASS;
+
+		if (!gp->links && gp->why[0]) {
+			item(c, GDRB_DOC_WARN, fix_unread, "NVLink of NVML GPU %zu %s not read: %s", g, pci, gp->why);
+			continue;
+		}
+		if (!gp->links) {
+			item(c, GDRB_DOC_PASS, NULL, "NVLink %s %s: no NVLink (NVML lists none)", pci, gp->name);
+			continue;
+		}
+		if (gp->down && gp->up)
+			verdict = GDRB_DOC_FAIL;
+		else if (gp->down || gp->unread)
+			verdict = GDRB_DOC_WARN;
+		far[0] = 0;
+		if (gp->up > gp->to_switch + gp->to_gpu)
+			snprintf(far, sizeof(far), ", %d far end not known", gp->up - gp->to_switch - gp->to_gpu);
+		if (v)
+			snprintf(ver, sizeof(ver), "NVLink %s", v);
+		else
+			snprintf(ver, sizeof(ver), "version not known");
+		item(c, verdict, verdict == GDRB_DOC_FAIL ? fix_down : !gp->up && !gp->unread ? fix_all_down : fix_unread,
+		     "NVLink %s %s: %d of %d NVLinks up%s%s%s%s, %s, %d to an NVSwitch, %d to a GPU%s%s%s",
+		     pci, gp->name, gp->up, gp->links, gp->down ? ", down: " : "",
+		     links_in(gp, GDRB_NVLINK_DOWN, down, sizeof(down)), gp->unread ? ", not read: " : "",
+		     links_in(gp, GDRB_NVLINK_UNREAD, unread, sizeof(unread)), ver, gp->to_switch,
+		     gp->to_gpu, far, gp->why[0] ? "; " : "", gp->why);
+	}
+}
+
 /* 3. GPUs visible, driver and runtime versions */
 static void check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
@@ -326,6 +401,7 @@ static void check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 	if (d->cuda_ok && d->cuda.count < (int)t->ngpus)
 		item(c, GDRB_DOC_WARN, "unset CUDA_VISIBLE_DEVICES (or check 'nvidia-smi')",
 		     "CUDA sees %d of the %zu GPUs", d->cuda.count, t->ngpus);
+	nvlink_items(d, c);
 }
 
 /* The CUDA device to pair with NIC n: one whose nearest NIC it is, else device 0. */
@@ -765,6 +841,10 @@ int gdrb_doctor_load(struct gdrb_doctor *d, const struct gdrb_doctor_opts *o)
 	/* CUDA's first call brings up the driver and every GPU: seconds without persistence mode. */
 	if (d->ask_cuda)
 		d->cuda_ok = gdrb_cuda_inventory(&d->cuda, d->cuda_why, sizeof(d->cuda_why)) == 0;
+	/* Asked with --fast too: a link down is a health check's question (docs/doctor.md, NVLink). */
+	d->ask_nvml = d->live;
+	if (d->ask_nvml)
+		gdrb_nvml_read(&d->nvml);
 	if (d->live) {
 		d->verbs_ok = gdrb_rdma_devices(d->verbs_devs, GDRB_DOC_MAX_VERBS_DEVS, &d->nverbs,
 						d->verbs_why, sizeof(d->verbs_why)) == 0;

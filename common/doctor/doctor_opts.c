@@ -50,8 +50,8 @@ static const struct gdrb_opt doctor_table[] = {
 	  .parse = gdrb_opt_set_bool, .off = ARG(o.json), .value = 1 },
 	{ .name = "fast",
 	  .help = "for prologs and health checks: CUDA is not asked (check 3\n"
-		  "reads the PCI bus and the driver only) and registration\n"
-		  "is not attempted (check 4 SKIPs)",
+		  "reads the PCI bus, the driver and NVML's NVLink state only)\n"
+		  "and registration is not attempted (check 4 SKIPs)",
 	  .parse = gdrb_opt_set_bool, .off = ARG(o.fast), .value = 1 },
 	{ .name = "oneline",
 	  .help = "print one line instead of the table, for Slurm's\n"

@@ -257,6 +257,51 @@ static void json_topology(const struct gdrb_doctor *d, struct gdrb_json *j)
 	gdrb_json_close_array(j);
 }
 
+static void json_nvlink_gpu(struct gdrb_json *j, const struct gdrb_nvml_gpu *g)
+{
+	const char *v = gdrb_nvlink_version_text(g->version);
+	size_t l;
+
+	gdrb_json_open_object(j, NULL);
+	gdrb_json_string(j, "pci", g->pci[0] ? g->pci : NULL);
+	gdrb_json_string(j, "name", g->name[0] ? g->name : NULL);
+	gdrb_json_int(j, "links", g->links);
+	gdrb_json_int(j, "up", g->up);
+	gdrb_json_open_array(j, "down");
+	for (l = 0; l < GDRB_NVLINK_MAX_LINKS; l++)
+		if (g->state[l] == GDRB_NVLINK_DOWN)
+			gdrb_json_int(j, NULL, (long long)l);
+	gdrb_json_close_array(j);
+	gdrb_json_open_array(j, "not_read");
+	for (l = 0; l < GDRB_NVLINK_MAX_LINKS; l++)
+		if (g->state[l] == GDRB_NVLINK_UNREAD)
+			gdrb_json_int(j, NULL, (long long)l);
+	gdrb_json_close_array(j);
+	gdrb_json_string(j, "version", v);
+	gdrb_json_int(j, "to_nvswitch", g->to_switch);
+	gdrb_json_int(j, "to_gpu", g->to_gpu);
+	gdrb_json_string(j, "error", g->why[0] ? g->why : NULL);
+	gdrb_json_close_object(j);
+}
+
+/* "nvlink": what NVML said per GPU; known false (and why) where it was not asked or not read. */
+static void json_nvlink(const struct gdrb_doctor *d, struct gdrb_json *j)
+{
+	const struct gdrb_nvml *nv = &d->nvml;
+	size_t g;
+
+	gdrb_json_open_object(j, "nvlink");
+	gdrb_json_bool(j, "asked", d->ask_nvml);
+	gdrb_json_bool(j, "known", d->ask_nvml && nv->known);
+	gdrb_json_string(j, "why", !d->ask_nvml ? "not asked: a fixture tree" : nv->known ? NULL : nv->why);
+	gdrb_json_int(j, "reported", nv->known ? (long long)nv->reported : 0);
+	gdrb_json_open_array(j, "gpus");
+	for (g = 0; nv->known && g < nv->ngpus; g++)
+		json_nvlink_gpu(j, &nv->gpus[g]);
+	gdrb_json_close_array(j);
+	gdrb_json_close_object(j);
+}
+
 void gdrb_doctor_print_json(const struct gdrb_doctor *d, FILE *f)
 {
 	static const char *const keys[] = { "skip", "pass", "warn", "fail" };
@@ -306,6 +351,7 @@ void gdrb_doctor_print_json(const struct gdrb_doctor *d, FILE *f)
 	gdrb_json_open_object(&j, "topology");
 	json_topology(d, &j);
 	gdrb_json_close_object(&j);
+	json_nvlink(d, &j);
 	gdrb_json_close_object(&j);
 	fflush(f);
 }

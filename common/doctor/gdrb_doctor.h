@@ -15,6 +15,7 @@
 #include "gdrb_cuda_info.h"
 #include "gdrb_mem.h"
 #include "gdrb_node.h"
+#include "gdrb_nvml.h"
 #include "gdrb_rdma.h"
 #include "gdrb_size.h"
 #include "gdrb_topo.h"
@@ -75,6 +76,10 @@ struct gdrb_doctor {
 	bool cuda_ok;
 	struct gdrb_cuda_inventory cuda;
 	char cuda_why[256];
+
+	/* NVLink state per GPU from NVML, asked on the live node only (with --fast too). */
+	bool ask_nvml;
+	struct gdrb_nvml nvml;
 
 	bool verbs_ok;
 	char verbs_devs[GDRB_DOC_MAX_VERBS_DEVS][GDRB_RDMA_NAME_LEN];

@@ -3,7 +3,8 @@
 # A floor is a figure someone published for a healthy node of this SKU, or gdrbench's own
 # estimate, said as such: every rule carries source= (docs/skus.md has the same table). Before
 # measuring, `gdrb sweep --sku a100` checks the node's parts against the SKU (gdrb inventory:
-# GPU count and model, NIC count and rate, PCIe widths) and stops at the first part that differs.
+# GPU count and model, NIC count and rate, PCIe widths, NVLinks up) and stops at the first part that differs.
+# NVLinks up on each GPU: 12, source: https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/nvidia-ampere-architecture-whitepaper.pdf (A100: 12 third-generation NVLinks, 600 GB/s).
 #
 # What runs, on one node:
 #  - host<->GPU copies on the copy engines from pinned memory, 256 MiB to 1 GiB (nvbandwidth's

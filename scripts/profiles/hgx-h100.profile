@@ -3,7 +3,8 @@
 # A floor is a figure someone published for a healthy node of this SKU, or gdrbench's own
 # estimate, said as such: every rule carries source= (docs/skus.md has the same table). Before
 # measuring, `gdrb sweep --sku h100` checks the node's parts against the SKU (gdrb inventory:
-# GPU count and model, NIC count and rate, PCIe widths) and stops at the first part that differs.
+# GPU count and model, NIC count and rate, PCIe widths, NVLinks up) and stops at the first part that differs.
+# NVLinks up on each GPU: 18, source: https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper (H100 SXM5: 18 fourth-generation NVLinks, 900 GB/s).
 #
 # What runs, on one node:
 #  - host<->GPU copies on the copy engines from pinned memory, 256 MiB to 1 GiB (nvbandwidth's

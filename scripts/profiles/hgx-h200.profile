@@ -3,7 +3,8 @@
 # A floor is a figure someone published for a healthy node of this SKU, or gdrbench's own
 # estimate, said as such: every rule carries source= (docs/skus.md has the same table). Before
 # measuring, `gdrb sweep --sku h200` checks the node's parts against the SKU (gdrb inventory:
-# GPU count and model, NIC count and rate, PCIe widths) and stops at the first part that differs.
+# GPU count and model, NIC count and rate, PCIe widths, NVLinks up) and stops at the first part that differs.
+# NVLinks up on each GPU: 18, source: estimate: the H200 is the H100's Hopper GPU with HBM3e, and NVIDIA gives both 900 GB/s of NVLink (https://www.nvidia.com/en-us/data-center/h200/), 18 links of 50 GB/s; no published H200 link count found.
 #
 # What runs, on one node:
 #  - host<->GPU copies on the copy engines from pinned memory, 256 MiB to 1 GiB (nvbandwidth's

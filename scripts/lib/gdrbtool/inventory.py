@@ -11,9 +11,12 @@ gdrb_doctor --json --fast here) and compares it with what an HGX node of that SK
   pcie    every GPU and every counted NIC at the SKU's PCIe width or wider; a NIC at its
           speed or faster; a GPU below its speed is named but passes (an idle GPU lowers its
           link speed to save power; the host<->GPU copies of the SKU profile judge the rate)
-  nvlink  NOT KNOWN, said and not judged: the doctor does not read NVLink state yet
-A part the doctor could not read (a link null, a device ID missing) fails, named as not
-known: the inventory never passes what it did not see.
+  nvlink  every GPU of the SKU with the SKU's NVLinks up (18 on H100, H200, B200; 12 on A100),
+          from the NVML state the doctor read on the live node; a GPU with fewer is named
+A part the doctor could not read (a link null, a device ID missing, NVLink state where NVML
+was absent or failed) fails, named as not known: the inventory never passes what it did not
+see. A report of a fixture tree (NVML not asked) or of a doctor without NVLink says NVLink
+NOT KNOWN, not judged, and the overall line says so.
 
 SKUs: a100, h100, h200, b200 (the node profiles hgx-a100, hgx-h100, hgx-h200, hgx-b200).
 gdrb sweep --sku NAME runs this check on the sweep's doctor.json before the first benchmark.
@@ -56,14 +59,15 @@ class Sku:
     nics: int
     nic_gbps: int              # port rate of each compute NIC
     nic_link: Tuple[int, int]
+    nvlinks: int               # NVLinks up on each GPU (the board wires every one)
 
 
 SKUS: Dict[str, Sku] = {s.name: s for s in (
     Sku("a100", "HGX A100", "hgx-a100", 8, {"0x20b0": "A100 SXM4 40GB", "0x20b2": "A100 SXM4 80GB"},
-        (16, 16), 8, 200, (16, 16)),
-    Sku("h100", "HGX H100", "hgx-h100", 8, {"0x2330": "H100 SXM5 80GB"}, (32, 16), 8, 400, (32, 16)),
-    Sku("h200", "HGX H200", "hgx-h200", 8, {"0x2335": "H200 SXM 141GB"}, (32, 16), 8, 400, (32, 16)),
-    Sku("b200", "HGX B200", "hgx-b200", 8, {"0x2901": "B200"}, (32, 16), 8, 400, (32, 16)),
+        (16, 16), 8, 200, (16, 16), 12),
+    Sku("h100", "HGX H100", "hgx-h100", 8, {"0x2330": "H100 SXM5 80GB"}, (32, 16), 8, 400, (32, 16), 18),
+    Sku("h200", "HGX H200", "hgx-h200", 8, {"0x2335": "H200 SXM 141GB"}, (32, 16), 8, 400, (32, 16), 18),
+    Sku("b200", "HGX B200", "hgx-b200", 8, {"0x2901": "B200"}, (32, 16), 8, 400, (32, 16), 18),
 )}
 _RATE = re.compile(r"^\s*([0-9]+(\.[0-9]+)?) Gb/sec")
 
@@ -128,7 +132,8 @@ class Check:
             self.add("NOTE", "%s %s" % (kind, name), "PCIe %s, expected %s: an idle GPU lowers its speed; "
                      "the host<->GPU copies judge the rate" % (_link_text(link), _gen(want[0])))
 
-    def gpus(self, gpus: List[Any]) -> None:
+    def gpus(self, gpus: List[Any]) -> List[Any]:
+        """The SKU's GPUs among GPUS, each checked; the others named."""
         s = self.sku
         ours = []
         for g in gpus:
@@ -147,6 +152,7 @@ class Check:
                  "%d GPUs of %s (%s), expected %d" % (len(ours), s.title, models, s.gpus))
         for g in ours:
             self.link("gpu", str(g.get("pci", "?")), g.get("link"), s.gpu_link)
+        return ours
 
     def nics(self, nics: List[Any]) -> None:
         s = self.sku
@@ -175,6 +181,45 @@ class Check:
         for n in ours:
             self.link("nic", str(n.get("name", "?")), n.get("link"), s.nic_link)
 
+    def nvlink(self, nv: Any, gpus: List[Any]) -> None:
+        """The NVLinks up on each of GPUS (the SKU's GPUs) in the doctor's "nvlink" report NV."""
+        s = self.sku
+        want = "expected %d NVLinks up on each GPU" % s.nvlinks
+        if not isinstance(nv, dict):
+            self.add("NOT KNOWN", "nvlink", "the doctor's report has no NVLink state (a gdrb_doctor that "
+                     "does not read it); %s; not checked" % want)
+            return
+        if nv.get("asked") is not True:
+            self.add("NOT KNOWN", "nvlink", "NVML not asked: the doctor read a fixture tree, not this node; "
+                     "%s; not checked" % want)
+            return
+        if nv.get("known") is not True:
+            self.add("FAIL", "nvlink", "NVLink state not known: %s; %s" % (str(nv.get("why"))[:200], want))
+            return
+        if not gpus:
+            self.add("NOT KNOWN", "nvlink", "no GPU of %s to check (gpus above); %s" % (s.title, want))
+            return
+        listed = {str(g.get("pci", "")).lower(): g for g in nv.get("gpus") or [] if isinstance(g, dict)}
+        ok, names = 0, set()
+        for g in gpus:
+            bdf = str(g.get("pci", "?"))
+            n = listed.get(bdf.lower())
+            up = common.integer(str(n.get("up", "")), 1024) if n else None
+            links = common.integer(str(n.get("links", "")), 1024) if n else None
+            if n is None or up is None or links is None:
+                self.add("FAIL", "nvlink " + bdf, "not known: %s; expected %d NVLinks up"
+                         % ("NVML does not list this GPU" if n is None else "NVML's link count not read", s.nvlinks))
+                continue
+            names.add(str(n.get("name") or "name not read")[:60])
+            down = [str(x) for x in n.get("down") or [] if isinstance(x, str)]
+            if up != s.nvlinks:
+                self.add("FAIL", "nvlink " + bdf, "%d of %d NVLinks up%s, expected %d"
+                         % (up, links, " (down: %s)" % ", ".join(down[:18]) if down else "", s.nvlinks))
+            else:
+                ok += 1
+        self.add("PASS" if ok == len(gpus) else "FAIL", "nvlink", "%d of %d GPUs with %d NVLinks up (NVML: %s)"
+                 % (ok, len(gpus), s.nvlinks, ", ".join(sorted(names)) or "none"))
+
     @property
     def failed(self) -> List[Part]:
         return [p for p in self.parts if p.status == "FAIL"]
@@ -187,7 +232,9 @@ class Check:
                 self.sku.name, len(bad), "" if len(bad) == 1 else "s", "s" if len(bad) == 1 else "",
                 "; ".join("%s: %s" % (p.what, p.text) for p in bad[:3]) + ("; ..." if len(bad) > 3 else "")))
         else:
-            out.append("inventory %s: PASS (%s as expected; NVLink not known)" % (self.sku.name, self.sku.title))
+            unknown = [p.what for p in self.parts if p.status == "NOT KNOWN"]
+            out.append("inventory %s: PASS (%s as expected%s)" % (
+                self.sku.name, self.sku.title, "; NVLink not known" if "nvlink" in unknown else ""))
         return "\n".join(term(line) for line in out) + "\n"
 
 
@@ -198,10 +245,9 @@ def check(s: Sku, doctor: Any) -> Check:
     if not isinstance(topo, dict) or not isinstance(topo.get("gpus"), list) or not isinstance(topo.get("nics"), list):
         raise usage_error("the doctor's report has no topology.gpus and topology.nics (gdrb_doctor --json of one node "
                           "is expected)")
-    c.gpus(topo["gpus"])
+    ours = c.gpus(topo["gpus"])
     c.nics(topo["nics"])
-    # Said, not failed: the doctor cannot see NVLink either way today.
-    c.add("NOT KNOWN", "nvlink", "the doctor does not read NVLink state yet; not checked")
+    c.nvlink(doctor.get("nvlink"), ours)
     return c
 
 

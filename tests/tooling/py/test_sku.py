@@ -1,7 +1,7 @@
 """Node profiles per SKU (docs/skus.md): every shipped hgx-* profile parses and every rule names
 its source; a rule without one is refused in a profile that says "sources required"; gdrb
 inventory passes an HGX H200 doctor report and fails a GPU down-trained, a GPU or a NIC gone, a
-NIC below its rate, naming the part; an unknown SKU is exit 2; gdrb accept with a SKU profile
+NIC below its rate, a GPU with an NVLink down or NVLink state not known, naming the part; an unknown SKU is exit 2; gdrb accept with a SKU profile
 passes good figures and fails one below its floor."""
 import contextlib
 import copy
@@ -84,6 +84,16 @@ class Profiles(unittest.TestCase):
         self.assertEqual(prof.rules[0].source, "https://example.org/a (x)")
 
 
+def with_nvlink(doctor, up=18, name="NVIDIA H200"):
+    """DOCTOR with the "nvlink" report of gdrb_doctor --json on the live node: every GPU of its
+    topology listed by NVML with UP of 18 links up."""
+    gpus = [{"pci": g["pci"], "name": name, "links": 18, "up": up, "down": list(range(18 - up)),
+             "not_read": [], "version": "4.0", "to_nvswitch": up, "to_gpu": 0, "error": None}
+            for g in doctor["topology"]["gpus"]]
+    doctor["nvlink"] = {"asked": True, "known": True, "why": None, "reported": len(gpus), "gpus": gpus}
+    return doctor
+
+
 class Inventory(unittest.TestCase):
     def setUp(self):
         self.work = tempfile.mkdtemp(prefix="gdrb-inventory-test.")
@@ -130,6 +140,62 @@ class Inventory(unittest.TestCase):
         d = h200_doctor()
         d["topology"]["gpus"][1]["link"] = None
         self.differs(d, r"gpu 0000:14:00\.0", "PCIe link not known")
+
+    def test_nvlinks_up_pass_and_a_link_down_is_named(self):
+        status, out, err = self.inventory(with_nvlink(h200_doctor()))
+        self.assertEqual((status, err), (0, ""), out)
+        self.assertIn("PASS      nvlink           8 of 8 GPUs with 18 NVLinks up (NVML: NVIDIA H200)", out)
+        self.assertEqual(out.splitlines()[-1], "inventory h200: PASS (HGX H200 as expected)")
+        d = with_nvlink(h200_doctor())
+        d["nvlink"]["gpus"][4].update(up=17, down=[5])
+        self.differs(d, r"nvlink 0000:17:00\.0", r"17 of 18 NVLinks up \(down: 5\), expected 18$")
+        self.differs(d, "nvlink", r"7 of 8 GPUs with 18 NVLinks up")
+        status, out, _ = self.inventory(d)
+        self.assertIn("nvlink 0000:17:00.0: 17 of 18 NVLinks up (down: 5), expected 18", out.splitlines()[-1])
+        # Every link of a GPU down (NVML's view of a PCIe card without its bridge) differs too.
+        d = with_nvlink(h200_doctor())
+        d["nvlink"]["gpus"][0].update(up=0, down=list(range(18)))
+        self.differs(d, r"nvlink 0000:13:00\.0", r"0 of 18 NVLinks up \(down: 0, 1, 2, .*17\), expected 18$")
+        # The SKU's count, not 18 everywhere: an A100 board wires 12.
+        d = h200_doctor()
+        for g in d["topology"]["gpus"]:
+            g["device"] = "0x20b2"
+            g["link"]["gts"] = "16"
+        for n in d["topology"]["nics"]:
+            n["link"]["gts"] = "16"
+            n["ports"][0]["rate"] = "200 Gb/sec (4X HDR)"
+        d = with_nvlink(d, up=12, name="NVIDIA A100-SXM4-80GB")
+        for g in d["nvlink"]["gpus"]:
+            g.update(links=12, down=[])
+        status, out, _ = self.inventory(d, "a100")
+        self.assertEqual(status, 0, out)
+        self.assertIn("8 of 8 GPUs with 12 NVLinks up (NVML: NVIDIA A100-SXM4-80GB)", out)
+        status, out, _ = self.inventory(d, "h100")
+        self.assertEqual(status, 1, out)
+
+    def test_nvlink_not_known_is_never_a_match(self):
+        # NVML absent on the live node: not known, and the inventory fails.
+        d = h200_doctor()
+        d["nvlink"] = {"asked": True, "known": False, "why": "libnvidia-ml.so.1 (NVML, part of the NVIDIA "
+                       "driver) not loaded: not found", "reported": 0, "gpus": []}
+        self.differs(d, "nvlink", r"NVLink state not known: libnvidia-ml\.so\.1 .*; expected 18 NVLinks up on each GPU")
+        # A GPU of the topology that NVML does not list, or a count that is not a number.
+        d = with_nvlink(h200_doctor())
+        del d["nvlink"]["gpus"][6]
+        self.differs(d, r"nvlink 0000:19:00\.0", "not known: NVML does not list this GPU; expected 18 NVLinks up")
+        d = with_nvlink(h200_doctor())
+        d["nvlink"]["gpus"][2]["up"] = "eighteen"
+        self.differs(d, r"nvlink 0000:15:00\.0", "not known: NVML's link count not read")
+        d = with_nvlink(h200_doctor())
+        d["nvlink"]["gpus"][2]["up"] = 10 ** 30
+        self.differs(d, r"nvlink 0000:15:00\.0", "not known: NVML's link count not read")
+        # A fixture tree's report (NVML not asked): said, not judged, and the overall line says so.
+        d = h200_doctor()
+        d["nvlink"] = {"asked": False, "known": False, "why": "not asked: a fixture tree", "reported": 0, "gpus": []}
+        status, out, _ = self.inventory(d)
+        self.assertEqual(status, 0, out)
+        self.assertRegex(out, r"(?m)^NOT KNOWN nvlink +NVML not asked: the doctor read a fixture tree")
+        self.assertEqual(out.splitlines()[-1], "inventory h200: PASS (HGX H200 as expected; NVLink not known)")
 
     def test_an_idle_gpu_speed_is_a_note(self):
         d = h200_doctor()
