@@ -2,7 +2,8 @@
 # layers.sh: each layer of common/ includes only itself and the layers it may use
 # (docs/architecture.md, "Layers"), read from its #include "..." lines, and a layer's
 # internal headers only the files that may call them; and the check fails on a copy of the
-# tree with one bad include, a duplicate header or a stale exception planted.
+# tree with one bad include, a duplicate header or a stale exception planted. Then the same
+# rules read from the symbols of the built libraries (nm), shown failing on a planted use.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
@@ -153,10 +154,78 @@ add_include verbs/verbs_post.c verbs_pipe.h
 caught "verbs posting calling the pipelined path (a circle)" verbs/verbs_post.c
 add_include verbs/verbs_pipe.c verbs_setup.h
 caught "the pipelined path using the setup's pieces" verbs/verbs_pipe.c
+add_include mpi/coll.c gdrb_transports.h
+caught "mpi naming the catalogue" mpi/coll.c
 copy_tree
 cp "$WORK/tree/util/gdrb_size.h" "$WORK/tree/mem/"
 caught "a header in two layers" gdrb_size.h
 copy_tree
 cp "$WORK/tree/util/log.c" "$WORK/tree/"
 caught "a source outside the layers" log.c
+
+# The same rules read from the built libraries: an object that uses (nm: U) a symbol that
+# only a layer it may not use defines is an upward arrow, however the declaration came in
+# (a header of the wrong layer, an extern written by hand). An object's layer is its
+# source's folder (libgdrb_catalog.a holds objects of verbs/, mpi/ and nccl/).
+
+# check_symbols LIBS...: print every such use in the libraries LIBS; return 1 if any.
+check_symbols() {
+	local bad=0 f base lib obj sym type from to allowed layer
+	local -A owner=() defs=()
+	for f in "$src"/*/*.c; do
+		base=${f##*/}
+		f=${f#"$src"/}
+		owner[${base%.c}]=${f%%/*}
+	done
+	# nm -P -A: "LIB[MEMBER.o]: SYMBOL TYPE ..."; automake names a member TARGET-SOURCE.o
+	# where the library has flags of its own.
+	local table
+	table=$(nm -P -A -g "$@") || { echo "nm failed on $*"; return 1; }
+	table=$(sed -n 's/^\([^[]*\)\[\([^]]*\)\.o\]: \([^ ]*\) \([A-Za-z]\).*/\1 \2 \3 \4/p' <<<"$table")
+	while read -r lib obj sym type; do
+		obj=${obj##*_a-}
+		[ "$type" = U ] || defs[$sym]+="${owner[$obj]:-?} "
+	done <<<"$table"
+	while read -r lib obj sym type; do
+		[ "$type" = U ] && [ -n "${defs[$sym]+set}" ] || continue
+		obj=${obj##*_a-}
+		from=${owner[$obj]:-}
+		[ -n "$from" ] || { echo "${lib##*/}: member $obj.o has no source under common/"; bad=1; continue; }
+		allowed=0
+		for layer in ${defs[$sym]}; do
+			case " $from ${may[$from]} " in *" $layer "*) allowed=1 ;; esac
+		done
+		[ "$allowed" = 1 ] && continue
+		to=${defs[$sym]% }
+		echo "common/$from/$obj.c (${lib##*/}) uses $sym of ${to// /, }: $from may use ${may[$from]:-no other layer}"
+		bad=1
+	done <<<"$table"
+	return "$bad"
+}
+
+command -v nm >/dev/null 2>&1 || skip "no nm (binutils): the include rules hold; the symbol check cannot run"
+libs=("$top_builddir"/common/*/*.a)
+[ -e "${libs[0]}" ] || fail "no library under $top_builddir/common: build first"
+report=$(check_symbols "${libs[@]}") || fail "the built libraries break the layers' rules:
+$report"
+pass "${#libs[@]} libraries of common/: no object uses a symbol of a layer it may not use"
+
+# A planted use caught: an object of the util layer (named as util's log.c) that takes the
+# address of the catalogue, put into a copy of util's library.
+cc=${GDRB_FIG_CC:-cc}
+mkdir -p "$WORK/lib/util"
+cp "$top_builddir/common/util/libgdrb_util.a" "$WORK/lib/util/"
+printf 'extern const void *const gdrb_opt_catalog[];\nconst void *planted_use(void);\nconst void *planted_use(void) { return gdrb_opt_catalog; }\n' >"$WORK/log.c"
+$cc -c -o "$WORK/log.o" "$WORK/log.c" || fail "$cc cannot build the planted object"
+ar q "$WORK/lib/util/libgdrb_util.a" "$WORK/log.o" 2>/dev/null || fail "ar cannot add the planted object"
+planted=("$WORK/lib/util/libgdrb_util.a")
+for f in "${libs[@]}"; do
+	[ "${f##*/}" = libgdrb_util.a ] || planted+=("$f")
+done
+if out=$(check_symbols "${planted[@]}"); then
+	fail "planted util using the catalogue by symbol: not caught"
+fi
+grep -q "common/util/log.c .* uses gdrb_opt_catalog of catalog" <<<"$out" ||
+	fail "planted util using the catalogue by symbol: the report does not name it: $out"
+pass "planted util using the catalogue by symbol caught: $out"
 exit 0
