@@ -136,26 +136,22 @@ caught() {
 	pass "planted $1 caught: $out"
 }
 
-add_include core/driver.c gdrb_verbs.h
-caught "core using verbs" core/driver.c
-add_include mem/stage.c gdrb_coll.h
-caught "mem using mpi" mem/stage.c
-add_include mpi/coll.c gdrb_reg.h
-caught "mpi using verbs" mpi/coll.c
-add_include nccl/nccl_log.c gdrb_verbs.h
-caught "nccl using verbs" nccl/nccl_log.c
-add_include core/report.c gdrb_nccl_log.h
-caught "core using nccl" core/report.c
-add_include verbs/gdrb_verbs.h gdrb_boot_mpi.h
-caught "verbs using mpi" verbs/gdrb_verbs.h
-add_include util/log.c gdrb_opts.h
-caught "util using core" util/log.c
-add_include verbs/verbs_post.c verbs_pipe.h
-caught "verbs posting calling the pipelined path (a circle)" verbs/verbs_post.c
-add_include verbs/verbs_pipe.c verbs_setup.h
-caught "the pipelined path using the setup's pieces" verbs/verbs_pipe.c
-add_include mpi/coll.c gdrb_transports.h
-caught "mpi naming the catalogue" mpi/coll.c
+# Each planted include: what it is, the file, the header.
+while IFS='|' read -r what file header; do
+	add_include "$file" "$header"
+	caught "$what" "$file"
+done <<'EOF_PLANTS'
+core using verbs|core/driver.c|gdrb_verbs.h
+mem using mpi|mem/stage.c|gdrb_coll.h
+mpi using verbs|mpi/coll.c|gdrb_reg.h
+nccl using verbs|nccl/nccl_log.c|gdrb_verbs.h
+core using nccl|core/report.c|gdrb_nccl_log.h
+verbs using mpi|verbs/gdrb_verbs.h|gdrb_boot_mpi.h
+util using core|util/log.c|gdrb_opts.h
+verbs posting calling the pipelined path (a circle)|verbs/verbs_post.c|verbs_pipe.h
+the pipelined path using the setup's pieces|verbs/verbs_pipe.c|verbs_setup.h
+mpi naming the catalogue|mpi/coll.c|gdrb_transports.h
+EOF_PLANTS
 copy_tree
 cp "$WORK/tree/util/gdrb_size.h" "$WORK/tree/mem/"
 caught "a header in two layers" gdrb_size.h
@@ -187,7 +183,7 @@ check_symbols() {
 		[ "$type" = U ] || defs[$sym]+="${owner[$obj]:-?} "
 	done <<<"$table"
 	while read -r lib obj sym type; do
-		[ "$type" = U ] && [ -n "${defs[$sym]+set}" ] || continue
+		{ [ "$type" = U ] && [ -n "${defs[$sym]+set}" ]; } || continue
 		obj=${obj##*_a-}
 		from=${owner[$obj]:-}
 		[ -n "$from" ] || { echo "${lib##*/}: member $obj.o has no source under common/"; bad=1; continue; }
