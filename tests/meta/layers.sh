@@ -34,30 +34,36 @@ declare -A internal=(
 # no longer occurs fails the test too, so that the list only shrinks.
 declare -A exceptions=()
 
-# check_tree DIR: print every include under DIR/<layer>/ that the rules forbid, every
-# header name found in two layers (one -I per folder would pick either) and every
-# exception that no longer occurs; return 1 if there is any.
+# sources DIR: the sources, headers and definitions under DIR's layers, at any depth (a
+# layer may keep rooms: common/core/pairs/), one path relative to DIR a line.
+sources() {
+	(cd "$1" && find . -mindepth 2 \( -name '*.[ch]' -o -name '*.def' \) | sed 's|^\./||' | sort)
+}
+
+# check_tree DIR: print every include under DIR/<layer>/ (and its rooms) that the rules
+# forbid, every header name found in two folders (one -I per folder would pick either) and
+# every exception that no longer occurs; return 1 if there is any.
 check_tree() {
 	local dir=$1 bad=0 f rel layer base from to key
-	local -A owner=() used=()
+	local -A owner=() folder=() used=()
 	for f in "$dir"/*.[ch] "$dir"/*.def; do
 		[ -e "$f" ] || continue
 		echo "common/${f##*/}: in no layer's folder"
 		bad=1
 	done
-	for f in "$dir"/*/*.[ch] "$dir"/*/*.def; do
-		rel=${f#"$dir"/}
+	while IFS= read -r rel; do
 		layer=${rel%%/*}
 		base=${rel##*/}
 		if [ -z "${may[$layer]+set}" ]; then
 			echo "common/$layer/: not a layer of the rules in tests/meta/layers.sh"
 			bad=1
 		elif [ -n "${owner[$base]+set}" ]; then
-			echo "$base: in both common/${owner[$base]}/ and common/$layer/"
+			echo "$base: in both common/${folder[$base]}/ and common/${rel%/*}/"
 			bad=1
 		fi
 		owner[$base]=$layer
-	done
+		folder[$base]=${rel%/*}
+	done < <(sources "$dir")
 	while IFS=: read -r rel base; do
 		from=${rel%%/*}
 		to=${owner[$base]:-}
@@ -83,7 +89,8 @@ check_tree() {
 		fi
 		echo "common/$rel includes $base of $to: $from may include ${may[$from]:-no other layer}"
 		bad=1
-	done < <(cd "$dir" && grep -H -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' -- */*.[ch] */*.def |
+	done < <(cd "$dir" && sources . | tr '\n' '\0' |
+		xargs -0 grep -H -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' -- |
 		sed 's/:.*"\([^"]*\)"$/:\1/')
 	for key in "${!exceptions[@]}"; do
 		[ -n "${used[$key]+set}" ] ||
@@ -111,13 +118,9 @@ pass "planted a stale exception caught: $out"
 
 # copy_tree: the tree's sources in $WORK/tree, for planting a fault.
 copy_tree() {
-	local layer
 	rm -rf "$WORK/tree"
-	for layer in "${!may[@]}"; do
-		mkdir -p "$WORK/tree/$layer"
-		cp "$src/$layer"/*.[ch] "$WORK/tree/$layer/"
-	done
-	cp "$src/core/csv_schema.def" "$WORK/tree/core/"
+	mkdir -p "$WORK/tree"
+	(cd "$src" && sources . | tr '\n' '\0' | xargs -0 cp --parents -t "$WORK/tree")
 }
 
 # add_include FILE HEADER: a copy of the tree with FILE including HEADER.
@@ -145,7 +148,8 @@ core using verbs|core/driver.c|gdrb_verbs.h
 mem using mpi|mem/stage.c|gdrb_coll.h
 mpi using verbs|mpi/coll.c|gdrb_reg.h
 nccl using verbs|nccl/nccl_log.c|gdrb_verbs.h
-core using nccl|core/report.c|gdrb_nccl_log.h
+core using nccl|core/report/report.c|gdrb_nccl_log.h
+core's pairs room using verbs|core/pairs/pairs.c|gdrb_verbs.h
 verbs using mpi|verbs/gdrb_verbs.h|gdrb_boot_mpi.h
 util using core|util/log.c|gdrb_opts.h
 verbs posting calling the pipelined path (a circle)|verbs/verbs_post.c|verbs_pipe.h
@@ -155,6 +159,9 @@ EOF_PLANTS
 copy_tree
 cp "$WORK/tree/util/gdrb_size.h" "$WORK/tree/mem/"
 caught "a header in two layers" gdrb_size.h
+copy_tree
+cp "$WORK/tree/core/pairs/gdrb_pairs.h" "$WORK/tree/core/coll/"
+caught "a header in two rooms of a layer" gdrb_pairs.h
 copy_tree
 cp "$WORK/tree/util/log.c" "$WORK/tree/"
 caught "a source outside the layers" log.c
@@ -168,11 +175,10 @@ caught "a source outside the layers" log.c
 check_symbols() {
 	local bad=0 f base lib obj sym type from to allowed layer
 	local -A owner=() defs=()
-	for f in "$src"/*/*.c; do
+	while IFS= read -r f; do
 		base=${f##*/}
-		f=${f#"$src"/}
 		owner[${base%.c}]=${f%%/*}
-	done
+	done < <(sources "$src" | grep '\.c$')
 	# nm -P -A: "LIB[MEMBER.o]: SYMBOL TYPE ..."; automake names a member TARGET-SOURCE.o
 	# where the library has flags of its own.
 	local table

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the figure arithmetic: common/core/figures.c's pure functions, the
- * collectives' table (common/core/coll_table.c) at 1 to 8 ranks, the driver's summary
+ * Unit tests of the figure arithmetic: common/core/report/figures.c's pure functions, the
+ * collectives' table (common/core/coll/coll_table.c) at 1 to 8 ranks, the driver's summary
  * of one size (gdrb_drv_summarise) on synthetic samples, and gdrb_main end to end on
  * the single-process bootstrap with fake benchmarks on a fake clock, down to the CSV.
  * Every expected value is worked out by hand in the comment beside it, so a wrong

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/core/report.c: CSV header, rows, quoting, appending; the table. */
+/* Unit tests of common/core/report/report.c: CSV header, rows, quoting, appending; the table. */
 #include "config.h"
 
 #include <check.h>
