@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* All pairs over RDMA writes (mpiGraph's shifted rounds): the transfers of common/core/pairs.c over verbs. */
+/* All pairs over RDMA writes (mpiGraph's shifted rounds): the transfers of common/core/pairs/pairs.c over verbs. */
 #include "config.h"
 
 #include "gdrb_boot_mpi.h"

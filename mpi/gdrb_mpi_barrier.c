@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "gdrb_coll.h"
+#include "gdrb_transports.h"
 
 static int barrier_call(const struct gdrb_coll_call *k)
 {
@@ -18,5 +19,5 @@ static const struct gdrb_coll barrier = {
 
 int main(int argc, char **argv)
 {
-	return gdrb_coll_main(&barrier, argc, argv);
+	return gdrb_coll_main(&barrier, gdrb_opt_catalog, argc, argv);
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "gdrb_coll.h"
+#include "gdrb_transports.h"
 
 static int bcast_call(const struct gdrb_coll_call *k)
 {
@@ -17,5 +18,5 @@ static const struct gdrb_coll bcast = {
 
 int main(int argc, char **argv)
 {
-	return gdrb_coll_main(&bcast, argc, argv);
+	return gdrb_coll_main(&bcast, gdrb_opt_catalog, argc, argv);
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "gdrb_coll.h"
+#include "gdrb_transports.h"
 
 static int reduce_call(const struct gdrb_coll_call *k)
 {
@@ -17,5 +18,5 @@ static const struct gdrb_coll reduce = {
 
 int main(int argc, char **argv)
 {
-	return gdrb_coll_main(&reduce, argc, argv);
+	return gdrb_coll_main(&reduce, gdrb_opt_catalog, argc, argv);
 }

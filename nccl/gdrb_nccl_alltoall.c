@@ -4,6 +4,7 @@
 
 #include "gdrb_boot_mpi.h"
 #include "gdrb_nccl.h"
+#include "gdrb_transports.h"
 
 static ncclResult_t alltoall_call(const struct gdrb_nccl_call *k)
 {
@@ -30,5 +31,5 @@ static const struct gdrb_nccl_coll alltoall = {
 
 int main(int argc, char **argv)
 {
-	return gdrb_nccl_coll_main(&alltoall, &gdrb_boot_mpi, argc, argv);
+	return gdrb_nccl_coll_main(&alltoall, &gdrb_boot_mpi, gdrb_opt_catalog, argc, argv);
 }

@@ -4,6 +4,7 @@
 
 #include "gdrb_boot_mpi.h"
 #include "gdrb_nccl.h"
+#include "gdrb_transports.h"
 
 static ncclResult_t reduce_scatter_call(const struct gdrb_nccl_call *k)
 {
@@ -20,5 +21,5 @@ static const struct gdrb_nccl_coll reduce_scatter = {
 
 int main(int argc, char **argv)
 {
-	return gdrb_nccl_coll_main(&reduce_scatter, &gdrb_boot_mpi, argc, argv);
+	return gdrb_nccl_coll_main(&reduce_scatter, &gdrb_boot_mpi, gdrb_opt_catalog, argc, argv);
 }

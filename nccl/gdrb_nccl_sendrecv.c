@@ -4,8 +4,9 @@
 
 #include "gdrb_boot_mpi.h"
 #include "gdrb_nccl.h"
+#include "gdrb_transports.h"
 
 int main(int argc, char **argv)
 {
-	return gdrb_nccl_sendrecv_main(&gdrb_boot_mpi, argc, argv);
+	return gdrb_nccl_sendrecv_main(&gdrb_boot_mpi, gdrb_opt_catalog, argc, argv);
 }

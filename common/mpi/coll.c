@@ -12,7 +12,6 @@
 #include "gdrb_driver.h"
 #include "gdrb_log.h"
 #include "gdrb_mpi_p2p.h"
-#include "gdrb_transports.h"
 
 /* The MPI side of one size's call: the element type (or a contiguous group of them) and op. */
 struct coll_state {
@@ -335,7 +334,8 @@ static bool coll_barrier_each(const struct gdrb_ctx *c)
 	return kind->layout != GDRB_LAYOUT_NONE && gdrb_coll_params(c->p)->sync == GDRB_SYNC_BARRIER;
 }
 
-int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
+int gdrb_coll_main(const struct gdrb_coll *desc, const struct gdrb_opt_group *const *known,
+		   int argc, char **argv)
 {
 	static struct gdrb_opt_use groups[] = {
 		{ &gdrb_coll_opts, GDRB_COLL_OPT_SYNC },
@@ -363,7 +363,7 @@ int gdrb_coll_main(const struct gdrb_coll *desc, int argc, char **argv)
 		.traffic = GDRB_TRAFFIC_COLLECTIVE,
 		.opt_core = core,
 		.opt_groups = groups,
-		.opt_known = gdrb_opt_catalog,
+		.opt_known = known,
 		.barrier_each = coll_barrier_each,
 		.bus_factor = coll_bus_factor,
 		.adjust_size = coll_adjust_size,

@@ -33,6 +33,11 @@ struct gdrb_coll {
 	int (*call)(const struct gdrb_coll_call *k);
 };
 
-int gdrb_coll_main(const struct gdrb_coll *coll, int argc, char **argv);
+/*
+ * Run a collective; known: the option groups refused by name (the binary's main passes
+ * gdrb_opt_catalog, which this layer may not name). Returns the exit code.
+ */
+int gdrb_coll_main(const struct gdrb_coll *coll, const struct gdrb_opt_group *const *known,
+		   int argc, char **argv);
 
 #endif

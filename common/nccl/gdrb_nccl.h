@@ -43,10 +43,16 @@ struct gdrb_nccl_coll {
 	ncclResult_t (*call)(const struct gdrb_nccl_call *k);
 };
 
-/* Run a collective under the bootstrap boot (the MPI one); returns the exit code. */
-int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *coll, struct gdrb_boot *boot, int argc, char **argv);
+/*
+ * Run a collective under the bootstrap boot (the MPI one); known: the option groups refused
+ * by name (the binary's main passes gdrb_opt_catalog, which this layer may not name).
+ * Returns the exit code.
+ */
+int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *coll, struct gdrb_boot *boot,
+			const struct gdrb_opt_group *const *known, int argc, char **argv);
 
 /* gdrb_nccl_sendrecv: rank i and rank i + n/2 exchange a message each way per call. */
-int gdrb_nccl_sendrecv_main(struct gdrb_boot *boot, int argc, char **argv);
+int gdrb_nccl_sendrecv_main(struct gdrb_boot *boot, const struct gdrb_opt_group *const *known,
+			    int argc, char **argv);
 
 #endif

@@ -170,7 +170,8 @@ static void nccl_teardown(struct gdrb_ctx *c)
 	geom.valid = false;
 }
 
-int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *desc, struct gdrb_boot *boot, int argc, char **argv)
+int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *desc, struct gdrb_boot *boot,
+			const struct gdrb_opt_group *const *known, int argc, char **argv)
 {
 	static struct gdrb_opt_use groups[] = {
 		{ &gdrb_coll_opts, 0 },
@@ -184,7 +185,7 @@ int gdrb_nccl_coll_main(const struct gdrb_nccl_coll *desc, struct gdrb_boot *boo
 	kind.name = desc->name;
 	kind.flags &= ~desc->no_flags;
 	groups[0].select = gdrb_coll_opt_select(&kind);
-	gdrb_nccl_bench(&bench, kind.name, desc->summary, groups);
+	gdrb_nccl_bench(&bench, kind.name, desc->summary, groups, known);
 	bench.bus_factor = nccl_bus_factor;
 	bench.adjust_size = nccl_adjust_size;
 	bench.describe = nccl_describe;

@@ -19,7 +19,6 @@
 #include "gdrb_coll_opts.h"
 #include "gdrb_inject.h"
 #include "gdrb_log.h"
-#include "gdrb_transports.h"
 #include "gdrb_watchdog.h"
 #include "nccl_int.h"
 
@@ -39,7 +38,7 @@ struct gdrb_nccl *gdrb_nccl_mine(void)
 #define SIMNCCL_MARKER "gdrb_simnccl_simulated"
 
 void gdrb_nccl_bench(struct gdrb_bench *b, const char *name, const char *summary,
-		     const struct gdrb_opt_use *groups)
+		     const struct gdrb_opt_use *groups, const struct gdrb_opt_group *const *known)
 {
 	*b = (struct gdrb_bench){
 		.name = name,
@@ -49,7 +48,7 @@ void gdrb_nccl_bench(struct gdrb_bench *b, const char *name, const char *summary
 		.traffic = GDRB_TRAFFIC_COLLECTIVE,
 		.opt_core = GDRB_OPTG_MEM | GDRB_OPTG_NO_STAGING,
 		.opt_groups = groups,
-		.opt_known = gdrb_opt_catalog,
+		.opt_known = known,
 		.default_mem = GDRB_MEM_DEVICE,
 		.paths = gdrb_nccl_path,
 		.preflight = gdrb_nccl_preflight,

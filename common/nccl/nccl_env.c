@@ -211,14 +211,22 @@ static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
 		*at += (size_t)n;
 }
 
+/* Start buf empty; false where it has no room at all. */
+static bool buf_start(char *buf, size_t len)
+{
+	if (!len)
+		return false;
+	buf[0] = '\0';
+	return true;
+}
+
 void gdrb_nccl_conf_describe(const struct gdrb_nccl_conf *conf, char *buf, size_t len)
 {
 	size_t at = 0;
 	int i, k;
 
-	if (!len)
+	if (!buf_start(buf, len))
 		return;
-	buf[0] = '\0';
 	put(buf, len, &at, "NCCL's configuration files (read by NCCL as it starts, in this order; a variable in the environment wins over a file, the first file over the second):");
 	for (i = 0; i < conf->nfiles; i++) {
 		const struct gdrb_nccl_conf_file *f = &conf->files[i];
@@ -284,9 +292,8 @@ void gdrb_nccl_conf_note(const struct gdrb_nccl_conf *conf, char *buf, size_t le
 	size_t at = 0;
 	int i, k;
 
-	if (!len)
+	if (!buf_start(buf, len))
 		return;
-	buf[0] = '\0';
 	for (i = 0; i < conf->nfiles; i++) {
 		bool any = false;
 

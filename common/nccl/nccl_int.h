@@ -52,11 +52,11 @@ struct gdrb_nccl {
 /*
  * A descriptor's fields every NCCL benchmark shares: name, layer nccl, latency figures of a
  * collective shape, device memory by default without staging options, its option groups
- * (ended by { NULL }) and the catalogue, the process's one path and the log read back after
+ * (ended by { NULL }) and the groups refused by name (known), the process's one path and the log read back after
  * each size. The caller adds its callbacks.
  */
 void gdrb_nccl_bench(struct gdrb_bench *b, const char *name, const char *summary,
-		     const struct gdrb_opt_use *groups);
+		     const struct gdrb_opt_use *groups, const struct gdrb_opt_group *const *known);
 
 /* The one path of a process: direct with GPUDirect allowed, staged with it off. */
 size_t gdrb_nccl_path(const struct gdrb_ctx *c, struct gdrb_variant *v);

@@ -16,7 +16,6 @@
 #include "gdrb_nccl_log.h"
 #include "gdrb_size.h"
 #include "gdrb_sysfs.h"
-#include "gdrb_transports.h"
 #include "nccl_int.h"
 
 struct log_wire {

@@ -142,7 +142,8 @@ static void sr_teardown(struct gdrb_ctx *c)
 	gdrb_nccl_close();
 }
 
-int gdrb_nccl_sendrecv_main(struct gdrb_boot *boot, int argc, char **argv)
+int gdrb_nccl_sendrecv_main(struct gdrb_boot *boot, const struct gdrb_opt_group *const *known,
+			    int argc, char **argv)
 {
 	static const struct gdrb_opt_use groups[] = {
 		{ &gdrb_nccl_opts, GDRB_NCCL_OPTS | GDRB_NCCL_OPT_PATTERN },
@@ -151,7 +152,7 @@ int gdrb_nccl_sendrecv_main(struct gdrb_boot *boot, int argc, char **argv)
 	struct gdrb_bench bench;
 
 	gdrb_nccl_bench(&bench, "nccl_sendrecv",
-			"ncclSend/ncclRecv: rank i and rank i+n/2 exchange a message each way per call, or rank i sends to i+1 (--nccl-pattern ring)", groups);
+			"ncclSend/ncclRecv: rank i and rank i+n/2 exchange a message each way per call, or rank i sends to i+1 (--nccl-pattern ring)", groups, known);
 	bench.bus_factor = sr_bus_factor;
 	bench.describe = sr_describe;
 	bench.setup = sr_setup;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * All pairs over RDMA writes (bench/gdrb_write_pairs): the transfers of
- * common/core/pairs.c on one protection domain and one completion queue per
+ * common/core/pairs/pairs.c on one protection domain and one completion queue per
  * rank, and one RC QP per peer met in the rounds run, connected through the
  * bootstrap. Device, port, GID, queue limits and registration are the point-
  * to-point setup's (verbs_setup.c).

@@ -34,6 +34,23 @@ step() {
 	[ "$rc" -eq 0 ] || { cat "$WORK/$name.out" "$WORK/$name.err"; fail "$name: '$*' exited $rc"; }
 }
 
+# cut_off NODE LOG TEXT WHAT: NODE's link down until LOG holds TEXT (20 s at most), then up
+# again, took the seconds that took; the run in the background ($launcher, WHAT) must then
+# end with an error.
+cut_off() {
+	local at rc=0
+	at=$(date +%s)
+	ip -n "$(bed_ns "$1")" link set eth0 down || fail "cannot take $1's link down"
+	for _ in $(seq 1 200); do
+		grep -q "$3" "$2" && break
+		sleep 0.1
+	done
+	took=$(($(date +%s) - at))
+	ip -n "$(bed_ns "$1")" link set eth0 up
+	wait "$launcher" || rc=$?
+	[ "$rc" -ne 0 ] || fail "$4 exited 0 with $1 cut off"
+}
+
 # The bed itself: distinct hostnames on the nodes, and a daemon on each through the agent.
 step names "$MPIRUN" -np 8 --host "$(bed_hosts 8)" hostname
 [ "$(sort -u "$WORK/names.out" | tr '\n' ' ')" = "gdrbn1 gdrbn2 gdrbn3 gdrbn4 gdrbn5 gdrbn6 gdrbn7 gdrbn8 " ] ||
@@ -101,17 +118,7 @@ rows_before=$(($(wc -l <"$csv" 2>/dev/null || echo 1) - 1))
 	kill -0 "$launcher" 2>/dev/null && fail "the run wrote no 3 rows in 60 s, still running (output above)"
 	fail "the run ended before writing 3 rows (output above)"
 }
-cut_at=$(date +%s)
-ip -n "$(bed_ns gdrbn2)" link set eth0 down || fail "cannot take gdrbn2's link down"
-for _ in $(seq 1 200); do
-	grep -q 'no answer from rank 1' "$WORK/cut.err" && break
-	sleep 0.1
-done
-took=$(($(date +%s) - cut_at))
-ip -n "$(bed_ns gdrbn2)" link set eth0 up
-rc=0
-wait "$launcher" || rc=$?
-[ "$rc" -ne 0 ] || fail "the run exited 0 with gdrbn2 cut off"
+cut_off gdrbn2 "$WORK/cut.err" 'no answer from rank 1' "the run"
 grep -q '^gdrb_mpi_latency: rank 0 (gdrbn1): error: timeout: no answer from rank 1 (gdrbn2) for [0-9]* s' "$WORK/cut.err" ||
 	{ cat "$WORK/cut.err"; fail "gdrbn2 cut off: no line naming rank 1 on gdrbn2"; }
 [ "$took" -le 15 ] || fail "gdrbn2 cut off: named after $took s, --timeout was 3 s"
@@ -171,17 +178,7 @@ for _ in $(seq 1 600); do
 	sleep 0.1
 done
 grep -q '^ *2 ' "$WORK/pcut.out" || { kill "$launcher"; cat "$WORK/pcut.out"; fail "gdrb_mpi_pairs: no round 2 in 60 s"; }
-cut_at=$(date +%s)
-ip -n "$(bed_ns gdrbn4)" link set eth0 down || fail "cannot take gdrbn4's link down"
-for _ in $(seq 1 200); do
-	grep -q 'no answer from rank 3' "$WORK/pcut.err" && break
-	sleep 0.1
-done
-took=$(($(date +%s) - cut_at))
-ip -n "$(bed_ns gdrbn4)" link set eth0 up
-rc=0
-wait "$launcher" || rc=$?
-[ "$rc" -ne 0 ] || fail "gdrb_mpi_pairs exited 0 with gdrbn4 cut off"
+cut_off gdrbn4 "$WORK/pcut.err" 'no answer from rank 3' gdrb_mpi_pairs
 # Named by a rank waiting on it: its sender or receiver in the round (rank 0 where it meets
 # rank 3 then), or a rank waiting on it in a step of all ranks (every wait there is on one
 # named rank: common/boot/boot_steps.c); the ranks stuck behind it name theirs too.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The option parser (common/core/opts.c) over every option table gdrbench
+ * The option parser (common/core/opts/opts.c) over every option table gdrbench
  * ships: an input is a command line, one argument per line. Parsed three times:
  * by a binary that takes every layer's options, by one that takes the core's
  * only (and refuses the others by name), and by gdrb_doctor's own table. The

@@ -60,7 +60,7 @@ csv_check -v status=ok -v rows=22 "$csv.ip" || fail "in-place rows"
 pass "--in-place, roots 0 and 2; --in-place both"
 
 # Each type's MPI mapping once and each op's at least once (the values and expected results
-# are one table for every type and op: common/core/coll_data.c), and every op on int8, the
+# are one table for every type and op: common/core/coll/coll_data.c), and every op on int8, the
 # narrowest type, where a sum or product would overflow first.
 for pair in int8:sum int8:prod int8:min int8:max int32:prod int64:min float:max double:sum; do
 	dt=${pair%:*} op=${pair#*:}

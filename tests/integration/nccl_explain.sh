@@ -11,11 +11,8 @@ need_mpi
 use_simnccl
 
 csv=$WORK/nccl.csv
-run() { # NP BINARY ARGS...: validated, into $csv; fails the test unless it exits 0
-	local np=$1 b=$2
-	shift 2
-	mpi "$np" "$bin/gdrb_nccl_$b" -c -t 0.01 -n 5 --csv "$csv" "$@" >"$WORK/out" 2>"$WORK/err" ||
-		{ cat "$WORK/out" "$WORK/err"; fail "gdrb_nccl_$b np=$np $*"; }
+run() { # NP BINARY ARGS...: nccl_run with 5 iterations
+	nccl_run "$1" "$2" -n 5 "${@:3}"
 }
 
 : >"$csv"

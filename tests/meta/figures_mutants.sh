@@ -1,6 +1,6 @@
 #!/bin/bash
-# figures_mutants.sh: each factor of the figure arithmetic (common/core/figures.c), of the
-# collectives' table (common/core/coll_table.c) and the driver's pair sum (common/core/driver.c)
+# figures_mutants.sh: each factor of the figure arithmetic (common/core/report/figures.c), of the
+# collectives' table (common/core/coll/coll_table.c) and the driver's pair sum (common/core/driver.c)
 # is changed, one at a time, in a copy of its source; tests/unit/test_figures.c built against the
 # copy must fail, in the tests named for that factor. Built against the unchanged copies it
 # must pass. The compiler, flags and libraries are make's (AM_TESTS_ENVIRONMENT in
@@ -18,7 +18,7 @@ command -v "${cc[0]}" >/dev/null 2>&1 || skip "no compiler: $GDRB_FIG_CC"
 cd "$top_builddir" || fail "cd $top_builddir"
 
 # The sources a mutant may change; each is compiled from a copy in $WORK/src.
-units=(common/core/figures.c common/core/coll_table.c common/core/driver.c)
+units=(common/core/report/figures.c common/core/coll/coll_table.c common/core/driver.c)
 mkdir -p "$WORK/src" "$WORK/obj"
 
 # compile SRC OBJ
@@ -78,7 +78,7 @@ mutant() {
 	count=$((count + 1))
 }
 
-# The figures (common/core/figures.c).
+# The figures (common/core/report/figures.c).
 mutant figures.c 's/return 0\.5;/return 1.0;/' \
 	"test_sample_scale test_summary_pingpong test_e2e_pingpong" "ping-pong round trip not halved"
 mutant figures.c 's|(window ? window : 1)|(window ? 1 : 1)|' \
@@ -97,7 +97,7 @@ mutant figures.c '/gdrb_bus_one/ s/return 1\.0;/return 0.5;/' "test_bus_factors 
 mutant figures.c 's|size / unit \* unit|size / elem * elem|' "test_coll_size test_coll_table_sizes" "blocked size not rounded to ranks"
 mutant figures.c 's|blocked && nranks > 0|!blocked \&\& nranks > 0|' "test_coll_size test_coll_table_sizes" "blocked choice inverted"
 
-# Each collective's bus factor and layout facts (common/core/coll_table.c).
+# Each collective's bus factor and layout facts (common/core/coll/coll_table.c).
 entry() { echo "/^const struct gdrb_coll_kind gdrb_coll_$1 = {/,/^};/"; }
 mutant coll_table.c "$(entry allreduce) s/gdrb_bus_allreduce/gdrb_bus_spread/" test_coll_table "allreduce with (n-1)/n"
 mutant coll_table.c "$(entry allgather) s/gdrb_bus_spread/gdrb_bus_one/" test_coll_table "allgather with 1"

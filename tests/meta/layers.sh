@@ -2,7 +2,8 @@
 # layers.sh: each layer of common/ includes only itself and the layers it may use
 # (docs/architecture.md, "Layers"), read from its #include "..." lines, and a layer's
 # internal headers only the files that may call them; and the check fails on a copy of the
-# tree with one bad include, a duplicate header or a stale exception planted.
+# tree with one bad include, a duplicate header or a stale exception planted. Then the same
+# rules read from the symbols of the built libraries (nm), shown failing on a planted use.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 
@@ -33,30 +34,36 @@ declare -A internal=(
 # no longer occurs fails the test too, so that the list only shrinks.
 declare -A exceptions=()
 
-# check_tree DIR: print every include under DIR/<layer>/ that the rules forbid, every
-# header name found in two layers (one -I per folder would pick either) and every
-# exception that no longer occurs; return 1 if there is any.
+# sources DIR: the sources, headers and definitions under DIR's layers, at any depth (a
+# layer may keep rooms: common/core/pairs/), one path relative to DIR a line.
+sources() {
+	(cd "$1" && find . -mindepth 2 \( -name '*.[ch]' -o -name '*.def' \) | sed 's|^\./||' | sort)
+}
+
+# check_tree DIR: print every include under DIR/<layer>/ (and its rooms) that the rules
+# forbid, every header name found in two folders (one -I per folder would pick either) and
+# every exception that no longer occurs; return 1 if there is any.
 check_tree() {
 	local dir=$1 bad=0 f rel layer base from to key
-	local -A owner=() used=()
+	local -A owner=() folder=() used=()
 	for f in "$dir"/*.[ch] "$dir"/*.def; do
 		[ -e "$f" ] || continue
 		echo "common/${f##*/}: in no layer's folder"
 		bad=1
 	done
-	for f in "$dir"/*/*.[ch] "$dir"/*/*.def; do
-		rel=${f#"$dir"/}
+	while IFS= read -r rel; do
 		layer=${rel%%/*}
 		base=${rel##*/}
 		if [ -z "${may[$layer]+set}" ]; then
 			echo "common/$layer/: not a layer of the rules in tests/meta/layers.sh"
 			bad=1
 		elif [ -n "${owner[$base]+set}" ]; then
-			echo "$base: in both common/${owner[$base]}/ and common/$layer/"
+			echo "$base: in both common/${folder[$base]}/ and common/${rel%/*}/"
 			bad=1
 		fi
 		owner[$base]=$layer
-	done
+		folder[$base]=${rel%/*}
+	done < <(sources "$dir")
 	while IFS=: read -r rel base; do
 		from=${rel%%/*}
 		to=${owner[$base]:-}
@@ -82,7 +89,8 @@ check_tree() {
 		fi
 		echo "common/$rel includes $base of $to: $from may include ${may[$from]:-no other layer}"
 		bad=1
-	done < <(cd "$dir" && grep -H -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' -- */*.[ch] */*.def |
+	done < <(cd "$dir" && sources . | tr '\n' '\0' |
+		xargs -0 grep -H -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' -- |
 		sed 's/:.*"\([^"]*\)"$/:\1/')
 	for key in "${!exceptions[@]}"; do
 		[ -n "${used[$key]+set}" ] ||
@@ -110,13 +118,9 @@ pass "planted a stale exception caught: $out"
 
 # copy_tree: the tree's sources in $WORK/tree, for planting a fault.
 copy_tree() {
-	local layer
 	rm -rf "$WORK/tree"
-	for layer in "${!may[@]}"; do
-		mkdir -p "$WORK/tree/$layer"
-		cp "$src/$layer"/*.[ch] "$WORK/tree/$layer/"
-	done
-	cp "$src/core/csv_schema.def" "$WORK/tree/core/"
+	mkdir -p "$WORK/tree"
+	(cd "$src" && sources . | tr '\n' '\0' | xargs -0 cp --parents -t "$WORK/tree")
 }
 
 # add_include FILE HEADER: a copy of the tree with FILE including HEADER.
@@ -135,28 +139,95 @@ caught() {
 	pass "planted $1 caught: $out"
 }
 
-add_include core/driver.c gdrb_verbs.h
-caught "core using verbs" core/driver.c
-add_include mem/stage.c gdrb_coll.h
-caught "mem using mpi" mem/stage.c
-add_include mpi/coll.c gdrb_reg.h
-caught "mpi using verbs" mpi/coll.c
-add_include nccl/nccl_log.c gdrb_verbs.h
-caught "nccl using verbs" nccl/nccl_log.c
-add_include core/report.c gdrb_nccl_log.h
-caught "core using nccl" core/report.c
-add_include verbs/gdrb_verbs.h gdrb_boot_mpi.h
-caught "verbs using mpi" verbs/gdrb_verbs.h
-add_include util/log.c gdrb_opts.h
-caught "util using core" util/log.c
-add_include verbs/verbs_post.c verbs_pipe.h
-caught "verbs posting calling the pipelined path (a circle)" verbs/verbs_post.c
-add_include verbs/verbs_pipe.c verbs_setup.h
-caught "the pipelined path using the setup's pieces" verbs/verbs_pipe.c
+# Each planted include: what it is, the file, the header.
+while IFS='|' read -r what file header; do
+	add_include "$file" "$header"
+	caught "$what" "$file"
+done <<'EOF_PLANTS'
+core using verbs|core/driver.c|gdrb_verbs.h
+mem using mpi|mem/stage.c|gdrb_coll.h
+mpi using verbs|mpi/coll.c|gdrb_reg.h
+nccl using verbs|nccl/nccl_log.c|gdrb_verbs.h
+core using nccl|core/report/report.c|gdrb_nccl_log.h
+core's pairs room using verbs|core/pairs/pairs.c|gdrb_verbs.h
+verbs using mpi|verbs/gdrb_verbs.h|gdrb_boot_mpi.h
+util using core|util/log.c|gdrb_opts.h
+verbs posting calling the pipelined path (a circle)|verbs/verbs_post.c|verbs_pipe.h
+the pipelined path using the setup's pieces|verbs/verbs_pipe.c|verbs_setup.h
+mpi naming the catalogue|mpi/coll.c|gdrb_transports.h
+EOF_PLANTS
 copy_tree
 cp "$WORK/tree/util/gdrb_size.h" "$WORK/tree/mem/"
 caught "a header in two layers" gdrb_size.h
 copy_tree
+cp "$WORK/tree/core/pairs/gdrb_pairs.h" "$WORK/tree/core/coll/"
+caught "a header in two rooms of a layer" gdrb_pairs.h
+copy_tree
 cp "$WORK/tree/util/log.c" "$WORK/tree/"
 caught "a source outside the layers" log.c
+
+# The same rules read from the built libraries: an object that uses (nm: U) a symbol that
+# only a layer it may not use defines is an upward arrow, however the declaration came in
+# (a header of the wrong layer, an extern written by hand). An object's layer is its
+# source's folder (libgdrb_catalog.a holds objects of verbs/, mpi/ and nccl/).
+
+# check_symbols LIBS...: print every such use in the libraries LIBS; return 1 if any.
+check_symbols() {
+	local bad=0 f base lib obj sym type from to allowed layer
+	local -A owner=() defs=()
+	while IFS= read -r f; do
+		base=${f##*/}
+		owner[${base%.c}]=${f%%/*}
+	done < <(sources "$src" | grep '\.c$')
+	# nm -P -A: "LIB[MEMBER.o]: SYMBOL TYPE ..."; automake names a member TARGET-SOURCE.o
+	# where the library has flags of its own.
+	local table
+	table=$(nm -P -A -g "$@") || { echo "nm failed on $*"; return 1; }
+	table=$(sed -n 's/^\([^[]*\)\[\([^]]*\)\.o\]: \([^ ]*\) \([A-Za-z]\).*/\1 \2 \3 \4/p' <<<"$table")
+	while read -r lib obj sym type; do
+		obj=${obj##*_a-}
+		[ "$type" = U ] || defs[$sym]+="${owner[$obj]:-?} "
+	done <<<"$table"
+	while read -r lib obj sym type; do
+		{ [ "$type" = U ] && [ -n "${defs[$sym]+set}" ]; } || continue
+		obj=${obj##*_a-}
+		from=${owner[$obj]:-}
+		[ -n "$from" ] || { echo "${lib##*/}: member $obj.o has no source under common/"; bad=1; continue; }
+		allowed=0
+		for layer in ${defs[$sym]}; do
+			case " $from ${may[$from]} " in *" $layer "*) allowed=1 ;; esac
+		done
+		[ "$allowed" = 1 ] && continue
+		to=${defs[$sym]% }
+		echo "common/$from/$obj.c (${lib##*/}) uses $sym of ${to// /, }: $from may use ${may[$from]:-no other layer}"
+		bad=1
+	done <<<"$table"
+	return "$bad"
+}
+
+command -v nm >/dev/null 2>&1 || skip "no nm (binutils): the include rules hold; the symbol check cannot run"
+libs=("$top_builddir"/common/*/*.a)
+[ -e "${libs[0]}" ] || fail "no library under $top_builddir/common: build first"
+report=$(check_symbols "${libs[@]}") || fail "the built libraries break the layers' rules:
+$report"
+pass "${#libs[@]} libraries of common/: no object uses a symbol of a layer it may not use"
+
+# A planted use caught: an object of the util layer (named as util's log.c) that takes the
+# address of the catalogue, put into a copy of util's library.
+cc=${GDRB_FIG_CC:-cc}
+mkdir -p "$WORK/lib/util"
+cp "$top_builddir/common/util/libgdrb_util.a" "$WORK/lib/util/"
+printf 'extern const void *const gdrb_opt_catalog[];\nconst void *planted_use(void);\nconst void *planted_use(void) { return gdrb_opt_catalog; }\n' >"$WORK/log.c"
+$cc -c -o "$WORK/log.o" "$WORK/log.c" || fail "$cc cannot build the planted object"
+ar q "$WORK/lib/util/libgdrb_util.a" "$WORK/log.o" 2>/dev/null || fail "ar cannot add the planted object"
+planted=("$WORK/lib/util/libgdrb_util.a")
+for f in "${libs[@]}"; do
+	[ "${f##*/}" = libgdrb_util.a ] || planted+=("$f")
+done
+if out=$(check_symbols "${planted[@]}"); then
+	fail "planted util using the catalogue by symbol: not caught"
+fi
+grep -q "common/util/log.c .* uses gdrb_opt_catalog of catalog" <<<"$out" ||
+	fail "planted util using the catalogue by symbol: the report does not name it: $out"
+pass "planted util using the catalogue by symbol caught: $out"
 exit 0

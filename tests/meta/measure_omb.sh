@@ -199,12 +199,17 @@ omb_from_gdrb() {
 		done
 	done
 }
+# judge NAME RC WHAT: the kept runs judged again into $WORK/NAME.md (and .out, .err); fails the
+# test, saying WHAT, unless the exit status is RC.
+judge() {
+	local rc=0
+	"$script" --from-raw "$WORK/run" --report "$WORK/$1.md" >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
+	[ "$rc" -eq "$2" ] || { cat "$WORK/$1.out" "$WORK/$1.err"; fail "$3: exit $rc, expected $2"; }
+}
 # Ratios 1/0.97 = 1.031, 1/1.04 = 0.962 and, one round where OMB was twice as fast, 2: the median,
 # 1.031, within 5% everywhere (their mean, 1.331, is not).
 omb_from_gdrb 0.97 1.04 0.5
-rc=0
-"$script" --from-raw "$WORK/run" --report "$WORK/pass.md" >"$WORK/pass.out" 2>"$WORK/pass.err" || rc=$?
-[ "$rc" -eq 0 ] || { cat "$WORK/pass.out" "$WORK/pass.err"; fail "within 5%: exit $rc, expected 0"; }
+judge pass 0 "within 5%"
 grep -q '^latency at 8 B within 5% of osu_latency: PASS: ratio 1.031$' "$WORK/pass.out" || { cat "$WORK/pass.out"; fail "latency: no PASS"; }
 grep -q '^bw within 5% .*: PASS: ratios 1 KiB 1.031, 2 KiB 1.031, 4 KiB 1.031 (partial: ' "$WORK/pass.out" || fail "bw: no PASS"
 grep -q '^bibw within 5% .*: PASS: ' "$WORK/pass.out" || fail "bibw: no PASS"
@@ -217,9 +222,7 @@ pass "OMB within 5% of gdrbench's own figures: every target PASS, exit 0"
 
 # OMB's bw 20% faster at 2 KiB: ratio 1/1.2 = 0.833 there, a MISS naming that size only.
 omb_from_gdrb 0.97 1.04 0.5 bw 2048 1.2
-rc=0
-"$script" --from-raw "$WORK/run" --report "$WORK/fail.md" >"$WORK/fail.out" 2>"$WORK/fail.err" || rc=$?
-[ "$rc" -eq 1 ] || { cat "$WORK/fail.out" "$WORK/fail.err"; fail "OMB 20% faster: exit $rc, expected 1"; }
+judge fail 1 "OMB 20% faster"
 grep -q '^bw within 5% .*: MISS at 2 KiB (0.833) (partial: ' "$WORK/fail.out" || { cat "$WORK/fail.out"; fail "bw: no MISS at 2 KiB"; }
 grep -q '^- bw within 5% .*: \*\*MISS\*\* at 2 KiB (0.833)' "$WORK/fail.md" || fail "report: no MISS at 2 KiB"
 grep -q '^bibw within 5% .*: PASS: ' "$WORK/fail.out" || fail "bibw: the fault leaked into another benchmark"
@@ -243,8 +246,6 @@ pass "a few-samples row named: $(grep -o '; bw quality [^;]*' "$WORK/said.md" | 
 # target judges.
 omb_from_gdrb 0.97 1.04 0.5
 sed -i '/^mpi_allreduce,.*,all,16,/d' "$WORK/run/raw/round-2/gdrb_mpi_allreduce.csv"
-rc=0
-"$script" --from-raw "$WORK/run" --report "$WORK/gap.md" >/dev/null 2>"$WORK/gap.err" || rc=$?
-[ "$rc" -eq 1 ] || { cat "$WORK/gap.err"; fail "a missing row: exit $rc, expected 1"; }
+judge gap 1 "a missing row"
 grep -q '^measure-omb: round 2: gdrb_mpi_allreduce: no figure at 16 B$' "$WORK/gap.err" || { cat "$WORK/gap.err"; fail "the missing row is not named"; }
 pass "a missing gdrbench row: exit 1, $(head -n 1 "$WORK/gap.err")"

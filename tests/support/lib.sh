@@ -164,6 +164,15 @@ status_of() { awk -v n="$1" '$1 == n { print $2 }' "$WORK/rc"; }
 show() { cat "$WORK/$1.out" "$WORK/$1.err" 2>/dev/null; }
 
 # no_simgpu_errors FILE: the simulator reported no misuse (bad copies, frees) in FILE.
+# nccl_run NP BINARY ARGS...: gdrb_nccl_BINARY at NP ranks, validated, its rows added to $csv,
+# its output in $WORK/out and $WORK/err; fails the test unless it exits 0.
+nccl_run() {
+	local np=$1 b=$2
+	shift 2
+	mpi "$np" "$bin/gdrb_nccl_$b" -c -t 0.01 --csv "$csv" "$@" >"$WORK/out" 2>"$WORK/err" ||
+		{ cat "$WORK/out" "$WORK/err"; fail "gdrb_nccl_$b np=$np $*"; }
+}
+
 no_simgpu_errors() {
 	if grep -q '^simgpu: error' "$1"; then
 		grep '^simgpu: error' "$1" | head -5 >&2

@@ -56,3 +56,18 @@ fake_describe() {
  "options": []}
 JSON
 }
+
+# fake_bench BIN BENCH BODY: BIN, a fake local benchmark that reads --csv, --mem and --label
+# into csv, mem and label as the binaries do, answers --version and --describe (fake_describe
+# BIN BENCH), then runs the bash of BODY.
+fake_bench() {
+	fake_describe "$1" "$2"
+	{
+		printf '#!/bin/bash\ncsv= mem=host label=\nwhile [ $# -gt 0 ]; do\n\tcase $1 in\n'
+		printf '\t--csv) csv=$2; shift ;;\n\t--mem) mem=$2; shift ;;\n\t--label) label=$2; shift ;;\n'
+		printf '\t--version) echo "%s (gdrbench) 0.1.0"; exit 0 ;;\n' "$(basename "$1")"
+		printf '\t--describe) exec cat "$0.json" ;;\n\tesac\n\tshift\ndone\n'
+		printf '%s\n' "$3"
+	} >"$1"
+	chmod +x "$1"
+}

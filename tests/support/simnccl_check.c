@@ -26,15 +26,7 @@
 #include <unistd.h>
 
 #include <mpi.h>
-#include <cuda_runtime_api.h>
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#pragma GCC diagnostic ignored "-Wundef"
-#include <nccl.h>
-#pragma GCC diagnostic pop
-
-ncclResult_t ncclGroupStart(void);
-ncclResult_t ncclGroupEnd(void);
+#include "simnccl/nccl_plain.h"
 
 static int rank, nranks, failures;
 static bool plant;

@@ -65,25 +65,14 @@ pass "gdrb-report on a full disk: exit 1, one line, no file left"
 # disk is checked above, and the sweep's last line must name only files that are there.)
 rm -rf "$mnt/run" "$mnt/filler"
 mkdir "$WORK/bin"
-cat >"$WORK/bin/gdrb_fake_ok" <<FAKE
-#!/bin/bash
-csv=
-while [ \$# -gt 0 ]; do
-	case \$1 in
-	--csv) csv=\$2; shift ;;
-	--version) echo "gdrb_fake_ok (gdrbench) 0.1.0"; exit 0 ;;
-	--describe) exec cat "\$0.json" ;;
-	esac
-	shift
-done
+fake_bench "$WORK/bin/gdrb_fake_ok" fake_bw "$(cat <<FAKE
 [ -s "\$csv" ] || echo '$(head -n 1 "$DATA/good-run/results.csv")' >>"\$csv"
 for size in 8 64 512 4096 32768; do
 	echo "fake_bw,local,host,direct,host,,,,,all,\$size,10,,,,,,,,1.000,,,1,1,,,,,,,,ok,0,ok,full,2026-11-21T00:00:00Z,0.1.0,,,,,,,,," >>"\$csv"
 done
 dd if=/dev/zero of="$mnt/filler" bs=1k count=\$((\$(df -k --output=avail "$mnt" | tail -n 1) - 4)) 2>/dev/null
 FAKE
-chmod +x "$WORK/bin/gdrb_fake_ok"
-fake_describe "$WORK/bin/gdrb_fake_ok" fake_bw
+)"
 printf 'sizes 8,64,512,4K,32K\nrun gdrb_fake_ok launch=local mem=host\n' >"$WORK/full.profile"
 "$SCRIPTS/gdrb" sweep --profile "$WORK/full.profile" --bin-dir "$WORK/bin" --out "$mnt/sweep" >"$WORK/out" 2>"$WORK/err"
 rc=$?

@@ -62,20 +62,7 @@ pass "default sweep: 4 benchmarks, schema-valid CSV, meta.json from the system, 
 # memory, one direct path whose rows the run could not write carry reg none.
 mkdir "$WORK/bin"
 for name in fail unsupp; do
-	fake_describe "$WORK/bin/gdrb_fake_$name"
-	cat >"$WORK/bin/gdrb_fake_$name" <<FAKE
-#!/bin/bash
-csv= mem=host label=
-while [ \$# -gt 0 ]; do
-	case \$1 in
-	--csv) csv=\$2; shift ;;
-	--mem) mem=\$2; shift ;;
-	--label) label=\$2; shift ;;
-	--version) echo "gdrb_fake (gdrbench) 0.1.0"; exit 0 ;;
-	--describe) exec cat "\$0.json" ;;
-	esac
-	shift
-done
+	fake_bench "$WORK/bin/gdrb_fake_$name" "fake_$name" "$(cat <<FAKE
 [ -s "\$csv" ] || echo '$header' >>"\$csv"
 case $name in
 fail)
@@ -87,7 +74,7 @@ unsupp)
 	exit 77 ;;
 esac
 FAKE
-	chmod +x "$WORK/bin/gdrb_fake_$name"
+)"
 done
 cat >"$WORK/test.profile" <<'PROFILE'
 # sweep test: real MPI benchmarks around a failing and an unsupported fake

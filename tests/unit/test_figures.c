@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the figure arithmetic: common/core/figures.c's pure functions, the
- * collectives' table (common/core/coll_table.c) at 1 to 8 ranks, the driver's summary
+ * Unit tests of the figure arithmetic: common/core/report/figures.c's pure functions, the
+ * collectives' table (common/core/coll/coll_table.c) at 1 to 8 ranks, the driver's summary
  * of one size (gdrb_drv_summarise) on synthetic samples, and gdrb_main end to end on
  * the single-process bootstrap with fake benchmarks on a fake clock, down to the CSV.
  * Every expected value is worked out by hand in the comment beside it, so a wrong
@@ -631,27 +631,27 @@ START_TEST(test_busbw_over_line)
 }
 END_TEST
 
-START_TEST(test_e2e_bw)
+/* Windows of 4 x 1024 B on a pair, TRAFFIC: the window's latencies and BW_GBPS. */
+static void check_window_bw(const char *name, enum gdrb_traffic traffic, const char *bw_gbps)
 {
-	struct gdrb_bench b = fake_bench("fake_bw", GDRB_TRAFFIC_UNIDIR, GDRB_METRIC_BW);
+	struct gdrb_bench b = fake_bench(name, traffic, GDRB_METRIC_BW);
 	struct gdrb_boot boot = pair_boot();
 	struct csv_row row;
 
 	run_fake(&b, &boot, "1024", "4", window_us, &row);
 	check_window_lat(&row);
-	ck_assert_cell(&row, "bw_GBps", "0.064000000"); /* 4 x 4 x 1024 B in 256 us */
+	ck_assert_cell(&row, "bw_GBps", bw_gbps);
+}
+
+START_TEST(test_e2e_bw)
+{
+	check_window_bw("fake_bw", GDRB_TRAFFIC_UNIDIR, "0.064000000"); /* 4 x 4 x 1024 B in 256 us */
 }
 END_TEST
 
 START_TEST(test_e2e_bidir)
 {
-	struct gdrb_bench b = fake_bench("fake_bibw", GDRB_TRAFFIC_BIDIR, GDRB_METRIC_BW);
-	struct gdrb_boot boot = pair_boot();
-	struct csv_row row;
-
-	run_fake(&b, &boot, "1024", "4", window_us, &row);
-	check_window_lat(&row);
-	ck_assert_cell(&row, "bw_GBps", "0.128000000"); /* both ways: twice 0.064 */
+	check_window_bw("fake_bibw", GDRB_TRAFFIC_BIDIR, "0.128000000"); /* both ways: twice 0.064 */
 }
 END_TEST
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/core/opts.c and the layers' option groups: defaults, every option, and one-line usage errors. */
+/* Unit tests of common/core/opts/opts.c and the layers' option groups: defaults, every option, and one-line usage errors. */
 #include "config.h"
 
 #include <check.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/core/report.c: CSV header, rows, quoting, appending; the table. */
+/* Unit tests of common/core/report/report.c: CSV header, rows, quoting, appending; the table. */
 #include "config.h"
 
 #include <check.h>
@@ -492,23 +492,25 @@ START_TEST(test_timestamp)
 }
 END_TEST
 
-struct write_call {
+/* A row written under capture_stderr: appended to csv where set, else written to f. */
+struct csv_call {
 	FILE *f;
+	struct gdrb_csv *csv;
 	const struct gdrb_row *row;
 	int rc;
 };
 
-static void call_csv_write(void *arg)
+static void call_csv(void *arg)
 {
-	struct write_call *c = arg;
+	struct csv_call *c = arg;
 
-	c->rc = gdrb_csv_write(c->f, c->row);
+	c->rc = c->csv ? gdrb_csv_append(c->csv, c->row) : gdrb_csv_write(c->f, c->row);
 }
 
 /* A full disk is an error, logged once, not a silently short file. */
 START_TEST(test_write_error)
 {
-	struct write_call call;
+	struct csv_call call = { 0 };
 	struct gdrb_row r;
 	char err[1024];
 
@@ -519,7 +521,7 @@ START_TEST(test_write_error)
 	}
 	sample_row(&r);
 	call.row = &r;
-	capture_stderr(call_csv_write, &call, err, sizeof(err));
+	capture_stderr(call_csv, &call, err, sizeof(err));
 	ck_assert_int_eq(call.rc, GDRB_ERR);
 	ck_assert_uint_eq(count_char(err, '\n'), 1);
 	ck_assert_ptr_nonnull(strstr(err, "CSV"));
@@ -698,19 +700,6 @@ static ssize_t write_eintr_once(int fd, const void *buf, size_t len)
 	return write(fd, buf, len);
 }
 
-struct append_call {
-	struct gdrb_csv *csv;
-	const struct gdrb_row *row;
-	int rc;
-};
-
-static void call_csv_append(void *arg)
-{
-	struct append_call *c = arg;
-
-	c->rc = gdrb_csv_append(c->csv, c->row);
-}
-
 /*
  * A short write: the part that landed is cut off, the error said once, later
  * rows dropped; the file ends in the last complete line.
@@ -718,7 +707,7 @@ static void call_csv_append(void *arg)
 START_TEST(test_append_short)
 {
 	char path[PATH_MAX + 32], err[1024], *text;
-	struct append_call call;
+	struct csv_call call = { 0 };
 	struct gdrb_row r;
 
 	sample_row(&r);
@@ -727,7 +716,7 @@ START_TEST(test_append_short)
 	ck_assert_int_eq(gdrb_csv_append(call.csv, &r), 0);
 	fake_calls = 0;
 	call.csv->write = write_half;
-	capture_stderr(call_csv_append, &call, err, sizeof(err));
+	capture_stderr(call_csv, &call, err, sizeof(err));
 	ck_assert_int_eq(call.rc, GDRB_ERR);
 	ck_assert_int_eq(fake_calls, 1);
 	ck_assert_uint_eq(count_char(err, '\n'), 1);
@@ -740,7 +729,7 @@ START_TEST(test_append_short)
 
 	/* Said once: the next row is dropped without a word, and without a write. */
 	call.csv->write = write;
-	capture_stderr(call_csv_append, &call, err, sizeof(err));
+	capture_stderr(call_csv, &call, err, sizeof(err));
 	ck_assert_int_eq(call.rc, GDRB_ERR);
 	ck_assert_str_eq(err, "");
 	ck_assert_int_eq(gdrb_csv_close(call.csv), GDRB_ERR);
@@ -753,7 +742,7 @@ END_TEST
 START_TEST(test_append_enospc)
 {
 	char path[PATH_MAX + 32], err[1024], *text;
-	struct append_call call;
+	struct csv_call call = { 0 };
 	struct gdrb_row r;
 
 	sample_row(&r);
@@ -761,13 +750,13 @@ START_TEST(test_append_enospc)
 	call.csv = open_ok(tmp_path(path, sizeof(path), "full.csv"));
 	fake_calls = 0;
 	call.csv->write = write_enospc;
-	capture_stderr(call_csv_append, &call, err, sizeof(err));
+	capture_stderr(call_csv, &call, err, sizeof(err));
 	ck_assert_int_eq(call.rc, GDRB_ERR);
 	ck_assert_int_eq(fake_calls, 1);
 	ck_assert_uint_eq(count_char(err, '\n'), 1);
 	ck_assert_ptr_nonnull(strstr(err, "No space left on device"));
 	ck_assert_ptr_nonnull(strstr(err, path));
-	capture_stderr(call_csv_append, &call, err, sizeof(err));
+	capture_stderr(call_csv, &call, err, sizeof(err));
 	ck_assert_int_eq(call.rc, GDRB_ERR);
 	ck_assert_int_eq(fake_calls, 1);
 	ck_assert_str_eq(err, "");

@@ -65,33 +65,35 @@ START_TEST(test_sample_stdev)
 }
 END_TEST
 
+/* Samples all equal to X: every figure is X, the deviation 0. */
+static void check_all_equal(double *v, size_t n, double x)
+{
+	struct gdrb_stats st;
+
+	gdrb_stats_compute(v, n, &st);
+	ck_assert_uint_eq(st.n, n);
+	ck_assert_double_eq_tol(st.min, x, TOL);
+	ck_assert_double_eq_tol(st.p50, x, TOL);
+	ck_assert_double_eq_tol(st.avg, x, TOL);
+	ck_assert_double_eq_tol(st.p99, x, TOL);
+	ck_assert_double_eq_tol(st.p999, x, TOL);
+	ck_assert_double_eq_tol(st.max, x, TOL);
+	ck_assert_double_eq_tol(st.stdev, 0.0, TOL);
+}
+
 START_TEST(test_single_sample)
 {
 	double v[] = { 42.5 };
-	struct gdrb_stats st;
 
-	gdrb_stats_compute(v, 1, &st);
-	ck_assert_uint_eq(st.n, 1);
-	ck_assert_double_eq_tol(st.min, 42.5, TOL);
-	ck_assert_double_eq_tol(st.p50, 42.5, TOL);
-	ck_assert_double_eq_tol(st.avg, 42.5, TOL);
-	ck_assert_double_eq_tol(st.p99, 42.5, TOL);
-	ck_assert_double_eq_tol(st.p999, 42.5, TOL);
-	ck_assert_double_eq_tol(st.max, 42.5, TOL);
-	ck_assert_double_eq_tol(st.stdev, 0.0, TOL);
+	check_all_equal(v, 1, 42.5);
 }
 END_TEST
 
 START_TEST(test_constant_samples)
 {
 	double v[] = { 7.25, 7.25, 7.25, 7.25, 7.25 };
-	struct gdrb_stats st;
 
-	gdrb_stats_compute(v, 5, &st);
-	ck_assert_double_eq_tol(st.min, 7.25, TOL);
-	ck_assert_double_eq_tol(st.max, 7.25, TOL);
-	ck_assert_double_eq_tol(st.p99, 7.25, TOL);
-	ck_assert_double_eq_tol(st.stdev, 0.0, TOL);
+	check_all_equal(v, 5, 7.25);
 }
 END_TEST
 

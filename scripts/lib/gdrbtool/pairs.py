@@ -452,13 +452,22 @@ def _pct(a: Analysis, vals: List[float]) -> str:
     return a.rel(_median(list(vals)))
 
 
-def attribute(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], recv_m: List[int],
-              node_frac: float) -> List[Suspect]:
-    """Who explains the low pairs: rails, nodes, links, and what the evidence cannot tell apart."""
-    if not a.low:
-        return []
-    n = a.matrix.n
-    name = Namer(ranks, n)
+@dataclass
+class _Lows:
+    """The low pairs seen from each endpoint, and the endpoints low on most of their pairs."""
+    a: Analysis
+    ranks: Optional[Sequence[Rank]]
+    name: Namer
+    sent_m: List[int]            # pairs measured per sender
+    recv_m: List[int]            # pairs measured per receiver
+    sent_low: Dict[int, List[Tuple[int, float]]]
+    recv_low: Dict[int, List[Tuple[int, float]]]
+    node_send: Set[int]          # most of its sends low
+    node_recv: Set[int]          # most of its receives low
+
+
+def _lows(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], recv_m: List[int],
+          node_frac: float) -> _Lows:
     sent_low: Dict[int, List[Tuple[int, float]]] = {}
     recv_low: Dict[int, List[Tuple[int, float]]] = {}
     for s, d, v in a.low:
@@ -466,98 +475,128 @@ def attribute(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], r
         recv_low.setdefault(d, []).append((s, v))
     node_send = {r for r, lows in sent_low.items() if sent_m[r] >= 2 and len(lows) >= node_frac * sent_m[r]}
     node_recv = {r for r, lows in recv_low.items() if recv_m[r] >= 2 and len(lows) >= node_frac * recv_m[r]}
+    return _Lows(a, ranks, Namer(ranks, a.matrix.n), sent_m, recv_m, sent_low, recv_low, node_send, node_recv)
+
+
+def _rail_suspects(lw: _Lows) -> Tuple[List[Suspect], Set[int]]:
+    """A rail: every rank of GPU i (on every node) low in a direction, the other rails not."""
     out: List[Suspect] = []
+    explained: Set[int] = set()
+    if not lw.name.rails or lw.ranks is None:
+        return out, explained
+    by_local: Dict[int, List[int]] = {}
+    for rk in lw.ranks:
+        by_local.setdefault(rk.local_rank, []).append(rk.rank)
+    for local in sorted(by_local):
+        members = by_local[local]
+        if len(members) >= 2 and all(r in lw.node_send or r in lw.node_recv for r in members):
+            vals = [v for r in members for _, v in lw.sent_low.get(r, [])]
+            out.append(Suspect("rail", "rail %s on every node (%d of %d nodes, %s on %d pairs)" % (
+                lw.name.rail(local), len(members), len(members), _pct(lw.a, vals), len(vals)), list(members)))
+            explained.update(members)
+    return out, explained
 
-    # A rail: every rank of GPU i (on every node) low in a direction, the other rails not.
-    explained_ranks: Set[int] = set()
-    if name.rails and ranks is not None:
-        by_local: Dict[int, List[int]] = {}
-        for rk in ranks:
-            by_local.setdefault(rk.local_rank, []).append(rk.rank)
-        for local in sorted(by_local):
-            members = by_local[local]
-            if len(members) >= 2 and all(r in node_send or r in node_recv for r in members):
-                vals = [v for r in members for _, v in sent_low.get(r, [])]
-                out.append(Suspect("rail", "rail %s on every node (%d of %d nodes, %s on %d pairs)" % (
-                    name.rail(local), len(members), len(members), _pct(a, vals), len(vals)), list(members)))
-                explained_ranks.update(members)
 
-    # Nodes: most of their sends or receives low. A host all of whose GPUs are suspect is one node.
-    node_ranks = sorted((node_send | node_recv) - explained_ranks)
-    if n >= 4 and len(node_ranks) > n / 2:
-        # Most ranks low on most pairs: no node stands out from the fabric.
-        return out + [Suspect("fabric", "the fabric, not one node: %d of %d ranks are low on most of their pairs "
-                                        "(%s); the fabric is uniformly slow, or the reference (%s %s %s) stands "
-                                        "far apart from the rest" % (
-                                            len(node_ranks), n, _pct(a, [v for _, _, v in a.low]), a.ref_name,
-                                            num_fmt(a.ref), a.unit()), node_ranks)]
+def _fabric_suspect(lw: _Lows, node_ranks: List[int]) -> Optional[Suspect]:
+    """Most ranks low on most pairs: no node stands out from the fabric."""
+    a, n = lw.a, lw.a.matrix.n
+    if not (n >= 4 and len(node_ranks) > n / 2):
+        return None
+    return Suspect("fabric", "the fabric, not one node: %d of %d ranks are low on most of their pairs "
+                             "(%s); the fabric is uniformly slow, or the reference (%s %s %s) stands "
+                             "far apart from the rest" % (
+                                 len(node_ranks), n, _pct(a, [v for _, _, v in a.low]), a.ref_name,
+                                 num_fmt(a.ref), a.unit()), node_ranks)
+
+
+def _node_suspect(lw: _Lows, host: str, g: List[int], whole: bool) -> Suspect:
+    """One node (or one host's GPUs together, whole) low on most of its pairs."""
+    both = all(r in lw.node_send and r in lw.node_recv for r in g)
+    sends = all(r in lw.node_send for r in g)
+    direction = "both directions" if both else "sends" if sends else "receives" \
+        if all(r in lw.node_recv for r in g) else "sends or receives"
+    peers_low: Set[Tuple[int, int]] = set()
+    peers_all = 0
+    vals: List[float] = []
+    for r in g:
+        lows = set()
+        if r in lw.node_send:
+            lows |= {p for p, _ in lw.sent_low.get(r, [])}
+            vals += [v for _, v in lw.sent_low.get(r, [])]
+        if r in lw.node_recv:
+            lows |= {p for p, _ in lw.recv_low.get(r, [])}
+            vals += [v for _, v in lw.recv_low.get(r, [])]
+        peers_low |= {(r, p) for p in lows}
+        peers_all += max(lw.sent_m[r] if r in lw.node_send else 0, lw.recv_m[r] if r in lw.node_recv else 0)
+    label = ("node %s (all %d %s, " % (host, len(g), "GPUs" if lw.name.gpus else "ranks")) if whole \
+        else "node %s (" % lw.name(g[0])
+    return Suspect("node", "%s%s, %s on %d of %d pairs)" % (
+        label, direction, _pct(lw.a, vals), len(peers_low), max(peers_all, len(peers_low))), list(g))
+
+
+def _node_suspects(lw: _Lows, node_ranks: List[int]) -> List[Suspect]:
+    """Nodes: most of their sends or receives low. A host all of whose GPUs are suspect is one node."""
+    ranks, name = lw.ranks, lw.name
     by_host: Dict[str, List[int]] = {}
     for r in node_ranks:
         by_host.setdefault(ranks[r].host if ranks else str(r), []).append(r)
+    out: List[Suspect] = []
     for host, members in by_host.items():
         whole = ranks is not None and name.per_host.get(host, 1) > 1 and len(members) == name.per_host[host]
         groups = [members] if whole else [[r] for r in members]
-        for g in groups:
-            both = all(r in node_send and r in node_recv for r in g)
-            sends = all(r in node_send for r in g)
-            direction = "both directions" if both else "sends" if sends else "receives" \
-                if all(r in node_recv for r in g) else "sends or receives"
-            peers_low: Set[Tuple[int, int]] = set()
-            peers_all = 0
-            vals: List[float] = []
-            for r in g:
-                lows = set()
-                if r in node_send:
-                    lows |= {p for p, _ in sent_low.get(r, [])}
-                    vals += [v for _, v in sent_low.get(r, [])]
-                if r in node_recv:
-                    lows |= {p for p, _ in recv_low.get(r, [])}
-                    vals += [v for _, v in recv_low.get(r, [])]
-                peers_low |= {(r, p) for p in lows}
-                peers_all += max(sent_m[r] if r in node_send else 0, recv_m[r] if r in node_recv else 0)
-            label = ("node %s (all %d %s, " % (host, len(g), "GPUs" if name.gpus else "ranks")) if whole \
-                else "node %s (" % name(g[0])
-            out.append(Suspect("node", "%s%s, %s on %d of %d pairs)" % (
-                label, direction, _pct(a, vals), len(peers_low), max(peers_all, len(peers_low))), list(g)))
+        out += [_node_suspect(lw, host, g, whole) for g in groups]
+    return out
 
-    # What is left: links, or what the evidence cannot tell from a link.
-    rest = [(s, d, v) for s, d, v in a.low
-            if not (s in node_send and (s in explained_ranks or s in node_ranks))
-            and not (d in node_recv and (d in explained_ranks or d in node_ranks))]
-    # A round: every pair of one shift low (and not one node's) is what ran at the same time.
-    if len(rest) >= 3:
-        group, pos = _shift_groups(a.matrix, ranks)
-        size: Dict[int, int] = {}
-        for g in group:
-            size[g] = size.get(g, 0) + 1
-        by_round: Dict[Tuple[int, int], List[Tuple[int, int, float]]] = {}
-        for s, d, v in rest:
-            if group[s] == group[d]:
-                by_round.setdefault((group[s], (pos[d] - pos[s]) % size[group[s]]), []).append((s, d, v))
-        members: Dict[int, List[int]] = {}
-        for r in range(n):
-            members.setdefault(group[r], []).append(r)
-        taken: Set[Tuple[int, int]] = set()
-        for (g, k), items in sorted(by_round.items()):
-            m = size[g]
-            if len(items) < 3:
-                continue
-            ms = members[g]
-            measured = sum(1 for i in range(m) if a.matrix.rows[ms[i]][ms[(i + k) % m]] ==
-                           a.matrix.rows[ms[i]][ms[(i + k) % m]])
-            if len(items) < measured:
-                continue
-            rail = " of rail %s" % name.rail(ranks[ms[0]].local_rank) if len(members) > 1 and ranks else ""
-            out.append(Suspect("round", "round %d%s (every pair i -> i+%d low: %d of %d pairs, %s): what ran at the "
-                                        "same time, a disturbance during that round or the fabric's routes for that "
-                                        "shift, not one node or link" % (
-                                            k, rail, k, len(items), measured, _pct(a, [v for _, _, v in items])),
-                               sorted({r for s, d, _ in items for r in (s, d)})))
-            taken |= {(s, d) for s, d, _ in items}
-        rest = [x for x in rest if (x[0], x[1]) not in taken]
-    low_at = {(s, d): v for s, d, v in rest}
-    done: Set[Tuple[int, int]] = set()
-    # An endpoint low with several peers, but not most: a partly bad node or several bad links.
+
+def _unexplained(lw: _Lows, explained: Set[int], node_ranks: List[int]) -> List[Tuple[int, int, float]]:
+    """The low pairs no rail or node explains."""
+    return [(s, d, v) for s, d, v in lw.a.low
+            if not (s in lw.node_send and (s in explained or s in node_ranks))
+            and not (d in lw.node_recv and (d in explained or d in node_ranks))]
+
+
+def _round_suspects(lw: _Lows, rest: List[Tuple[int, int, float]]) -> Tuple[List[Suspect], Set[Tuple[int, int]]]:
+    """A round: every pair of one shift low (and not one node's) is what ran at the same time."""
+    a, ranks, name, n = lw.a, lw.ranks, lw.name, lw.a.matrix.n
+    out: List[Suspect] = []
+    taken: Set[Tuple[int, int]] = set()
+    if len(rest) < 3:
+        return out, taken
+    group, pos = _shift_groups(a.matrix, ranks)
+    size: Dict[int, int] = {}
+    for g in group:
+        size[g] = size.get(g, 0) + 1
+    by_round: Dict[Tuple[int, int], List[Tuple[int, int, float]]] = {}
+    for s, d, v in rest:
+        if group[s] == group[d]:
+            by_round.setdefault((group[s], (pos[d] - pos[s]) % size[group[s]]), []).append((s, d, v))
+    members: Dict[int, List[int]] = {}
+    for r in range(n):
+        members.setdefault(group[r], []).append(r)
+    for (g, k), items in sorted(by_round.items()):
+        m = size[g]
+        if len(items) < 3:
+            continue
+        ms = members[g]
+        measured = sum(1 for i in range(m) if a.matrix.rows[ms[i]][ms[(i + k) % m]] ==
+                       a.matrix.rows[ms[i]][ms[(i + k) % m]])
+        if len(items) < measured:
+            continue
+        rail = " of rail %s" % name.rail(ranks[ms[0]].local_rank) if len(members) > 1 and ranks else ""
+        out.append(Suspect("round", "round %d%s (every pair i -> i+%d low: %d of %d pairs, %s): what ran at the "
+                                    "same time, a disturbance during that round or the fabric's routes for that "
+                                    "shift, not one node or link" % (
+                                        k, rail, k, len(items), measured, _pct(a, [v for _, _, v in items])),
+                           sorted({r for s, d, _ in items for r in (s, d)})))
+        taken |= {(s, d) for s, d, _ in items}
+    return out, taken
+
+
+def _partial_suspects(lw: _Lows, rest: List[Tuple[int, int, float]],
+                      done: Set[Tuple[int, int]]) -> List[Suspect]:
+    """An endpoint low with several peers, but not most: a partly bad node or several bad links."""
+    name = lw.name
+    out: List[Suspect] = []
     per_end: Dict[Tuple[int, str], List[Tuple[int, int, float]]] = {}
     for s, d, v in rest:
         per_end.setdefault((s, "sends"), []).append((s, d, v))
@@ -567,13 +606,45 @@ def attribute(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], r
         if len(items) < 3:
             continue
         peers = [d if direction == "sends" else s for s, d, _ in items]
-        measured = sent_m[r] if direction == "sends" else recv_m[r]
+        measured = lw.sent_m[r] if direction == "sends" else lw.recv_m[r]
         shown = ", ".join(name(p) for p in peers[:4]) + (", ..." if len(peers) > 4 else "")
         out.append(Suspect("partial", "node %s or its links: %s low with %d of %d peers (%s), %s: neither all its "
                                       "pairs nor one peer, cannot tell a partly bad node from %d bad links" % (
                                           name(r), direction, len(peers), measured, shown,
-                                          _pct(a, [v for _, _, v in items]), len(peers)), [r]))
+                                          _pct(lw.a, [v for _, _, v in items]), len(peers)), [r]))
         done |= {(s, d) for s, d, _ in items}
+    return out
+
+
+def _link_suspect(lw: _Lows, s: int, d: int, v: float, back: Optional[float]) -> Suspect:
+    """One low pair (and its way back, when low too): a link, or a node that cannot be told from it."""
+    name, n, sent_m, recv_m = lw.name, lw.a.matrix.n, lw.sent_m, lw.recv_m
+    single = [r for r in (s, d) if (sent_m[r] <= 1 and (r == s or back is not None))
+              or (recv_m[r] <= 1 and (r == d or back is not None))]
+    arrow = "<->" if back is not None else "->"
+    rel = _pct(lw.a, [v] + ([back] if back is not None else []))
+    if not single:
+        if back is not None:
+            return Suspect("link", "link %s <-> %s (both directions, %s)" % (name(s), name(d), rel), [s, d])
+        return Suspect("link", "link %s -> %s only (%s)" % (name(s), name(d), rel), [s, d])
+    if len(single) == 2:
+        why = "neither %s nor %s has another measured peer%s" % (
+            name(s), name(d), " (n = 2)" if n == 2 else "")
+        text = "node %s, node %s or the link between them: cannot tell (%s; %s)" % (
+            name(s), name(d), why, rel)
+    else:
+        r = single[0]
+        other = d if r == s else s
+        text = "node %s or link %s %s %s: cannot tell (%s's only measured peer%s is %s; %s)" % (
+            name(r), name(s), arrow, name(d), name(r), "" if back is not None else
+            " for its " + ("sends" if r == s else "receives"), name(other), rel)
+    return Suspect("ambiguous", text, [s, d])
+
+
+def _link_suspects(lw: _Lows, rest: List[Tuple[int, int, float]], done: Set[Tuple[int, int]]) -> List[Suspect]:
+    """What is left: links, or what the evidence cannot tell from a link."""
+    low_at = {(s, d): v for s, d, v in rest}
+    out: List[Suspect] = []
     for s, d, v in rest:
         if (s, d) in done:
             continue
@@ -581,25 +652,26 @@ def attribute(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], r
         done.add((s, d))
         if back is not None:
             done.add((d, s))
-        single = [r for r in (s, d) if (sent_m[r] <= 1 and (r == s or back is not None))
-                  or (recv_m[r] <= 1 and (r == d or back is not None))]
-        arrow = "<->" if back is not None else "->"
-        rel = _pct(a, [v] + ([back] if back is not None else []))
-        if single:
-            if len(single) == 2:
-                why = "neither %s nor %s has another measured peer%s" % (
-                    name(s), name(d), " (n = 2)" if n == 2 else "")
-                text = "node %s, node %s or the link between them: cannot tell (%s; %s)" % (
-                    name(s), name(d), why, rel)
-            else:
-                r = single[0]
-                other = d if r == s else s
-                text = "node %s or link %s %s %s: cannot tell (%s's only measured peer%s is %s; %s)" % (
-                    name(r), name(s), arrow, name(d), name(r), "" if back is not None else
-                    " for its " + ("sends" if r == s else "receives"), name(other), rel)
-            out.append(Suspect("ambiguous", text, [s, d]))
-        elif back is not None:
-            out.append(Suspect("link", "link %s <-> %s (both directions, %s)" % (name(s), name(d), rel), [s, d]))
-        else:
-            out.append(Suspect("link", "link %s -> %s only (%s)" % (name(s), name(d), rel), [s, d]))
+        out.append(_link_suspect(lw, s, d, v, back))
     return out
+
+
+def attribute(a: Analysis, ranks: Optional[Sequence[Rank]], sent_m: List[int], recv_m: List[int],
+              node_frac: float) -> List[Suspect]:
+    """Who explains the low pairs: rails, nodes, links, and what the evidence cannot tell apart."""
+    if not a.low:
+        return []
+    lw = _lows(a, ranks, sent_m, recv_m, node_frac)
+    out, explained = _rail_suspects(lw)
+    node_ranks = sorted((lw.node_send | lw.node_recv) - explained)
+    fabric = _fabric_suspect(lw, node_ranks)
+    if fabric is not None:
+        return out + [fabric]
+    out += _node_suspects(lw, node_ranks)
+    rest = _unexplained(lw, explained, node_ranks)
+    rounds, taken = _round_suspects(lw, rest)
+    out += rounds
+    rest = [x for x in rest if (x[0], x[1]) not in taken]
+    done: Set[Tuple[int, int]] = set()
+    out += _partial_suspects(lw, rest, done)
+    return out + _link_suspects(lw, rest, done)

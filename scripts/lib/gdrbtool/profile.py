@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from . import gdr_model
 from . import facts as facts_mod
@@ -452,6 +452,28 @@ class _Parser:
         self.profile.doctors.append(Doctor(where, self.binary(where, "doctor", t[1]), args))
 
     def parse_rule(self, where: str, t: List[str]) -> None:
+        """A rule line: its name, benchmark, column and operator, threshold, key=value filters."""
+        name, bench, column, op = self.rule_head(where, t)
+        i = 5
+        thr: List[str] = []
+        while i < len(t) and "=" not in t[i]:
+            thr.append(t[i])
+            i += 1
+        filters, extra, source = self.rule_keys(where, name, t[i:])
+        kind, value, text = self.rule_threshold(where, name, column, op, thr, filters)
+        if "spread" in extra and kind not in ("abs", "link", "staged", "predicted"):
+            raise self.err(where, "rule %s: spread= bounds a numeric figure's attempts; %s %s is not one"
+                           % (name, column, op))
+        if set(extra) - {"spread"} and kind != "predicted":
+            raise self.err(where, "rule %s: %s= applies to 'predicted of staged' only"
+                           % (name, sorted(set(extra) - {"spread"})[0]))
+        self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters,
+                                       tolerance=extra.get("tolerance", gdr_model.TOLERANCE),
+                                       reference=extra.get("reference"), spread=extra.get("spread"),
+                                       source=source))
+
+    def rule_head(self, where: str, t: List[str]) -> Tuple[str, str, str, str]:
+        """NAME BENCH COLUMN OP of a rule line, each checked; the name taken."""
         s = schema()
         if len(t) < 6 and not (len(t) == 5 and t[4] == "all"):
             raise self.err(where, "rule needs NAME BENCH COLUMN OP THRESHOLD, e.g. 'rule bw-large mpi_bw "
@@ -466,17 +488,14 @@ class _Parser:
             raise self.err(where, "rule %s: '%s' is not a benchmark name (e.g. mpi_bw, write_lat)" % (name, bench))
         if column not in s.index:
             raise self.err(where, "rule %s: unknown column '%s'; the schema's columns: %s" % (name, column, s.header))
-        i = 5
-        thr: List[str] = []
-        while i < len(t) and "=" not in t[i]:
-            thr.append(t[i])
-            i += 1
+        return name, bench, column, op
+
+    def rule_keys(self, where: str, name: str, words: List[str]) -> Tuple[Dict[str, str], Dict[str, float], str]:
+        """The key=value words after the threshold: the filters, the percentages, source=."""
         filters = {"pair": "all"}
         extra: Dict[str, float] = {}
         source = ""
-        bad_sizes = ("rule %s: sizes=%%s: expected MIN:MAX, MIN: (and up), :MAX or A,B,C with sizes like 8, "
-                     "4K, 1MiB" % name)
-        for word in t[i:]:
+        for word in words:
             m = re.match(r"^([a-z]+)=(.+)$", word, re.S)
             if not m:
                 raise self.err(where, "rule %s: expected key=value after the threshold, got '%s'" % (name, word))
@@ -498,20 +517,32 @@ class _Parser:
             if k == "layer":
                 self.check_words(where, "layer", v)
             if k == "sizes":
-                m = re.match(r"^([^:,]*):([^:,]*)$", v)
-                if m:
-                    lo = 1 if m.group(1) == "" else size_parse(m.group(1))
-                    hi = "inf" if m.group(2) == "" else size_parse(m.group(2))
-                    if lo < 0 or (hi != "inf" and (hi < 0 or lo > hi)):
-                        raise self.err(where, bad_sizes % v)
-                    v = "%s:%s" % (lo, hi)
-                else:
-                    sizes = sizes_expand(v)
-                    if not sizes:
-                        raise self.err(where, bad_sizes % v)
-                    v = ",".join(str(x) for x in sizes)
+                v = self.rule_sizes(where, name, v)
             filters[k] = v
-        value: object
+        return filters, extra, source
+
+    def rule_sizes(self, where: str, name: str, v: str) -> str:
+        """V of sizes=: MIN:MAX (either end may be left out) or a list, in bytes."""
+        bad_sizes = ("rule %s: sizes=%%s: expected MIN:MAX, MIN: (and up), :MAX or A,B,C with sizes like 8, "
+                     "4K, 1MiB" % name)
+        m = re.match(r"^([^:,]*):([^:,]*)$", v)
+        if m:
+            lo = 1 if m.group(1) == "" else size_parse(m.group(1))
+            hi = "inf" if m.group(2) == "" else size_parse(m.group(2))
+            if lo < 0 or (hi != "inf" and (hi < 0 or lo > hi)):
+                raise self.err(where, bad_sizes % v)
+            v = "%s:%s" % (lo, hi)
+        else:
+            sizes = sizes_expand(v)
+            if not sizes:
+                raise self.err(where, bad_sizes % v)
+            v = ",".join(str(x) for x in sizes)
+        return v
+
+    def rule_threshold(self, where: str, name: str, column: str, op: str, thr: List[str],
+                       filters: Dict[str, str]) -> Tuple[str, object, str]:
+        """What OP THRESHOLD judges: the rule's kind, value and the threshold as written."""
+        s = schema()
         if op == "all":
             if column != GDR_COLUMN:
                 raise self.err(where, "rule %s: 'all' judges %s (G/N: the NCCL network connections that used "
@@ -531,37 +562,8 @@ class _Parser:
                 raise self.err(where, "rule %s: threshold: expected NUMBER [UNIT], PERCENT%% of link, "
                                       "PERCENT%% of staged or predicted of staged" % name)
             if thr[0] == "predicted":
-                kind, value, text = self.predicted(where, name, column, op, thr, filters), 0.0, "predicted of staged"
-            elif thr[0].endswith("%") and _is_num(thr[0][:-1]):
-                target = thr[-1]
-                if (len(thr) == 2 or (len(thr) == 3 and thr[1] == "of")) and target in ("link", "staged"):
-                    kind, value = target, float(thr[0][:-1])
-                else:
-                    raise self.err(where, "rule %s: a percentage must say of what: '%s of link' or '%s of staged'"
-                                   % (name, thr[0], thr[0]))
-                if kind == "link" and not column.endswith("_GBps"):
-                    raise self.err(where, "rule %s: '%% of link' compares a bandwidth column (bw_GBps, algbw_GBps, "
-                                          "busbw_GBps) with the port rate" % name)
-                if kind == "staged" and "path" in filters:
-                    raise self.err(where, "rule %s: '%% of staged' compares the direct path with the staged one; "
-                                          "drop path=" % name)
-                text = thr[0] + (" of link rate" if kind == "link" else " of staged")
-            elif _is_num(thr[0]):
-                kind, scale = "abs", 1.0
-                if len(thr) == 2:
-                    scale = _unit_scale(column, thr[1])
-                    if scale == 0:
-                        unit = _column_unit(column)
-                        raise self.err(where, "rule %s: unit '%s' does not fit %s%s" % (
-                            name, thr[1], column, " (in %s)" % unit if unit else " (a plain number)"))
-                elif len(thr) > 2:
-                    raise self.err(where, "rule %s: threshold: expected NUMBER [UNIT], got '%s'" % (name, " ".join(thr)))
-                value = float(thr[0]) * scale
-                text = thr[0] + (" " + thr[1] if len(thr) == 2 else "")
-            else:
-                raise self.err(where, "rule %s: threshold '%s': expected a number (digits, optionally a point and "
-                                      "digits, at most 30 each side), or PERCENT%% of link / of staged"
-                               % (name, _shown(thr[0])))
+                return self.predicted(where, name, column, op, thr, filters), 0.0, "predicted of staged"
+            return self.rule_number(where, name, column, thr, filters)
         elif op in ("=", "!=", "in"):
             if column in s.numeric:
                 raise self.err(where, "rule %s: %s compares text; '%s' is numeric (use >=, <=, > or <)"
@@ -573,16 +575,43 @@ class _Parser:
         else:
             raise self.err(where, "rule %s: unknown operator '%s'; accepted: >= <= > < = != in, and all "
                                   "(gdr_connections)" % (name, op))
-        if "spread" in extra and kind not in ("abs", "link", "staged", "predicted"):
-            raise self.err(where, "rule %s: spread= bounds a numeric figure's attempts; %s %s is not one"
-                           % (name, column, op))
-        if set(extra) - {"spread"} and kind != "predicted":
-            raise self.err(where, "rule %s: %s= applies to 'predicted of staged' only"
-                           % (name, sorted(set(extra) - {"spread"})[0]))
-        self.profile.rules.append(Rule(where, name, bench, column, op, kind, value, text, filters,
-                                       tolerance=extra.get("tolerance", gdr_model.TOLERANCE),
-                                       reference=extra.get("reference"), spread=extra.get("spread"),
-                                       source=source))
+        return kind, value, text
+
+    def rule_number(self, where: str, name: str, column: str, thr: List[str],
+                    filters: Dict[str, str]) -> Tuple[str, object, str]:
+        """A numeric threshold: NUMBER [UNIT], PERCENT% of link or PERCENT% of staged."""
+        value: object
+        if thr[0].endswith("%") and _is_num(thr[0][:-1]):
+            target = thr[-1]
+            if (len(thr) == 2 or (len(thr) == 3 and thr[1] == "of")) and target in ("link", "staged"):
+                kind, value = target, float(thr[0][:-1])
+            else:
+                raise self.err(where, "rule %s: a percentage must say of what: '%s of link' or '%s of staged'"
+                               % (name, thr[0], thr[0]))
+            if kind == "link" and not column.endswith("_GBps"):
+                raise self.err(where, "rule %s: '%% of link' compares a bandwidth column (bw_GBps, algbw_GBps, "
+                                      "busbw_GBps) with the port rate" % name)
+            if kind == "staged" and "path" in filters:
+                raise self.err(where, "rule %s: '%% of staged' compares the direct path with the staged one; "
+                                      "drop path=" % name)
+            text = thr[0] + (" of link rate" if kind == "link" else " of staged")
+        elif _is_num(thr[0]):
+            kind, scale = "abs", 1.0
+            if len(thr) == 2:
+                scale = _unit_scale(column, thr[1])
+                if scale == 0:
+                    unit = _column_unit(column)
+                    raise self.err(where, "rule %s: unit '%s' does not fit %s%s" % (
+                        name, thr[1], column, " (in %s)" % unit if unit else " (a plain number)"))
+            elif len(thr) > 2:
+                raise self.err(where, "rule %s: threshold: expected NUMBER [UNIT], got '%s'" % (name, " ".join(thr)))
+            value = float(thr[0]) * scale
+            text = thr[0] + (" " + thr[1] if len(thr) == 2 else "")
+        else:
+            raise self.err(where, "rule %s: threshold '%s': expected a number (digits, optionally a point and "
+                                  "digits, at most 30 each side), or PERCENT%% of link / of staged"
+                           % (name, _shown(thr[0])))
+        return kind, value, text
 
     def source(self, where: str, name: str, v: str) -> str:
         """V of source=: an https:// address with what was read there, or "estimate: WHY"."""

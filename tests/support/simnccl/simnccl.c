@@ -39,17 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cuda_runtime_api.h>
-/* nccl.h declares the group calls as "()" (old-style C), and it and the fp16 and bf16
- * headers it includes test macros C leaves undefined (__cplusplus). */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#pragma GCC diagnostic ignored "-Wundef"
-#include <nccl.h>
-#pragma GCC diagnostic pop
-
-ncclResult_t ncclGroupStart(void);
-ncclResult_t ncclGroupEnd(void);
+#include "nccl_plain.h"
 
 #define SIM_EXPORT __attribute__((visibility("default")))
 #define ID_PREFIX "/simnccl-"

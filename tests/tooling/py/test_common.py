@@ -301,11 +301,7 @@ class JsonTest(unittest.TestCase):
         self.assertEqual(j.text("missing", 3), "")
 
     def test_load_keeps_numbers_and_refuses_nan(self):
-        d = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, d)
-        path = os.path.join(d, "m.json")
-        with open(path, "w") as f:
-            f.write('{"rate": 400.0, "s": "a\\bb"}')
+        path = temp_file(self, '{"rate": 400.0, "s": "a\\bb"}', ".json")
         self.assertEqual(common.load_json(path).text("rate"), "400.0")
         self.assertEqual(common.load_json(path).text("s"), "a b")
         with open(path, "w") as f:
@@ -313,7 +309,7 @@ class JsonTest(unittest.TestCase):
         with self.assertRaises(common.Stop) as cm:
             common.load_json(path)
         self.assertEqual(cm.exception.status, 2)
-        self.assertRegex(cm.exception.message, r"m.json: not JSON: unexpected 'N'")
+        self.assertRegex(cm.exception.message, r"\.json: not JSON: unexpected 'N'")
 
     def test_deep_and_huge_json_is_refused_or_kept_as_written(self):
         path = temp_file(self, "", ".json")

@@ -2,7 +2,8 @@
 /*
  * Every shipped layer's option group (opt_catalog.c), so that a binary
  * refuses another layer's options by name ("--qps does not apply to ...")
- * rather than as unknown. Tables only: linking it pulls in no transport.
+ * rather than as unknown. Tables only: linking it pulls in no transport. Only the
+ * binaries name it: a layer below the catalogue takes it from its caller.
  */
 #ifndef GDRB_TRANSPORTS_H
 #define GDRB_TRANSPORTS_H
