@@ -522,7 +522,9 @@ static size_t describe_paths(const void *entry, const struct gdrb_params *p, str
 	return n;
 }
 
-int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)
+/* The run's state for BENCH, its options read and checked; NULL with *code the exit status. */
+static struct run *run_begin(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv,
+			     int *code)
 {
 	const struct gdrb_opt_set set = { bench->opt_core, bench->opt_groups, bench->opt_known, NULL,
 					  bench->default_mem };
@@ -538,18 +540,17 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 		.entry = bench,
 	};
 	const struct gdrb_run_args args = { &set, bench->summary, NULL, &facts };
-	struct run *r;
+	struct run *r = calloc(1, sizeof(*r));
 	struct gdrb_ctx *c;
-	int rc, code;
 
-	r = calloc(1, sizeof(*r));
 	if (!r) {
 		gdrb_err("out of memory");
-		return GDRB_EXIT_FAIL;
+		*code = GDRB_EXIT_FAIL;
+		return NULL;
 	}
-	if (!gdrb_run_begin(&args, boot, argc, argv, &r->p, &code)) {
+	if (!gdrb_run_begin(&args, boot, argc, argv, &r->p, code)) {
 		free(r);
-		return code;
+		return NULL;
 	}
 	if (r->p.bidir && bench->traffic == GDRB_TRAFFIC_UNIDIR) {
 		r->bidir = *bench;
@@ -569,8 +570,17 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 	r->stall_us = gdrb_inject()->stall_us;
 	r->stall_every = gdrb_inject()->stall_every;
 	default_placements(c);
+	return r;
+}
 
-	/* Everything that can be refused is refused here, before any measurement. */
+/* Everything that can be refused, refused before any measurement: the exit status every rank agrees on. */
+static int refuse_early(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	const struct gdrb_bench *bench = c->bench;
+	struct gdrb_boot *boot = c->boot;
+	int rc, code;
+
 	rc = check_layout(r);
 	if (!rc && bench->preflight)
 		rc = bench->preflight(c);
@@ -591,40 +601,48 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 		default_variants(c);
 		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(gdrb_drv_check_room(r)));
 	}
-	if (code == GDRB_EXIT_OK) {
-		if (bench->own_buffers) {
-			rc = 0;
-		} else {
-			default_variants(c);
-			rc = gdrb_drv_alloc_buffers(r);
-			/* The staging probe is collective: every rank's buffers first. */
-			rc = gdrb_boot_agree(boot, rc);
-			if (!rc)
-				rc = gdrb_drv_stage_open(r);
-		}
-		if (!rc && bench->setup)
-			rc = bench->setup(c);
+	return code;
+}
+
+/* The buffers, the staging, the benchmark's own setup, the samples and the counters. */
+static int set_up(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	int rc = 0;
+
+	if (!c->bench->own_buffers) {
+		default_variants(c);
+		rc = gdrb_drv_alloc_buffers(r);
+		/* The staging probe is collective: every rank's buffers first. */
+		rc = gdrb_boot_agree(c->boot, rc);
 		if (!rc)
-			rc = setup_results(r);
-		if (!rc)
-			rc = open_counters(r);
-		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(rc));
+			rc = gdrb_drv_stage_open(r);
 	}
-	if (code != GDRB_EXIT_OK)
-		goto out;
+	if (!rc && c->bench->setup)
+		rc = c->bench->setup(c);
+	if (!rc)
+		rc = setup_results(r);
+	if (!rc)
+		rc = open_counters(r);
+	return gdrb_boot_agree_exit(c->boot, gdrb_exit_code(rc));
+}
+
+/* The header, the sweep under the watchdog, the counters' account and the outputs closed. */
+static int measure(struct run *r)
+{
+	struct gdrb_ctx *c = &r->c;
+	struct gdrb_boot *boot = c->boot;
 
 	c->nic = c->nic ? c->nic : "";
 	c->variant = &c->variants[0];
 	gdrb_drv_table_setup(r);
 	if (boot->rank == 0)
 		gdrb_drv_print_header(r);
-	if (gdrb_watchdog_start(r->p.timeout)) {
-		code = GDRB_EXIT_FAIL;
-		goto out;
-	}
+	if (gdrb_watchdog_start(r->p.timeout))
+		return GDRB_EXIT_FAIL;
 	gdrb_counters_read(r->counters, NULL);
 	sweep(r);
-	if (!r->aborted && gdrb_counters_finish(r->counters, boot, bench->name,
+	if (!r->aborted && gdrb_counters_finish(r->counters, boot, c->bench->name,
 						r->p.sizes.v[r->p.sizes.n - 1], r->counter_file, stdout))
 		r->exit_code = GDRB_EXIT_FAIL;
 	gdrb_watchdog_stop();
@@ -636,10 +654,17 @@ int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, 
 		r->exit_code = GDRB_EXIT_FAIL;
 	r->csv = NULL;
 	r->counter_file = NULL;
-	code = gdrb_boot_agree_exit(boot, r->exit_code);
-out:
-	if (bench->teardown)
-		bench->teardown(c);
+	return gdrb_boot_agree_exit(boot, r->exit_code);
+}
+
+/* Whatever the run holds released, the boot finalised; CODE, or a failure if stdout could not be closed. */
+static int run_end(struct run *r, int code)
+{
+	struct gdrb_ctx *c = &r->c;
+	struct gdrb_boot *boot = c->boot;
+
+	if (c->bench->teardown)
+		c->bench->teardown(c);
 	gdrb_drv_free_buffers(c);
 	gdrb_csv_close(r->csv);
 	gdrb_counters_file_close(r->counter_file);
@@ -652,4 +677,19 @@ out:
 	if (gdrb_stdout_close() && code == GDRB_EXIT_OK)
 		code = GDRB_EXIT_FAIL;
 	return code;
+}
+
+int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)
+{
+	int code;
+	struct run *r = run_begin(bench, boot, argc, argv, &code);
+
+	if (!r)
+		return code;
+	code = refuse_early(r);
+	if (code == GDRB_EXIT_OK)
+		code = set_up(r);
+	if (code == GDRB_EXIT_OK)
+		code = measure(r);
+	return run_end(r, code);
 }

@@ -266,21 +266,16 @@ void gdrb_drv_table_setup(struct run *r)
 		widen_to_subjects(r, pair_col);
 }
 
-void gdrb_drv_print_header(struct run *r)
+/* The header's lines, each group in its own step; host, GPU, NIC and library names come from
+ * the system: the lines are written as inert text (gdrb_text_lines). */
+
+/* What runs where: the benchmark, a test hook's note, the layer, memory, ranks and hosts. */
+static void header_run(FILE *hdr, const struct run *r)
 {
-	struct gdrb_ctx *c = &r->c;
+	const struct gdrb_ctx *c = &r->c;
 	const struct gdrb_params *p = &r->p;
 	const struct gdrb_bench *b = c->bench;
-	char lo[32], hi[32], *text = NULL;
-	size_t i, len = 0;
-	/* Host, GPU, NIC and library names come from the system: written as inert text. */
-	FILE *hdr = open_memstream(&text, &len);
 
-	if (!hdr) {
-		gdrb_err("cannot build the header: %s", strerror(errno));
-		r->exit_code = GDRB_EXIT_FAIL;
-		return;
-	}
 	fprintf(hdr, "# gdrbench %s %s: %s\n", PACKAGE_VERSION, b->name, b->summary);
 	if (gdrb_inject_active())
 		fprintf(hdr, "# NOTE: %s (" GDRB_TEST_HOOKS_ENV "=1): these rows are a test's, never a measurement\n",
@@ -305,6 +300,13 @@ void gdrb_drv_print_header(struct run *r)
 		c->boot->describe(c->boot, line, sizeof(line));
 		fprintf(hdr, "# %s\n", line);
 	}
+}
+
+/* The GPU, or why none, its sharing, and the counters read around the run. */
+static void header_gpu(FILE *hdr, const struct run *r)
+{
+	const struct gdrb_ctx *c = &r->c;
+
 	if (c->have_gpu)
 		fprintf(hdr, "# GPU: %s, PCI %s (rank 0: device %d of %d), CUDA runtime %d.%d, driver %d.%d\n",
 		       c->gpu.name, c->gpu.pci_bus_id, c->gpu.index, c->gpu.count,
@@ -322,6 +324,15 @@ void gdrb_drv_print_header(struct run *r)
 		gdrb_counters_describe(r->counters, line, sizeof(line));
 		fprintf(hdr, "# %s\n", line);
 	}
+}
+
+/* Each path, how it moves the bytes and its registration, or why it cannot run. */
+static void header_paths(FILE *hdr, const struct run *r)
+{
+	const struct gdrb_ctx *c = &r->c;
+	char sz[32];
+	size_t i;
+
 	for (i = 0; i < c->nvariants; i++) {
 		const struct gdrb_variant *v = &c->variants[i];
 
@@ -329,10 +340,20 @@ void gdrb_drv_print_header(struct run *r)
 			fprintf(hdr, "# path %s: %s (reg %s)\n", v->label, v->how, v->reg);
 		if (v->supported && v->pipelined)
 			fprintf(hdr, "# staging: %s fragments, %u pinned slots per direction: %s; a message of one fragment is copied, then sent\n",
-			       gdrb_size_format(r->stage_chunk, lo, sizeof(lo)), r->stage_slots, r->stage_why);
+			       gdrb_size_format(r->stage_chunk, sz, sizeof(sz)), r->stage_slots, r->stage_why);
 		if (!v->supported)
 			fprintf(hdr, "# path %s: n/a: %s\n", v->label, v->why);
 	}
+}
+
+/* How each size is measured: the clock, sizes, iterations, validation, buffers, the benchmark's own words. */
+static void header_method(FILE *hdr, const struct run *r)
+{
+	const struct gdrb_ctx *c = &r->c;
+	const struct gdrb_params *p = &r->p;
+	const struct gdrb_bench *b = c->bench;
+	char lo[32], hi[32];
+
 	fprintf(hdr, "# clock %s; sizes %s..%s (%zu); up to %llu iterations and %.2f s per size, %llu warm-up; validation %s; timeout %s\n",
 	       gdrb_clock.source, gdrb_size_format(p->sizes.v[0], lo, sizeof(lo)),
 	       gdrb_size_format(p->sizes.v[p->sizes.n - 1], hi, sizeof(hi)), p->sizes.n,
@@ -355,6 +376,15 @@ void gdrb_drv_print_header(struct run *r)
 		b->describe(c, line, sizeof(line));
 		fprintf(hdr, "# %s\n", line);
 	}
+}
+
+/* What the figures mean: their units, the placements, the speedup. */
+static void header_units(FILE *hdr, const struct run *r)
+{
+	const struct gdrb_ctx *c = &r->c;
+	const struct gdrb_bench *b = c->bench;
+	size_t i;
+
 	if (b->traffic == GDRB_TRAFFIC_COLLECTIVE)
 		fprintf(hdr, "# time per call in us: avg = mean of the per-rank means, min/max = fastest/slowest rank's mean, p50/p99 over every rank's samples; algbw = size / avg, busbw = algbw x %.3f (GB/s = 1e9 B/s)\n",
 		       b->bus_factor(c));
@@ -375,6 +405,24 @@ void gdrb_drv_print_header(struct run *r)
 		       "second path's avg / first path's avg" : b->metric == GDRB_METRIC_BW ?
 		       "first path's bandwidth / second path's" :
 		       "second path's p50 / first path's p50");
+}
+
+void gdrb_drv_print_header(struct run *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *hdr = open_memstream(&text, &len);
+
+	if (!hdr) {
+		gdrb_err("cannot build the header: %s", strerror(errno));
+		r->exit_code = GDRB_EXIT_FAIL;
+		return;
+	}
+	header_run(hdr, r);
+	header_gpu(hdr, r);
+	header_paths(hdr, r);
+	header_method(hdr, r);
+	header_units(hdr, r);
 	gdrb_table_print_header(hdr, &r->table);
 	if (fclose(hdr) == 0)
 		gdrb_text_lines(stdout, text, len);
