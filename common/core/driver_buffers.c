@@ -17,7 +17,8 @@ bool gdrb_drv_any_variant(const struct gdrb_ctx *c, bool pipelined)
 	size_t i;
 
 	for (i = 0; i < c->nvariants; i++)
-		if (c->variants[i].staged && c->variants[i].pipelined == pipelined)
+		if (c->variants[i].supported && c->variants[i].staged &&
+		    c->variants[i].pipelined == pipelined)
 			return true;
 	return false;
 }

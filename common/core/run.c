@@ -79,13 +79,24 @@ int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p,
 	return rc;
 }
 
-/* A staged path of the kind called `mem`: its bytes pass through pinned memory as `how` says. */
+/*
+ * A staged path of the kind called `mem`: its bytes pass through pinned memory as `how` says.
+ * The pipelined one overlaps CUDA's asynchronous copies (the rings' streams): a build without
+ * CUDA has none, and says so in its rows (a kind registered from outside can be staged there).
+ */
 static struct gdrb_variant staged_path(const char *mem, const char *label, bool pipelined,
 				       const char *how)
 {
-	return (struct gdrb_variant){ .label = label, .mem = mem, .path = label, .reg = "staged",
-				      .staged = true, .pipelined = pipelined, .supported = true,
-				      .how = how };
+	struct gdrb_variant v = { .label = label, .mem = mem, .path = label, .reg = "staged",
+				  .staged = true, .pipelined = pipelined, .supported = true,
+				  .how = how };
+
+	if (pipelined && !gdrb_cuda_built()) {
+		v.supported = false;
+		snprintf(v.why, sizeof(v.why), "pipelined staging overlaps CUDA's asynchronous copies: %s, "
+			 "or use --staging serial", GDRB_NO_CUDA);
+	}
+	return v;
 }
 
 unsigned gdrb_run_paths(enum gdrb_mem_kind mem, enum gdrb_stage_shape shape, int staging,

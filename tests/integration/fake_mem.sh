@@ -34,6 +34,24 @@ pass "--mem fake: the kind's ops allocate, one direct row per size, no GPU opene
 [ "$(csv_col "$WORK/staged.csv" status | sort -u)" = ok ] || { cat "$WORK/staged.csv"; fail "status of the staged rows"; }
 pass "--mem fakestaged --staging serial: direct and staged-serial rows"
 
+# The default, pipelined staging, overlaps CUDA's asynchronous copies: it runs where CUDA is
+# built (here on the simulated GPU's runtime), and where it is not its rows say why, while the
+# direct path is measured and the run succeeds (it failed whole, no row written, before).
+"$bin" --mem fakestaged -m 64,4K -n 10 -w 1 -t 0.05 --csv "$WORK/pipe.csv" >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/out" "$WORK/err"; fail "a run with --mem fakestaged, pipelined staging (HAVE_CUDA=${HAVE_CUDA:-1})"; }
+[ "$(csv_count "$WORK/pipe.csv" path=direct status=ok)" -eq 2 ] || { cat "$WORK/pipe.csv"; fail "pipelined: the direct rows"; }
+if [ "${HAVE_CUDA:-1}" = 1 ]; then
+	[ "$(csv_count "$WORK/pipe.csv" path=staged reg=staged status=ok 'stage_chunk~[0-9]+')" -eq 2 ] ||
+		{ cat "$WORK/pipe.csv"; fail "pipelined: the staged rows with CUDA built"; }
+	pass "--mem fakestaged, pipelined staging with CUDA built: direct and staged rows measured"
+else
+	[ "$(csv_count "$WORK/pipe.csv" path=staged reg=staged status=unsupported \
+		'note~.*pipelined staging overlaps CUDA.s asynchronous copies: gdrbench was built without CUDA.*')" -eq 2 ] ||
+		{ cat "$WORK/pipe.csv"; fail "pipelined without CUDA: the staged rows are not unsupported saying why"; }
+	grep -q '^# path staged: .*built without CUDA' "$WORK/out" || { cat "$WORK/out"; fail "pipelined without CUDA: the header does not say why"; }
+	pass "--mem fakestaged, pipelined staging, built without CUDA: direct rows measured, staged rows unsupported saying why"
+fi
+
 # A kind that needs a GPU: without one, unsupported here (77), said once, naming the kind.
 rc=0
 SIMGPU_DRIVER=none "$bin" --mem fakegpu -m 64 -n 5 -w 1 -t 0.05 >"$WORK/out" 2>"$WORK/err" || rc=$?

@@ -88,6 +88,20 @@ use_simgpu() {
 	unset CUDA_VISIBLE_DEVICES SIMGPU_DRIVER SIMGPU_DEVICES SIMGPU_NODE SIMGPU_CORRUPT_PEER SIMGPU_PEER_GBPS SIMGPU_PEER_MAX
 }
 
+# simgpu_here: exit 0 where use_simgpu can put the simulated GPU in front (CUDA built, the
+# simulator built), else print why not and exit 1: for a test whose device case is one of
+# several, which then skips that case and still proves the others (a build without CUDA).
+simgpu_here() {
+	if [ "${HAVE_CUDA:-1}" != 1 ]; then
+		echo "built without CUDA: no simulated GPU"
+	elif ! ls "$top_builddir"/tests/support/simgpu/lib/libcudart.so.* >/dev/null 2>&1; then
+		echo "the simulated GPU is not built"
+	else
+		return 0
+	fi
+	return 1
+}
+
 # use_simnccl: the NCCL binaries on the simulated NCCL (tests/support/simnccl) over the simulated
 # GPU in strict mode, one simulated GPU a rank (four), a short modelled delay per call, nothing
 # from the caller's environment steering NCCL or the simulator; skip where either is not built.

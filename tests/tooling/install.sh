@@ -9,12 +9,27 @@
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 command -v make >/dev/null 2>&1 || skip "make not installed"
 
+# names_path PATH FILE...: exit 0 if a FILE (or a file under a FILE) names PATH, as a path of its
+# own: not where PATH's text is the tail of another path (a tree cloned to /gdrbench, as in
+# CI's fresh root, is in no '../share/gdrbench/python').
+names_path() {
+	local re
+	re=$(printf '%s' "$1" | sed 's/[][\\.^$*+?(){}|]/\\&/g')
+	grep -rqE -- "(^|[^[:alnum:]._/~-])$re(/|[^[:alnum:]._-]|\$)" "${@:2}"
+}
+
+# The check catches the source tree named, and not its text at the end of another path.
+printf "LIB_FROM_HERE = '%s/scripts/lib'\n" "$top_srcdir" >"$WORK/planted"
+names_path "$top_srcdir" "$WORK/planted" || fail "names_path missed the source tree planted in a copy of gdrb"
+printf "LIB_FROM_HERE = '../share%s/python'\n" "$top_srcdir" >"$WORK/planted"
+! names_path "$top_srcdir" "$WORK/planted" || fail "names_path took the tail of another path for the source tree"
+
 dest="$WORK/dé st"
 make -s -C "$top_builddir" install DESTDIR="$dest" prefix="/opt/gdr bench" >"$WORK/install.out" 2>&1 ||
 	{ cat "$WORK/install.out"; fail "make install into '$dest' exited $?"; }
 grep -q '^LIB_FROM_HERE = ' "$dest/opt/gdr bench/bin/gdrb" || fail "the installed gdrb does not name its package"
-grep -rqF -- "$top_srcdir" "$dest/opt/gdr bench/bin/gdrb" "$dest/opt/gdr bench/share/gdrbench/python" &&
-	fail "the installed tool names the source tree"
+names_path "$top_srcdir" "$dest/opt/gdr bench/bin/gdrb" "$dest/opt/gdr bench/share/gdrbench/python" &&
+	fail "the installed tool names the source tree $top_srcdir"
 mv "$dest/opt/gdr bench" "$WORK/moved ü"
 root="$WORK/moved ü"
 pass "make install with a prefix and DESTDIR holding spaces and non-ASCII letters, the tree moved"

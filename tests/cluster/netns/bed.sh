@@ -79,6 +79,12 @@ bed_up() {
 	# its first core: every rank of every bed on core 0 (a busy machine then starved one
 	# until its peer gave it up: no answer for 20 s). Unbound, they spread as processes do.
 	export OMPI_MCA_hwloc_base_binding_policy=none
+	# Every node's ranks share these cores, but each daemon sees a node of its own and no
+	# oversubscription, so its ranks poll for messages without ever yielding: a rank waiting
+	# on its peer then keeps that peer off the core (CI's fresh root at the lowest priority
+	# beside the passes starved them). They yield while they wait, as Open MPI's ranks do
+	# where it knows a node oversubscribed.
+	export OMPI_MCA_mpi_yield_when_idle=1
 }
 
 on_node() {
