@@ -8,13 +8,20 @@ check names it, docs/rails.md). Each rail is an MPI job of gdrb_mpi_pairs, one r
 on GPU i (--gpu i), steered onto NIC i by the launcher variable of --nic-env: every node
 sends to and receives from every other one, in rounds, all pairs of a round at once.
   alone     each rail's job by itself, one after the other
-  all       every rail's job started together: all rails of all nodes loaded at once
+  all       every rail's job started together, each told to begin round i at one
+            wall-clock second (gdrb_mpi_pairs --start-at, --lead seconds ahead, and
+            --round-every, 3 x --time + 2 s): all rails of all nodes loaded at once, round
+            by round, however slow one rail is (the nodes' clocks must agree to a fraction
+            of --time: NTP or PTP)
 A pair (rail, source -> destination) whose bandwidth with all rails loaded is below --below
 percent of its bandwidth alone is low. The all-rails run is measured again, up to --attempts
 times in all, while a pair is low; only a pair low in every attempt counts (a one-off dip
 passes), and every attempt's figure is shown. A rail is named:
-  node    where all its sends, or all its receives, on a node are low (3 nodes or more)
-  link    a low pair no node explains (with 2 nodes: the one pair, both ends named)
+  node    where all its sends, or all its receives, on a node are low, or else where a node
+          is an end of two or more low pairs of the rail, the most first (3 nodes or more)
+  link    a low pair no node explains (with 2 nodes: the one pair, both ends named); a low
+          pair into or out of a named node is listed with it (a slowed rail slows what it
+          receives too: its acknowledgements wait behind its sends)
 with the rank's GPU and NIC (as the binary recorded them), the PCIe switch they share (from
 --doctor, gdrb_doctor --json of a node of the same layout) and the NIC error counters the
 binary read on the pairs (pairs.csv nic_errors), or what of these is not known.
@@ -29,6 +36,9 @@ Options:
   --path PATH         the path judged: direct (default, GPUDirect) or staged
   --size SIZE         message size (default 8M)
   --time SEC          seconds per size of each job (gdrb_mpi_pairs -t; default 1)
+  --window N          messages in flight per iteration, 1 to 1024 (gdrb_mpi_pairs -W; default
+                      its own): keep an iteration short beside --time, so that a rail slowed
+                      under load is timed while the others still load it
   --attempts N        all-rails runs at most, 1 to 9 (default 2)
   --below PCT         a pair below PCT percent of its bandwidth alone is low, 1 to 100
                       (default 80: gdrbench's own estimate, no published figure; a NIC with
@@ -37,6 +47,8 @@ Options:
   --launcher-args A   more arguments for mpirun, split at spaces
   --mpirun PATH       the launcher (default mpirun; Open MPI's -x VAR=VALUE syntax)
   --bin-dir DIR       look for gdrb_mpi_pairs in DIR first (as gdrb sweep does)
+  --lead SEC          how far ahead the all-rails start is set, 1 to 600 (default 15: enough
+                      for the launcher to start every job)
   --timeout SEC       most seconds per job (default 600): past it the job is stopped
   -h, --help          this help
 OUTDIR (created; it must not hold an earlier rails run) receives each job's output under
@@ -88,6 +100,7 @@ class Options:
     path: str = "direct"
     size: int = 8 << 20
     time_s: float = 1.0
+    window: int = 0
     attempts: int = 2
     below: float = BELOW_DEFAULT
     doctor: str = ""
@@ -95,6 +108,7 @@ class Options:
     mpirun: str = "mpirun"
     bin_dirs: List[str] = field(default_factory=list)
     timeout: float = 600.0
+    lead: float = 15.0
     outdir: str = ""
 
 
@@ -129,7 +143,7 @@ def parse_args(argv: Sequence[str]) -> Optional[Options]:
     args: List[str] = []
     i = 0
     valued = ("--hosts", "--nics", "--nic-env", "--mem", "--path", "--size", "--time", "--attempts",
-              "--below", "--doctor", "--launcher-args", "--mpirun", "--bin-dir", "--timeout")
+              "--below", "--window", "--doctor", "--launcher-args", "--mpirun", "--bin-dir", "--timeout", "--lead")
     while i < len(argv):
         a = argv[i]
         if a in ("-h", "--help"):
@@ -183,6 +197,13 @@ def _set(o: Options, a: str, v: str) -> None:
         o.attempts = n
     elif a == "--below":
         o.below = _number(a, v, 1, 100, "a percentage from 1 to 100")
+    elif a == "--window":
+        n = integer(v, 1024)
+        if n is None or n < 1:
+            raise usage_error("--window: expected a whole number from 1 to 1024, got '%s'" % _shown(v))
+        o.window = n
+    elif a == "--lead":
+        o.lead = _number(a, v, 1, 600, "seconds from 1 to 600")
     elif a == "--timeout":
         o.timeout = _number(a, v, 1, 86400, "seconds from 1 to 86400")
     elif a == "--launcher-args":
@@ -276,6 +297,7 @@ class Suspect:
     nic: str = ""
     switch: str = ""
     counters: str = ""
+    also: List[str] = field(default_factory=list)   # other low pairs of a named node, with their figures
 
 
 @dataclass
@@ -317,12 +339,13 @@ def _missing(hosts: Sequence[str], run: RailRun, what: str) -> List[str]:
         run.rail, run.nic, what, len(gone), ", ".join(gone[:4]), ", ..." if len(gone) > 4 else "")]
 
 
-def _name_parts(s: Suspect, rows: Sequence[Pair], end: str, switch_of: Dict[str, str]) -> None:
-    """The GPU, NIC, switch and counters of S from its pairs (END: the src or dst side)."""
+def _name_parts(s: Suspect, rows: Sequence[Pair], end: str, switch_of: Dict[str, str], given: str) -> None:
+    """The GPU, NIC, switch and counters of S from its pairs (END: the src or dst side); the
+    NIC as --nics gave it (GIVEN) where the binary recorded none."""
     gpus = sorted({getattr(p, end + "_gpu") for p in rows if getattr(p, end + "_gpu")})
     nics = sorted({getattr(p, end + "_nic") for p in rows if getattr(p, end + "_nic")})
     s.gpu = ",".join(gpus) or "not recorded"
-    s.nic = ",".join(nics) or "not recorded"
+    s.nic = ",".join(nics) or "%s (--nics)" % given
     sw = sorted({switch_of[g] for g in gpus if switch_of.get(g)})
     s.switch = ",".join(sw) if sw else ("not known (give --doctor)" if not switch_of else "none shared with its NIC")
     errs = [p.nic_errors for p in rows]
@@ -433,18 +456,40 @@ def _attribute(hosts: Sequence[str], alone: RailRun, loaded: RailRun, low: Dict[
                 if keys and all(k in low for k in keys):
                     s = Suspect(alone.rail, "node", h, direction,
                                 [[low[k][a] for k in keys] for a in range(nattempts)])
-                    _name_parts(s, [loaded.pairs[k] for k in keys if k in loaded.pairs], end, switch_of)
+                    _name_parts(s, [loaded.pairs[k] for k in keys if k in loaded.pairs], end, switch_of, alone.nic)
                     out.append(s)
                     explained.update(keys)
+        # Then the node at an end of the most low pairs left, two or more: a slowed rail slows
+        # what it receives too (its acknowledgements wait behind its sends).
+        while True:
+            left = [k for k in low if k not in explained]
+            ends = {h: [k for k in left if h in k] for h in hosts}
+            h = max(hosts, key=lambda x: len(ends[x]))
+            if len(ends[h]) < 2 or h in {s.where for s in out}:
+                break
+            keys = sorted(ends[h])
+            s = Suspect(alone.rail, "node", h, "pairs", [[low[k][a] for k in keys] for a in range(nattempts)])
+            rows = [loaded.pairs[k] for k in keys if k in loaded.pairs]
+            _name_parts(s, [p for p in rows if p.src == h] or rows, "src" if any(p.src == h for p in rows) else "dst",
+                        switch_of, alone.nic)
+            s.also = ["%s -> %s" % k for k in keys]
+            out.append(s)
+            explained.update(keys)
+    # A low pair into or out of a node named on this rail is that node's.
+    named = {s.where: s for s in out}
     for k in sorted(low):
         if k in explained:
             continue
+        owner = named.get(k[0]) or named.get(k[1])
+        if owner:
+            owner.also.append("%s -> %s %s" % (k[0], k[1], "/".join("%.0f%%" % e for e in low[k])))
+            continue
         s = Suspect(alone.rail, "link", "%s -> %s" % k, "", [[low[k][a]] for a in range(nattempts)])
         rows = [loaded.pairs[k]] if k in loaded.pairs else []
-        _name_parts(s, rows, "src", switch_of)
+        _name_parts(s, rows, "src", switch_of, alone.nic)
         if rows:
             d = Suspect(0, "", "", "", [])
-            _name_parts(d, rows, "dst", switch_of)
+            _name_parts(d, rows, "dst", switch_of, alone.nic)
             s.gpu, s.nic = "%s -> %s" % (s.gpu, d.gpu), "%s -> %s" % (s.nic, d.nic)
             s.switch = "%s -> %s" % (s.switch, d.switch)
         out.append(s)
@@ -455,8 +500,11 @@ def suspect_line(s: Suspect, below: float) -> str:
     tries = "; ".join("attempt %d: %s" % (a + 1, ", ".join("%.0f%%" % e for e in effs)) for a, effs in enumerate(s.effs))
     what = ("node %s rail %d, its %s" % (s.where, s.rail, s.direction) if s.kind == "node"
             else "rail %d link %s" % (s.rail, s.where))
-    return ("FAIL %s: below %s%% of alone in every attempt (%s); GPU %s, NIC %s, PCIe switch %s; %s"
-            % (what, _g(below), tries, s.gpu, s.nic, s.switch, s.counters))
+    if s.direction == "pairs":
+        what += " (%s)" % ", ".join(s.also)
+    also = "; also low on its rail: %s" % ", ".join(s.also) if s.also and s.direction != "pairs" else ""
+    return ("FAIL %s: below %s%% of alone in every attempt (%s); GPU %s, NIC %s, PCIe switch %s; %s%s"
+            % (what, _g(below), tries, s.gpu, s.nic, s.switch, s.counters, also))
 
 
 def report(v: Verdict, o: Options) -> str:
@@ -488,7 +536,7 @@ def switches(path: str) -> Dict[str, str]:
             if isinstance(g, dict) and isinstance(g.get("pci"), str) and isinstance(g.get("switch"), str)}
 
 
-def _command(o: Options, binary: str, rail: int, folder: str) -> List[str]:
+def _command(o: Options, binary: str, rail: int, folder: str, start_at: int = 0) -> List[str]:
     var, text = o.nic_env
     cmd = [o.mpirun, "-np", str(len(o.hosts)), "--host", ",".join(o.hosts)]
     if os.getuid() == 0:
@@ -496,8 +544,12 @@ def _command(o: Options, binary: str, rail: int, folder: str) -> List[str]:
     cmd += ["-x", "%s=%s" % (var, text.replace("{nic}", o.nics[rail]))] + o.launcher_args
     cmd += [binary, "-m", str(o.size), "-t", _g(o.time_s), "--mem", o.mem, "--metric", "bw",
             "--csv", os.path.join(folder, pairs.PAIRS_CSV)]
+    if o.window:
+        cmd += ["-W", str(o.window)]
     if o.mem != "host":
         cmd += ["--gpu", str(rail)]
+    if start_at:
+        cmd += ["--start-at", str(start_at), "--round-every", _g(3 * o.time_s + 2)]
     return cmd
 
 
@@ -542,7 +594,8 @@ def run_rails(o: Options, binary: str, which: str) -> List[RailRun]:
             child, fault = _start(_command(o, binary, r, folder), folder)
             faults += _wait([(child, fault, folder)], o.timeout)
     else:
-        started = [_start(_command(o, binary, r, f), f) + (f,) for r, f in enumerate(folders)]
+        start_at = int(time.time() + o.lead + 0.999)
+        started = [_start(_command(o, binary, r, f, start_at), f) + (f,) for r, f in enumerate(folders)]
         faults = _wait(started, o.timeout)
     for r, folder in enumerate(folders):
         run = RailRun(r, o.nics[r], fault=faults[r])

@@ -61,6 +61,18 @@ class Judge(unittest.TestCase):
         # The receivers of n2's sends are not named: their other peer is fine.
         self.assertFalse([x for x in v.suspects if x.where in ("n1", "n3")])
 
+    def test_node_of_the_low_pairs(self):
+        """n2's rail 2: one send and one receive low in every attempt, the others not: n2 is at
+        an end of both low pairs and is named; no link is."""
+        loaded = run_of(2)
+        loaded.pairs[("n2", "n1")].bw = 2.5
+        loaded.pairs[("n3", "n2")].bw = 2.6
+        v = rails.judge(HOSTS, [run_of(2)], [[loaded], [loaded]], 60)
+        self.assertEqual(v.overall, "FAIL")
+        self.assertEqual([(s.kind, s.where, s.direction) for s in v.suspects], [("node", "n2", "pairs")])
+        self.assertIn("FAIL node n2 rail 2, its pairs (n2 -> n1, n3 -> n2): below 60% of alone in every attempt "
+                      "(attempt 1: 25%, 26%; attempt 2: 25%, 26%)", rails.suspect_line(v.suspects[0], 60))
+
     def test_one_off_dip_passes(self):
         """Low in attempt 1, fine in attempt 2: not named; both attempts are in rails.csv."""
         alone = [run_of(0), run_of(1)]
@@ -160,7 +172,7 @@ class Run(unittest.TestCase):
         out = os.path.join(self.dir, "out")
         return out, cli_run("rails", "--hosts", hosts, "--nics", "mlx5_0,mlx5_1,mlx5_2", "--mem", "host",
                             "--nic-env", "FAKE_NIC={nic}", "--mpirun", mpirun, "--bin-dir", self.dir,
-                            "--time", "0.1", *more, out)
+                            "--time", "0.1", "--lead", "1", *more, out)
 
     def test_steady_fault_fails_every_attempt(self):
         out, (status, stdout, err) = self.rails("mlx5_1:n2:1,2")
