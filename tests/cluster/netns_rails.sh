@@ -85,7 +85,7 @@ rails() {
 
 rails slowed
 rc=$(cat "$WORK/slowed.rc")
-[ "$rc" -eq 1 ] || { cat "$WORK/slowed.out" "$WORK/slowed.err"; fail "gdrb rails with gdrbn2's rail 2 slowed under load: exit $rc, expected 1"; }
+[ "$rc" -eq 1 ] || { cat "$WORK/slowed.out" "$WORK/slowed.err"; tail -n 5 "$WORK"/slowed/*/rail-*/launch.log; fail "gdrb rails with gdrbn2's rail 2 slowed under load: exit $rc, expected 1"; }
 grep -Eq '^FAIL node gdrbn2 rail 2, its (sends|receives|pairs \([^)]*\)): below 60% of alone in every attempt \(attempt 1: [0-9]+%, [0-9]+%; attempt 2: [0-9]+%, [0-9]+%\); GPU not recorded, NIC rail2 \(--nics\), PCIe switch not known \(give --doctor\); NIC error counters not read(; also low on its rail: .*)?$' "$WORK/slowed.out" ||
 	{ cat "$WORK/slowed.out" "$WORK/slowed.err"; fail "gdrbn2's rail 2 is not named in both attempts with its parts"; }
 grep '^FAIL' "$WORK/slowed.out" | grep -v '^FAIL node gdrbn2 rail 2, ' &&
@@ -95,6 +95,7 @@ cmp -s "$WORK/slowed.out" "$WORK/slowed/verdict.txt" || fail "verdict.txt is not
 # 3 rails x 6 pairs alone, and again in each of the 2 attempts, below the header.
 [ "$(wc -l <"$WORK/slowed/rails.csv")" -eq 55 ] || { cat "$WORK/slowed/rails.csv"; fail "rails.csv does not hold 54 rows"; }
 [ -z "$(find "$WORK/slowed" -maxdepth 1 -name '*.tmp')" ] || fail "a temporary file was left in the output directory"
+sed 's/^/  /' "$WORK/slowed.out"
 pass "gdrbn2's rail 2, slowed under load only, named alone: $(grep -m1 '^FAIL' "$WORK/slowed.out" | cut -c1-120)"
 
 # The same nodes with gdrbn2's uplink wide enough for its three rails: nothing named.
