@@ -567,21 +567,31 @@ def _start(cmd: List[str], folder: str) -> Tuple[Optional[subprocess.Popen], str
 def _wait(children: List[Tuple[Optional[subprocess.Popen], str, str]], timeout: float) -> List[str]:
     """Each child waited for (stopped past TIMEOUT); why each failed, "" where it did not."""
     deadline = time.monotonic() + timeout
-    why = []
-    for child, fault, folder in children:
-        if child is None:
-            why.append(fault)
-            continue
-        try:
-            rc = child.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            stop_child(child)
-            rc = 124
-        log = os.path.join(folder, "launch.log")
-        log_append(log, "# exit status %d\n" % rc)
-        why.append("" if rc == 0 else "the job exited %d (%s)" % (rc, log) if rc != 124 else
-                   "stopped after --timeout %s s (%s)" % (_g(timeout), log))
+    why: List[str] = []
+    try:
+        for child, fault, folder in children:
+            why.append(_wait_one(child, fault, folder, deadline, timeout))
+    except KeyboardInterrupt:
+        # Ctrl-C: every job stopped, launcher and ranks, before the tool says so.
+        for child, _, _ in children:
+            if child is not None and child.poll() is None:
+                stop_child(child)
+        raise
     return why
+
+
+def _wait_one(child: Optional[subprocess.Popen], fault: str, folder: str, deadline: float, timeout: float) -> str:
+    if child is None:
+        return fault
+    try:
+        rc = child.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        stop_child(child)
+        rc = 124
+    log = os.path.join(folder, "launch.log")
+    log_append(log, "# exit status %d\n" % rc)
+    return ("" if rc == 0 else "the job exited %d (%s)" % (rc, log) if rc != 124 else
+            "stopped after --timeout %s s (%s)" % (_g(timeout), log))
 
 
 def run_rails(o: Options, binary: str, which: str) -> List[RailRun]:

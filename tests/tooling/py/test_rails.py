@@ -242,6 +242,27 @@ class Usage(unittest.TestCase):
         self.refused(*base, want="expected one OUTDIR")
         self.refused(*base, "--below", want="--below needs a value")
 
+    def test_doctor(self):
+        """--doctor: each GPU's switch from gdrb_doctor --json; a file that is not the doctor's JSON
+        is one line, exit 2."""
+        import json
+        with tempfile.TemporaryDirectory() as d:
+            good = os.path.join(d, "doctor.json")
+            with open(good, "w") as f:
+                json.dump({"topology": {"gpus": [{"pci": "0000:13:00.0", "switch": "0000:11:00.0"},
+                                                 {"pci": "0000:b3:00.0", "switch": None}]}}, f)
+            self.assertEqual(rails.switches(good), {"0000:13:00.0": "0000:11:00.0"})
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write("{\"topology\": 1}")
+            self.refused("--hosts", "n1,n2", "--nics", "mlx5_0", "--doctor", bad, os.path.join(d, "out"),
+                         want="--doctor: %s has no topology.gpus" % bad)
+            with open(bad, "w") as f:
+                f.write("not json")
+            self.refused("--hosts", "n1,n2", "--nics", "mlx5_0", "--doctor", bad, os.path.join(d, "out"),
+                         want="bad.json: not JSON")
+            self.assertFalse(os.path.exists(os.path.join(d, "out")))
+
     def test_help(self):
         status, out, _ = cli_run("rails", "--help")
         self.assertEqual(status, 0)
