@@ -599,8 +599,8 @@ static void shared_nics(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		int nic = d->nic_of_gpu[g];
 		bool first = true;
 
-		if (nic < 0)
-			continue;
+		if (nic < 0 || !t->nics[nic].has_pci)
+			continue;       /* a software device (rxe) is no GPU's own */
 		for (h = 0; h < g; h++)
 			first &= d->nic_of_gpu[h] != nic;
 		if (!first)
@@ -645,7 +645,7 @@ static void check_topology(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		enum gdrb_doc_verdict v = dist <= GDRB_DIST_PXB ? GDRB_DOC_PASS :
 				     dist == GDRB_DIST_SYS ? GDRB_DOC_FAIL : GDRB_DOC_WARN;
 
-		char bridge[GDRB_BDF_LEN];
+		char bridge[GDRB_BDF_LEN] = "";
 		int depth = nic->has_pci ? gdrb_topo_shared_bridge(gpu, &nic->pci, bridge) : 0;
 
 		per_class[dist]++;

@@ -191,13 +191,14 @@ static void json_shared_uplink(const struct gdrb_doctor *d, struct gdrb_json *j,
 /*
  * GPU g's rail: "switch", the PCIe switch port it shares with its nearest NIC
  * (gdrb_topo_shared_bridge; null where they share no switch), and
- * "shares_nic_with", the other GPUs whose nearest NIC is the same one.
+ * "shares_nic_with", the other GPUs whose nearest NIC is the same one (with a PCI
+ * function: a software device such as rxe is nobody's own).
  */
 static void json_rail(const struct gdrb_doctor *d, struct gdrb_json *j, size_t g)
 {
 	const struct gdrb_topo *t = &d->topo;
 	int nic = d->nic_of_gpu[g];
-	char bridge[GDRB_BDF_LEN];
+	char bridge[GDRB_BDF_LEN] = "";
 	size_t h;
 
 	if (nic >= 0 && t->nics[nic].has_pci &&
@@ -206,7 +207,7 @@ static void json_rail(const struct gdrb_doctor *d, struct gdrb_json *j, size_t g
 	else
 		gdrb_json_string(j, "switch", NULL);
 	gdrb_json_open_array(j, "shares_nic_with");
-	for (h = 0; h < t->ngpus && nic >= 0; h++)
+	for (h = 0; h < t->ngpus && nic >= 0 && t->nics[nic].has_pci; h++)
 		if (h != g && d->nic_of_gpu[h] == nic)
 			gdrb_json_string(j, NULL, t->gpus[h].pci.bdf);
 	gdrb_json_close_array(j);

@@ -191,6 +191,10 @@ grep -q "share their nearest NIC" "$WORK/dgx8.txt" && { cat "$WORK/dgx8.txt"; fa
 [ "$(grep -c "share their nearest NIC" "$WORK/nonic.txt")" -eq 1 ] &&
 	grep -q "WARN GPUs 0000:b3:00.0, 0000:b4:00.0 share their nearest NIC mlx5_6: 2 rails on one NIC" "$WORK/nonic.txt" ||
 	{ cat "$WORK/nonic.txt"; fail "hgx-h200-nonic: not exactly the two GPUs behind the one NIC named"; }
+"$bin" --sysfs-root "$fx/rxe-gpus/sys" --procfs-root "$fx/rxe-gpus/proc" >"$WORK/rxe-gpus.txt"
+grep -q "GPU 0000:14:00.0 (NUMA 0) -> rxe0 (no PCI function) .*; rail 1: no switch or root port shared$" "$WORK/rxe-gpus.txt" ||
+	{ cat "$WORK/rxe-gpus.txt"; fail "rxe-gpus: the GPUs' nearest device is not rxe0"; }
+grep -q "share their nearest NIC" "$WORK/rxe-gpus.txt" && { cat "$WORK/rxe-gpus.txt"; fail "rxe-gpus: a software device named as shared"; }
 if command -v python3 >/dev/null 2>&1; then
 	rail_facts() {
 		python3 -c 'import json, sys
