@@ -597,6 +597,9 @@ static int refuse_early(struct run *r)
 		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(gdrb_run_gpu_sharing(
 			boot, &c->gpu, c->have_gpu, c->gpu_shared, sizeof(c->gpu_shared),
 			&c->gpu_time_sliced)));
+	if (code == GDRB_EXIT_OK && (gdrb_mem_kind(r->p.mem)->on_gpu || bench->needs_gpu))
+		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(gdrb_run_rails(
+			boot, &c->gpu, c->have_gpu, c->rails, sizeof(c->rails))));
 	if (code == GDRB_EXIT_OK && !bench->own_buffers) {
 		default_variants(c);
 		code = gdrb_boot_agree_exit(boot, gdrb_exit_code(gdrb_drv_check_room(r)));

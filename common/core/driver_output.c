@@ -312,6 +312,8 @@ static void header_gpu(FILE *hdr, const struct run *r)
 		       c->gpu.name, c->gpu.pci_bus_id, c->gpu.index, c->gpu.count,
 		       c->gpu.runtime_version / 1000, c->gpu.runtime_version % 1000 / 10,
 		       c->gpu.driver_version / 1000, c->gpu.driver_version % 1000 / 10);
+	if (c->have_gpu && c->rails[0])
+		fprintf(hdr, "# rails (each rank's GPU, and the NIC nearest it by PCI distance): %s\n", c->rails);
 	if (c->gpu_shared[0])
 		fprintf(hdr, "# NOTE: %s: %s\n", c->gpu_shared, gdrb_run_gpu_sharing_why(c->gpu_time_sliced));
 	if (c->have_gpu && c->gpu.simulated)

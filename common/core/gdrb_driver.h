@@ -103,6 +103,8 @@ struct gdrb_ctx {
 	/* Ranks on one GPU (gdrb_run_gpu_sharing), rank 0 only: "" when none share. */
 	char gpu_shared[320];
 	bool gpu_time_sliced;   /* a shared GPU without MPS */
+	/* Each rank's GPU and its nearest NIC (gdrb_run_rails), rank 0 only; "" without a GPU. */
+	char rails[2048];
 	char window_note[320];  /* why the window is cut at the current size; "" when it is not */
 
 	/*

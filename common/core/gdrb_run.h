@@ -128,6 +128,16 @@ int gdrb_run_gpu_sharing(struct gdrb_boot *boot, const struct gdrb_gpu_info *gpu
 const char *gdrb_run_gpu_sharing_why(bool time_sliced);
 
 /*
+ * Each rank's rail (every rank of a run on GPU memory calls it once its GPU is
+ * open, with or without one): its GPU and the NIC nearest that GPU by PCI
+ * distance in sysfs (the port the verbs layer picks unless --ib-dev names one).
+ * Rank 0 gets in `line` one clause per rank, "node1 local rank 0: GPU 0
+ * 0000:17:00.0, NIC mlx5_0 (PIX)". 0, or GDRB_ERR on rank 0 (no memory).
+ */
+int gdrb_run_rails(struct gdrb_boot *boot, const struct gdrb_gpu_info *gpu, bool have_gpu,
+		   char *line, size_t len);
+
+/*
  * The checker tests' fault: where GDRB_INJECT_CORRUPTION names this rank, one
  * byte in the middle of the `span` bytes received into buf from byte `off` is
  * flipped before they are checked.

@@ -660,6 +660,41 @@ static void check_acs(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		snprintf(c->fix, sizeof(c->fix), "%s", fix_root);
 }
 
+/* Part of check 9: GPUs whose nearest NIC is the same device, named per NIC. */
+static void shared_nics(struct gdrb_doctor *d, struct gdrb_doc_check *c)
+{
+	static const char fix_shared[] =
+		"give each GPU a NIC under its own PCIe switch; until then a rail's GPUDirect bandwidth "
+		"under load is the NIC's divided among its GPUs ('gdrb rails' measures it)";
+	const struct gdrb_topo *t = &d->topo;
+	size_t g, h;
+
+	for (g = 0; g < t->ngpus; g++) {
+		char names[512];
+		size_t used = 0, n = 1;
+		int nic = d->nic_of_gpu[g];
+		bool first = true;
+
+		if (nic < 0 || !t->nics[nic].has_pci)
+			continue;       /* a software device (rxe) is no GPU's own */
+		for (h = 0; h < g; h++)
+			first &= d->nic_of_gpu[h] != nic;
+		if (!first)
+			continue;       /* named with the first GPU on that NIC */
+		used = (size_t)snprintf(names, sizeof(names), "%s", t->gpus[g].pci.bdf);
+		for (h = g + 1; h < t->ngpus; h++)
+			if (d->nic_of_gpu[h] == nic) {
+				n++;
+				if (used < sizeof(names))
+					used += (size_t)snprintf(names + used, sizeof(names) - used, ", %s",
+								 t->gpus[h].pci.bdf);
+			}
+		if (n > 1)
+			item(c, GDRB_DOC_WARN, fix_shared, "GPUs %s share their nearest NIC %s: %zu rails on one NIC",
+			     names, t->nics[nic].name, n);
+	}
+}
+
 /* 9. GPU-NIC topology */
 static void check_topology(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
@@ -686,13 +721,19 @@ static void check_topology(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		enum gdrb_doc_verdict v = dist <= GDRB_DIST_PXB ? GDRB_DOC_PASS :
 				     dist == GDRB_DIST_SYS ? GDRB_DOC_FAIL : GDRB_DOC_WARN;
 
+		char bridge[GDRB_BDF_LEN] = "";
+		int depth = nic->has_pci ? gdrb_topo_shared_bridge(gpu, &nic->pci, bridge) : 0;
+
 		per_class[dist]++;
 		item(c, v, dist == GDRB_DIST_SYS ? fix_sys : fix_far,
-		     "GPU %s (NUMA %d) -> %s %s (NUMA %d): %s, %s", gpu->bdf, gpu->numa_node,
-		     nic->name, nic->has_pci ? nic->pci.bdf : "(no PCI function)",
+		     "GPU %s (NUMA %d) -> %s %s (NUMA %d): %s, %s; rail %zu: %s%s", gpu->bdf,
+		     gpu->numa_node, nic->name, nic->has_pci ? nic->pci.bdf : "(no PCI function)",
 		     nic->has_pci ? nic->pci.numa_node : -1, gdrb_topo_dist_name(dist),
-		     gdrb_topo_dist_what(dist));
+		     gdrb_topo_dist_what(dist), g,
+		     depth >= 2 ? "PCIe switch " : depth == 1 ? "no switch shared, root port " :
+		     "no switch or root port shared", bridge);
 	}
+	shared_nics(d, c);
 	for (k = 0; k <= GDRB_DIST_UNKNOWN; k++)
 		if (per_class[k] && used < sizeof(counts))
 			used += (size_t)snprintf(counts + used, sizeof(counts) - used, "%s%d %s",

@@ -188,6 +188,31 @@ static void json_shared_uplink(const struct gdrb_doctor *d, struct gdrb_json *j,
 	json_link(j, "shared_uplink", gts, width);
 }
 
+/*
+ * GPU g's rail: "switch", the PCIe switch port it shares with its nearest NIC
+ * (gdrb_topo_shared_bridge; null where they share no switch), and
+ * "shares_nic_with", the other GPUs whose nearest NIC is the same one (with a PCI
+ * function: a software device such as rxe is nobody's own).
+ */
+static void json_rail(const struct gdrb_doctor *d, struct gdrb_json *j, size_t g)
+{
+	const struct gdrb_topo *t = &d->topo;
+	int nic = d->nic_of_gpu[g];
+	char bridge[GDRB_BDF_LEN] = "";
+	size_t h;
+
+	if (nic >= 0 && t->nics[nic].has_pci &&
+	    gdrb_topo_shared_bridge(&t->gpus[g].pci, &t->nics[nic].pci, bridge) >= 2)
+		gdrb_json_string(j, "switch", bridge);
+	else
+		gdrb_json_string(j, "switch", NULL);
+	gdrb_json_open_array(j, "shares_nic_with");
+	for (h = 0; h < t->ngpus && nic >= 0 && t->nics[nic].has_pci; h++)
+		if (h != g && d->nic_of_gpu[h] == nic)
+			gdrb_json_string(j, NULL, t->gpus[h].pci.bdf);
+	gdrb_json_close_array(j);
+}
+
 /* "9.0", CUDA's compute capability of the GPU at bdf; null where CUDA was not asked or does not see it. */
 static void json_compute_capability(const struct gdrb_doctor *d, struct gdrb_json *j, const char *bdf)
 {
@@ -225,6 +250,7 @@ static void json_topology(const struct gdrb_doctor *d, struct gdrb_json *j)
 		gdrb_json_string(j, "distance", gdrb_topo_dist_name(d->dist_of_gpu[g]));
 		json_link(j, "link", gpu->pci.link.cur_gts, gpu->pci.link.cur_width);
 		json_shared_uplink(d, j, g);
+		json_rail(d, j, g);
 		json_compute_capability(d, j, gpu->pci.bdf);
 		gdrb_json_close_object(j);
 	}

@@ -142,6 +142,16 @@ size_t gdrb_topo_path(const struct gdrb_pci_fn *a, const struct gdrb_pci_fn *b,
 int gdrb_topo_shared_uplink(const struct gdrb_pci_fn *a, const struct gdrb_pci_fn *b, double *gts,
 			    int *width);
 
+/*
+ * The lowest PCI function a and b both sit below, into bdf: with 2 or more
+ * (it is below the root port) it is a port of the PCIe switch they share, its
+ * upstream port where they meet inside the switch; with 1 it is their common
+ * root port. Returns that depth; 0 (bdf "") when they share no root port or a
+ * side has no PCI path.
+ */
+int gdrb_topo_shared_bridge(const struct gdrb_pci_fn *a, const struct gdrb_pci_fn *b,
+			    char bdf[GDRB_BDF_LEN]);
+
 /* PCIe Access Control Services of one bridge, from its config space. */
 #define GDRB_ACS_SV 0x0001      /* source validation */
 #define GDRB_ACS_TB 0x0002      /* translation blocking */

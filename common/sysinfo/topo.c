@@ -629,6 +629,22 @@ int gdrb_topo_shared_uplink(const struct gdrb_pci_fn *a, const struct gdrb_pci_f
 	return common > 0;
 }
 
+int gdrb_topo_shared_bridge(const struct gdrb_pci_fn *a, const struct gdrb_pci_fn *b,
+			    char bdf[GDRB_BDF_LEN])
+{
+	int common = a->nchain && b->nchain ? common_prefix(a, b) : 0;
+
+	/* A function is never its own bridge: a chain's last entry is the function itself. */
+	if (common >= a->nchain || common >= b->nchain)
+		common = (a->nchain < b->nchain ? a->nchain : b->nchain) - 1;
+	if (common <= 0) {
+		bdf[0] = '\0';
+		return 0;
+	}
+	memcpy(bdf, a->chain[common - 1], GDRB_BDF_LEN);
+	return common;
+}
+
 size_t gdrb_topo_path(const struct gdrb_pci_fn *a, const struct gdrb_pci_fn *b,
 		      char (*bdfs)[GDRB_BDF_LEN], size_t max)
 {

@@ -133,6 +133,21 @@ grep -q "share GPU" "$WORK/out" "$WORK/sh.csv" && { cat "$WORK/out"; fail "pinne
 unset SIMGPU_DEVICES SIMGPU_MPS
 pass "ranks that share a GPU are named (MPS off or on); a GPU per rank, or pinned memory, is not"
 
+# Rails: each rank's GPU and the NIC nearest it, read from an HGX-shaped sysfs tree (two GPUs
+# and two NICs under each PCIe switch): local rank i on CUDA device i, each with a NIC of its own.
+fx=$top_builddir/tests/fixtures/hgx-h200/sys
+[ -d "$fx" ] || fail "no fixture tree $fx (make check generates it)"
+SIMGPU_DEVICES=0000:13:00.0,0000:14:00.0 GDRB_INJECT_SYSFS_ROOT=$fx mpi 2 -x SIMGPU_DEVICES -x GDRB_INJECT_SYSFS_ROOT \
+	"$top_builddir/mpi/gdrb_mpi_bw" -m 64K -t 0.02 -n 20 --mem device >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/err"; fail "rails: two simulated GPUs on the HGX tree"; }
+grep -q '^# rails (each rank.s GPU, and the NIC nearest it by PCI distance): [^ ]* local rank 0: GPU 0 0000:13:00.0, NIC mlx5_0 (PIX); [^ ]* local rank 1: GPU 1 0000:14:00.0, NIC mlx5_1 (PIX)$' "$WORK/out" ||
+	{ cat "$WORK/out"; fail "rails: the header does not name each local rank's GPU and its own nearest NIC"; }
+SIMGPU_DEVICES=0000:13:00.0,0000:14:00.0 GDRB_INJECT_SYSFS_ROOT=$fx mpi 2 -x SIMGPU_DEVICES -x GDRB_INJECT_SYSFS_ROOT \
+	"$top_builddir/mpi/gdrb_mpi_bw" -m 64K -t 0.02 -n 20 --mem pinned >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/err"; fail "rails: pinned memory"; }
+grep -q '^# rails' "$WORK/out" && { cat "$WORK/out"; fail "rails: a line for a run without a GPU buffer"; }
+pass "rails: the header names each local rank's GPU and its nearest NIC"
+
 # Validation reads device memory back through CUDA: a flipped byte in a device
 # receive buffer must be caught.
 GDRB_INJECT_CORRUPTION=1 mpi 2 -x GDRB_INJECT_CORRUPTION "$top_builddir/mpi/gdrb_mpi_latency" \

@@ -178,6 +178,40 @@ if command -v python3 >/dev/null 2>&1; then
 	pass "topology in --json: PCIe links, the shared uplink (narrower when down-trained), null when not known"
 fi
 
+# Rails: each GPU and its nearest NIC tied to the PCIe switch they share; GPUs whose nearest NIC
+# is the same device are named (a WARN), in the table and in --json (gpus[].switch, shares_nic_with).
+expect hgx-4nic 0 "PASS SKIP PASS SKIP PASS PASS PASS PASS WARN PASS PASS" \
+	"GPU 0000:13:00.0 (NUMA 0) -> mlx5_0 0000:15:00.0 (NUMA 0): PIX, same PCIe switch; rail 0: PCIe switch 0000:11:00.0" \
+	"WARN GPUs 0000:13:00.0, 0000:14:00.0 share their nearest NIC mlx5_0: 2 rails on one NIC" \
+	"WARN GPUs 0000:b3:00.0, 0000:b4:00.0 share their nearest NIC mlx5_3: 2 rails on one NIC" \
+	"9:topology=WARN"
+grep -q "rail 7: PCIe switch 0000:b1:00.0" "$WORK/dgx8.txt" || { cat "$WORK/dgx8.txt"; fail "dgx8: rail 7 not tied to its switch"; }
+grep -q "share their nearest NIC" "$WORK/dgx8.txt" && { cat "$WORK/dgx8.txt"; fail "dgx8: a NIC of its own per GPU named as shared"; }
+"$bin" --sysfs-root "$fx/hgx-h200-nonic/sys" --procfs-root "$fx/hgx-h200-nonic/proc" >"$WORK/nonic.txt"
+[ "$(grep -c "share their nearest NIC" "$WORK/nonic.txt")" -eq 1 ] &&
+	grep -q "WARN GPUs 0000:b3:00.0, 0000:b4:00.0 share their nearest NIC mlx5_6: 2 rails on one NIC" "$WORK/nonic.txt" ||
+	{ cat "$WORK/nonic.txt"; fail "hgx-h200-nonic: not exactly the two GPUs behind the one NIC named"; }
+"$bin" --sysfs-root "$fx/rxe-gpus/sys" --procfs-root "$fx/rxe-gpus/proc" >"$WORK/rxe-gpus.txt"
+grep -q "GPU 0000:14:00.0 (NUMA 0) -> rxe0 (no PCI function) .*; rail 1: no switch or root port shared$" "$WORK/rxe-gpus.txt" ||
+	{ cat "$WORK/rxe-gpus.txt"; fail "rxe-gpus: the GPUs' nearest device is not rxe0"; }
+grep -q "share their nearest NIC" "$WORK/rxe-gpus.txt" && { cat "$WORK/rxe-gpus.txt"; fail "rxe-gpus: a software device named as shared"; }
+if command -v python3 >/dev/null 2>&1; then
+	rail_facts() {
+		python3 -c 'import json, sys
+for g in json.load(open(sys.argv[1], encoding="utf-8"))["topology"]["gpus"]:
+    print("rail", g["pci"], g["nearest_nic"], g["switch"], ",".join(g["shares_nic_with"]) or "-")' "$1"
+	}
+	rail_facts "$WORK/hgx-4nic.json" >"$WORK/rails.facts" || fail "hgx-4nic: rails not in --json"
+	for line in "rail 0000:13:00.0 mlx5_0 0000:11:00.0 0000:14:00.0" "rail 0000:b4:00.0 mlx5_3 0000:b1:00.0 0000:b3:00.0"; do
+		grep -qxF "$line" "$WORK/rails.facts" || { cat "$WORK/rails.facts"; fail "hgx-4nic --json: no '$line'"; }
+	done
+	rail_facts "$WORK/dgx8.json" >"$WORK/rails.facts" || fail "dgx8: rails not in --json"
+	grep -qxF "rail 0000:b4:00.0 mlx5_7 0000:b1:00.0 -" "$WORK/rails.facts" || { cat "$WORK/rails.facts"; fail "dgx8 --json: GPU 0000:b4:00.0's rail"; }
+	rail_facts "$WORK/xsocket.json" >"$WORK/rails.facts" || fail "xsocket: rails not in --json"
+	grep -q "^rail 0000:13:00.0 mlx5_[0-9] None -$" "$WORK/rails.facts" || { cat "$WORK/rails.facts"; fail "xsocket --json: a switch named across sockets"; }
+fi
+pass "rails: each GPU tied to its nearest NIC's switch; GPUs behind one NIC named (hgx-4nic, hgx-h200-nonic), none on dgx8"
+
 # A memlock limit of 2^64 or more is not a number the kernel writes: not known (SKIP, with
 # why), never wrapped to a small limit or taken as one that covers the need.
 for big in 18446744073709551616 18446744073709551615 99999999999999999999999; do

@@ -115,6 +115,18 @@ expect_refused "--rounds: expected an integer from 1" "$bin" --rounds 0
 expect_refused "--granularity: unknown granularity 'x'; accepted: rank, node, rail" "$bin" --granularity x
 expect_refused "--metric: unknown metric list 'bw,x'" "$bin" --metric bw,x
 expect_refused "--staging both, --stage-chunk, --stage-slots and --buffers single do not apply" "$bin" --mem device --staging both
+expect_refused "--round-every: needs --start-at EPOCH" "$bin" --round-every 2
+expect_refused "--start-at: expected an integer from 1" "$bin" --start-at 0
+
+# --start-at and --round-every: round 1 begins at the given second, round 2 two seconds after it.
+start=$(($(date +%s) + 2))
+mpi 3 "$bin" -m 4K -t 0.05 --start-at "$start" --round-every 2 >"$WORK/start.out" 2>"$WORK/start.err" ||
+	{ cat "$WORK/start.err"; fail "--start-at $start --round-every 2"; }
+end=$(date +%s)
+grep -q "^# start: round i (from 0) at the wall-clock second $start + i x 2 s (--start-at, --round-every)" "$WORK/start.out" ||
+	{ cat "$WORK/start.out"; fail "--start-at: the header does not say when the rounds begin"; }
+[ "$end" -ge $((start + 2)) ] || fail "--start-at $start --round-every 2: ended at $end, before round 2's second"
+pass "--start-at $start --round-every 2: 2 rounds, ended at $end"
 
 # A flipped byte in rank 1's receive buffer: the pair into rank 1 is an error, exit 1.
 d=$WORK/corrupt

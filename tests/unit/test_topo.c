@@ -217,6 +217,39 @@ START_TEST(test_nearest)
 }
 END_TEST
 
+/* Each rail (a GPU and its nearest NIC) tied to the switch they share. */
+START_TEST(test_shared_bridge)
+{
+	char bdf[GDRB_BDF_LEN];
+	struct gdrb_topo t;
+	int n0, n1;
+
+	load("dgx8", &t);
+	/* GPU 0000:13:00.0 and mlx5_0 0000:15:00.0 meet at the switch's upstream port. */
+	ck_assert_int_eq(gdrb_topo_shared_bridge(&t.gpus[0].pci, &t.nics[0].pci, bdf), 2);
+	ck_assert_str_eq(bdf, "0000:11:00.0");
+	ck_assert_int_eq(gdrb_topo_shared_bridge(&t.gpus[7].pci, &t.nics[7].pci, bdf), 2);
+	ck_assert_str_eq(bdf, "0000:b1:00.0");
+	/* Under different host bridges: nothing shared. */
+	ck_assert_int_eq(gdrb_topo_shared_bridge(&t.gpus[0].pci, &t.nics[7].pci, bdf), 0);
+	ck_assert_str_eq(bdf, "");
+	gdrb_topo_free(&t);
+
+	/* One NIC per switch: GPUs 0 and 1 have the same nearest NIC, under their switch. */
+	load("hgx-4nic", &t);
+	ck_assert_uint_eq(t.ngpus, 8);
+	ck_assert_uint_eq(t.nnics, 4);
+	n0 = gdrb_topo_nearest_nic(&t, 0, false, NULL);
+	n1 = gdrb_topo_nearest_nic(&t, 1, false, NULL);
+	ck_assert_int_eq(n0, 0);
+	ck_assert_int_eq(n1, 0);
+	ck_assert_int_eq(gdrb_topo_nearest_nic(&t, 2, false, NULL), 1);
+	ck_assert_int_eq(gdrb_topo_shared_bridge(&t.gpus[1].pci, &t.nics[n1].pci, bdf), 2);
+	ck_assert_str_eq(bdf, "0000:11:00.0");
+	gdrb_topo_free(&t);
+}
+END_TEST
+
 START_TEST(test_path)
 {
 	char bdfs[8][GDRB_BDF_LEN];
@@ -1134,6 +1167,7 @@ static Suite *topo_suite(void)
 	tcase_add_test(tc, test_distance);
 	tcase_add_test(tc, test_nearest);
 	tcase_add_test(tc, test_path);
+	tcase_add_test(tc, test_shared_bridge);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("acs");
 	tcase_add_test(tc, test_acs_fixtures);

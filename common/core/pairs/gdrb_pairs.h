@@ -38,6 +38,8 @@ struct gdrb_pairs_params {
 	bool seed_given;
 	int granularity;        /* enum gdrb_pairs_gran */
 	unsigned metrics;       /* GDRB_PAIRS_BW | GDRB_PAIRS_LAT */
+	uint64_t start_at;      /* wall-clock second (since the epoch) the rounds wait for; 0: none */
+	double round_every;     /* with start_at: round i begins start_at + i x this seconds; 0: at once */
 };
 
 enum { GDRB_PAIRS_OPTS = 1u << 0 };

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -704,6 +705,31 @@ static void teardown(struct pairs_run *r)
 	gdrb_counters_close(r->counters);
 }
 
+/*
+ * --start-at (and --round-every): this rank sleeps until round ri's wall-clock
+ * start, then waits for the others. Rank 0 says when a round begins late.
+ */
+static int wait_start(struct pairs_run *r, unsigned ri)
+{
+	double at = (double)r->pp->start_at + ri * r->pp->round_every, wait;
+	struct timespec now, left;
+
+	if (!r->pp->start_at || (ri && !r->pp->round_every))
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	wait = at - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+	if (wait > 0) {
+		left.tv_sec = (time_t)wait;
+		left.tv_nsec = (long)((wait - (double)left.tv_sec) * 1e9);
+		while (nanosleep(&left, &left) && errno == EINTR)
+			;
+	} else if (r->boot->rank == 0 && wait < -1.0) {
+		gdrb_warn("round %u began %.1f s after its start (--start-at%s): it overlapped the jobs started with it less",
+			  ri + 1, -wait, r->pp->round_every ? ", --round-every" : "");
+	}
+	return r->boot->barrier(r->boot);
+}
+
 static void rounds(struct pairs_run *r)
 {
 	unsigned ri;
@@ -712,7 +738,7 @@ static void rounds(struct pairs_run *r)
 		unsigned k = r->shifts[ri];
 
 		inject_stop(r, k);
-		if (measure_round(r, k)) {
+		if (wait_start(r, ri) || measure_round(r, k)) {
 			gdrb_err("round %u (shift %u) failed; the rounds before it are kept", ri + 1, k);
 			r->failed = true;
 			r->boot->abort(r->boot, GDRB_EXIT_FAIL);
@@ -733,8 +759,15 @@ static void rounds(struct pairs_run *r)
 /* The core options of the driver's sweep that all pairs does not have a meaning for. */
 static int refuse_core(const struct gdrb_params *p)
 {
+	const struct gdrb_pairs_params *pp;
+
 	if (p->staging == GDRB_STAGING_BOTH || p->stage_chunk || p->stage_slots || p->buffers != GDRB_BUFFERS_SLOTS) {
 		gdrb_usage_err("--staging both, --stage-chunk, --stage-slots and --buffers single do not apply to all pairs: its staged path copies whole messages (--staging serial) into one slot per message");
+		return GDRB_ERR_USAGE;
+	}
+	pp = gdrb_group_params(p, &gdrb_pairs_opts);
+	if (pp && pp->round_every > 0 && !pp->start_at) {
+		gdrb_usage_err("--round-every: needs --start-at EPOCH, the wall-clock second of the first round");
 		return GDRB_ERR_USAGE;
 	}
 	return 0;

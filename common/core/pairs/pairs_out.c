@@ -218,6 +218,12 @@ void gdrb_pairs_out_header(const struct pairs_run *r)
 	fprintf(hdr, "# rounds: %u of %u, shifts %s%s; seed %llu%s\n", r->nshifts, r->m - 1, line,
 	       i < r->nshifts ? ",..." : "", (unsigned long long)r->seed,
 	       r->sampled ? " (--rounds: a random sample)" : "");
+	if (r->pp->start_at && r->pp->round_every)
+		fprintf(hdr, "# start: round i (from 0) at the wall-clock second %llu + i x %g s (--start-at, --round-every), every rank waiting for the others\n",
+			(unsigned long long)r->pp->start_at, r->pp->round_every);
+	else if (r->pp->start_at)
+		fprintf(hdr, "# start: every rank waits for the wall-clock second %llu (--start-at), then for the others, before the first round\n",
+			(unsigned long long)r->pp->start_at);
 	len = 0;
 	for (i = 0; i < r->p.sizes.n; i++)
 		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%s", i ? "," : "",

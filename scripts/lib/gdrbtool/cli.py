@@ -21,7 +21,7 @@ from typing import List
 
 from . import common, layout
 
-SUBCOMMANDS = ("sweep", "plot", "accept", "report", "inventory")
+SUBCOMMANDS = ("sweep", "plot", "accept", "report", "inventory", "rails")
 
 
 def _unencodable(e: UnicodeError):

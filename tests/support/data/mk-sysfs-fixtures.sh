@@ -380,6 +380,23 @@ hgx_h200 hgx-h200-nogpu "1 2"
 # One NIC gone from the bus: 7 NICs.
 hgx_h200 hgx-h200-nonic "2 1"
 
+# An HGX node with one NIC per PCIe switch, 4 for 8 GPUs: each NIC is the nearest of two GPUs,
+# whose rails then share it.
+node_begin hgx-4nic
+switch_block 10 11 01 0 2 1
+switch_block 30 31 01 0 2 1
+switch_block 90 91 01 1 2 1
+switch_block b0 b1 01 1 2 1
+
+# Two GPUs and only a software RDMA device (rxe0, no PCI function): the nearest NIC of both,
+# yet no GPU's own, so not named as shared.
+node_begin rxe-gpus
+switch_block 10 11 01 0 2 0
+mkdir -p "$S/devices/virtual/infiniband/rxe0/ports/1" "$S/class/infiniband"
+ln -s ../../devices/virtual/infiniband/rxe0 "$S/class/infiniband/rxe0"
+w "$S/devices/virtual/infiniband/rxe0/ports/1/state" "4: ACTIVE"
+w "$S/devices/virtual/infiniband/rxe0/ports/1/link_layer" Ethernet
+
 # ACS redirect on the two switch ports between GPU 0000:13:00.0 and mlx5_0.
 small acs
 for port in 0000:12:00.0 0000:12:02.0; do

@@ -609,7 +609,7 @@ class DispatchTest(unittest.TestCase):
         r = self.run_gdrb()
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stdout, "")
-        self.assertRegex(r.stderr, r"^gdrb: expected a subcommand: sweep, plot, accept, report, inventory; see --help\n$")
+        self.assertRegex(r.stderr, r"^gdrb: expected a subcommand: sweep, plot, accept, report, inventory, rails; see --help\n$")
 
     def test_an_unforeseen_error_is_one_line_and_exit_1(self):
         """The last resort of scripts/gdrb: whatever a subcommand raises is one line, never a
