@@ -72,6 +72,11 @@ shape gdrbn3 $((3 * RATE)) "$RATE"
 shape gdrbn2 $((RATE * 16 / 10)) $((RATE / 50))
 # The ranks talk over their rail only: the bed's own btl setting would hold them on eth0.
 unset OMPI_MCA_btl_tcp_if_include
+# Ranks that poll without yielding, not the bed's yielding ones: with yielding ranks the rails'
+# jobs did not fill gdrbn2's shared uplink together (every rail held 98-101% of its figure
+# alone, rail 2 too), and the slowed rail was never named; polling ranks fill it (rail 2 of
+# gdrbn2 at 49%).
+export OMPI_MCA_mpi_yield_when_idle=0
 
 # rails NAME ARGS...: gdrb rails from gdrbn1 into $WORK/NAME; its exit status in $WORK/NAME.rc.
 rails() {
@@ -83,25 +88,52 @@ rails() {
 	echo "$rc" >"$WORK/$name.rc"
 }
 
-rails slowed
-rc=$(cat "$WORK/slowed.rc")
-[ "$rc" -eq 1 ] || { cat "$WORK/slowed.out" "$WORK/slowed.err"; tail -n 5 "$WORK"/slowed/*/rail-*/launch.log; fail "gdrb rails with gdrbn2's rail 2 slowed under load: exit $rc, expected 1"; }
-grep -Eq '^FAIL node gdrbn2 rail 2, its (sends|receives|pairs \([^)]*\)): below 60% of alone in every attempt \(attempt 1: [0-9]+%, [0-9]+%; attempt 2: [0-9]+%, [0-9]+%\); GPU not recorded, NIC rail2 \(--nics\), PCIe switch not known \(give --doctor\); NIC error counters not read(; also low on its rail: .*)?$' "$WORK/slowed.out" ||
-	{ cat "$WORK/slowed.out" "$WORK/slowed.err"; fail "gdrbn2's rail 2 is not named in both attempts with its parts"; }
-grep '^FAIL' "$WORK/slowed.out" | grep -v '^FAIL node gdrbn2 rail 2, ' &&
-	{ cat "$WORK/slowed.out"; fail "a rail besides gdrbn2's rail 2 is named"; }
-grep -q '^rails: FAIL: rail 2 below 60% of alone under load$' "$WORK/slowed.out" || { cat "$WORK/slowed.out"; fail "no overall FAIL line"; }
+# slowed_ok: whether the run in $WORK/slowed named gdrbn2's rail 2 alone and wrote its files;
+# what it lacks in $WORK/slowed.why.
+slowed_ok() {
+	local rc why=""
+	rc=$(cat "$WORK/slowed.rc")
+	if [ "$rc" -ne 1 ]; then
+		why="exit $rc, expected 1"
+	elif ! grep -Eq '^FAIL node gdrbn2 rail 2, its (sends|receives|pairs \([^)]*\)): below 60% of alone in every attempt \(attempt 1: [0-9]+%, [0-9]+%; attempt 2: [0-9]+%, [0-9]+%\); GPU not recorded, NIC rail2 \(--nics\), PCIe switch not known \(give --doctor\); NIC error counters not read(; also low on its rail: .*)?$' "$WORK/slowed.out"; then
+		why="gdrbn2's rail 2 is not named in both attempts with its parts"
+	elif grep '^FAIL' "$WORK/slowed.out" | grep -qv '^FAIL node gdrbn2 rail 2, '; then
+		why="a rail besides gdrbn2's rail 2 is named"
+	elif ! grep -q '^rails: FAIL: rail 2 below 60% of alone under load$' "$WORK/slowed.out"; then
+		why="no overall FAIL line"
+	fi
+	echo "$why" >"$WORK/slowed.why"
+	[ -z "$why" ]
+}
+
+# The machine's load (the CI passes beside it) can take any rail below 60% in both attempts, or
+# keep rail 2's jobs from filling the uplink together: a run that misses is measured again, up
+# to three runs; a gdrb rails that names the wrong rail, or none, misses every one.
+for run in 1 2 3; do
+	rm -rf "$WORK/slowed"
+	rails slowed
+	slowed_ok && break
+	echo "run $run: $(cat "$WORK/slowed.why"):"
+	sed 's/^/  /' "$WORK/slowed.out" "$WORK/slowed.err"
+done
+[ -n "$(cat "$WORK/slowed.why")" ] && { tail -n 5 "$WORK"/slowed/*/rail-*/launch.log; fail "gdrb rails with gdrbn2's rail 2 slowed under load, in 3 runs: $(cat "$WORK/slowed.why")"; }
 cmp -s "$WORK/slowed.out" "$WORK/slowed/verdict.txt" || fail "verdict.txt is not what was printed"
 # 3 rails x 6 pairs alone, and again in each of the 2 attempts, below the header.
 [ "$(wc -l <"$WORK/slowed/rails.csv")" -eq 55 ] || { cat "$WORK/slowed/rails.csv"; fail "rails.csv does not hold 54 rows"; }
 [ -z "$(find "$WORK/slowed" -maxdepth 1 -name '*.tmp')" ] || fail "a temporary file was left in the output directory"
 sed 's/^/  /' "$WORK/slowed.out"
-pass "gdrbn2's rail 2, slowed under load only, named alone: $(grep -m1 '^FAIL' "$WORK/slowed.out" | cut -c1-120)"
+pass "gdrbn2's rail 2, slowed under load only, named alone (run $run): $(grep -m1 '^FAIL' "$WORK/slowed.out" | cut -c1-120)"
 
 # The same nodes with gdrbn2's uplink wide enough for its three rails: nothing named.
 shape gdrbn2 $((3 * RATE)) "$RATE"
-rails healthy --attempts 1
-rc=$(cat "$WORK/healthy.rc")
-[ "$rc" -eq 0 ] && grep -q '^rails: PASS' "$WORK/healthy.out" ||
-	{ cat "$WORK/healthy.out" "$WORK/healthy.err"; fail "gdrb rails without a slowed rail: exit $rc, expected PASS"; }
+# Load may take a rail low in both attempts: up to three runs, as above.
+for run in 1 2 3; do
+	rm -rf "$WORK/healthy"
+	rails healthy
+	rc=$(cat "$WORK/healthy.rc")
+	[ "$rc" -eq 0 ] && grep -q '^rails: PASS' "$WORK/healthy.out" && break
+	echo "run $run: exit $rc, expected PASS:"
+	sed 's/^/  /' "$WORK/healthy.out" "$WORK/healthy.err"
+done
+[ "$rc" -eq 0 ] || fail "gdrb rails without a slowed rail, in 3 runs: exit $rc, expected PASS"
 pass "no rail slowed: PASS, $(grep -m1 '^node gdrbn2: aggregate' "$WORK/healthy.out")"
