@@ -747,26 +747,25 @@ END_TEST
 
 static Suite *nccl_log_suite(void)
 {
-	Suite *s = suite_create("nccl_log");
-	TCase *tc = tcase_create("core");
+	const struct unit_case cases[] = {
+		{ .test = test_fixtures, .loops = (int)N_FIXTURES },
+		{ .test = test_forms },
+		{ .test = test_old_fixtures },
+		{ .test = test_subsys },
+		{ .test = test_tuning_fixtures },
+		{ .test = test_tuning_partial },
+		{ .test = test_merge },
+		{ .test = test_transports },
+		{ .test = test_wire },
+		{ .test = test_nics },
+		{ .test = test_conf_lines },
+		{ .test = test_conf_files },
+		{ .test = test_hostile },
+		{ .test = test_owner },
+		{ .test = test_files },
+	};
 
-	tcase_add_loop_test(tc, test_fixtures, 0, (int)N_FIXTURES);
-	tcase_add_test(tc, test_forms);
-	tcase_add_test(tc, test_old_fixtures);
-	tcase_add_test(tc, test_subsys);
-	tcase_add_test(tc, test_tuning_fixtures);
-	tcase_add_test(tc, test_tuning_partial);
-	tcase_add_test(tc, test_merge);
-	tcase_add_test(tc, test_transports);
-	tcase_add_test(tc, test_wire);
-	tcase_add_test(tc, test_nics);
-	tcase_add_test(tc, test_conf_lines);
-	tcase_add_test(tc, test_conf_files);
-	tcase_add_test(tc, test_hostile);
-	tcase_add_test(tc, test_owner);
-	tcase_add_test(tc, test_files);
-	suite_add_tcase(s, tc);
-	return s;
+	return UNIT_SUITE("nccl_log", "core", 0, cases);
 }
 
 const struct unit_test unit_test = { .suite = nccl_log_suite };
