@@ -28,10 +28,9 @@ const char *unit_fixtures(void)
 	return dir;
 }
 
-Suite *unit_suite(const char *name, const char *tcase, double timeout_s,
-		  const struct unit_case *cases, size_t n)
+void unit_tcase(Suite *s, const char *tcase, double timeout_s, const struct unit_case *cases,
+		size_t n)
 {
-	Suite *s = suite_create(name);
 	TCase *tc = tcase_create(tcase);
 	size_t i;
 
@@ -44,6 +43,14 @@ Suite *unit_suite(const char *name, const char *tcase, double timeout_s,
 			tcase_add_test(tc, cases[i].test);
 	}
 	suite_add_tcase(s, tc);
+}
+
+Suite *unit_suite(const char *name, const char *tcase, double timeout_s,
+		  const struct unit_case *cases, size_t n)
+{
+	Suite *s = suite_create(name);
+
+	unit_tcase(s, tcase, timeout_s, cases, n);
 	return s;
 }
 

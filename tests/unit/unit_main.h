@@ -26,12 +26,18 @@ struct unit_case {
 	int loops;
 };
 
-/* A suite of one test case holding the cases in order; timeout_s 0 keeps Check's default. */
+/* Adds to s a test case holding the cases in order; timeout_s 0 keeps Check's default. */
+void unit_tcase(Suite *s, const char *tcase, double timeout_s, const struct unit_case *cases,
+		size_t n);
+
+/* A suite of one such test case. */
 Suite *unit_suite(const char *name, const char *tcase, double timeout_s,
 		  const struct unit_case *cases, size_t n);
 
+#define UNIT_COUNT(cases) (sizeof(cases) / sizeof((cases)[0]))
+#define UNIT_TCASE(s, tcase, timeout_s, cases) unit_tcase(s, tcase, timeout_s, cases, UNIT_COUNT(cases))
 #define UNIT_SUITE(name, tcase, timeout_s, cases) \
-	unit_suite(name, tcase, timeout_s, cases, sizeof(cases) / sizeof((cases)[0]))
+	unit_suite(name, tcase, timeout_s, cases, UNIT_COUNT(cases))
 
 /* The root of the generated sysfs and procfs fixture trees ($top_builddir/tests/fixtures);
  * exits 1, saying how to make them, where they are missing. */
