@@ -79,8 +79,8 @@ const char *gdrb_cu_explain(int cu_err);
  * both say it is not supported here). 0 with m->mr set; GDRB_ERR_UNSUPP when every mode tried
  * failed, m->tried[] saying why. Nothing is logged.
  */
-int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
-		 enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m);
+static inline int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
+			       enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m);
 void gdrb_reg_gpu_release(struct gdrb_gpu_mr *m);
 
 /*
@@ -102,6 +102,13 @@ extern const struct gdrb_reg_ops gdrb_reg_backend_ops;
 /* gdrb_reg_gpu with the given steps: SYNC_MEMOPS, then dma-buf, then peer memory. */
 int gdrb_reg_gpu_with(const struct gdrb_reg_ops *ops, struct ibv_pd *pd, void *ptr, size_t len,
 		      int access, enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m);
+
+/* The backend's steps, built (reg.c) or not (reg_none.c): one definition for both. */
+static inline int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
+			       enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m)
+{
+	return gdrb_reg_gpu_with(&gdrb_reg_backend_ops, pd, ptr, len, access, mode, m);
+}
 
 /* "dmabuf: <why>; peermem: <why>", for a header or a CSV note. */
 void gdrb_reg_summary(const struct gdrb_gpu_mr *m, char *buf, size_t len);

@@ -57,12 +57,6 @@ const struct gdrb_reg_ops gdrb_reg_backend_ops = {
 	.peermem = reg_not_built,
 };
 
-int gdrb_reg_gpu(struct ibv_pd *pd, void *ptr, size_t len, int access,
-		 enum gdrb_reg_mode mode, struct gdrb_gpu_mr *m)
-{
-	return gdrb_reg_gpu_with(&gdrb_reg_backend_ops, pd, ptr, len, access, mode, m);
-}
-
 void gdrb_reg_gpu_release(struct gdrb_gpu_mr *m)
 {
 	m->mr = NULL;

@@ -121,16 +121,14 @@ END_TEST
 
 static Suite *clock_suite(void)
 {
-	Suite *s = suite_create("clock");
-	TCase *tc = tcase_create("calibration");
+	const struct unit_case cases[] = {
+		{ .test = test_undisturbed },
+		{ .test = test_stall_anywhere_at_the_ends },
+		{ .test = test_never_undisturbed },
+		{ .test = test_real_clock },
+	};
 
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_undisturbed);
-	tcase_add_test(tc, test_stall_anywhere_at_the_ends);
-	tcase_add_test(tc, test_never_undisturbed);
-	tcase_add_test(tc, test_real_clock);
-	suite_add_tcase(s, tc);
-	return s;
+	return UNIT_SUITE("clock", "calibration", 60, cases);
 }
 
 const struct unit_test unit_test = { .suite = clock_suite };

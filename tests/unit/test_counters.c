@@ -264,6 +264,21 @@ END_TEST
 
 #define PORT "class/infiniband/mlx5_0/ports/1/"
 
+/* Counter files of the port as "DIR/NAME=VALUE ..." (DIR counters or hw_counters), each a line. */
+static void put_port(const char *files)
+{
+	char rel[256] = PORT, text[64];
+	const char *at = files;
+	int used;
+
+	while (sscanf(at, " %200[^= ]=%40s%n", rel + strlen(PORT), text, &used) == 2) {
+		strcat(text, "\n");
+		put(rel, text);
+		at += used;
+	}
+	ck_assert_msg(!*at, "put_port: '%s' is not DIR/NAME=VALUE", at);
+}
+
 /* A port of a tree in tmp with the faults sysfs can show. */
 START_TEST(test_faults)
 {
@@ -425,12 +440,9 @@ START_TEST(test_readings)
 	struct capture out;
 	char csv[PATH_MAX + 32], path[PATH_MAX + 64], note[512], line[1024], *text, key[256];
 
-	put(PORT "counters/symbol_error", "5\n");
-	put(PORT "counters/port_rcv_errors", "100\n");
-	put(PORT "counters/port_xmit_data", "4294967290\n");
-	put(PORT "counters/link_downed", "0\n");
-	put(PORT "hw_counters/out_of_sequence", "2\n");
-	put(PORT "hw_counters/np_cnp_sent", "0\n");
+	put_port("counters/symbol_error=5 counters/port_rcv_errors=100 "
+		 "counters/port_xmit_data=4294967290 counters/link_downed=0 hw_counters/out_of_sequence=2 "
+		 "hw_counters/np_cnp_sent=0");
 	hooks(NULL);
 	ck_assert_int_eq(gdrb_counters_open(b, &w, &cs), 0);
 	gdrb_counters_describe(cs, line, sizeof(line));
@@ -543,22 +555,16 @@ START_TEST(test_rise_sums)
 	struct gdrb_cnt_rise rise;
 	uint64_t t0;
 
-	put(PORT "counters/symbol_error", "5\n");
-	put(PORT "counters/port_xmit_packets", "100\n");
-	put(PORT "counters/port_xmit_data", "1000\n");
-	put(PORT "hw_counters/rx_pkts", "7\n");
-	put(PORT "hw_counters/out_of_sequence", "2\n");
-	put(PORT "hw_counters/lifespan", "30\n");
+	put_port("counters/symbol_error=5 counters/port_xmit_packets=100 counters/port_xmit_data=1000 "
+		 "hw_counters/rx_pkts=7 hw_counters/out_of_sequence=2 hw_counters/lifespan=30");
 	hooks("symbol_error+3@2+");
 	ck_assert_int_eq(gdrb_counters_open(self(), &w, &cs), 0);
 	gdrb_counters_read(cs, NULL);
 	gdrb_counters_read(cs, &rise);
 	ck_assert_uint_eq(rise.ports, 1);
 	ck_assert_uint_eq(rise.error_sum, 0);
-	put(PORT "counters/port_xmit_packets", "150\n");
-	put(PORT "counters/port_xmit_data", "9000\n");
-	put(PORT "hw_counters/rx_pkts", "17\n");
-	put(PORT "hw_counters/out_of_sequence", "6\n");
+	put_port("counters/port_xmit_packets=150 counters/port_xmit_data=9000 hw_counters/rx_pkts=17 "
+		 "hw_counters/out_of_sequence=6");
 	t0 = gdrb_mono_ns();
 	gdrb_counters_read_fresh(cs, &rise);
 	ck_assert_msg(gdrb_mono_ns() - t0 >= 25000000u, "a fresh reading 30 ms after the last did not wait");

@@ -745,37 +745,41 @@ END_TEST
 
 static Suite *figures_suite(void)
 {
+	const struct unit_case pure[] = {
+		{ .test = test_sample_scale },
+		{ .test = test_bytes_per_iter },
+		{ .test = test_bw },
+		{ .test = test_bus_factors },
+		{ .test = test_collective_geometry },
+		{ .test = test_coll_size },
+		{ .test = test_coll_table },
+		{ .test = test_coll_table_sizes },
+		{ .test = test_quality },
+	};
+	const struct unit_case summary[] = {
+		{ .test = test_summary_pingpong },
+		{ .test = test_summary_pairs_add_up },
+		{ .test = test_summary_bidir_doubles },
+		{ .test = test_summary_collective },
+		{ .test = test_summary_flags_few_samples },
+	};
+	const struct unit_case end_to_end[] = {
+		{ .test = test_e2e_pingpong },
+		{ .test = test_e2e_bw },
+		{ .test = test_e2e_bidir },
+		{ .test = test_e2e_collective },
+		{ .test = test_busbw_over_line },
+	};
+	const struct unit_case plan[] = {
+		{ .test = test_plan_agreements_count },
+		{ .test = test_plan_long_iteration },
+	};
 	Suite *s = suite_create("figures");
-	TCase *tc = tcase_create("pure");
 
-	tcase_add_test(tc, test_sample_scale);
-	tcase_add_test(tc, test_bytes_per_iter);
-	tcase_add_test(tc, test_bw);
-	tcase_add_test(tc, test_bus_factors);
-	tcase_add_test(tc, test_collective_geometry);
-	tcase_add_test(tc, test_coll_size);
-	tcase_add_test(tc, test_coll_table);
-	tcase_add_test(tc, test_coll_table_sizes);
-	tcase_add_test(tc, test_quality);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("summary");
-	tcase_add_test(tc, test_summary_pingpong);
-	tcase_add_test(tc, test_summary_pairs_add_up);
-	tcase_add_test(tc, test_summary_bidir_doubles);
-	tcase_add_test(tc, test_summary_collective);
-	tcase_add_test(tc, test_summary_flags_few_samples);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("end_to_end");
-	tcase_add_test(tc, test_e2e_pingpong);
-	tcase_add_test(tc, test_e2e_bw);
-	tcase_add_test(tc, test_e2e_bidir);
-	tcase_add_test(tc, test_e2e_collective);
-	tcase_add_test(tc, test_busbw_over_line);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("plan");
-	tcase_add_test(tc, test_plan_agreements_count);
-	tcase_add_test(tc, test_plan_long_iteration);
-	suite_add_tcase(s, tc);
+	UNIT_TCASE(s, "pure", 0, pure);
+	UNIT_TCASE(s, "summary", 0, summary);
+	UNIT_TCASE(s, "end_to_end", 0, end_to_end);
+	UNIT_TCASE(s, "plan", 0, plan);
 	return s;
 }
 

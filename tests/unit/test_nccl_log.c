@@ -108,37 +108,44 @@ START_TEST(test_fixtures)
 }
 END_TEST
 
-/* The fixtures of older NCCLs' SHM and CollNet forms, and of NVLS (README). */
+/* The fixtures of older NCCLs' SHM and CollNet forms, and of NVLS (README): the counts they
+ * hold, nothing unknown, and the transports' text where it says something of its own. */
+static const struct old_fixture {
+	const char *file;
+	uint32_t shm, p2p, net, collnet, collnet_gdr, nvls;
+	const char *transports;
+} old_fixtures[] = {
+	{ "nccl-2.4.8-shm.log", .shm = 2 },
+	{ "nccl-2.12.12-shm.log", .shm = 2, .p2p = 1, .transports = "P2P+SHM" },
+	{ "nccl-2.8.4-collnet.log", .collnet = 4, .collnet_gdr = 2, .net = 2,
+	  .transports = "NET/IB+COLLNET/SHARP" },
+	{ "nccl-2.12.12-collnet.log", .collnet = 4, .collnet_gdr = 4 },
+	{ "nccl-2.28.9-tuning-nvls.log", .nvls = 1, .transports = "NVLS" },
+};
+#define N_OLD_FIXTURES (sizeof(old_fixtures) / sizeof(old_fixtures[0]))
+
 START_TEST(test_old_fixtures)
 {
+	const struct old_fixture *f = &old_fixtures[_i];
 	struct gdrb_nccl_links l;
 	char text[128];
 
-	read_fixture("nccl-2.4.8-shm.log", &l);
-	ck_assert_uint_eq(l.shm, 2);
-	ck_assert_uint_eq(l.other + l.unparsed, 0);
-	read_fixture("nccl-2.12.12-shm.log", &l);
-	ck_assert_uint_eq(l.shm, 2);
-	ck_assert_uint_eq(l.p2p, 1);
-	ck_assert_uint_eq(l.other + l.unparsed, 0);
-	gdrb_nccl_transports(&l, text, sizeof(text));
-	ck_assert_str_eq(text, "P2P+SHM");
-	read_fixture("nccl-2.8.4-collnet.log", &l);
-	ck_assert_uint_eq(l.collnet, 4);
-	ck_assert_uint_eq(l.collnet_gdr, 2);
-	ck_assert_uint_eq(l.net, 2);
-	ck_assert_uint_eq(l.other + l.unparsed, 0);
-	gdrb_nccl_transports(&l, text, sizeof(text));
-	ck_assert_str_eq(text, "NET/IB+COLLNET/SHARP");
-	read_fixture("nccl-2.12.12-collnet.log", &l);
-	ck_assert_uint_eq(l.collnet, 4);
-	ck_assert_uint_eq(l.collnet_gdr, 4);
-	ck_assert_uint_eq(l.other + l.unparsed, 0);
-	read_fixture("nccl-2.28.9-tuning-nvls.log", &l);
-	ck_assert_uint_eq(l.nvls, 1);
-	ck_assert_uint_eq(l.other + l.unparsed, 0);
-	gdrb_nccl_transports(&l, text, sizeof(text));
-	ck_assert_str_eq(text, "NVLS");
+	read_fixture(f->file, &l);
+#define EQ(field) \
+	ck_assert_msg(l.field == f->field, "%s: " #field " %lld, want %lld", f->file, \
+		      (long long)l.field, (long long)f->field)
+	EQ(shm);
+	EQ(p2p);
+	EQ(net);
+	EQ(collnet);
+	EQ(collnet_gdr);
+	EQ(nvls);
+#undef EQ
+	ck_assert_msg(l.other + l.unparsed == 0, "%s: %u other, %u unparsed", f->file, l.other, l.unparsed);
+	if (f->transports) {
+		gdrb_nccl_transports(&l, text, sizeof(text));
+		ck_assert_str_eq(text, f->transports);
+	}
 }
 END_TEST
 
@@ -219,25 +226,34 @@ START_TEST(test_tuning_partial)
 END_TEST
 
 /* NCCL_DEBUG_SUBSYS made to hold INIT and NET (and TUNING): added to a list, taken out of a "^" one. */
+static const struct subsys_case {
+	const char *value;
+	bool tuning;
+	const char *out, *changed;      /* changed NULL: not checked */
+} subsys_cases[] = {
+	{ NULL, false, "INIT,NET", NULL },
+	{ "GRAPH,net", true, "GRAPH,net,INIT,TUNING", "INIT,TUNING" },
+	{ "^INIT,GRAPH,net", false, "^GRAPH", "INIT,net" },
+	{ "^INIT", false, "ALL", NULL },
+	{ "ALL", true, "ALL", "" },
+	{ "INITIAL", false, "INITIAL,INIT,NET", NULL },
+};
+
 START_TEST(test_subsys)
 {
 	char out[128], changed[64];
+	size_t i;
 
-	ck_assert_int_eq(gdrb_nccl_debug_subsys(NULL, false, out, sizeof(out), changed, sizeof(changed)), 0);
-	ck_assert_str_eq(out, "INIT,NET");
-	ck_assert_int_eq(gdrb_nccl_debug_subsys("GRAPH,net", true, out, sizeof(out), changed, sizeof(changed)), 0);
-	ck_assert_str_eq(out, "GRAPH,net,INIT,TUNING");
-	ck_assert_str_eq(changed, "INIT,TUNING");
-	ck_assert_int_eq(gdrb_nccl_debug_subsys("^INIT,GRAPH,net", false, out, sizeof(out), changed, sizeof(changed)), 0);
-	ck_assert_str_eq(out, "^GRAPH");
-	ck_assert_str_eq(changed, "INIT,net");
-	ck_assert_int_eq(gdrb_nccl_debug_subsys("^INIT", false, out, sizeof(out), changed, sizeof(changed)), 0);
-	ck_assert_str_eq(out, "ALL");
-	ck_assert_int_eq(gdrb_nccl_debug_subsys("ALL", true, out, sizeof(out), changed, sizeof(changed)), 0);
-	ck_assert_str_eq(out, "ALL");
-	ck_assert_str_eq(changed, "");
-	ck_assert_int_eq(gdrb_nccl_debug_subsys("INITIAL", false, out, sizeof(out), changed, sizeof(changed)), 0);
-	ck_assert_str_eq(out, "INITIAL,INIT,NET");
+	for (i = 0; i < sizeof(subsys_cases) / sizeof(subsys_cases[0]); i++) {
+		const struct subsys_case *c = &subsys_cases[i];
+
+		ck_assert_int_eq(gdrb_nccl_debug_subsys(c->value, c->tuning, out, sizeof(out), changed,
+							sizeof(changed)), 0);
+		ck_assert_str_eq(out, c->out);
+		if (c->changed)
+			ck_assert_str_eq(changed, c->changed);
+	}
+	/* Too small a buffer: refused, not cut. */
 	ck_assert_int_eq(gdrb_nccl_debug_subsys("GRAPH", false, out, 8, changed, sizeof(changed)), -1);
 }
 END_TEST
@@ -747,26 +763,25 @@ END_TEST
 
 static Suite *nccl_log_suite(void)
 {
-	Suite *s = suite_create("nccl_log");
-	TCase *tc = tcase_create("core");
+	const struct unit_case cases[] = {
+		{ .test = test_fixtures, .loops = (int)N_FIXTURES },
+		{ .test = test_forms },
+		{ .test = test_old_fixtures, .loops = (int)N_OLD_FIXTURES },
+		{ .test = test_subsys },
+		{ .test = test_tuning_fixtures },
+		{ .test = test_tuning_partial },
+		{ .test = test_merge },
+		{ .test = test_transports },
+		{ .test = test_wire },
+		{ .test = test_nics },
+		{ .test = test_conf_lines },
+		{ .test = test_conf_files },
+		{ .test = test_hostile },
+		{ .test = test_owner },
+		{ .test = test_files },
+	};
 
-	tcase_add_loop_test(tc, test_fixtures, 0, (int)N_FIXTURES);
-	tcase_add_test(tc, test_forms);
-	tcase_add_test(tc, test_old_fixtures);
-	tcase_add_test(tc, test_subsys);
-	tcase_add_test(tc, test_tuning_fixtures);
-	tcase_add_test(tc, test_tuning_partial);
-	tcase_add_test(tc, test_merge);
-	tcase_add_test(tc, test_transports);
-	tcase_add_test(tc, test_wire);
-	tcase_add_test(tc, test_nics);
-	tcase_add_test(tc, test_conf_lines);
-	tcase_add_test(tc, test_conf_files);
-	tcase_add_test(tc, test_hostile);
-	tcase_add_test(tc, test_owner);
-	tcase_add_test(tc, test_files);
-	suite_add_tcase(s, tc);
-	return s;
+	return UNIT_SUITE("nccl_log", "core", 0, cases);
 }
 
 const struct unit_test unit_test = { .suite = nccl_log_suite };

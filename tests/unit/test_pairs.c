@@ -80,16 +80,14 @@ END_TEST
 
 static Suite *pairs_suite(void)
 {
-	Suite *s = suite_create("pairs");
-	TCase *tc = tcase_create("schedule");
 	/* The schedules of every m up to 64: seconds on a loaded machine, past Check's 4 s default. */
-	tcase_set_timeout(tc, 120);
+	const struct unit_case cases[] = {
+		{ .test = test_all_shifts },
+		{ .test = test_sampled_shifts },
+		{ .test = test_phases },
+	};
 
-	tcase_add_test(tc, test_all_shifts);
-	tcase_add_test(tc, test_sampled_shifts);
-	tcase_add_test(tc, test_phases);
-	suite_add_tcase(s, tc);
-	return s;
+	return UNIT_SUITE("pairs", "schedule", 120, cases);
 }
 
 const struct unit_test unit_test = { .suite = pairs_suite };

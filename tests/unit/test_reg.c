@@ -361,21 +361,23 @@ END_TEST
 
 static Suite *reg_suite(void)
 {
+	const struct unit_case reg[] = {
+		{ .test = test_modes },
+		{ .test = test_explain },
+		{ .test = test_reg_gpu_refuses },
+		{ .test = test_probe_missing_device },
+		{ .test = test_fallback_order },
+		{ .test = test_memlock_need },
+		{ .test = test_memlock_text },
+		{ .test = test_memlock_note },
+	};
+	const struct unit_case driver_entry[] = {
+		{ .test = test_driver_entry },
+	};
 	Suite *s = suite_create("reg");
-	TCase *tc = tcase_create("reg");
 
-	tcase_add_test(tc, test_modes);
-	tcase_add_test(tc, test_explain);
-	tcase_add_test(tc, test_reg_gpu_refuses);
-	tcase_add_test(tc, test_probe_missing_device);
-	tcase_add_test(tc, test_fallback_order);
-	tcase_add_test(tc, test_memlock_need);
-	tcase_add_test(tc, test_memlock_text);
-	tcase_add_test(tc, test_memlock_note);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("driver_entry");
-	tcase_add_test(tc, test_driver_entry);
-	suite_add_tcase(s, tc);
+	UNIT_TCASE(s, "reg", 0, reg);
+	UNIT_TCASE(s, "driver_entry", 0, driver_entry);
 	return s;
 }
 

@@ -108,6 +108,14 @@ static char *slurp(const char *path)
 	return text;
 }
 
+static void ck_assert_file(const char *path, const char *want)
+{
+	char *text = slurp(path);
+
+	ck_assert_str_eq(text, want);
+	free(text);
+}
+
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -232,6 +240,18 @@ static char *row_text(const struct gdrb_row *r)
 	return text;
 }
 
+/* The row as a line of the CSV: after its timestamp, the version then END. */
+static void ck_assert_row_end(const struct gdrb_row *r, const char *end)
+{
+	char *text = row_text(r);
+	char want[1024];
+
+	snprintf(want, sizeof(want), "," TS "," PACKAGE_VERSION "%s", end);
+	ck_assert_str_eq(strstr(text, "," TS ","), want);
+	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
+	free(text);
+}
+
 START_TEST(test_header)
 {
 	ck_assert_str_eq(gdrb_csv_header(), SCHEMA);
@@ -343,25 +363,18 @@ END_TEST
 START_TEST(test_library_path_columns)
 {
 	struct gdrb_row r;
-	char *text;
 
 	sample_row(&r);
 	r.transport = "NET/IB+P2P";
 	r.gdr_connections = "16/16";
 	r.library = "NCCL 2.28.9 (simulated)";
-	text = row_text(&r);
-	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",NET/IB+P2P,16/16,NCCL 2.28.9 (simulated),,,,,,\n");
-	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
-	free(text);
+	ck_assert_row_end(&r, ",NET/IB+P2P,16/16,NCCL 2.28.9 (simulated),,,,,,\n");
 
 	/* Text from a library's log: a comma stays in its field, a formula lead is inert. */
 	r.transport = "NET/IB,P2P";
 	r.gdr_connections = "";
 	r.library = "=NCCL";
-	text = row_text(&r);
-	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",\"NET/IB,P2P\",,'=NCCL,,,,,,\n");
-	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
-	free(text);
+	ck_assert_row_end(&r, ",\"NET/IB,P2P\",,'=NCCL,,,,,,\n");
 }
 END_TEST
 
@@ -369,15 +382,11 @@ END_TEST
 START_TEST(test_placement_column)
 {
 	struct gdrb_row r;
-	char *text;
 
 	sample_row(&r);
 	r.placement = "in-place";
-	text = row_text(&r);
-	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",,,,in-place,,,,,\n");
-	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
+	ck_assert_row_end(&r, ",,,,in-place,,,,,\n");
 	ck_assert_ptr_nonnull(strstr(SCHEMA, ",library,placement,"));
-	free(text);
 }
 END_TEST
 
@@ -393,10 +402,7 @@ START_TEST(test_timing_columns)
 	r.algorithm = "Ring";
 	r.protocol = "LL128";
 	r.channels = 4;
-	text = row_text(&r);
-	ck_assert_str_eq(strstr(text, "," TS ","), "," TS "," PACKAGE_VERSION ",,,,,batch,20,Ring,LL128,4\n");
-	ck_assert_uint_eq(csv_fields(text), SCHEMA_COLS);
-	free(text);
+	ck_assert_row_end(&r, ",,,,,batch,20,Ring,LL128,4\n");
 	r.timing = "call";
 	r.calls_per_sync = 1;
 	r.algorithm = r.protocol = NULL;
@@ -540,7 +546,7 @@ static struct gdrb_csv *open_ok(const char *path)
 
 START_TEST(test_open_new_file)
 {
-	char path[PATH_MAX + 32], *text;
+	char path[PATH_MAX + 32];
 	struct gdrb_csv *csv;
 	struct gdrb_row r;
 
@@ -548,21 +554,17 @@ START_TEST(test_open_new_file)
 	sample_row(&r);
 	ck_assert_int_eq(gdrb_csv_append(csv, &r), 0);
 	ck_assert_int_eq(gdrb_csv_close(csv), 0);
-	text = slurp(path);
-	ck_assert_str_eq(text, schema_around("", "\n" SAMPLE_LINE));
-	free(text);
+	ck_assert_file(path, schema_around("", "\n" SAMPLE_LINE));
 }
 END_TEST
 
 START_TEST(test_open_empty_file)
 {
-	char path[PATH_MAX + 32], *text;
+	char path[PATH_MAX + 32];
 
 	write_text(tmp_path(path, sizeof(path), "empty.csv"), "");
 	ck_assert_int_eq(gdrb_csv_close(open_ok(path)), 0);
-	text = slurp(path);
-	ck_assert_str_eq(text, schema_around("", "\n"));
-	free(text);
+	ck_assert_file(path, schema_around("", "\n"));
 }
 END_TEST
 
@@ -598,7 +600,7 @@ END_TEST
 
 static void check_rejected(const char *name, const char *contents)
 {
-	char path[PATH_MAX + 32], err[1024], *text;
+	char path[PATH_MAX + 32], err[1024];
 	struct open_call call;
 
 	call.path = tmp_path(path, sizeof(path), name);
@@ -610,9 +612,7 @@ static void check_rejected(const char *name, const char *contents)
 	ck_assert_ptr_nonnull(strstr(err, "--csv: "));
 	ck_assert_ptr_nonnull(strstr(err, path));
 	/* The file is left as it was. */
-	text = slurp(path);
-	ck_assert_str_eq(text, contents);
-	free(text);
+	ck_assert_file(path, contents);
 }
 
 /* The length of the first `cols` fields of a line, without the comma after them. */
@@ -706,7 +706,7 @@ static ssize_t write_eintr_once(int fd, const void *buf, size_t len)
  */
 START_TEST(test_append_short)
 {
-	char path[PATH_MAX + 32], err[1024], *text;
+	char path[PATH_MAX + 32], err[1024];
 	struct csv_call call = { 0 };
 	struct gdrb_row r;
 
@@ -723,9 +723,7 @@ START_TEST(test_append_short)
 	ck_assert_ptr_nonnull(strstr(err, "writing results to '"));
 	ck_assert_ptr_nonnull(strstr(err, path));
 	ck_assert_ptr_nonnull(strstr(err, "the partial line was removed"));
-	text = slurp(path);
-	ck_assert_str_eq(text, schema_around("", "\n" SAMPLE_LINE));
-	free(text);
+	ck_assert_file(path, schema_around("", "\n" SAMPLE_LINE));
 
 	/* Said once: the next row is dropped without a word, and without a write. */
 	call.csv->write = write;
@@ -733,15 +731,13 @@ START_TEST(test_append_short)
 	ck_assert_int_eq(call.rc, GDRB_ERR);
 	ck_assert_str_eq(err, "");
 	ck_assert_int_eq(gdrb_csv_close(call.csv), GDRB_ERR);
-	text = slurp(path);
-	ck_assert_str_eq(text, schema_around("", "\n" SAMPLE_LINE));
-	free(text);
+	ck_assert_file(path, schema_around("", "\n" SAMPLE_LINE));
 }
 END_TEST
 
 START_TEST(test_append_enospc)
 {
-	char path[PATH_MAX + 32], err[1024], *text;
+	char path[PATH_MAX + 32], err[1024];
 	struct csv_call call = { 0 };
 	struct gdrb_row r;
 
@@ -761,16 +757,14 @@ START_TEST(test_append_enospc)
 	ck_assert_int_eq(fake_calls, 1);
 	ck_assert_str_eq(err, "");
 	ck_assert_int_eq(gdrb_csv_close(call.csv), GDRB_ERR);
-	text = slurp(path);
-	ck_assert_str_eq(text, schema_around("", "\n"));
-	free(text);
+	ck_assert_file(path, schema_around("", "\n"));
 }
 END_TEST
 
 /* An interrupted write is tried again: the row lands once, whole. */
 START_TEST(test_append_eintr)
 {
-	char path[PATH_MAX + 32], *text;
+	char path[PATH_MAX + 32];
 	struct gdrb_csv *csv;
 	struct gdrb_row r;
 
@@ -781,9 +775,7 @@ START_TEST(test_append_eintr)
 	ck_assert_int_eq(gdrb_csv_append(csv, &r), 0);
 	ck_assert_int_eq(fake_calls, 2);
 	ck_assert_int_eq(gdrb_csv_close(csv), 0);
-	text = slurp(path);
-	ck_assert_str_eq(text, schema_around("", "\n" SAMPLE_LINE));
-	free(text);
+	ck_assert_file(path, schema_around("", "\n" SAMPLE_LINE));
 }
 END_TEST
 
@@ -827,15 +819,13 @@ END_TEST
 
 START_TEST(test_stdout_ok)
 {
-	char path[PATH_MAX + 32], *text;
+	char path[PATH_MAX + 32];
 
 	ck_assert_ptr_nonnull(freopen(tmp_path(path, sizeof(path), "out.txt"), "w", stdout));
 	printf("a row\n");
 	ck_assert_int_eq(gdrb_stdout_flush(), 0);
 	ck_assert_int_eq(gdrb_stdout_close(), 0);
-	text = slurp(path);
-	ck_assert_str_eq(text, "a row\n");
-	free(text);
+	ck_assert_file(path, "a row\n");
 }
 END_TEST
 
@@ -976,7 +966,7 @@ END_TEST
  */
 START_TEST(test_open_outputs)
 {
-	char path[PATH_MAX + 32], target[PATH_MAX + 32], other[PATH_MAX + 32], *text;
+	char path[PATH_MAX + 32], target[PATH_MAX + 32], other[PATH_MAX + 32];
 	struct gdrb_csv *csv;
 	struct stat st;
 	int fd;
@@ -995,9 +985,7 @@ START_TEST(test_open_outputs)
 	ck_assert_int_eq(link(path, tmp_path(other, sizeof(other), "one.counters.csv")), 0);
 	ck_assert_int_eq(gdrb_out_open(other, "counter file", O_WRONLY | O_CREAT | O_TRUNC), GDRB_ERR_USAGE);
 	ck_assert_int_eq(gdrb_out_open(path, "--csv", O_RDWR | O_APPEND), GDRB_ERR_USAGE);
-	text = slurp(path);
-	ck_assert_str_eq(text, schema_around("", "\n"));
-	free(text);
+	ck_assert_file(path, schema_around("", "\n"));
 	ck_assert_int_eq(gdrb_csv_close(csv), 0);
 	fd = gdrb_out_open(other, "counter file", O_WRONLY | O_CREAT | O_TRUNC);
 	ck_assert_int_ge(fd, 0);

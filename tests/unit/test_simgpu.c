@@ -330,6 +330,18 @@ START_TEST(peer_max)
 }
 END_TEST
 
+/* A MiB on GPU 0 (*a) and on GPU 1 (*b), a pinned one to read back into (*h) and a pinned one
+ * of fill bytes (*src); GPU 0 current after. */
+static void peer_buffers(int fill, char **a, char **b, char **h, char **src)
+{
+	ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
+	*b = dev_alloc(MIB);
+	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+	*a = dev_alloc(MIB);
+	*h = pinned_alloc(MIB, 0);
+	*src = pinned_alloc(MIB, fill);
+}
+
 /*
  * A copy between two GPUs lands with or without peer access; without it, it
  * goes through host memory (two hops of the model), with it over the link.
@@ -344,12 +356,7 @@ START_TEST(peer_copy_routes)
 	setenv("SIMGPU_NODE", "nvswitch8", 1);
 	setenv("SIMGPU_LATENCY_US", "100000", 1);
 	setenv("SIMGPU_PEER_GBPS", "0", 1);
-	ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
-	b = dev_alloc(MIB);
-	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
-	a = dev_alloc(MIB);
-	h = pinned_alloc(MIB, 0);
-	src = pinned_alloc(MIB, 0x33);
+	peer_buffers(0x33, &a, &b, &h, &src);
 	ck_assert_int_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
 	ck_assert_int_eq(cudaMemcpy(a, src, MIB, cudaMemcpyHostToDevice), cudaSuccess);
 	t0 = now_s();
@@ -390,12 +397,7 @@ START_TEST(corrupt_peer_hook)
 
 	setenv("SIMGPU_NODE", "nvswitch8", 1);
 	setenv("SIMGPU_CORRUPT_PEER", "1", 1);
-	ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
-	b = dev_alloc(MIB);
-	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
-	a = dev_alloc(MIB);
-	h = pinned_alloc(MIB, 0);
-	src = pinned_alloc(MIB, 0x11);
+	peer_buffers(0x11, &a, &b, &h, &src);
 	ck_assert_int_eq(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
 	ck_assert_int_eq(cudaMemcpy(a, src, MIB, cudaMemcpyHostToDevice), cudaSuccess);
 	ck_assert_int_eq(cudaMemcpy(b, a, MIB, cudaMemcpyDefault), cudaSuccess);

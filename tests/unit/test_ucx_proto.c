@@ -226,16 +226,15 @@ END_TEST
 
 static Suite *ucx_proto_suite(void)
 {
-	Suite *s = suite_create("ucx_proto");
-	TCase *tc = tcase_create("core");
+	const struct unit_case cases[] = {
+		{ .test = test_fixtures, .loops = (int)N_FIXTURES },
+		{ .test = test_tables },
+		{ .test = test_rows },
+		{ .test = test_hostile },
+		{ .test = test_text },
+	};
 
-	tcase_add_loop_test(tc, test_fixtures, 0, (int)N_FIXTURES);
-	tcase_add_test(tc, test_tables);
-	tcase_add_test(tc, test_rows);
-	tcase_add_test(tc, test_hostile);
-	tcase_add_test(tc, test_text);
-	suite_add_tcase(s, tc);
-	return s;
+	return UNIT_SUITE("ucx_proto", "core", 0, cases);
 }
 
 const struct unit_test unit_test = { .suite = ucx_proto_suite };

@@ -28,6 +28,32 @@ const char *unit_fixtures(void)
 	return dir;
 }
 
+void unit_tcase(Suite *s, const char *tcase, double timeout_s, const struct unit_case *cases,
+		size_t n)
+{
+	TCase *tc = tcase_create(tcase);
+	size_t i;
+
+	if (timeout_s > 0)
+		tcase_set_timeout(tc, timeout_s);
+	for (i = 0; i < n; i++) {
+		if (cases[i].loops > 0)
+			tcase_add_loop_test(tc, cases[i].test, 0, cases[i].loops);
+		else
+			tcase_add_test(tc, cases[i].test);
+	}
+	suite_add_tcase(s, tc);
+}
+
+Suite *unit_suite(const char *name, const char *tcase, double timeout_s,
+		  const struct unit_case *cases, size_t n)
+{
+	Suite *s = suite_create(name);
+
+	unit_tcase(s, tcase, timeout_s, cases, n);
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	SRunner *sr;

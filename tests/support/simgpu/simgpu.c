@@ -722,6 +722,22 @@ static cudaError_t ready(void)
 	return sim.legacy ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
+/* ready(), then device one of the node's GPUs (cudaErrorInvalidDevice where not). */
+static cudaError_t ready_device(int device)
+{
+	cudaError_t err = ready();
+
+	return err ? err : device < 0 || device >= sim.ndev ? cudaErrorInvalidDevice : cudaSuccess;
+}
+
+/* ready(), then the caller's output pointer given (cudaErrorInvalidValue where NULL). */
+static cudaError_t ready_out(const void *out)
+{
+	cudaError_t err = ready();
+
+	return err ? err : out ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Versions and devices                                                       */
 
@@ -754,24 +770,20 @@ SIM_EXPORT cudaError_t cudaGetDeviceCount(int *count)
 
 SIM_EXPORT cudaError_t cudaGetDevice(int *device)
 {
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(device);
 
 	if (err)
 		return err;
-	if (!device)
-		return cudaErrorInvalidValue;
 	*device = sim.cur;
 	return cudaSuccess;
 }
 
 SIM_EXPORT cudaError_t cudaSetDevice(int device)
 {
-	cudaError_t err = ready();
+	cudaError_t err = ready_device(device);
 
 	if (err)
 		return err;
-	if (device < 0 || device >= sim.ndev)
-		return cudaErrorInvalidDevice;
 	sim.cur = device;
 	trace("cudaSetDevice %d", device);
 	return cudaSuccess;
@@ -779,12 +791,10 @@ SIM_EXPORT cudaError_t cudaSetDevice(int device)
 
 SIM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(prop);
 
 	if (err)
 		return err;
-	if (!prop)
-		return cudaErrorInvalidValue;
 	if (device < 0 || device >= sim.ndev)
 		return cudaErrorInvalidDevice;
 	memset(prop, 0, sizeof(*prop));
@@ -829,12 +839,10 @@ SIM_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *bus_id, int len, int device)
  */
 SIM_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer)
 {
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(can);
 
 	if (err)
 		return err;
-	if (!can)
-		return cudaErrorInvalidValue;
 	if (device < 0 || device >= sim.ndev || peer < 0 || peer >= sim.ndev)
 		return cudaErrorInvalidDevice;
 	*can = link_of(device, peer) != L_NONE;
@@ -876,12 +884,10 @@ SIM_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
 
 SIM_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peer)
 {
-	cudaError_t err = ready();
+	cudaError_t err = ready_device(peer);
 
 	if (err)
 		return err;
-	if (peer < 0 || peer >= sim.ndev)
-		return cudaErrorInvalidDevice;
 	pthread_mutex_lock(&sim.lock);
 	err = sim.peer_on[sim.cur][peer] ? cudaSuccess : cudaErrorPeerAccessNotEnabled;
 	sim.peer_on[sim.cur][peer] = false;
@@ -931,13 +937,11 @@ static bool heap_place(size_t span, size_t *off)
 SIM_EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
 {
 	struct sim_alloc *a;
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(ptr);
 	size_t span, off;
 
 	if (err)
 		return err;
-	if (!ptr)
-		return cudaErrorInvalidValue;
 	*ptr = NULL;
 	if (size == 0)
 		return cudaSuccess;
@@ -963,15 +967,13 @@ SIM_EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
 SIM_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
 	struct sim_alloc *a;
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(ptr);
 	long page = sysconf(_SC_PAGESIZE);
 	size_t span;
 	void *p;
 
 	if (err)
 		return err;
-	if (!ptr)
-		return cudaErrorInvalidValue;
 	*ptr = NULL;
 	if (size == 0)
 		return cudaSuccess;
@@ -1010,33 +1012,36 @@ static void check_export(struct sim_alloc *a)
 }
 
 /*
- * The live allocation of this kind that starts at ptr, with sim.lock held, after
- * waiting for the device (cudaFree and cudaFreeHost synchronise, as CUDA's do).
+ * The start of cudaFree and cudaFreeHost: ready(), then *a the live allocation of
+ * this kind that starts at ptr, with sim.lock held, after waiting for the device
+ * (both synchronise, as CUDA's do). A NULL ptr: success with *a NULL, nothing to free.
  */
-static struct sim_alloc *freeing(void *ptr, enum alloc_kind kind, const char *call)
+static cudaError_t freeing(void *ptr, enum alloc_kind kind, const char *call, struct sim_alloc **a)
 {
-	struct sim_alloc *a;
+	cudaError_t err = ready();
 
+	*a = NULL;
+	if (err || !ptr)
+		return err;
 	wait_all();
 	pthread_mutex_lock(&sim.lock);
-	a = find_alloc(ptr);
-	if (a && a->kind == kind && a->base == (char *)ptr)
-		return a;
+	*a = find_alloc(ptr);
+	if (*a && (*a)->kind == kind && (*a)->base == (char *)ptr)
+		return cudaSuccess;
+	*a = NULL;
 	pthread_mutex_unlock(&sim.lock);
 	sim_log("error: %s(%p): not the start of a live %s allocation", call, ptr,
 		kind == A_DEVICE ? "cudaMalloc" : "cudaMallocHost");
-	return NULL;
+	return cudaErrorInvalidValue;
 }
 
 SIM_EXPORT cudaError_t cudaFree(void *ptr)
 {
 	struct sim_alloc *a;
-	cudaError_t err = ready();
+	cudaError_t err = freeing(ptr, A_DEVICE, "cudaFree", &a);
 
-	if (err || !ptr)
+	if (!a)
 		return err;
-	if (!(a = freeing(ptr, A_DEVICE, "cudaFree")))
-		return cudaErrorInvalidValue;
 	check_export(a);
 	/* Give the pages back; the range stays reserved (PROT_NONE or RW) for reuse. */
 	fallocate(sim.heap_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)a->heap_off,
@@ -1051,12 +1056,10 @@ SIM_EXPORT cudaError_t cudaFree(void *ptr)
 SIM_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
 	struct sim_alloc *a;
-	cudaError_t err = ready();
+	cudaError_t err = freeing(ptr, A_PINNED, "cudaFreeHost", &a);
 
-	if (err || !ptr)
+	if (!a)
 		return err;
-	if (!(a = freeing(ptr, A_PINNED, "cudaFreeHost")))
-		return cudaErrorInvalidValue;
 	munmap(a->base, a->span);
 	a->live = false;
 	pthread_mutex_unlock(&sim.lock);
@@ -1086,12 +1089,18 @@ static bool kind_matches(enum cudaMemcpyKind kind, enum ptr_kind dk, enum ptr_ki
 	}
 }
 
-/* Resolve both ends; device ends become shadow addresses. */
+/*
+ * The start of a copy: ready(), then both ends resolved, device ends becoming shadow
+ * addresses. A zero len is success with nothing resolved: nothing to copy.
+ */
 static cudaError_t copy_ends(void **dst, const void **src, size_t len, enum cudaMemcpyKind kind,
 			     enum ptr_kind *dk, enum ptr_kind *sk, int *ddev, int *sdev, const char *call)
 {
 	struct sim_alloc *da, *sa;
+	cudaError_t err = ready();
 
+	if (err || !len)
+		return err;
 	pthread_mutex_lock(&sim.lock);
 	*dk = classify(*dst, len, &da);
 	*sk = classify(*src, len, &sa);
@@ -1142,15 +1151,11 @@ SIM_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum
 {
 	enum ptr_kind dk, sk;
 	int ddev, sdev;
-	cudaError_t err = ready();
 	void *orig_dst = dst;
 	const void *orig_src = src;
+	cudaError_t err = copy_ends(&dst, &src, count, kind, &dk, &sk, &ddev, &sdev, "cudaMemcpy");
 
-	if (err)
-		return err;
-	if (!count)
-		return cudaSuccess;
-	if ((err = copy_ends(&dst, &src, count, kind, &dk, &sk, &ddev, &sdev, "cudaMemcpy")))
+	if (err || !count)
 		return err;
 	if (dk == P_DEVICE && sk == P_DEVICE) {
 		struct op *op = calloc(1, sizeof(*op));
@@ -1191,15 +1196,11 @@ SIM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 	struct op *op;
 	const char *how;
 	int ddev, sdev;
-	cudaError_t err = ready();
 	void *orig_dst = dst;
 	const void *orig_src = src;
+	cudaError_t err = copy_ends(&dst, &src, count, kind, &dk, &sk, &ddev, &sdev, "cudaMemcpyAsync");
 
-	if (err)
-		return err;
-	if (!count)
-		return cudaSuccess;
-	if ((err = copy_ends(&dst, &src, count, kind, &dk, &sk, &ddev, &sdev, "cudaMemcpyAsync")))
+	if (err || !count)
 		return err;
 	s = resolve_stream(stream);
 	op = calloc(1, sizeof(*op));
@@ -1319,12 +1320,10 @@ SIM_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *gr
 	struct sim_stream *s;
 	struct sim_graph *g;
 	bool broken;
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(graph);
 
 	if (err)
 		return err;
-	if (!graph)
-		return cudaErrorInvalidValue;
 	s = resolve_stream(stream);
 	pthread_mutex_lock(&s->lock);
 	g = s->capture;
@@ -1347,12 +1346,10 @@ SIM_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *gr
 SIM_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status)
 {
 	struct sim_stream *s;
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(status);
 
 	if (err)
 		return err;
-	if (!status)
-		return cudaErrorInvalidValue;
 	s = resolve_stream(stream);
 	pthread_mutex_lock(&s->lock);
 	*status = !s->capture ? cudaStreamCaptureStatusNone :
@@ -1395,13 +1392,11 @@ SIM_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g
 SIM_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
 {
 	struct sim_graph *x = (struct sim_graph *)exec;
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(x);
 	int i;
 
 	if (err)
 		return err;
-	if (!x)
-		return cudaErrorInvalidValue;
 	trace("cudaGraphLaunch %p ops %d stream %p", (void *)x, x->nops, (void *)stream);
 	for (i = 0; i < x->nops; i++) {
 		struct op *op = malloc(sizeof(*op));
@@ -1507,12 +1502,10 @@ SIM_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 SIM_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data)
 {
 	struct op *op;
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(fn);
 
 	if (err)
 		return err;
-	if (!fn)
-		return cudaErrorInvalidValue;
 	op = calloc(1, sizeof(*op));
 	if (!op)
 		return cudaErrorMemoryAllocation;
@@ -1558,12 +1551,10 @@ SIM_EXPORT cudaError_t cudaDeviceSynchronize(void)
 SIM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
 	struct sim_event *e;
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(event);
 
 	if (err)
 		return err;
-	if (!event)
-		return cudaErrorInvalidValue;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return cudaErrorMemoryAllocation;
@@ -1652,14 +1643,12 @@ static cudaError_t timed_record(struct sim_event *e, struct sim_stream *s, cudaS
 SIM_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
 	struct sim_event *a = (struct sim_event *)start, *b = (struct sim_event *)end;
-	cudaError_t err = ready();
+	cudaError_t err = ready_out(ms);
 	bool reached;
 	double dt;
 
 	if (err)
 		return err;
-	if (!ms)
-		return cudaErrorInvalidValue;
 	/* CUDA: either event created with cudaEventDisableTiming, or never recorded. */
 	if (!a || !b || !a->timing || !b->timing || !a->recorded || !b->recorded)
 		return cudaErrorInvalidResourceHandle;

@@ -200,20 +200,18 @@ static void expand_debug_file(const char *pattern, char *out, size_t size)
 /* Under dbg.lock. Unset NCCL_DEBUG prints nothing, not even warnings (debug.cc). */
 static void debug_init(void)
 {
+	static const char *const level_names[] = {
+		[LOG_VERSION] = "VERSION", [LOG_WARN] = "WARN", [LOG_INFO] = "INFO",
+		[LOG_ABORT] = "ABORT", [LOG_TRACE] = "TRACE",
+	};
 	const char *v = getenv("NCCL_DEBUG");
 	char *dot;
+	int level;
 
 	dbg.level = LOG_NONE;
-	if (v && !strcasecmp(v, "VERSION"))
-		dbg.level = LOG_VERSION;
-	else if (v && !strcasecmp(v, "WARN"))
-		dbg.level = LOG_WARN;
-	else if (v && !strcasecmp(v, "INFO"))
-		dbg.level = LOG_INFO;
-	else if (v && !strcasecmp(v, "ABORT"))
-		dbg.level = LOG_ABORT;
-	else if (v && !strcasecmp(v, "TRACE"))
-		dbg.level = LOG_TRACE;
+	for (level = LOG_VERSION; v && level <= LOG_TRACE; level++)
+		if (!strcasecmp(v, level_names[level]))
+			dbg.level = level;
 
 	dbg.mask = SUB_INIT | SUB_BOOTSTRAP | SUB_ENV;
 	if ((v = getenv("NCCL_DEBUG_SUBSYS"))) {
@@ -496,38 +494,11 @@ static uint16_t float_to_bf16(float f)
 
 /*
  * dst[i] = op over r of src[r][i], in rank order. Integers wrap as the GPU's
- * do (the arithmetic is done unsigned); their average truncates toward zero
+ * do (the arithmetic is done in WRAP, unsigned); their average truncates toward zero
  * (NCCL's FuncSumPostDiv). Floating types accumulate in their own type, half
  * and bfloat16 in float, rounded once to nearest even.
  */
-#define REDUCE_INT(name, T, UT)								\
-static void name(void *dst, char *const *src, int nsrc, size_t n, ncclRedOp_t op)	\
-{											\
-	size_t i;									\
-	int r;										\
-											\
-	for (i = 0; i < n; i++) {							\
-		T acc = ((const T *)(const void *)src[0])[i];				\
-											\
-		for (r = 1; r < nsrc; r++) {						\
-			T v = ((const T *)(const void *)src[r])[i];			\
-											\
-			if (op == ncclSum || op == ncclAvg)				\
-				acc = (T)(UT)((UT)acc + (UT)v);				\
-			else if (op == ncclProd)					\
-				acc = (T)(UT)((UT)acc * (UT)v);				\
-			else if (op == ncclMin)						\
-				acc = v < acc ? v : acc;				\
-			else								\
-				acc = v > acc ? v : acc;				\
-		}									\
-		if (op == ncclAvg)							\
-			acc = (T)(acc / (T)nsrc);					\
-		((T *)dst)[i] = acc;							\
-	}										\
-}
-
-#define REDUCE_FLOAT(name, T, ACC, LOAD, STORE)						\
+#define REDUCE(name, T, ACC, WRAP, LOAD, STORE)						\
 static void name(void *dst, char *const *src, int nsrc, size_t n, ncclRedOp_t op)	\
 {											\
 	size_t i;									\
@@ -540,47 +511,43 @@ static void name(void *dst, char *const *src, int nsrc, size_t n, ncclRedOp_t op
 			ACC v = LOAD(((const T *)(const void *)src[r])[i]);		\
 											\
 			if (op == ncclSum || op == ncclAvg)				\
-				acc += v;						\
+				acc = (ACC)(WRAP)((WRAP)acc + (WRAP)v);			\
 			else if (op == ncclProd)					\
-				acc *= v;						\
+				acc = (ACC)(WRAP)((WRAP)acc * (WRAP)v);			\
 			else if (op == ncclMin)						\
 				acc = v < acc ? v : acc;				\
 			else								\
 				acc = v > acc ? v : acc;				\
 		}									\
 		if (op == ncclAvg)							\
-			acc /= (ACC)nsrc;						\
+			acc = (ACC)(acc / (ACC)nsrc);					\
 		((T *)dst)[i] = STORE(acc);						\
 	}										\
 }
 
 #define SAME(x) (x)
-REDUCE_INT(reduce_i8, int8_t, uint8_t)
-REDUCE_INT(reduce_u8, uint8_t, uint8_t)
-REDUCE_INT(reduce_i32, int32_t, uint32_t)
-REDUCE_INT(reduce_u32, uint32_t, uint32_t)
-REDUCE_INT(reduce_i64, int64_t, uint64_t)
-REDUCE_INT(reduce_u64, uint64_t, uint64_t)
-REDUCE_FLOAT(reduce_f32, float, float, SAME, SAME)
-REDUCE_FLOAT(reduce_f64, double, double, SAME, SAME)
-REDUCE_FLOAT(reduce_f16, uint16_t, float, half_to_float, float_to_half)
-REDUCE_FLOAT(reduce_bf16, uint16_t, float, bf16_to_float, float_to_bf16)
+REDUCE(reduce_i8, int8_t, int8_t, uint8_t, SAME, SAME)
+REDUCE(reduce_u8, uint8_t, uint8_t, uint8_t, SAME, SAME)
+REDUCE(reduce_i32, int32_t, int32_t, uint32_t, SAME, SAME)
+REDUCE(reduce_u32, uint32_t, uint32_t, uint32_t, SAME, SAME)
+REDUCE(reduce_i64, int64_t, int64_t, uint64_t, SAME, SAME)
+REDUCE(reduce_u64, uint64_t, uint64_t, uint64_t, SAME, SAME)
+REDUCE(reduce_f32, float, float, float, SAME, SAME)
+REDUCE(reduce_f64, double, double, double, SAME, SAME)
+REDUCE(reduce_f16, uint16_t, float, float, half_to_float, float_to_half)
+REDUCE(reduce_bf16, uint16_t, float, float, bf16_to_float, float_to_bf16)
 
 static void reduce(ncclDataType_t t, ncclRedOp_t op, void *dst, char *const *src, int nsrc, size_t n)
 {
-	switch (t) {
-	case ncclInt8: reduce_i8(dst, src, nsrc, n, op); break;
-	case ncclUint8: reduce_u8(dst, src, nsrc, n, op); break;
-	case ncclInt32: reduce_i32(dst, src, nsrc, n, op); break;
-	case ncclUint32: reduce_u32(dst, src, nsrc, n, op); break;
-	case ncclInt64: reduce_i64(dst, src, nsrc, n, op); break;
-	case ncclUint64: reduce_u64(dst, src, nsrc, n, op); break;
-	case ncclFloat32: reduce_f32(dst, src, nsrc, n, op); break;
-	case ncclFloat64: reduce_f64(dst, src, nsrc, n, op); break;
-	case ncclFloat16: reduce_f16(dst, src, nsrc, n, op); break;
-	case ncclBfloat16: reduce_bf16(dst, src, nsrc, n, op); break;
-	default: break;
-	}
+	static void (*const by_type[])(void *, char *const *, int, size_t, ncclRedOp_t) = {
+		[ncclInt8] = reduce_i8, [ncclUint8] = reduce_u8, [ncclInt32] = reduce_i32,
+		[ncclUint32] = reduce_u32, [ncclInt64] = reduce_i64, [ncclUint64] = reduce_u64,
+		[ncclFloat32] = reduce_f32, [ncclFloat64] = reduce_f64, [ncclFloat16] = reduce_f16,
+		[ncclBfloat16] = reduce_bf16,
+	};
+
+	if ((unsigned)t < sizeof(by_type) / sizeof(by_type[0]) && by_type[t])
+		by_type[t](dst, src, nsrc, n, op);
 }
 
 /* ------------------------------------------------------------------------- */
