@@ -386,6 +386,9 @@ START_TEST(event_stream_same_device)
 	ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
 	ck_assert_int_eq(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), cudaSuccess);
 	ck_assert_int_eq(cudaEventRecord(e, s), cudaErrorInvalidResourceHandle);
+	ck_assert_int_eq(cudaEventDestroy(e), cudaSuccess);
+	ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
+	ck_assert_int_eq(cudaStreamDestroy(s), cudaSuccess);
 }
 END_TEST
 
