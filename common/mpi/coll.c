@@ -258,7 +258,13 @@ static int coll_pipe(struct gdrb_ctx *c)
 		for (; s->g.in_len && issued < nf && issued <= k + ahead; issued++)
 			if (pipe_fill(in, issued, frag, src, s->g.in_off, len))
 				return GDRB_ERR;
-		if ((s->g.in_len && gdrb_ring_wait(in, k)) || (in != res && gdrb_ring_wait(res, k)))
+		/*
+		 * Fragment k's input in its slot, and its result slot free of the copy out of
+		 * fragment k - slots: where the input has its own ring, or no input is filled
+		 * here (a bcast's non-root receives into the slot), that copy is waited for now.
+		 */
+		if ((s->g.in_len && gdrb_ring_wait(in, k)) ||
+		    ((in != res || !s->g.in_len) && gdrb_ring_wait(res, k)))
 			return GDRB_ERR;
 		call.send = s->g.send_in_place ? MPI_IN_PLACE : gdrb_ring_slot(in, k);
 		call.recv = s->g.recv_in_place ? MPI_IN_PLACE : gdrb_ring_slot(res, k);

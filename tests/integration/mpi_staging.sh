@@ -64,11 +64,20 @@ pass "default pipelined, fragment and slots chosen from the measured rates ($lin
 # The checker catches a pipeline with one of its waits removed: the sender
 # sends a slot before its copy finished (out), or the receiver reuses a slot
 # and returns before its copies to the device finished (in).
+# The side whose waits are gone has slow copies (2 ms each; its peer's are not): they are
+# still in flight when the slot is sent or reused, however the machine is loaded.
+cat >"$WORK/slow-copies.sh" <<'EOS'
+#!/bin/sh
+case " $SLOW_RANKS " in *" $OMPI_COMM_WORLD_RANK "*) export SIMGPU_LATENCY_US=2000 ;; esac
+exec "$@"
+EOS
+chmod +x "$WORK/slow-copies.sh"
 for side in out in; do
 	rc=0
-	# Simulated copies of 0.5 ms, as below: the race shows however the machine is loaded.
-	GDRB_INJECT_STAGE_RACE=$side SIMGPU_LATENCY_US=500 mpi 2 -x GDRB_INJECT_STAGE_RACE -x SIMGPU_LATENCY_US \
-		"$top_builddir/mpi/gdrb_mpi_bw" -c \
+	slow=0
+	[ "$side" = in ] && slow=1
+	GDRB_INJECT_STAGE_RACE=$side SLOW_RANKS=$slow mpi 2 -x GDRB_INJECT_STAGE_RACE -x SLOW_RANKS \
+		"$WORK/slow-copies.sh" "$top_builddir/mpi/gdrb_mpi_bw" -c \
 		--mem device -t 0.02 -n 30 -w 2 -m 256K -W 4 --stage-chunk 16K --stage-slots 4 --csv "$WORK/race-$side.csv" \
 		>"$WORK/out" 2>"$WORK/err" || rc=$?
 	[ "$rc" -ne 0 ] || { cat "$WORK/out"; fail "a pipeline without its $side waits exited 0"; }
@@ -95,6 +104,14 @@ for b in allreduce reduce bcast; do
 		fail "$b: serial rows not all validated"
 done
 pass "allreduce, reduce, bcast: pipelined and serial staged rows validated on 3 ranks, out of and in place (bcast: one buffer)"
+
+# A bcast's non-roots fill nothing: fragment k is received into a slot whose copy to the device
+# (fragment k - slots) may still be reading it, and must be waited for first. Their copies made
+# slow (the root's not) leave those copies in flight whenever the wait is missing.
+SLOW_RANKS="1 2" mpi 3 -x SLOW_RANKS "$WORK/slow-copies.sh" "$top_builddir/mpi/gdrb_mpi_bcast" -c --mem device -m 256K -t 0.01 -n 2 -w 1 \
+	--staging pipelined --stage-chunk 16K --stage-slots 3 >"$WORK/out" 2>"$WORK/err" ||
+	{ cat "$WORK/out" "$WORK/err"; fail "bcast pipelined with the non-roots' copies slow"; }
+pass "bcast pipelined, the non-roots' copies to the device 2 ms each: every fragment right"
 
 # Overlap, by order: rank 0's simulated GPU traces its copies; fragments k+1.. are copied
 # device->pinned before fragment k's result is copied back (D before H), and copies out
