@@ -2,8 +2,8 @@
 # How the NCCL binaries time their calls (docs/nccl.md), on the simulated NCCL and GPU:
 # --nccl-timing batch synchronises once per --nccl-batch calls, call once per call, graph
 # launches a captured batch once per synchronisation (counted from simgpu's trace, never from
-# the clock); with a synchronisation cost (SIMGPU_SYNC_US) batch's time per call is the
-# smaller; the CSV says the mode and the calls per synchronisation; the buffer offset rotates
+# the clock); with a synchronisation cost (SIMGPU_SYNC_US) batch's fastest time per call is
+# the smaller by most of it; the CSV says the mode and the calls per synchronisation; the buffer offset rotates
 # between calls; a flipped byte at a rotated offset is caught in every mode, in place too;
 # sendrecv's ring; bad values refused with one line.
 # shellcheck source=../support/lib.sh
@@ -53,17 +53,21 @@ grep -q '^# NCCL buffer offset: call k of a size and placement runs at size x (k
 	{ cat "$WORK/out"; fail "the header does not say the rotation"; }
 pass "rotation: the 8-byte calls moved through the 4 KiB buffer ($addrs addresses read)"
 
-# With a synchronisation cost of 20 ms and none per call on the device, a batch of 8 pays it
-# once: its time per call must stay well under call mode's (about 2.5 against 20 ms).
+# With a synchronisation cost of 100 ms and none per call on the device, a batch of 8 pays it
+# once, call mode once a call. Judged on the fastest sample (lat_min_us), which load stretches
+# least: call's is at least the synchronisation, batch's at most half of it below call's (an
+# eighth of it, 12.5 ms, plus the calls themselves: under the sanitizers beside CI's passes a
+# simulated call took up to 30 ms, so a 20 ms synchronisation was lost in that noise).
+sync_us=100000
 for mode in batch call; do
-	SIMGPU_SYNC_US=20000 SIMNCCL_DELAY_US=0 SIMNCCL_LAUNCH_US=100 mpi 2 "$ar" -m 8 -t 0.01 -n 3 -w 2 \
+	SIMGPU_SYNC_US=$sync_us SIMNCCL_DELAY_US=0 SIMNCCL_LAUNCH_US=100 mpi 2 "$ar" -m 8 -t 0.01 -n 3 -w 2 \
 		--nccl-timing $mode --nccl-batch 8 --csv "$csv" >"$WORK/out" 2>"$WORK/err" ||
 		{ cat "$WORK/out" "$WORK/err"; fail "sync cost, $mode"; }
 done
-lat() { csv_col "$csv" lat_avg_us timing="$1"; }
-awk -v b="$(lat batch)" -v c="$(lat call)" 'BEGIN { exit !(b > 0 && c >= 10000 && b < c / 3) }' ||
-	fail "with a 20 ms synchronisation: batch $(lat batch) us a call, call $(lat call) us"
-pass "a 20 ms synchronisation: batch of 8 $(lat batch) us a call, call $(lat call) us"
+lat() { csv_col "$csv" lat_min_us timing="$1"; }
+awk -v b="$(lat batch)" -v c="$(lat call)" -v s="$sync_us" 'BEGIN { exit !(b > 0 && c >= 0.9 * s && b < c - s / 2) }' ||
+	fail "with a 100 ms synchronisation: fastest batch $(lat batch) us a call, call $(lat call) us"
+pass "a 100 ms synchronisation: fastest batch of 8 $(lat batch) us a call, call $(lat call) us"
 : >"$csv"
 
 # A flipped byte at a rotated offset is caught in every mode: without warm-up the one
