@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The NCCL INFO log reader (common/nccl/nccl_log.c) on any bytes: it returns, its
+ * The NCCL INFO log reader (common/nccl/nccl_log*.c, nccl_links.c) on any bytes: it returns, its
  * counts hold together (GDRDMA and PXN within the network's, skipped within lines), its
  * names are terminated, "+"-joined [A-Za-z0-9._-] that its own wire check accepts, the
  * sum over two ranks is the sum, and the transports' text fits its buffer. Read as one

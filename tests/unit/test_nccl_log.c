@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of common/nccl/nccl_log.c: the counts of every fixture log of
+ * Unit tests of common/nccl/nccl_log*.c and nccl_links.c: the counts of every fixture log of
  * tests/support/data/nccl-logs (its README lists them), the older forms of each line, the
  * sum over ranks, the transports' text, the wire form, and hostile input.
  */
