@@ -675,11 +675,8 @@ static int run_end(struct run *r, int code)
 	free(r->samples);
 	free(r->all_samples);
 	free(r->all_results);
-	boot->finalize(boot);
 	free(r);
-	if (gdrb_stdout_close() && code == GDRB_EXIT_OK)
-		code = GDRB_EXIT_FAIL;
-	return code;
+	return gdrb_run_end(boot, code);
 }
 
 int gdrb_main(const struct gdrb_bench *bench, struct gdrb_boot *boot, int argc, char **argv)

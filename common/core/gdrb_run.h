@@ -104,6 +104,13 @@ bool gdrb_run_begin(const struct gdrb_run_args *args, struct gdrb_boot *boot, in
 		    struct gdrb_params *p, int *code);
 
 /*
+ * End a run begun with gdrb_run_begin, once the entry point has released what it
+ * holds: the bootstrap finalised, then stdout closed. Returns the exit code: `code`,
+ * or GDRB_EXIT_FAIL where it was success and a result written to stdout was lost.
+ */
+int gdrb_run_end(struct gdrb_boot *boot, int code);
+
+/*
  * Open this rank's GPU where the --mem kind opens one, or where `measures`
  * (the benchmark's name) measures a GPU whatever --mem says (NULL: none).
  * *have_gpu says whether one was opened, *gpu what it is and `why` why not.

@@ -58,6 +58,14 @@ bool gdrb_run_begin(const struct gdrb_run_args *args, struct gdrb_boot *boot, in
 	return true;
 }
 
+int gdrb_run_end(struct gdrb_boot *boot, int code)
+{
+	boot->finalize(boot);
+	if (gdrb_stdout_close() && code == GDRB_EXIT_OK)
+		code = GDRB_EXIT_FAIL;
+	return code;
+}
+
 int gdrb_run_open_gpu(const struct gdrb_boot *boot, const struct gdrb_params *p, const char *measures,
 		      struct gdrb_gpu_info *gpu, char *why, size_t len, bool *have_gpu)
 {

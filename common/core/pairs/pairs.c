@@ -847,9 +847,6 @@ out:
 	if (boot->rank == 0)
 		gdrb_pairs_out_close(r);
 	teardown(r);
-	boot->finalize(boot);
 	free(r);
-	if (gdrb_stdout_close() && code == GDRB_EXIT_OK)
-		code = GDRB_EXIT_FAIL;
-	return code;
+	return gdrb_run_end(boot, code);
 }
