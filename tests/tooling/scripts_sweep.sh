@@ -227,6 +227,25 @@ if [ "${HAVE_CUDA:-1}" = 1 ] && ! have_gpu; then
 		{ cat "$WORK/simrun.out"; fail "sweep on the simulated GPU: the verdict is not SIMULATED"; }
 	grep -q '^SIMULATED: 1 rules, 1 passed' "$WORK/simrun.out" || fail "sweep on the simulated GPU: verdict line"
 	pass "sweep on the simulated GPU: device rows validated, verdict SIMULATED (exit 1)"
+	# The node profiles' GPU-to-GPU line and rule (pair=*) on a simulated node of 4 GPUs two by two
+	# over NVLink: each of the 12 ordered pairs a row of its own per path, the 8 pairs without a
+	# link failing the rule by name, the verdict SIMULATED all the same.
+	printf '%s\n' 'sizes 64K' 'time 0.02' \
+		'run gdrb_copy_bw launch=local needs=gpu mem=none paths=device:p2p-direct,device:p2p-staged args="--p2p=uni"' \
+		'rule p2p copy_bw bw_GBps >= 0.001 GB/s mem=device path=p2p-direct pair=*' >"$WORK/p2p.profile"
+	PATH=$WORK/gpu:$PATH SIMGPU_NODE=nvlink4 "${sweep[@]}" --profile "$WORK/p2p.profile" --bin-dir "$top_builddir" \
+		--repeat-failed 0 --out "$WORK/p2prun" >"$WORK/p2prun.out" 2>"$WORK/p2prun.err"
+	rc=$?
+	[ "$rc" -eq 1 ] || { cat "$WORK/p2prun.out" "$WORK/p2prun.err"; fail "p2p sweep on the simulated node exited $rc, expected 1"; }
+	csv=$WORK/p2prun/results.csv
+	[ "$(csv_count "$csv" benchmark=copy_bw mem=device path=p2p-staged 'pair~gpu[0-3]->gpu[0-3]' status=ok)" -eq 12 ] &&
+		[ "$(csv_count "$csv" benchmark=copy_bw mem=device path=p2p-direct status=ok)" -eq 4 ] &&
+		[ "$(csv_count "$csv" benchmark=copy_bw mem=device path=p2p-direct status=unsupported)" -eq 8 ] ||
+		{ cat "$csv"; fail "p2p sweep: not 12 staged rows and 4 direct (the linked pairs) + 8 unsupported"; }
+	grep -q '^FAIL   p2p: ' "$WORK/p2prun.out" && grep -q '8 of 12 checks failed: .*gpu0->gpu2: status unsupported' "$WORK/p2prun.out" ||
+		{ cat "$WORK/p2prun.out"; fail "p2p sweep: the rule does not fail the 8 pairs without peer access by name"; }
+	[ "$(json_get "$WORK/p2prun/verdict.json" verdict)" = SIMULATED ] || fail "p2p sweep: the verdict is not SIMULATED"
+	pass "the node profiles' GPU-to-GPU step on a simulated 4-GPU node: 12 pairs per path, the 8 without peer access failing pair=* by name, SIMULATED"
 	export SIMGPU_DRIVER=none
 fi
 

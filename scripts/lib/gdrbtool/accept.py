@@ -18,8 +18,9 @@ Rules (one per line in the profile, documented in README.md, "Profiles"):
   rule gdr-used  nccl_allreduce gdr_connections all    path=direct
   rule gdr-bw    nccl_allreduce busbw_GBps >= predicted of staged sizes=256M: reference=130%
 
-Keys after the threshold select rows: mem, path, reg, pair (default all), layer, ranks,
-placement (out-of-place, in-place: a collective's --in-place) and sizes. "% of staged" pairs
+Keys after the threshold select rows: mem, path, reg, pair (default all; pair=*: each pair's
+own rows, a GPU pair's peer copies gpu0->gpu1, each judged alone and named where it fails),
+layer, ranks, placement (out-of-place, in-place: a collective's --in-place) and sizes. "% of staged" pairs
 each direct row with the staged row of the same size, mem, pair, ranks and placement (in
 place or not).
 
@@ -122,6 +123,9 @@ NUMERIC_KINDS = ("abs", "link", "staged", "predicted")
 # A check's attempts (gdrb sweep --repeat-failed): the rows one step of the sweep wrote, on
 # each attempt, for one memory kind, path, pair and size (meta.json's steps say which lines).
 IDENT_COLUMNS = ("benchmark", "mem", "path", "pair", "size_bytes")
+# pair=* in a rule: every row of a pair of its own (a GPU pair's peer copies, gpu0->gpu1), the
+# aggregate row (pair all) left out; each is a check of its own.
+EACH_PAIR = ",*,"
 
 
 def attempt_note(n: int) -> str:
@@ -281,6 +285,8 @@ class RuleResult:
     unstable: int = 0              # checks whose attempts spread beyond the rule's spread=
     unstable_texts: List[str] = field(default_factory=list)   # the first KEPT
     failed_lines: Set[int] = field(default_factory=set)   # the rows of the checks that failed (gdrb sweep repeats them)
+    row_pair: str = ""             # pair=*: the pair of the row being judged, named in its failure
+    tries_pair: Dict[tuple, str] = field(default_factory=dict)   # pair=*: each check's pair
 
     def note(self, text: str) -> None:
         if text not in self.notes and len(self.notes) < 4:
@@ -306,9 +312,18 @@ class RuleResult:
 
     def filters_match(self, fields: List[str], index: Dict[str, int]) -> bool:
         for k, v in self.filters.items():
-            if "," + fields[index[k]] + "," not in v:
+            field_value = fields[index[k]]
+            if k == "pair" and v == EACH_PAIR:
+                if field_value == "all":
+                    return False
+            elif "," + field_value + "," not in v:
                 return False
         return True
+
+    @property
+    def per_pair(self) -> bool:
+        """pair=*: each pair's own rows are judged, and a failure names its pair."""
+        return self.filters.get("pair") == EACH_PAIR
 
     def size_ok(self, size: int) -> bool:
         if self.size_list is not None:
@@ -356,18 +371,24 @@ class RuleResult:
         attempts at the end (settle)."""
         if ident is not None:
             self.tries.setdefault(ident, []).append(Try(attempt, ok, value, threshold, why, size, lines))
+            if self.row_pair:
+                self.tries_pair[ident] = self.row_pair
             return
+        if why and self.row_pair:
+            why = "%s: %s" % (self.row_pair, why)
         self.count(size, ok, value, threshold, why, lines)
 
     def settle(self) -> None:
         """Each check's attempts to one outcome (docs/sweeps.md, "Repeats"): it passes when an
         attempt passes and fails when every attempt fails; with spread=, attempts whose figures
         differ by more are an unstable figure, neither."""
-        for ts in self.tries.values():
+        for ident, ts in self.tries.items():
             ts.sort(key=lambda t: t.attempt)
+            who = self.tries_pair.get(ident, "")
             if len(ts) == 1:
                 t = ts[0]
-                self.count(t.size, t.ok, t.value, t.threshold, t.why, t.lines)
+                self.count(t.size, t.ok, t.value, t.threshold, "%s: %s" % (who, t.why) if who and t.why else t.why,
+                           t.lines)
                 continue
             nums = [t.value for t in ts if isinstance(t.value, float)] if self.rule.kind in NUMERIC_KINDS else []
             spread = spread_pct(nums) if len(nums) == len(ts) else None
@@ -379,8 +400,8 @@ class RuleResult:
                 self.checked += 1
                 self.sizes.add(ts[0].size)
                 if self.unstable <= KEPT:
-                    self.unstable_texts.append("%s: %s, beyond spread=%s" % (
-                        size_fmt(ts[0].size), seen, pct_fmt(self.rule.spread)))
+                    self.unstable_texts.append("%s: %s%s, beyond spread=%s" % (
+                        size_fmt(ts[0].size), who + ": " if who else "", seen, pct_fmt(self.rule.spread)))
                 continue
             if first_ok is not None:
                 self.rescued += not ts[0].ok
@@ -389,7 +410,8 @@ class RuleResult:
             else:
                 last = ts[-1]
                 self.repeated.append(("fail", ts, spread))
-                self.count(last.size, False, last.value, last.threshold, "every attempt failed: " + seen,
+                self.count(last.size, False, last.value, last.threshold,
+                           (who + ": " if who else "") + "every attempt failed: " + seen,
                            tuple(n for t in ts for n in t.lines))
         self.tries = {}
 
@@ -894,6 +916,7 @@ class Judge:
         status, note = f[ix["status"]], f[ix["note"]]
         v = f[ix[rule.column]]
         at = at or At(None, 1, lineno)
+        r.row_pair = f[ix["pair"]] if r.per_pair else ""
         if rule.kind == "gdr":
             self.check_gdr(r, f, size, lineno, at)
             return

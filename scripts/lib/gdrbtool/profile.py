@@ -402,7 +402,7 @@ class _Parser:
             raise self.err(where, "validate=: expected on or off, got '%s'" % kv["validate"])
         if kv["np"] and (not re.fullmatch(r"[1-9][0-9]*", kv["np"]) or integer(kv["np"], 1 << 20) is None):
             raise self.err(where, "np=: expected a number of ranks, got '%s'" % kv["np"])
-        if kv["paths"] and not re.match(r"^([a-z]+:)?[a-z0-9_]+(,([a-z]+:)?[a-z0-9_]+)*$", kv["paths"]):
+        if kv["paths"] and not re.match(r"^([a-z]+:)?[a-z0-9_][a-z0-9_-]*(,([a-z]+:)?[a-z0-9_][a-z0-9_-]*)*$", kv["paths"]):
             raise self.err(where, "paths=: expected a comma list of PATH or MEM:PATH, e.g. direct,staged or "
                                   "host:h2d,device:d2d")
         if kv["mem"] == "none" and not re.match(r"^[a-z]+:", kv["paths"]):

@@ -243,10 +243,21 @@ class Accept(unittest.TestCase):
             base.update(kv)
             rows.append(",".join(str(base.get(c, "")) for c in cols))
         for key, bw in figures.items():
-            if isinstance(key, tuple):
+            if isinstance(key, tuple) and key[0] != "p2p":
                 bench, mem, path = key
                 for size in (256 << 20, 512 << 20, 1 << 30):
                     row(benchmark=bench, mem=mem, path=path, size_bytes=size, bw_GBps="%.3f" % bw)
+        # Every ordered pair of the 8 GPUs, direct and staged, at 512 MiB.
+        for i in range(8):
+            for j in range(8):
+                if i != j:
+                    p2p = figures.get(("p2p", i, j), figures.get("p2p", 390.0))
+                    row(benchmark="copy_bw", mem="device", path="p2p-direct", pair="gpu%d->gpu%d" % (i, j),
+                        size_bytes=512 << 20, bw_GBps="%.3f" % p2p if p2p is not None else "",
+                        status="ok" if p2p is not None else "unsupported",
+                        note="" if p2p is not None else "\"cudaDeviceCanAccessPeer(%d, %d) = 0\"" % (i, j))
+                    row(benchmark="copy_bw", mem="device", path="p2p-staged", reg="staged", pair="gpu%d->gpu%d" % (i, j),
+                        size_bytes=512 << 20, bw_GBps="25.000")
         for size in (1 << 30, 16 << 30):
             row(benchmark="nccl_allreduce", layer="nccl", mem="device", path="direct", size_bytes=size, ranks="8",
                 algbw_GBps="250.000", busbw_GBps="%.3f" % figures.get("busbw", 470.0))
@@ -264,7 +275,7 @@ class Accept(unittest.TestCase):
     def test_good_figures_pass(self):
         status, out, err = self.accept(dict(self.FIGURES))
         self.assertEqual(status, 0, out + err)
-        self.assertIn("PASS: 5 rules, 5 passed", out)
+        self.assertIn("PASS: 6 rules, 6 passed", out)
 
     def test_each_figure_below_its_floor_fails(self):
         for key, value, rule in ((("copy_bw", "pinned", "h2d"), 40.0, "h200-h2d"),
@@ -276,7 +287,35 @@ class Accept(unittest.TestCase):
             status, out, err = self.accept(figures)
             self.assertEqual(status, 1, (rule, out + err))
             self.assertRegex(out, r"(?m)^FAIL +%s\b" % rule, out)
-            self.assertIn("FAIL: 5 rules, 4 passed, 1 failed", out)
+            self.assertIn("FAIL: 6 rules, 5 passed, 1 failed", out)
+
+
+    def test_each_gpu_pair_judged_on_its_own(self):
+        """pair=*: one slow pair of 56 fails h200-p2p naming it; a pair without peer access fails
+        with CUDA's answer; the aggregate (pair all) rows of other rules are not touched."""
+        figures = dict(self.FIGURES)
+        figures[("p2p", 3, 5)] = 300.0
+        status, out, err = self.accept(figures)
+        self.assertEqual(status, 1, out + err)
+        self.assertRegex(out, r"(?m)^FAIL +h200-p2p\b", out)
+        self.assertIn("gpu3->gpu5: 300", out)
+        self.assertNotIn("gpu5->gpu3", out)
+        self.assertIn("FAIL: 6 rules, 5 passed, 1 failed", out)
+        figures = dict(self.FIGURES)
+        figures[("p2p", 6, 1)] = None
+        status, out, err = self.accept(figures)
+        self.assertEqual(status, 1, out + err)
+        self.assertIn("gpu6->gpu1: ", out)
+        self.assertIn("cudaDeviceCanAccessPeer(6, 1) = 0", out)
+
+    def test_a_rule_without_pair_star_sees_no_pair_rows(self):
+        """The default pair=all: the 112 pair rows of copy_bw are no check of h200-d2d (and no
+        copy_bw rule of pair all judges them)."""
+        figures = dict(self.FIGURES)
+        figures["p2p"] = 1.0
+        status, out, err = self.accept(figures)
+        self.assertRegex(out, r"(?m)^PASS +h200-d2d\b", out)
+        self.assertRegex(out, r"(?m)^FAIL +h200-p2p\b", out)
 
 
 if __name__ == "__main__":
