@@ -137,6 +137,42 @@ part_copies() {
 	done
 }
 
+# The node's one GPU against its SKU (issue 40, docs/skus.md): the SKU from the GPU's name
+# (GDRB_BUNDLE_SKU overrides it), the doctor's report, gdrb inventory (on a node of fewer GPUs
+# than the SKU's it fails, naming what differs: the honest answer), then the node profile's copy
+# steps (host<->GPU, within the GPU, GPU to GPU where there are two) judged against its floors.
+part_sku() {
+	local d=$W/sku name sku gdrb=$B/scripts/gdrb sweep_args=()
+	mkdir -p "$d"
+	name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+	sku=${GDRB_BUNDLE_SKU:-}
+	if [[ -z $sku ]]; then
+		case $name in
+		*A100*) sku=a100 ;;
+		*H100*) sku=h100 ;;
+		*H200*) sku=h200 ;;
+		*B200*) sku=b200 ;;
+		*)
+			echo "sku: no node profile for the GPU '${name:-none listed by nvidia-smi}'" | tee -a "$d/status.txt"
+			return 0
+			;;
+		esac
+	fi
+	{
+		echo "## GPU '$name': SKU $sku (node profile hgx-$sku)"
+		lim 30 "$B/build/bench/gdrb_doctor" --json --fast >"$d/doctor.json" 2>"$d/doctor.err"
+		echo "gdrb_doctor --json --fast: exit $?"
+		echo "## gdrb inventory --sku $sku"
+		lim 15 python3 "$gdrb" inventory --sku "$sku" "$d/doctor.json"
+		echo "exit $?"
+		[[ ${GDRB_BUNDLE_QUICK:-0} == 1 ]] && sweep_args=(--sizes 256M --time-per-size 0.05)
+		echo "## gdrb sweep --profile hgx-$sku --bench copy_bw ${sweep_args[*]}"
+		lim 80 python3 "$gdrb" sweep --profile "hgx-$sku" --bench copy_bw --bin-dir "$B/build" --repeat-failed 1 \
+			"${sweep_args[@]}" --out "$d/sweep"
+		echo "exit $?"
+	} >"$OUT/sku.txt" 2>&1
+}
+
 part_mpi() {
 	local d=$W/mpi f b
 	mkdir -p "$d"

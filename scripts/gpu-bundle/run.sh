@@ -10,6 +10,8 @@
 #               {all_reduce,all_gather,reduce_scatter}_perf on one rank, 8 B to 64 MiB, out of
 #               place and in place, 3 rounds in alternating order
 #   copies      gdrb_copy_bw beside nvbandwidth (copy engine and SM, each direction and both)
+#   sku         the GPU's SKU from its name (GDRB_BUNDLE_SKU overrides): gdrb inventory on the
+#               doctor's report, and the node profile's copy steps against its floors (sku.txt)
 #   mpi         every MPI binary with --mem device -c on two ranks on one GPU under MPS, direct
 #               beside staged, on the CUDA-aware Open MPI, UCX's protocol choices and Open MPI's
 #               verbose lines kept raw; OMB's osu_latency/osu_bw -d cuda and ucx_perftest -m cuda
@@ -52,12 +54,12 @@ rounds=${GDRB_BUNDLE_ROUNDS:-3}
 	echo "run.sh: GDRB_BUNDLE_ROUNDS: expected 1 to 9, not '$rounds'" >&2
 	exit 2
 }
-parts=${GDRB_BUNDLE_PARTS:-inventory semantics nccl copies mpi staging}
+parts=${GDRB_BUNDLE_PARTS:-inventory semantics nccl copies sku mpi staging}
 for p in $parts; do
 	case $p in
-	inventory | semantics | nccl | copies | mpi | staging) ;;
+	inventory | semantics | nccl | copies | sku | mpi | staging) ;;
 	*)
-		echo "run.sh: GDRB_BUNDLE_PARTS: unknown part '$p' (inventory semantics nccl copies mpi staging)" >&2
+		echo "run.sh: GDRB_BUNDLE_PARTS: unknown part '$p' (inventory semantics nccl copies sku mpi staging)" >&2
 		exit 2
 		;;
 	esac
@@ -120,6 +122,7 @@ part inventory 25
 part semantics 45
 part nccl 150
 part copies 110
+part sku 90
 if [[ " $parts " == *" mpi "* || " $parts " == *" staging "* ]]; then mps_start; fi
 part mpi 120
 part staging 110
@@ -129,6 +132,7 @@ step "report -> reference.md"
 PYTHONPATH=$B/scripts/lib timeout 20 python3 -m gdrbtool.reference --out "$OUT/reference.md" "$W"
 echo "report exit $?"
 [[ -f $W/staging.md ]] && cp "$W/staging.md" "$OUT/staging.md"
+[[ -f $W/sku/sweep/verdict.json ]] && cp "$W/sku/sweep/verdict.json" "$OUT/sku-verdict.json"
 step "raw output -> raw.tgz"
 tar -C "$W" -czf "$OUT/raw.tgz" --exclude=./mps/pipe . 2>/dev/null
 rm -rf "$W"

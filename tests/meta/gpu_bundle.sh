@@ -4,7 +4,8 @@
 # the unpacked bundle's run.sh runs its parts in quick mode from outside the source tree. Planted
 # nccl-tests and nvbandwidth binaries print their real formats (tests/tooling/py/reference_data),
 # so reference.md must set gdrbench's figures beside theirs; the CUDA-aware MPI, not carried,
-# must say so while the MPI binaries still run. Bad usage of either script: one line, exit 2.
+# must say so while the MPI binaries still run; the sku part judges the node against the SKU
+# an nvidia-smi names (a planted one). Bad usage of either script: one line, exit 2.
 # Skips where the Debian packages the bundle carries cannot be downloaded.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
@@ -43,15 +44,17 @@ done
 printf '#!/bin/sh\ncat "%s"\n' "$data/nvbandwidth.txt" >"$B/tools/nvbandwidth/bin/nvbandwidth"
 chmod +x "$B"/tools/*/bin/*
 
+# An nvidia-smi that names an H200, for the sku part (the simulated GPU does the copies).
+fake_nvidia_smi "$WORK/smi" "NVIDIA H200" 00000000:18:00.0
 rc=0
-(cd "$WORK" && SIMGPU_DRYRUN=$top_builddir/tests/support/simgpu/lib SIMNCCL_DRYRUN=$top_builddir/tests/support/simnccl/lib \
-	GDRB_BUNDLE_QUICK=1 GDRB_BUNDLE_ROUNDS=1 GDRB_BUNDLE_PARTS="inventory nccl copies mpi" \
-	bash "$B/run.sh" "$WORK/out") >"$WORK/run.out" 2>&1 || rc=$?
+(cd "$WORK" && PATH=$WORK/smi:$PATH SIMGPU_DRYRUN=$top_builddir/tests/support/simgpu/lib \
+	SIMNCCL_DRYRUN=$top_builddir/tests/support/simnccl/lib GDRB_BUNDLE_QUICK=1 GDRB_BUNDLE_ROUNDS=1 \
+	GDRB_BUNDLE_PARTS="inventory nccl copies sku mpi" bash "$B/run.sh" "$WORK/out") >"$WORK/run.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/run.out"; fail "run.sh exited $rc"; }
 for f in reference.md run.log manifest.txt inventory.txt raw.tgz; do
 	[ -s "$WORK/out/$f" ] || { cat "$WORK/run.out"; fail "run.sh wrote no $f"; }
 done
-for p in inventory nccl copies mpi; do
+for p in inventory nccl copies sku mpi; do
 	grep -q "^$p: exit 0 after" "$WORK/out/run.log" || { cat "$WORK/out/run.log"; fail "part $p did not end with exit 0"; }
 done
 r=$WORK/out/reference.md
@@ -66,3 +69,11 @@ grep -Eq '^\| gdrb_mpi_bw \| 8 B \|' "$r" || { cat "$r"; fail "no MPI row"; }
 tar -tzf "$WORK/out/raw.tgz" | grep -q 'nccl/gd-all_reduce-r1.csv' || fail "raw.tgz lacks gdrbench's NCCL CSV"
 grep -q 'its own timing\|timed as nccl-tests' "$r" || fail "the report does not say how gdrbench's NCCL was timed"
 pass "run.sh on the simulated GPU: nccl-tests and nvbandwidth figures beside gdrbench's, the MPI part without a CUDA-aware MPI"
+# The sku part: this build machine is no H200 node, so the inventory fails naming what differs;
+# the profile's copies ran on the simulated GPU and are judged SIMULATED, never PASS.
+s=$WORK/out/sku.txt
+grep -q "^## GPU 'NVIDIA H200': SKU h200 (node profile hgx-h200)" "$s" || { cat "$s"; fail "sku: the SKU is not taken from the GPU's name"; }
+grep -q '^inventory h200: FAIL' "$s" || { cat "$s"; fail "sku: the inventory of a node that is not an H200 node does not fail"; }
+grep -q '^SIMULATED: ' "$s" || { cat "$s"; fail "sku: the copies on the simulated GPU are not judged SIMULATED"; }
+grep -q '"verdict": "SIMULATED"' "$WORK/out/sku-verdict.json" || fail "sku: sku-verdict.json"
+pass "run.sh's sku part: the SKU from the GPU's name, the inventory failing on this node, the profile's copies judged SIMULATED"
