@@ -67,7 +67,7 @@ awk -v b="$began" -v s="$stop" 'BEGIN { exit !(b < s && s <= 2.0001) }' ||
 few=$([ "$n" -lt "$planned" ] && echo 1 || echo 0)
 noisy=$(awk -v p50="$(row_field 8 lat_p50_us)" -v p99="$(row_field 8 lat_p99_us)" 'BEGIN { print (p50 > 0 && p99 > 5 * p50) ? 1 : 0 }')
 case $few$noisy in
-11) expect=few-samples+noisy ;; 10) expect=few-samples ;; 01) expect=noisy ;; *) expect=ok ;;
+11) expect='few-samples+noisy' ;; 10) expect='few-samples' ;; 01) expect='noisy' ;; *) expect='ok' ;;
 esac
 [ "$q" = "$expect" ] || { cat "$WORK/out" "$csv"; fail "200 ms every 5th iteration: $n of $planned planned, p99 $(row_field 8 lat_p99_us) us, p50 $(row_field 8 lat_p50_us) us: quality '$q', expected '$expect'"; }
 if [ "$planned" -eq 50 ]; then
