@@ -10,6 +10,7 @@
 
 #include "copy_p2p.h"
 #include "gdrb_log.h"
+#include "gdrb_matrix.h"
 #include "gdrb_report.h"
 #include "gdrb_run.h"
 #include "gdrb_size.h"
@@ -295,37 +296,45 @@ void copy_p2p_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 		}
 }
 
-/* One matrix of a size: figures from GPU (rows) to GPU (columns), or their ratio. */
+/* A matrix of a size: path id's figures, or their ratio to path over's (-1: none). */
+struct p2p_matrix {
+	const struct p2p *p;
+	int id, over;
+};
+
+static const char *shown_status(const char *st)
+{
+	return strcmp(st, GDRB_ST_INVALID) ? st : "INVALID";
+}
+
+static void p2p_cell(const void *arg, size_t row, size_t col, char *buf, size_t len)
+{
+	const struct p2p_matrix *m = arg;
+	const char *st = m->p->status[m->id][row][col];
+	const char *ost = m->over >= 0 ? m->p->status[m->over][row][col] : GDRB_ST_OK;
+	double v = m->p->bw[m->id][row][col];
+
+	if (row == col)
+		snprintf(buf, len, "-");
+	else if (!st || !strcmp(st, GDRB_ST_UNSUPPORTED) || !ost || !strcmp(ost, GDRB_ST_UNSUPPORTED))
+		snprintf(buf, len, "n/a");
+	else if (strcmp(st, GDRB_ST_OK))
+		snprintf(buf, len, "%s", shown_status(st));
+	else if (strcmp(ost, GDRB_ST_OK))
+		snprintf(buf, len, "%s", shown_status(ost));
+	else
+		snprintf(buf, len, "%.2f", m->over >= 0 ? v / m->p->bw[m->over][row][col] : v);
+}
+
+/* One matrix of a size under its title: from GPU (rows) to GPU (columns). */
 static void print_matrix(const struct p2p *p, const char *title, int id, int over)
 {
-	int i, j;
-	char name[16];
+	const struct p2p_matrix arg = { p, id, over };
+	const struct gdrb_matrix m = { .n = (size_t)p->ngpu, .prefix = "# ", .corner = "", .name = "gpu",
+		.sep = " ", .label_width = -8, .width = 11, .cell = p2p_cell, .arg = &arg };
 
-	printf("# %s\n# %-8s", title, "");
-	for (j = 0; j < p->ngpu; j++) {
-		snprintf(name, sizeof(name), "gpu%d", j);
-		printf(" %11s", name);
-	}
-	printf("\n");
-	for (i = 0; i < p->ngpu; i++) {
-		snprintf(name, sizeof(name), "gpu%d", i);
-		printf("# %-8s", name);
-		for (j = 0; j < p->ngpu; j++) {
-			const char *st = p->status[id][i][j], *ost = over >= 0 ? p->status[over][i][j] : GDRB_ST_OK;
-			double v = p->bw[id][i][j];
-
-			if (i == j)
-				printf(" %11s", "-");
-			else if (!st || !strcmp(st, GDRB_ST_UNSUPPORTED) || !ost || !strcmp(ost, GDRB_ST_UNSUPPORTED))
-				printf(" %11s", "n/a");
-			else if (strcmp(st, GDRB_ST_OK) || strcmp(ost, GDRB_ST_OK))
-				printf(" %11s", strcmp(st, GDRB_ST_OK) ? (strcmp(st, GDRB_ST_INVALID) ? st : "INVALID") :
-				       (strcmp(ost, GDRB_ST_INVALID) ? ost : "INVALID"));
-			else
-				printf(" %11.2f", over >= 0 ? v / p->bw[over][i][j] : v);
-		}
-		printf("\n");
-	}
+	printf("# %s\n", title);
+	gdrb_matrix_print(stdout, &m);
 }
 
 void copy_p2p_reported(struct gdrb_ctx *c, size_t size, size_t variant, const char *status, double bw_GBps)
