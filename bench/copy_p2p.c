@@ -10,6 +10,7 @@
 
 #include "copy_p2p.h"
 #include "gdrb_log.h"
+#include "gdrb_matrix.h"
 #include "gdrb_report.h"
 #include "gdrb_run.h"
 #include "gdrb_size.h"
@@ -44,6 +45,7 @@ struct p2p_gpu {
 
 struct p2p {
 	int mode, ngpu;
+	unsigned dev[P2P_MAX_GPUS];     /* slot i's CUDA device: every GPU, or those of --p2p-gpus */
 	struct p2p_gpu gpu[P2P_MAX_GPUS];
 	bool can[P2P_MAX_GPUS][P2P_MAX_GPUS], enabled[P2P_MAX_GPUS][P2P_MAX_GPUS];
 	char *refused[P2P_MAX_GPUS][P2P_MAX_GPUS];     /* CUDA's answer where enabling failed */
@@ -86,7 +88,7 @@ static int open_peers(struct p2p *p)
 		for (j = 0; j < p->ngpu; j++) {
 			if (i == j)
 				continue;
-			if (gdrb_cuda_peer_can(i, j, &can))
+			if (gdrb_cuda_peer_can((int)p->dev[i], (int)p->dev[j], &can))
 				return GDRB_ERR;
 			p->can[i][j] = can != 0;
 		}
@@ -94,7 +96,7 @@ static int open_peers(struct p2p *p)
 		for (j = 0; j < p->ngpu; j++) {
 			if (i == j || !p->can[i][j])
 				continue;
-			rc = gdrb_cuda_peer_enable(i, j, why, sizeof(why));
+			rc = gdrb_cuda_peer_enable((int)p->dev[i], (int)p->dev[j], why, sizeof(why));
 			if (rc == GDRB_ERR_UNSUPP && !(p->refused[i][j] = strdup(why)))
 				return GDRB_ERR;
 			if (rc && rc != GDRB_ERR_UNSUPP)
@@ -111,7 +113,44 @@ static void add_path(struct gdrb_ctx *c, int id)
 		.supported = true, .id = id };
 }
 
-int copy_p2p_setup(struct gdrb_ctx *c, int mode)
+int copy_p2p_preflight(uint64_t gpus)
+{
+	int count, top;
+
+	/* No list, or no GPU CUDA can count: the setup says what the node lacks (exit 77). */
+	if (!gpus || gdrb_cuda_count(&count))
+		return 0;
+	top = 63 - __builtin_clzll(gpus);
+	if (top < count)
+		return 0;
+	gdrb_usage_err("--p2p-gpus: GPU %d is beyond this node's %d GPU%s (0-%d, numbered as CUDA_VISIBLE_DEVICES leaves them); expected GPU numbers like 0,2,5 or 0-3 among them",
+		       top, count, count == 1 ? "" : "s", count - 1);
+	return GDRB_ERR_USAGE;
+}
+
+/* The GPUs measured: every one CUDA sees, or those of gpus (a bit each), up to P2P_MAX_GPUS. */
+static int choose_gpus(struct p2p *p, int count, uint64_t gpus)
+{
+	int i, wanted = 0;
+
+	for (i = 0; i < count && i < 64; i++) {
+		if (gpus && !((gpus >> i) & 1))
+			continue;
+		wanted++;
+		if (p->ngpu < P2P_MAX_GPUS)
+			p->dev[p->ngpu++] = (unsigned)i;
+	}
+	if (gpus && wanted != __builtin_popcountll(gpus)) {
+		gdrb_usage_err("--p2p-gpus: this node has %d GPUs (0-%d); expected GPU numbers among them", count,
+			       count - 1);
+		return GDRB_ERR_USAGE;
+	}
+	if (wanted > p->ngpu)
+		gdrb_warn("--p2p: the first %d of %d GPUs are measured", p->ngpu, wanted);
+	return 0;
+}
+
+int copy_p2p_setup(struct gdrb_ctx *c, int mode, uint64_t gpus)
 {
 	size_t max = gdrb_sizes_max(&c->p->sizes);
 	struct p2p *p;
@@ -127,11 +166,11 @@ int copy_p2p_setup(struct gdrb_ctx *c, int mode)
 		return GDRB_ERR;
 	c->priv = p;
 	p->mode = mode;
-	p->ngpu = c->gpu.count < P2P_MAX_GPUS ? c->gpu.count : P2P_MAX_GPUS;
-	if (c->gpu.count > P2P_MAX_GPUS)
-		gdrb_warn("--p2p: the first %d of %d GPUs are measured", P2P_MAX_GPUS, c->gpu.count);
+	rc = choose_gpus(p, c->gpu.count, gpus);
+	if (rc)
+		return rc;
 	for (i = 0; i < p->ngpu; i++)
-		if (open_gpu_part(&p->gpu[i], i, max))
+		if (open_gpu_part(&p->gpu[i], (int)p->dev[i], max))
 			return GDRB_ERR;
 	rc = open_peers(p);
 	/* The selected GPU current again, as the rest of the run expects. */
@@ -155,7 +194,7 @@ int copy_p2p_select(struct gdrb_ctx *c, unsigned k)
 	p->from = (int)k / (p->ngpu - 1);
 	p->to = (int)k % (p->ngpu - 1);
 	p->to += p->to >= p->from;
-	snprintf(c->subject_name, sizeof(c->subject_name), "gpu%d->gpu%d", p->from, p->to);
+	snprintf(c->subject_name, sizeof(c->subject_name), "gpu%u->gpu%u", p->dev[p->from], p->dev[p->to]);
 	for (i = 0; i < c->nvariants; i++) {
 		struct gdrb_variant *v = &c->variants[i];
 		bool bidir = v->id & PATH_BIDIR;
@@ -171,8 +210,8 @@ int copy_p2p_select(struct gdrb_ctx *c, unsigned k)
 				 p->refused[a][b]);
 		else
 			snprintf(v->why, sizeof(v->why),
-				 "cudaDeviceCanAccessPeer(%d, %d) = 0: CUDA maps no peer path between these GPUs (no NVLink between them, and PCIe peer-to-peer off, blocked by ACS or an IOMMU, or across CPU sockets); their copies go through host memory, as the staged row measures",
-				 a, b);
+				 "cudaDeviceCanAccessPeer(%u, %u) = 0: CUDA maps no peer path between these GPUs (no NVLink between them, and PCIe peer-to-peer off, blocked by ACS or an IOMMU, or across CPU sockets); their copies go through host memory, as the staged row measures",
+				 p->dev[a], p->dev[b]);
 	}
 	return 0;
 }
@@ -256,8 +295,9 @@ static uint64_t check_dst(struct gdrb_ctx *c, int from, int to, size_t size, uin
 	gdrb_run_corrupt(c->boot, dst, 0, size);
 	bad = gdrb_buf_check_pattern(dst, 0, size, seed, &first);
 	if (bad && bad != (uint64_t)-1)
-		gdrb_mismatch(c, "%llu wrong byte(s) after the %s copy gpu%d->gpu%d at size %zu, first at byte %zu",
-			      (unsigned long long)bad, c->variant->label, from, to, size, first);
+		gdrb_mismatch(c, "%llu wrong byte(s) after the %s copy gpu%u->gpu%u at size %zu, first at byte %zu",
+			      (unsigned long long)bad, c->variant->label, state(c)->dev[from], state(c)->dev[to], size,
+			      first);
 	return bad;
 }
 
@@ -273,59 +313,86 @@ uint64_t copy_p2p_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	return far == (uint64_t)-1 ? far : bad + far;
 }
 
+/* " (--p2p-gpus: gpu0, gpu2, gpu5 of the node's 8)" where a list chose them; else nothing. */
+static void chosen(const struct gdrb_ctx *c, char *buf, size_t len)
+{
+	const struct p2p *p = state(c);
+	size_t at;
+	int i;
+
+	buf[0] = '\0';
+	if (p->ngpu == c->gpu.count)
+		return;
+	at = (size_t)snprintf(buf, len, " (--p2p-gpus:");
+	for (i = 0; i < p->ngpu && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s gpu%u", i ? "," : "", p->dev[i]);
+	if (at < len)
+		snprintf(buf + at, len - at, " of the node's %d)", c->gpu.count);
+}
+
 void copy_p2p_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 {
 	const struct p2p *p = state(c);
 	const char *sep = "; without it: ";
+	char which[P2P_MAX_GPUS * 8 + 64];
 	size_t at;
 	int i, j, pairs = p->ngpu * (p->ngpu - 1), peers = 0;
 
 	for (i = 0; i < p->ngpu; i++)
 		for (j = 0; j < p->ngpu; j++)
 			peers += p->can[i][j];
+	chosen(c, which, sizeof(which));
 	at = (size_t)snprintf(buf, len,
-			      "GPU to GPU (--p2p %s): %d GPUs, every ordered pair (the CSV pair gpuI->gpuJ); each iteration one copy of the size (with bidir the opposite one at once), timed on the host clock from its enqueue to the end of its stream (cudaStreamSynchronize); staged fragments %zu KiB through %u pinned slots per direction; peer access (cudaDeviceCanAccessPeer): %d of %d ordered pairs",
-			      copy_p2p_mode_names[p->mode], p->ngpu, P2P_CHUNK >> 10, P2P_SLOTS, peers, pairs);
+			      "GPU to GPU (--p2p %s): %d GPUs%s, every ordered pair (the CSV pair gpuI->gpuJ); each iteration one copy of the size (with bidir the opposite one at once), timed on the host clock from its enqueue to the end of its stream (cudaStreamSynchronize); staged fragments %zu KiB through %u pinned slots per direction; peer access (cudaDeviceCanAccessPeer): %d of %d ordered pairs",
+			      copy_p2p_mode_names[p->mode], p->ngpu, which, P2P_CHUNK >> 10, P2P_SLOTS, peers, pairs);
 	for (i = 0; i < p->ngpu; i++)
 		for (j = 0; j < p->ngpu; j++) {
 			if (i == j || p->can[i][j] || at >= len)
 				continue;
-			at += (size_t)snprintf(buf + at, len - at, "%sgpu%d->gpu%d", sep, i, j);
+			at += (size_t)snprintf(buf + at, len - at, "%sgpu%u->gpu%u", sep, p->dev[i], p->dev[j]);
 			sep = ", ";
 		}
 }
 
-/* One matrix of a size: figures from GPU (rows) to GPU (columns), or their ratio. */
+/* A matrix of a size: path id's figures, or their ratio to path over's (-1: none). */
+struct p2p_matrix {
+	const struct p2p *p;
+	int id, over;
+};
+
+static const char *shown_status(const char *st)
+{
+	return strcmp(st, GDRB_ST_INVALID) ? st : "INVALID";
+}
+
+static void p2p_cell(const void *arg, size_t row, size_t col, char *buf, size_t len)
+{
+	const struct p2p_matrix *m = arg;
+	const char *st = m->p->status[m->id][row][col];
+	const char *ost = m->over >= 0 ? m->p->status[m->over][row][col] : GDRB_ST_OK;
+	double v = m->p->bw[m->id][row][col];
+
+	if (row == col)
+		snprintf(buf, len, "-");
+	else if (!st || !strcmp(st, GDRB_ST_UNSUPPORTED) || !ost || !strcmp(ost, GDRB_ST_UNSUPPORTED))
+		snprintf(buf, len, "n/a");
+	else if (strcmp(st, GDRB_ST_OK))
+		snprintf(buf, len, "%s", shown_status(st));
+	else if (strcmp(ost, GDRB_ST_OK))
+		snprintf(buf, len, "%s", shown_status(ost));
+	else
+		snprintf(buf, len, "%.2f", m->over >= 0 ? v / m->p->bw[m->over][row][col] : v);
+}
+
+/* One matrix of a size under its title: from GPU (rows) to GPU (columns). */
 static void print_matrix(const struct p2p *p, const char *title, int id, int over)
 {
-	int i, j;
-	char name[16];
+	const struct p2p_matrix arg = { p, id, over };
+	const struct gdrb_matrix m = { .n = (size_t)p->ngpu, .prefix = "# ", .corner = "", .name = "gpu",
+		.number = p->dev, .sep = " ", .label_width = -8, .width = 11, .cell = p2p_cell, .arg = &arg };
 
-	printf("# %s\n# %-8s", title, "");
-	for (j = 0; j < p->ngpu; j++) {
-		snprintf(name, sizeof(name), "gpu%d", j);
-		printf(" %11s", name);
-	}
-	printf("\n");
-	for (i = 0; i < p->ngpu; i++) {
-		snprintf(name, sizeof(name), "gpu%d", i);
-		printf("# %-8s", name);
-		for (j = 0; j < p->ngpu; j++) {
-			const char *st = p->status[id][i][j], *ost = over >= 0 ? p->status[over][i][j] : GDRB_ST_OK;
-			double v = p->bw[id][i][j];
-
-			if (i == j)
-				printf(" %11s", "-");
-			else if (!st || !strcmp(st, GDRB_ST_UNSUPPORTED) || !ost || !strcmp(ost, GDRB_ST_UNSUPPORTED))
-				printf(" %11s", "n/a");
-			else if (strcmp(st, GDRB_ST_OK) || strcmp(ost, GDRB_ST_OK))
-				printf(" %11s", strcmp(st, GDRB_ST_OK) ? (strcmp(st, GDRB_ST_INVALID) ? st : "INVALID") :
-				       (strcmp(ost, GDRB_ST_INVALID) ? ost : "INVALID"));
-			else
-				printf(" %11.2f", over >= 0 ? v / p->bw[over][i][j] : v);
-		}
-		printf("\n");
-	}
+	printf("# %s\n", title);
+	gdrb_matrix_print(stdout, &m);
 }
 
 void copy_p2p_reported(struct gdrb_ctx *c, size_t size, size_t variant, const char *status, double bw_GBps)
@@ -366,7 +433,7 @@ void copy_p2p_teardown(struct gdrb_ctx *c)
 	for (i = 0; i < p->ngpu; i++) {
 		struct p2p_gpu *g = &p->gpu[i];
 
-		if (gdrb_cuda_set_device(i))
+		if (gdrb_cuda_set_device((int)p->dev[i]))
 			break;
 		for (s = 0; s < P2P_SLOTS; s++) {
 			gdrb_cuda_event_destroy(g->out_done[s]);
@@ -379,7 +446,7 @@ void copy_p2p_teardown(struct gdrb_ctx *c)
 		gdrb_buf_free(&g->bounce);
 		for (j = 0; j < p->ngpu; j++)
 			if (p->enabled[i][j])
-				gdrb_cuda_peer_disable(i, j);
+				gdrb_cuda_peer_disable((int)p->dev[i], (int)p->dev[j]);
 	}
 	for (i = 0; i < p->ngpu; i++)
 		for (j = 0; j < p->ngpu; j++)

@@ -13,6 +13,7 @@
 #define GDRB_COPY_P2P_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gdrb_driver.h"
 
@@ -25,7 +26,10 @@ extern const char *const copy_p2p_mode_names[P2P_MODES];
 #define P2P_CHUNK ((size_t)1 << 20)
 #define P2P_SLOTS 4u
 
-int copy_p2p_setup(struct gdrb_ctx *c, int mode);
+/* gpus: a bit per GPU to measure (--p2p-gpus, within the node's count: copy_p2p_preflight); 0: all. */
+int copy_p2p_setup(struct gdrb_ctx *c, int mode, uint64_t gpus);
+/* Before any output: gpus' GPUs exist on this node, else one line and GDRB_ERR_USAGE. */
+int copy_p2p_preflight(uint64_t gpus);
 int copy_p2p_select(struct gdrb_ctx *c, unsigned k);
 /* The note of the path's rows at a size. */
 void copy_p2p_begin(struct gdrb_ctx *c);

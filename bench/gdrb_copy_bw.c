@@ -5,7 +5,8 @@
  * sample from pageable and from pinned memory, and device to device. Timing
  * events: nvbandwidth's copy-engine tests, batches of copies timed by CUDA
  * events (copy_timed.c), each direction alone and both at once. --p2p: between
- * the node's GPUs instead, every ordered pair direct and staged (copy_p2p.c).
+ * the node's GPUs instead (or those of --p2p-gpus), every ordered pair direct
+ * and staged (copy_p2p.c).
  * One process.
  */
 #include "config.h"
@@ -33,6 +34,7 @@ struct copy_params {
 	int timing;             /* enum copy_timing */
 	unsigned batch;         /* 0: DEF_BATCH */
 	int p2p;                /* enum copy_p2p_mode */
+	uint64_t p2p_gpus;      /* --p2p-gpus: a bit per GPU; 0: every GPU */
 };
 
 /* The buffers; the far ones (the opposite direction of a bidirectional copy) hold twice the largest size. */
@@ -77,6 +79,14 @@ static int check_params(const struct gdrb_params *p, const void *params)
 		gdrb_usage_err("--p2p: GPU-to-GPU copies are timed per copy on the host clock; leave out --copy-timing and --copy-batch");
 		return GDRB_ERR_USAGE;
 	}
+	if (cp->p2p_gpus && !cp->p2p) {
+		gdrb_usage_err("--p2p-gpus: chooses the GPUs of --p2p; add --p2p (or leave out --p2p-gpus)");
+		return GDRB_ERR_USAGE;
+	}
+	if (cp->p2p_gpus && !(cp->p2p_gpus & (cp->p2p_gpus - 1))) {
+		gdrb_usage_err("--p2p-gpus: names one GPU; GPU-to-GPU copies need two or more, like 0,2,5 or 0-3");
+		return GDRB_ERR_USAGE;
+	}
 	if (cp->batch && cp->timing != TIMING_EVENTS) {
 		gdrb_usage_err("--copy-batch: counts the copies of a sample under --copy-timing events; with --copy-timing call a sample is one copy");
 		return GDRB_ERR_USAGE;
@@ -102,6 +112,10 @@ static const struct gdrb_opt copy_table[] = {
 	  .when = 1, .parse = gdrb_opt_enum, .off = offsetof(struct copy_params, p2p),
 	  .names = copy_p2p_mode_names, .nnames = P2P_MODES, .what = "direction set",
 	  .value = P2P_BOTH, .flags = GDRB_OPT_VALUE_OPTIONAL },
+	{ .name = "p2p-gpus", .arg = "LIST",
+	  .help = "with --p2p: only the pairs among these GPUs, numbered as CUDA numbers them (after CUDA_VISIBLE_DEVICES), as a list like 0,2,5 or a range like 0-3 (or both: 0-2,5), each GPU once, two or more, every one on the node (default: every GPU)",
+	  .when = 1, .parse = gdrb_opt_index_set, .off = offsetof(struct copy_params, p2p_gpus), .max = 63,
+	  .what = "GPU numbers" },
 };
 
 static const struct gdrb_opt_group copy_opts = {
@@ -163,7 +177,7 @@ static int copy_setup(struct gdrb_ctx *c)
 	size_t i;
 
 	if (params_of(c)->p2p)
-		return copy_p2p_setup(c, params_of(c)->p2p);
+		return copy_p2p_setup(c, params_of(c)->p2p, params_of(c)->p2p_gpus);
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return GDRB_ERR;
@@ -322,6 +336,11 @@ static void copy_teardown(struct gdrb_ctx *c)
 	c->priv = NULL;
 }
 
+static int copy_preflight(struct gdrb_ctx *c)
+{
+	return params_of(c)->p2p ? copy_p2p_preflight(params_of(c)->p2p_gpus) : 0;
+}
+
 static const struct gdrb_bench copy_bw = {
 	.name = "copy_bw",
 	.layer = "local",
@@ -333,6 +352,7 @@ static const struct gdrb_bench copy_bw = {
 	.opt_known = gdrb_opt_catalog,
 	.own_buffers = true,
 	.needs_gpu = true,
+	.preflight = copy_preflight,
 	.setup = copy_setup,
 	.describe = copy_describe,
 	.begin = copy_begin,

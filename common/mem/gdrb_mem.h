@@ -193,6 +193,8 @@ void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate);
  * GPU to GPU inside the node (gdrb_copy_bw --p2p). Allocations, streams and
  * events belong to the device current when they are made; set it first.
  */
+/* The GPUs CUDA sees (cudaGetDeviceCount), not logged: GDRB_ERR_UNSUPP where it sees none or is not built. */
+int gdrb_cuda_count(int *count);
 int gdrb_cuda_set_device(int dev);
 /* cudaDeviceCanAccessPeer: *can 1 where dev may map peer's memory directly, else 0. */
 int gdrb_cuda_peer_can(int dev, int peer, int *can);

@@ -308,6 +308,12 @@ void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate)
 	__atomic_store_n(&gate->open, 1, __ATOMIC_RELEASE);
 }
 
+int gdrb_cuda_count(int *count)
+{
+	*count = 0;
+	return cudaGetDeviceCount(count) == cudaSuccess ? 0 : GDRB_ERR_UNSUPP;
+}
+
 int gdrb_cuda_set_device(int dev)
 {
 	CUDA_CHECK(cudaSetDevice(dev), "cudaSetDevice");

@@ -170,6 +170,12 @@ void gdrb_cuda_gate_open(struct gdrb_cuda_gate *gate)
 	gate->open = 1;
 }
 
+int gdrb_cuda_count(int *count)
+{
+	*count = 0;
+	return GDRB_ERR_UNSUPP;
+}
+
 int gdrb_cuda_set_device(int dev)
 {
 	(void)dev;

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Fuzz the results CSV reader (gdrbtool.common.read_csv) and its readers in plot and report:
+"""Fuzz the results CSV reader (gdrbtool.common.read_csv) and its readers in plot, report and p2p:
 an input is one results.csv. Errors: Stop(2), one line "FILE:LINE: ..."."""
 
 import os
 
 import fuzzing
 
-common, plot, report = fuzzing.modules("common", "plot", "report")
+common, p2p, plot, report = fuzzing.modules("common", "p2p", "plot", "report")
 
 
 def read(data: bytes) -> None:
@@ -15,6 +15,7 @@ def read(data: bytes) -> None:
         pass
     plot.read_data(path)
     report.read_results(path)
+    p2p.read(path, lambda line, column, value, why: None)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,10 @@
 #    those pairs' direct rows n/a with its answer;
 #  - a link that corrupts a byte of every copy (SIMGPU_CORRUPT_PEER=1): -c
 #    makes each direct row invalid-data and leaves the staged ones ok;
-#  - one GPU: exit 77, saying so; bad input: one line, exit 2.
+#  - --p2p-gpus: only the pairs among the GPUs listed, named by their numbers in
+#    the rows, the notes and the matrices;
+#  - one GPU: exit 77, saying so; bad input (--p2p-gpus too: a GPU the node lacks,
+#    one named twice, a single one, garbage): one line, exit 2, no CSV written.
 # shellcheck source=../support/lib.sh
 . "$(dirname "$0")/../support/lib.sh"
 use_simgpu strict
@@ -151,6 +154,27 @@ got=$(csv_col "$WORK/vis.csv" pair path=p2p-direct status=ok | tr '\n' ' ')
 [ "$got" = "gpu1->gpu2 gpu2->gpu1 " ] || fail "visible 2,1,0: direct rows on '$got'"
 pass "CUDA_VISIBLE_DEVICES renumbers the GPUs and their links with them"
 
+# --p2p-gpus 0,1,3 on nvlink4: the six pairs among them, direct on the bridge 0-1 only, each GPU
+# named by its own number (CUDA's answer for gpu1->gpu3 names 1 and 3, the matrices skip gpu2).
+SIMGPU_NODE=nvlink4 "$bin" --p2p uni --p2p-gpus 0,1,3 -m 8K "${short[@]}" --csv "$WORK/sub.csv" \
+	>"$WORK/sub.out" 2>"$WORK/sub.err" || { cat "$WORK/sub.err"; fail "--p2p-gpus 0,1,3"; }
+got=$(csv_col "$WORK/sub.csv" pair path=p2p-staged status=ok | tr '\n' ' ')
+[ "$got" = "gpu0->gpu1 gpu0->gpu3 gpu1->gpu0 gpu1->gpu3 gpu3->gpu0 gpu3->gpu1 " ] ||
+	fail "--p2p-gpus 0,1,3: staged rows on '$got'"
+got=$(csv_col "$WORK/sub.csv" pair path=p2p-direct status=ok | tr '\n' ' ')
+[ "$got" = "gpu0->gpu1 gpu1->gpu0 " ] || fail "--p2p-gpus 0,1,3: direct rows on '$got'"
+[ "$(csv_count "$WORK/sub.csv" path=p2p-direct pair='gpu1->gpu3' status=unsupported \
+	'note~cudaDeviceCanAccessPeer\(1, 3\) = 0: .*')" = 1 ] || fail "--p2p-gpus: gpu1->gpu3's note does not name GPUs 1 and 3"
+grep -q '^# GPU to GPU (--p2p uni): 3 GPUs (--p2p-gpus: gpu0, gpu1, gpu3 of the node.s 4), ' "$WORK/sub.out" ||
+	fail "--p2p-gpus: the header does not name the GPUs chosen"
+[ "$(grep -c '^#  *gpu0  *gpu1  *gpu3$' "$WORK/sub.out")" = 3 ] || fail "--p2p-gpus: the matrices do not name gpu0 gpu1 gpu3"
+! grep -q 'gpu2' "$WORK/sub.out" "$WORK/sub.csv" || fail "--p2p-gpus 0,1,3: gpu2 measured"
+SIMGPU_NODE=nvswitch8 "$bin" --p2p bidir --p2p-gpus 4-6 -m 8K "${short[@]}" --csv "$WORK/range.csv" \
+	>"$WORK/range.out" 2>"$WORK/range.err" || { cat "$WORK/range.err"; fail "--p2p-gpus 4-6"; }
+got=$(csv_col "$WORK/range.csv" pair path=p2p-direct-bidir status=ok | tr '\n' ' ')
+[ "$got" = "gpu4->gpu5 gpu4->gpu6 gpu5->gpu4 gpu5->gpu6 gpu6->gpu4 gpu6->gpu5 " ] || fail "--p2p-gpus 4-6: rows on '$got'"
+pass "--p2p-gpus 0,1,3 and 4-6: the pairs among those GPUs only, named by their numbers"
+
 # One GPU: nothing to measure.
 rc=0
 "$bin" --p2p -m 8K "${short[@]}" >"$WORK/one.out" 2>"$WORK/one.err" || rc=$?
@@ -161,3 +185,19 @@ pass "one GPU: exit 77, saying so"
 
 expect_refused "^gdrb_copy_bw: --p2p: unknown direction set 'sideways'; accepted: off, uni, bidir, both" "$bin" --p2p=sideways
 expect_refused "^gdrb_copy_bw: --p2p: GPU-to-GPU copies are timed per copy on the host clock" "$bin" --p2p --copy-timing events
+# --p2p-gpus: each refused before anything is written (no CSV), the node's count read from CUDA.
+form="expected GPU numbers like 0,2,5 or 0-3 (from 0 to 63, each once)"
+for bad in "" "1,1" "0-3,2" "x" "1," "3-1" "0 1" "64"; do
+	SIMGPU_NODE=nvswitch8 expect_refused "^gdrb_copy_bw: --p2p-gpus: $form, got '$bad'" \
+		"$bin" --p2p --p2p-gpus="$bad" --csv "$WORK/refused.csv"
+	[ ! -e "$WORK/refused.csv" ] || fail "--p2p-gpus='$bad': a CSV written"
+done
+SIMGPU_NODE=nvswitch8 expect_refused "^gdrb_copy_bw: --p2p-gpus: GPU 8 is beyond this node's 8 GPUs (0-7, .*); expected GPU numbers like 0,2,5 or 0-3" \
+	"$bin" --p2p --p2p-gpus 0,8 --csv "$WORK/refused.csv"
+[ ! -e "$WORK/refused.csv" ] || fail "--p2p-gpus 0,8: a CSV written"
+SIMGPU_NODE=nvlink4 CUDA_VISIBLE_DEVICES=2,3 expect_refused "^gdrb_copy_bw: --p2p-gpus: GPU 3 is beyond this node's 2 GPUs (0-1, " \
+	"$bin" --p2p --p2p-gpus 2,3 --csv "$WORK/refused.csv"
+expect_refused "^gdrb_copy_bw: --p2p-gpus: GPU 1 is beyond this node's 1 GPU (0-0, " "$bin" --p2p --p2p-gpus 0,1 --csv "$WORK/refused.csv"
+[ ! -e "$WORK/refused.csv" ] || fail "--p2p-gpus on one GPU: a CSV written"
+SIMGPU_NODE=nvswitch8 expect_refused "^gdrb_copy_bw: --p2p-gpus: names one GPU; GPU-to-GPU copies need two or more" "$bin" --p2p --p2p-gpus 3
+SIMGPU_NODE=nvswitch8 expect_refused "^gdrb_copy_bw: --p2p-gpus: chooses the GPUs of --p2p; add --p2p" "$bin" --p2p-gpus 0,1

@@ -2,6 +2,9 @@
 # scripts/measure/measure-gpu end to end on the simulated GPU (its test switch): the report, marked
 # simulated and kept out of results/, has copy_bw's figures and a PASS line per step that ran,
 # a reason for every SKIP; a validation failure in a step makes it FAIL and the run exit 1.
+# The p2p step: one GPU a SKIP saying so (not a failure); on the simulated 4-GPU node (nvlink4)
+# gdrb_copy_bw --p2p=both over --p2p-sizes, PASS with the pairs without peer access n/a, its
+# matrices in the report, and a corrupting link makes it FAIL.
 # Without the switch it refuses the simulator (LD_LIBRARY_PATH, or the header alone); without a
 # GPU it exits 77 with one line; bad usage exits 2 with one line.
 # shellcheck source=../support/lib.sh
@@ -24,6 +27,7 @@ one_line() {
 # --- bad usage ----------------------------------------------------------------------------
 expect_refused "unknown option '--bogus'" "$script" --bogus
 expect_refused "--sizes: expected MIN:MAX" "$script" --sizes 8:1X
+expect_refused "--p2p-sizes: expected MIN:MAX or a list like 64K,4M,512M" "$script" --p2p-sizes 64K,,1M
 expect_refused "--time-per-size: expected seconds" "$script" --time-per-size 0
 expect_refused "--step-timeout: expected whole seconds" "$script" --step-timeout
 expect_refused "--build-dir: '/nonexistent' is not a directory" "$script" --build-dir /nonexistent
@@ -133,6 +137,8 @@ if [ "${HAVE_MPI:-1}" = 1 ] && command -v "$MPIRUN" >/dev/null 2>&1; then
 else
 	grep -q "^| $n | staging | SKIP | " "$report" || fail "staging: no SKIP line"
 fi
+grep -q '^| 16 | p2p | SKIP |  |  | one GPU: GPU-to-GPU not measured (CUDA sees 1 GPU; gdrb_copy_bw --p2p needs two) |$' "$report" ||
+	{ grep '^| 16 ' "$report"; fail "p2p on one GPU: not a SKIP saying so"; }
 grep -E '^\| [0-9]+ \| [a-z_]+ \| SKIP \|.*\|  \|$' "$report" && fail "a SKIP without its reason"
 grep -q '/tmp\|'"$top_builddir" "$report" && { grep -n "/tmp\|$top_builddir" "$report"; fail "the report names this machine's paths"; }
 pass "simulated run: $(grep -c '| PASS |' "$report") steps PASS, $(grep -c '| SKIP |' "$report") SKIP with a reason, report marked simulated"
@@ -154,3 +160,32 @@ if [ "${HAVE_MPI:-1}" = 1 ] && command -v "$MPIRUN" >/dev/null 2>&1; then
 else
 	echo "no MPI: the injected validation failure is not checked"
 fi
+
+# --- GPU to GPU on a node of 4 (nvlink4: bridges 0-1 and 2-3 only) ------------------------------
+# No launcher (MPIRUN and the build's mpirun hidden): the MPI, verbs and staging steps SKIP quickly.
+p2p_run() { # DIR [ENV...]: the run on nvlink4 with the p2p step's sizes; rc set
+	local dir=$1
+	shift
+	env SIMGPU_NODE=nvlink4 MPIRUN=/nonexistent/mpirun "$@" "$script" --no-build --build-dir "$top_builddir" \
+		--sizes 8 --p2p-sizes 64K --time-per-size 0.02 --test-on-simulator --out "$dir" >"$dir.out" 2>"$dir.err"
+	rc=$?
+}
+p2p_run "$WORK/p2p"
+[ "$rc" -eq 0 ] || { cat "$WORK/p2p.err"; fail "nvlink4: exit $rc"; }
+no_simgpu_errors "$WORK/p2p.err"
+report=$WORK/p2p/gpu-gdrbench-simulated-GPU-simgpu.md
+grep -q '^| GPU | gdrbench simulated GPU (simgpu), PCI [0-9A-F:.]* (rank 0: device 0 of 4)' "$report" || fail "nvlink4: the GPU line"
+grep -q '^| 16 | p2p | PASS | 0 | [0-9]* | 32 rows ok, validated; 16 unsupported: cudaDeviceCanAccessPeer(0, 2) = 0: ' "$report" ||
+	{ grep '^| 16 ' "$report"; fail "nvlink4: p2p not PASS with 32 rows ok and 16 n/a"; }
+grep -q '^`bench/gdrb_copy_bw --p2p=both -c -m 64K -t 0.02 --csv OUT/16-p2p.csv`$' "$report" || fail "p2p: its command"
+csv_check -v rows=48 "$WORK/p2p/16-p2p.csv" || fail "p2p: its raw CSV"
+[ "$(grep -c '^# 64KiB.*: direct / staged$' "$report")" = 2 ] || fail "p2p: the ratio matrices are not in the report"
+grep -q '^# gpu3 ' "$report" || fail "p2p: the matrices lack gpu3"
+grep -q 'Verdict: \*\*PASS\*\*' "$report" || fail "nvlink4: verdict"
+pass "nvlink4: the p2p step PASS, 12 ordered pairs x 4 paths, 16 direct rows n/a with CUDA's answer, matrices in the report"
+p2p_run "$WORK/p2pbad" SIMGPU_CORRUPT_PEER=1
+[ "$rc" -eq 1 ] || { cat "$WORK/p2pbad.err"; fail "a corrupting link: exit $rc, expected 1"; }
+report=$WORK/p2pbad/gpu-gdrbench-simulated-GPU-simgpu.md
+grep -q '^| 16 | p2p | FAIL | 1 | [0-9]* | exit 1: ' "$report" || { grep '^| 16 ' "$report"; fail "p2p: a corrupting link is not FAIL"; }
+grep -q '^| 1 | copy_bw | PASS ' "$report" || fail "copy_bw does not PASS beside the p2p failure"
+pass "a link that corrupts every peer copy: the p2p step FAIL, exit 1"

@@ -875,6 +875,52 @@ START_TEST(test_optional_value)
 }
 END_TEST
 
+/* gdrb_opt_index_set: lists and ranges to a bit each; a bad list one line naming the option and the form. */
+START_TEST(test_index_set)
+{
+	static const struct gdrb_opt o = { .name = "p2p-gpus", .arg = "LIST", .parse = gdrb_opt_index_set,
+		.max = 63, .what = "GPU numbers" };
+	static const struct {
+		const char *arg;
+		uint64_t set;
+	} ok[] = {
+		{ "0,2,5", 0x25 }, { "0-3", 0xf }, { "0-2,5", 0x27 }, { "7,1", 0x82 }, { "3-3", 0x8 },
+		{ "63", UINT64_C(1) << 63 }, { "0-63", UINT64_MAX },
+	};
+	static const char *const bad[] = {
+		"", ",", "1,", ",1", "1,,2", "3-1", "1-", "-1", "a", "1x", " 1", "1 ", "+1", "0x1", "64", "1-64",
+		"99999999999999999999", "1,1", "0-3,2", "1.5",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		uint64_t set = 0;
+
+		ck_assert_msg(gdrb_opt_index_set(&o, ok[i].arg, &set) == 0, "'%s' refused", ok[i].arg);
+		ck_assert_msg(set == ok[i].set, "'%s': %#llx, want %#llx", ok[i].arg, (unsigned long long)set,
+			      (unsigned long long)ok[i].set);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *err = tmpfile();
+		uint64_t set = 42;
+		char text[512];
+		int saved, rc;
+
+		ck_assert_ptr_nonnull(err);
+		redirect(stderr, err, &saved);
+		rc = gdrb_opt_index_set(&o, bad[i], &set);
+		restore(stderr, err, saved, text, sizeof(text));
+		ck_assert_msg(rc == GDRB_ERR_USAGE, "'%s' accepted", bad[i]);
+		ck_assert_msg(set == 42, "'%s' stored", bad[i]);
+		ck_assert_msg(count_char(text, '\n') == 1 &&
+			      strstr(text, "--p2p-gpus: expected GPU numbers like 0,2,5 or 0-3 (from 0 to 63, each once), got '"),
+			      "'%s': %s", bad[i], text);
+		ck_assert_msg(!strchr(bad[i], ',') || strcmp(bad[i], "0-3,2") || strstr(text, "named twice"),
+			      "'%s' does not say a number is named twice: %s", bad[i], text);
+	}
+}
+END_TEST
+
 static void add_case(Suite *s, const char *name, const TTest *test)
 {
 	TCase *tc = tcase_create(name);
@@ -914,6 +960,7 @@ static Suite *opts_suite(void)
 	add_case(s, "reparse_after_error", test_reparse_after_error);
 	add_case(s, "tool", test_tool);
 	add_case(s, "optional_value", test_optional_value);
+	add_case(s, "index_set", test_index_set);
 	return s;
 }
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/core/report/report.c: CSV header, rows, quoting, appending; the table. */
+/*
+ * Unit tests of common/core/report/report.c: CSV header, rows, quoting, appending; the table;
+ * and matrix.c: the three layouts its callers use, character for character.
+ */
 #include "config.h"
 
 #include <check.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "gdrb_log.h"
+#include "gdrb_matrix.h"
 #include "gdrb_report.h"
 #include "unit_main.h"
 
@@ -996,6 +1000,57 @@ START_TEST(test_open_outputs)
 }
 END_TEST
 
+/* A matrix's cells: "-" on the diagonal, one cell (from) the caller's stand-in, else i*10 + j + 0.5. */
+static void test_cell(const void *arg, size_t i, size_t j, char *buf, size_t len)
+{
+	const char *missing = arg;
+
+	if (i == j)
+		snprintf(buf, len, "%s", missing[0] == ',' ? "" : "-");
+	else if (i == 0 && j == 1)
+		snprintf(buf, len, "%s", missing + (missing[0] == ','));
+	else
+		snprintf(buf, len, "%.2f", (double)(i * 10 + j) + 0.5);
+}
+
+static void matrix_is(const struct gdrb_matrix *m, const char *expect)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	gdrb_matrix_print(f, m);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_str_eq(text, expect);
+	free(text);
+}
+
+START_TEST(test_matrix_layouts)
+{
+	static const unsigned gpus[] = { 0, 2, 5 };
+	/* gdrb_copy_bw --p2p: a comment block, GPUs named by their numbers, names left-aligned. */
+	const struct gdrb_matrix p2p = { .n = 3, .prefix = "# ", .corner = "", .name = "gpu", .number = gpus,
+		.sep = " ", .label_width = -8, .width = 11, .cell = test_cell, .arg = "n/a" };
+	/* The all-pairs matrix on stdout: ranks by index, right-aligned, an unmeasured cell blank. */
+	const struct gdrb_matrix pairs = { .n = 3, .prefix = "", .corner = "src\\dst", .name = "",
+		.sep = " ", .label_width = 8, .width = 8, .cell = test_cell, .arg = "" };
+	/* Its CSV file: nothing padded. */
+	const struct gdrb_matrix file = { .n = 3, .prefix = "", .corner = "src\\dst", .name = "",
+		.sep = ",", .cell = test_cell, .arg = "," };
+
+	matrix_is(&p2p, "#                 gpu0        gpu2        gpu5\n"
+		  "# gpu0               -         n/a        2.50\n"
+		  "# gpu2           10.50           -       12.50\n"
+		  "# gpu5           20.50       21.50           -\n");
+	matrix_is(&pairs, " src\\dst        0        1        2\n"
+		  "       0        -              2.50\n"
+		  "       1    10.50        -    12.50\n"
+		  "       2    20.50    21.50        -\n");
+	matrix_is(&file, "src\\dst,0,1,2\n0,,,2.50\n1,10.50,,12.50\n2,20.50,21.50,\n");
+}
+END_TEST
+
 static void add_case(Suite *s, const char *name, const TTest *test, int tmp)
 {
 	TCase *tc = tcase_create(name);
@@ -1038,6 +1093,7 @@ static Suite *report_suite(void)
 	add_case(s, "table_max_cols", test_table_max_cols, 0);
 	add_case(s, "table_print", test_table_print, 0);
 	add_case(s, "fmt_num", test_fmt_num, 0);
+	add_case(s, "matrix_layouts", test_matrix_layouts, 0);
 	return s;
 }
 

@@ -103,9 +103,13 @@ struct gdrb_opt {
 	const char *needs;      /* GDRB_OPT_DEVICE, _GPU_MEM: why the option needs that memory */
 };
 
-/* Field parsers: uint64_t, unsigned, int (all min..max), size_t (min..max), double seconds, int enum, string, flags. */
+/*
+ * Field parsers: uint64_t, unsigned, int (all min..max), size_t (min..max), double seconds,
+ * int enum, string, flags; and a set of numbers 0..max (at most 63) as a uint64_t of a bit
+ * each, from a list like 0,2,5 or 0-3 naming each once (o->what: "GPU numbers").
+ */
 gdrb_opt_parse_fn gdrb_opt_u64, gdrb_opt_uint, gdrb_opt_int, gdrb_opt_size, gdrb_opt_seconds,
-	gdrb_opt_enum, gdrb_opt_string, gdrb_opt_set_int, gdrb_opt_set_bool;
+	gdrb_opt_enum, gdrb_opt_string, gdrb_opt_set_int, gdrb_opt_set_bool, gdrb_opt_index_set;
 /*
  * The core's option of the entry's long name ("sizes", "window", "mem"), its parser,
  * bounds and error line, into the struct gdrb_params at off: a tool's table taking a

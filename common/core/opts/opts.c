@@ -239,6 +239,51 @@ int gdrb_opt_enum(const struct gdrb_opt *o, const char *arg, void *params)
 	return GDRB_ERR_USAGE;
 }
 
+/* A number of an index list, 0..max in decimal digits only; the end of its digits in *end. */
+static bool list_number(const char *s, uint64_t max, uint64_t *v, const char **end)
+{
+	*v = 0;
+	for (*end = s; **end >= '0' && **end <= '9'; (*end)++) {
+		*v = *v * 10 + (uint64_t)(**end - '0');
+		if (*v > max)
+			return false;
+	}
+	return *end > s;
+}
+
+/*
+ * Numbers 0..o->max (at most 63) as "0,2,5", "0-3" or both ("0-2,5"), a bit each in a
+ * uint64_t; each named once. o->what: what a number is ("GPU numbers").
+ */
+int gdrb_opt_index_set(const struct gdrb_opt *o, const char *arg, void *params)
+{
+	uint64_t set = 0, lo, hi, max = o->max < 63 ? o->max : 63, i;
+	const char *at = arg;
+	bool twice = false;
+
+	for (;;) {
+		if (!list_number(at, max, &lo, &at))
+			break;
+		hi = lo;
+		if (*at == '-' && (!list_number(at + 1, max, &hi, &at) || hi < lo))
+			break;
+		for (i = lo; i <= hi; i++) {
+			twice |= (set >> i) & 1;
+			set |= UINT64_C(1) << i;
+		}
+		if (twice || (*at != ',' && *at))
+			break;
+		if (!*at++) {
+			*FIELD(uint64_t, params, o) = set;
+			return 0;
+		}
+	}
+	gdrb_usage_err("--%s: expected %s like 0,2,5 or 0-3 (from 0 to %llu, each once), got '%.*s%s'%s",
+		       o->name, o->what, (unsigned long long)max, QUOTE_MAX, arg,
+		       strlen(arg) > QUOTE_MAX ? "..." : "", twice ? ": a number named twice" : "");
+	return GDRB_ERR_USAGE;
+}
+
 int gdrb_opt_string(const struct gdrb_opt *o, const char *arg, void *params)
 {
 	*FIELD(const char *, params, o) = arg;

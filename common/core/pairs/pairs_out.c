@@ -20,6 +20,7 @@
 #include "gdrb_inject.h"
 #include "gdrb_json.h"
 #include "gdrb_log.h"
+#include "gdrb_matrix.h"
 #include "gdrb_report.h"
 #include "gdrb_size.h"
 #include "pairs_int.h"
@@ -59,11 +60,16 @@ static void field(FILE *f, const char *s)
 }
 
 /* A figure with at least 3 decimals and 3 significant digits (8 B at 0.000400 GB/s is not 0.000). */
-static void number(FILE *f, double v)
+static int decimals(double v)
 {
 	int d = v > 0 && v < 1 ? 2 - (int)floor(log10(v)) : 3;
 
-	fprintf(f, "%.*f", d < 3 ? 3 : d > 12 ? 12 : d, v);
+	return d < 3 ? 3 : d > 12 ? 12 : d;
+}
+
+static void number(FILE *f, double v)
+{
+	fprintf(f, "%.*f", decimals(v), v);
 }
 
 static bool is_bw(const struct pairs_run *r, size_t mi)
@@ -425,9 +431,44 @@ void gdrb_pairs_out_round(struct pairs_run *r, unsigned k)
 	}
 }
 
+/* A matrix's cells: the record's (metric, size, path) of every source and destination. */
+struct pairs_matrix {
+	const struct pairs_run *r;
+	size_t rec;
+};
+
+static const struct pairs_cell *cell_of(const struct pairs_matrix *m, size_t i, size_t j)
+{
+	size_t n = (size_t)m->r->n;
+
+	return &m->r->cells[(m->rec * n + i) * n + j];
+}
+
+/* The matrix file's cell: the figure, or empty. */
+static void file_cell(const void *arg, size_t i, size_t j, char *buf, size_t len)
+{
+	const struct pairs_cell *c = cell_of(arg, i, j);
+
+	if (c->status == PAIRS_OK)
+		snprintf(buf, len, "%.*f", decimals(c->value), c->value);
+}
+
+/* stdout's cell: the figure, or what stands for it. */
+static void shown_cell(const void *arg, size_t i, size_t j, char *buf, size_t len)
+{
+	const struct pairs_cell *c = cell_of(arg, i, j);
+
+	if (c->status == PAIRS_OK)
+		snprintf(buf, len, "%.3f", c->value);
+	else
+		snprintf(buf, len, "%s", i == j ? "-" : c->status == PAIRS_ERROR ? "error" : "");
+}
+
 static int write_matrix(const struct pairs_run *r, size_t mi, size_t si, size_t pi)
 {
-	size_t rec = pairs_rec(r, mi, si, pi), n = (size_t)r->n, i, j;
+	const struct pairs_matrix arg = { r, pairs_rec(r, mi, si, pi) };
+	const struct gdrb_matrix m = { .n = (size_t)r->n, .prefix = "", .corner = "src\\dst", .name = "",
+		.sep = ",", .cell = file_cell, .arg = &arg };
 	char path[4300], tmp[4310];
 	FILE *f;
 
@@ -437,21 +478,7 @@ static int write_matrix(const struct pairs_run *r, size_t mi, size_t si, size_t 
 	f = open_beside(tmp, "a pairs matrix");
 	if (!f)
 		return GDRB_ERR;
-	fprintf(f, "src\\dst");
-	for (j = 0; j < n; j++)
-		fprintf(f, ",%zu", j);
-	fputc('\n', f);
-	for (i = 0; i < n; i++) {
-		fprintf(f, "%zu", i);
-		for (j = 0; j < n; j++) {
-			const struct pairs_cell *c = &r->cells[(rec * n + i) * n + j];
-
-			fputc(',', f);
-			if (c->status == PAIRS_OK)
-				number(f, c->value);
-		}
-		fputc('\n', f);
-	}
+	gdrb_matrix_print(f, &m);
 	if (fclose(f) || rename(tmp, path)) {
 		gdrb_err("cannot write %s: %s", path, strerror(errno));
 		return GDRB_ERR;
@@ -485,7 +512,10 @@ void gdrb_pairs_out_end(const struct pairs_run *r)
 	for (mi = 0; mi < r->nmetrics; mi++)
 		for (si = 0; si < r->p.sizes.n; si++)
 			for (pi = 0; pi < r->paths.n; pi++) {
-				size_t rec = pairs_rec(r, mi, si, pi), filled = 0, bad = 0;
+				const struct pairs_matrix arg = { r, pairs_rec(r, mi, si, pi) };
+				const struct gdrb_matrix m = { .n = n, .prefix = "", .corner = "src\\dst", .name = "",
+					.sep = " ", .label_width = 8, .width = 8, .cell = shown_cell, .arg = &arg };
+				size_t filled = 0, bad = 0;
 				double lo = INFINITY, hi = 0, sum = 0;
 
 				if (!r->paths.v[pi].supported)
@@ -494,17 +524,11 @@ void gdrb_pairs_out_end(const struct pairs_run *r)
 				       is_bw(r, mi) ? "bw" : "lat",
 				       gdrb_size_format(r->p.sizes.v[si], sz, sizeof(sz)), r->paths.v[pi].label,
 				       is_bw(r, mi) ? "GB/s" : "us", r->rounds_done, r->nshifts);
-				if (n <= MATRIX_SHOW_MAX) {
-					printf("%8s", "src\\dst");
-					for (j = 0; j < n; j++)
-						printf(" %8zu", j);
-					putchar('\n');
-				}
-				for (i = 0; i < n; i++) {
-					if (n <= MATRIX_SHOW_MAX)
-						printf("%8zu", i);
+				if (n <= MATRIX_SHOW_MAX)
+					gdrb_matrix_print(stdout, &m);
+				for (i = 0; i < n; i++)
 					for (j = 0; j < n; j++) {
-						const struct pairs_cell *c = &r->cells[(rec * n + i) * n + j];
+						const struct pairs_cell *c = cell_of(&arg, i, j);
 
 						if (c->status == PAIRS_OK) {
 							filled++;
@@ -513,16 +537,7 @@ void gdrb_pairs_out_end(const struct pairs_run *r)
 							hi = c->value > hi ? c->value : hi;
 						}
 						bad += c->status == PAIRS_ERROR;
-						if (n > MATRIX_SHOW_MAX)
-							continue;
-						if (c->status == PAIRS_OK)
-							printf(" %8.3f", c->value);
-						else
-							printf(" %8s", i == j ? "-" : c->status == PAIRS_ERROR ? "error" : "");
 					}
-					if (n <= MATRIX_SHOW_MAX)
-						putchar('\n');
-				}
 				printf("# %zu of %zu pairs measured, %zu with wrong bytes; min %.3f mean %.3f max %.3f\n",
 				       filled, n * (r->m - 1), bad, filled ? lo : 0.0, filled ? sum / (double)filled : 0.0,
 				       hi);

@@ -18,6 +18,11 @@ All-pairs matrices (pairs-*.csv, gdrb_mpi_pairs; docs/pairs.md): a heat map each
 sending rank, columns the receiving one, red the slow pairs (low bandwidth, high latency), an
 empty cell (not measured) grey. Above 256 ranks each pixel is the worst of a block of pairs.
 
+GPU to GPU inside a node (gdrb_copy_bw --p2p, rows of pair gpuI->gpuJ): a heat map per
+benchmark, memory kind and path at the largest size measured (BENCH-MEM-PATH-SIZE-gpus), rows
+the GPU copied from, columns the GPU copied to, GB/s; a pair whose path cannot run (n/a), did
+not measure or was not measured grey.
+
 Options:
   --out DIR        where the figures go (default RESULTS_DIR/plots)
   --format LIST    png, svg or png,svg (default png,svg)
@@ -40,7 +45,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
-from . import common, pairs
+from . import common, p2p, pairs
 from .common import Json, awk_num, failure, file_name, is_latency, num_fmt, path_rank, usage_error, write_all
 
 COLORS = ("#1f77b4", "#e6550d", "#2ca02c", "#9467bd", "#8c564b", "#d62728", "#17becf")
@@ -422,6 +427,48 @@ def heatmap(m: pairs.Matrix, ranks: Optional[List[pairs.Rank]], meta: Meta) -> F
     return Figure(m.name, index_line(m.name, "pairs", m.mem, "%s (%s)" % (t1, t2)), data, "".join(b))
 
 
+def gpu_heatmap(node: p2p.Node, path: str, meta: Meta) -> Figure:
+    """The heat map of one GPU-to-GPU path at the largest size measured: data/NAME.dat in
+    gnuplot's matrix format, NaN where the pair has no figure (n/a, not measured, the diagonal)."""
+    size = node.largest()
+    base = p2p.figure_name(node.bench, node.mem, path, size)
+    order = node.order()
+    s = common.schema()
+
+    def value(c: p2p.Cell) -> str:
+        return c.bw if c.status == "ok" and c.bw != "" and not s.value_fault("bw_GBps", c.bw) else "NaN"
+
+    grid = node.grid(path, size, value)
+    rows = [[x if x not in ("-", "") else "NaN" for x in row] for row in grid]
+    measured = [float(x) for row in rows for x in row if x != "NaN"]
+    lines = ["# %s: GB/s; rows: from GPU, columns: to GPU (%s); NaN: no figure\n"
+             % (base, " ".join("gpu%d" % g for g in order))]
+    lines += [" ".join(row) + "\n" for row in rows]
+    hi = max(measured) if measured else 1.0
+    t1 = "GPU to GPU: %s, %s, %s memory" % (path, common.size_fmt(size), node.mem)
+    t2 = "%d GPUs%s; rows copy from, columns copy to; %s" % (
+        len(order), ", " + meta.hosts if meta.hosts else "",
+        "min %s, median %s, max %s GB/s" % (num_fmt(min(measured)), num_fmt(median(["%.6g" % v for v in measured])[1]),
+                                            num_fmt(hi)) if measured else "no figure")
+    if node.simulated:
+        t2 += "\nsimulated GPU: behaviour, never speed"
+    labels = ", ".join("%s %d" % (gp_str("gpu%d" % g), k) for k, g in enumerate(order))
+    n = len(order)
+    b = ["reset\nset encoding utf8\nset size ratio -1\nset border lc rgb '#555555'\n",
+         "set title %s noenhanced\n" % gp_lines(t1 + "\n" + t2),
+         'set xlabel "to GPU"\nset ylabel "from GPU"\nset cblabel %s\n' % gp_str("bandwidth (GB/s, 1 GB = 1e9 B)"),
+         "set xrange [-0.5:%s]\nset yrange [%s:-0.5]\nset tics out nomirror\n" % (awk_num(n - 0.5), awk_num(n - 0.5)),
+         "set xtics (%s)\nset ytics (%s)\n" % (labels, labels),
+         # As the all-pairs bandwidth maps: slow pairs red, white at 80% of the best.
+         "set palette defined (0 '#b2182b', 0.5 '#fddbc7', 0.8 '#f7f7f7', 1 '#2166ac')\n",
+         "set cbrange [0:%s]\n" % awk_num(hi if hi > 0 else 1),
+         "set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb '#d0d0d0' "
+         "fillstyle solid noborder\n",
+         "plot %s matrix with image notitle\n" % gp_str("data/%s.dat" % base)]
+    return Figure(base, index_line(base, node.bench, node.mem, "%s (%s)" % (t1, t2)),
+                  {"data/%s.dat" % base: "".join(lines)}, "".join(b))
+
+
 def gp_script(figs: List[Figure], formats: str, png_term: str) -> str:
     """plots.gp: every figure in each format, in the scratch directory's relative names."""
     out = []
@@ -561,6 +608,9 @@ def _plot(csv_path: str, results_dir: str, out: str, formats: str, png_term: str
     meta_path = os.path.join(results_dir, "meta.json")
     meta = load_meta(meta_path) if os.path.isfile(meta_path) else Meta()
     figs = figures(read_data(csv_path), meta) if csv_path else []
+    nodes = p2p.read(csv_path, lambda line, name, v, why: sys.stderr.write(
+        "%s:%d: %s '%s' is %s: not plotted\n" % (csv_path, line, name, common.term(v), why))) if csv_path else {}
+    figs += [gpu_heatmap(node, path, meta) for node in nodes.values() for path in node.paths]
     mats, ranks = pairs.load_dir(results_dir)
     figs += [heatmap(m, ranks, meta) for m in mats]
     if not figs:

@@ -7,7 +7,9 @@ is self-contained: the PNG figures are embedded (base64), so it can be mailed or
 NCCL rows get a table of the path NCCL took (transport, gdr_connections, library: whether
 GPUDirect RDMA carried the bytes), a line per run. All-pairs matrices (pairs-*.csv,
 docs/pairs.md) get a section: each matrix's summary, the suspects the verdict named, its
-heat map, and the matrix itself up to 16 ranks.
+heat map, and the matrix itself up to 16 ranks. GPU-to-GPU rows (gdrb_copy_bw --p2p, pair
+gpuI->gpuJ; p2p.py) get a section too: at the largest size measured, a matrix per path from
+GPU to GPU, the ratio direct / staged, why a pair could not run, and the heat maps.
 gdrb-sweep runs this last; run it by hand after gdrb-accept or gdrb-plot to refresh.
 
   gdrb report RESULTS_DIR
@@ -28,10 +30,10 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
-from . import common, pairs
+from . import common, p2p, pairs
 from .common import Json, awk_value, is_latency, path_rank, write_all
 
-# Tables use the aggregate rows (pair=all); when a size was measured more than once, the last
+# Tables use the aggregate rows (pair=all), the GPU-to-GPU section the rows of GPU pairs; when a size was measured more than once, the last
 # row is shown. An empty value (no figure) shows as "n/a"; a value that is not a number of its
 # column as "invalid 'VALUE'", listed below the table with its file and line; a row whose size
 # is not one is left out and listed. Never a 0 for either.
@@ -127,6 +129,7 @@ class Results:
     # (column, value) -> "FILE:LINE: COLUMN 'VALUE' is WHY" where it was first read.
     bad_where: Dict[Tuple[str, str], str] = field(default_factory=dict)
     bad_sizes: List[str] = field(default_factory=list)
+    p2p: p2p.Nodes = field(default_factory=dict)      # the GPU pairs (gdrb_copy_bw --p2p)
 
 
 def read_results(csv_path: str) -> Results:
@@ -141,12 +144,20 @@ def read_results(csv_path: str) -> Results:
     res = Results()
     groups: Dict[Tuple[str, str, bool], Group] = {}
     for lineno, f in common.read_csv(csv_path):
-        if f[i_pair] != "all":
+        gpus = p2p.gpu_pair(f[i_pair])
+        if f[i_pair] != "all" and gpus is None:
             continue
         size = f[i_size]
         why = "empty" if size == "" else s.value_fault("size_bytes", size)
         if why:
             res.bad_sizes.append("%s:%d: size_bytes '%s' is %s" % (csv_path, lineno, size, why))
+            continue
+        if gpus is not None:
+            p2p.add_row(res.p2p, f, col, int(size), gpus)
+            v = f[i_bw]
+            if v != "" and ("bw_GBps", v) not in res.bad_where and s.value_fault("bw_GBps", v):
+                res.bad_where[("bw_GBps", v)] = "%s:%d: bw_GBps '%s' is %s" % (
+                    csv_path, lineno, v, s.value_fault("bw_GBps", v))
             continue
         key = (f[i_bench], f[i_mem], f[i_place] == common.IN_PLACE)
         g = groups.get(key)
@@ -269,6 +280,7 @@ class Report:
         self.verdict_section()
         self.doctor_section()
         self.pairs_section()
+        self.p2p_section()
         self.results_section()
         self.transport_section()
         self.run_section()
@@ -481,14 +493,64 @@ class Report:
                     self.table_row([name(s_)] + ["" if x != x else common.num_fmt(x) for x in row])
                 self.table_end()
 
+    def p2p_section(self) -> None:
+        """GPU to GPU inside a node, per benchmark and memory kind: at the largest size measured,
+        a matrix per path and the ratio of each direct path to its staged twin, as the binary
+        prints them, why a pair could not run, and each path's heat map."""
+        if not self.results.p2p:
+            return
+        self.out("\n## GPU to GPU\n", "<h2>GPU to GPU</h2>")
+        self.para("Copies between the node's GPUs (gdrb_copy_bw --p2p, docs/benchmarks.md): rows copy from, "
+                  "columns copy to, GB/s; n/a where the path cannot run (no peer access), an empty cell was "
+                  "not measured.")
+        for node in self.results.p2p.values():
+            size = node.largest()
+            if node.simulated:
+                self.para("Measured on %s, the test suite's simulated GPU: these matrices prove behaviour, "
+                          "never speed." % node.simulated)
+            for path in node.paths:
+                self.p2p_matrix(node, "%s, %s memory, %s: %s GB/s" % (node.bench, node.mem, common.size_fmt(size), path),
+                                node.grid(path, size, self.p2p_cell))
+                count, first = node.why_not(path, size)
+                if count:
+                    self.para("%s: %d pair%s could not run (n/a); the note of %s" % (
+                        path, count, "" if count == 1 else "s", first))
+            for path in node.paths:
+                twin = node.twin(path)
+                if twin:
+                    self.p2p_matrix(node, "%s, %s memory, %s: %s / %s" % (node.bench, node.mem, common.size_fmt(size),
+                                                                         path, twin),
+                                    node.ratio_grid(path, twin, size, lambda v: self.figure("bw_GBps", v)))
+            for path in node.paths:
+                base = p2p.figure_name(node.bench, node.mem, path, size)
+                png = self.embed("%s/%s.png" % (self.plots, base))
+                if png is not None:
+                    title = "%s %s, %s" % (path, common.size_fmt(size), node.mem)
+                    self.out("![%s](plots/%s.png)\n" % (md(title), base),
+                             '<img alt="%s" src="data:image/png;base64,%s">' % (esc(title), png))
+
+    def p2p_cell(self, c: p2p.Cell) -> str:
+        """A GPU pair's cell: its figure, or what stands for it (as the binary's matrices show it)."""
+        if c.status == "ok":
+            return self.cell("bw_GBps", c.bw)
+        return {"unsupported": "n/a", "invalid-data": "INVALID"}.get(c.status, c.status or "-")
+
+    def p2p_matrix(self, node: p2p.Node, title: str, rows: List[List[str]]) -> None:
+        self.out("### %s\n" % md(title), "<h3>%s</h3>" % esc(title))
+        names = ["gpu%d" % g for g in node.order()]
+        self.table_head(["from \\ to"] + names, True)
+        for name, row in zip(names, rows):
+            self.table_row([name] + row)
+        self.table_end()
+
     def results_section(self) -> None:
         self.out("\n## Results\n", "<h2>Results</h2>")
         if not self.results.groups and self.matrices:
             self.para("No aggregate rows in results.csv (or none): the all-pairs matrices are below.")
             return
         if not self.results.groups:
-            self.para("No aggregate rows in results.csv.")
-            return
+            self.para("No aggregate rows in results.csv%s." % (
+                ": the GPU-to-GPU matrices are above" if self.results.p2p else ""))
         for g in self.results.groups:
             self.group_table(g)
         for where in self.bad_list:
