@@ -11,11 +11,12 @@
 #include "copy_p2p.h"
 #include "gdrb_log.h"
 #include "gdrb_matrix.h"
+#include "gdrb_peer.h"
 #include "gdrb_report.h"
 #include "gdrb_run.h"
 #include "gdrb_size.h"
 
-#define P2P_MAX_GPUS 16
+#define P2P_MAX_GPUS GDRB_PEER_MAX
 
 const char *const copy_p2p_mode_names[P2P_MODES] = { "off", "uni", "bidir", "both" };
 
@@ -47,8 +48,7 @@ struct p2p {
 	int mode, ngpu;
 	unsigned dev[P2P_MAX_GPUS];     /* slot i's CUDA device: every GPU, or those of --p2p-gpus */
 	struct p2p_gpu gpu[P2P_MAX_GPUS];
-	bool can[P2P_MAX_GPUS][P2P_MAX_GPUS], enabled[P2P_MAX_GPUS][P2P_MAX_GPUS];
-	char *refused[P2P_MAX_GPUS][P2P_MAX_GPUS];     /* CUDA's answer where enabling failed */
+	struct gdrb_peer_map peers;     /* the same slots */
 	int from, to;                   /* the pair being measured */
 	/* The current size's figures, for the matrices: [path id][from][to]. */
 	double bw[4][P2P_MAX_GPUS][P2P_MAX_GPUS];
@@ -75,34 +75,6 @@ static int open_gpu_part(struct p2p_gpu *g, int dev, size_t max)
 	for (s = 0; s < P2P_SLOTS; s++)
 		if (gdrb_cuda_event_create(&g->out_done[s]) || gdrb_cuda_event_create(&g->in_done[s]))
 			return GDRB_ERR;
-	return 0;
-}
-
-/* Peer access both ways for every pair CUDA can map; what it says of the others is kept. */
-static int open_peers(struct p2p *p)
-{
-	char why[256];
-	int i, j, can, rc;
-
-	for (i = 0; i < p->ngpu; i++)
-		for (j = 0; j < p->ngpu; j++) {
-			if (i == j)
-				continue;
-			if (gdrb_cuda_peer_can((int)p->dev[i], (int)p->dev[j], &can))
-				return GDRB_ERR;
-			p->can[i][j] = can != 0;
-		}
-	for (i = 0; i < p->ngpu; i++)
-		for (j = 0; j < p->ngpu; j++) {
-			if (i == j || !p->can[i][j])
-				continue;
-			rc = gdrb_cuda_peer_enable((int)p->dev[i], (int)p->dev[j], why, sizeof(why));
-			if (rc == GDRB_ERR_UNSUPP && !(p->refused[i][j] = strdup(why)))
-				return GDRB_ERR;
-			if (rc && rc != GDRB_ERR_UNSUPP)
-				return GDRB_ERR;
-			p->enabled[i][j] = !rc;
-		}
 	return 0;
 }
 
@@ -172,7 +144,7 @@ int copy_p2p_setup(struct gdrb_ctx *c, int mode, uint64_t gpus)
 	for (i = 0; i < p->ngpu; i++)
 		if (open_gpu_part(&p->gpu[i], (int)p->dev[i], max))
 			return GDRB_ERR;
-	rc = open_peers(p);
+	rc = gdrb_peer_open(&p->peers, p->dev, p->ngpu);
 	/* The selected GPU current again, as the rest of the run expects. */
 	if (gdrb_cuda_set_device(c->gpu.index) || rc)
 		return GDRB_ERR;
@@ -199,19 +171,15 @@ int copy_p2p_select(struct gdrb_ctx *c, unsigned k)
 		struct gdrb_variant *v = &c->variants[i];
 		bool bidir = v->id & PATH_BIDIR;
 		/* A direct copy is issued by its source GPU, which must map the destination's memory. */
-		bool fwd = p->enabled[p->from][p->to], back = !bidir || p->enabled[p->to][p->from];
+		bool fwd = p->peers.enabled[p->from][p->to], back = !bidir || p->peers.enabled[p->to][p->from];
+		char why[sizeof(v->why) - 80];
 		int a = fwd ? p->to : p->from, b = fwd ? p->from : p->to;
 
 		v->supported = (v->id & PATH_STAGED) || (fwd && back);
 		if (v->supported)
 			continue;
-		if (p->refused[a][b])
-			snprintf(v->why, sizeof(v->why), "%s; the copies go through host memory, as the staged row measures",
-				 p->refused[a][b]);
-		else
-			snprintf(v->why, sizeof(v->why),
-				 "cudaDeviceCanAccessPeer(%u, %u) = 0: CUDA maps no peer path between these GPUs (no NVLink between them, and PCIe peer-to-peer off, blocked by ACS or an IOMMU, or across CPU sockets); their copies go through host memory, as the staged row measures",
-				 p->dev[a], p->dev[b]);
+		gdrb_peer_why(&p->peers, a, b, why, sizeof(why));
+		snprintf(v->why, sizeof(v->why), "%s; the copies go through host memory, as the staged row measures", why);
 	}
 	return 0;
 }
@@ -336,18 +304,15 @@ void copy_p2p_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 	const char *sep = "; without it: ";
 	char which[P2P_MAX_GPUS * 8 + 64];
 	size_t at;
-	int i, j, pairs = p->ngpu * (p->ngpu - 1), peers = 0;
+	int i, j, pairs = p->ngpu * (p->ngpu - 1), peers = gdrb_peer_count(&p->peers);
 
-	for (i = 0; i < p->ngpu; i++)
-		for (j = 0; j < p->ngpu; j++)
-			peers += p->can[i][j];
 	chosen(c, which, sizeof(which));
 	at = (size_t)snprintf(buf, len,
 			      "GPU to GPU (--p2p %s): %d GPUs%s, every ordered pair (the CSV pair gpuI->gpuJ); each iteration one copy of the size (with bidir the opposite one at once), timed on the host clock from its enqueue to the end of its stream (cudaStreamSynchronize); staged fragments %zu KiB through %u pinned slots per direction; peer access (cudaDeviceCanAccessPeer): %d of %d ordered pairs",
 			      copy_p2p_mode_names[p->mode], p->ngpu, which, P2P_CHUNK >> 10, P2P_SLOTS, peers, pairs);
 	for (i = 0; i < p->ngpu; i++)
 		for (j = 0; j < p->ngpu; j++) {
-			if (i == j || p->can[i][j] || at >= len)
+			if (i == j || p->peers.can[i][j] || at >= len)
 				continue;
 			at += (size_t)snprintf(buf + at, len - at, "%sgpu%u->gpu%u", sep, p->dev[i], p->dev[j]);
 			sep = ", ";
@@ -426,7 +391,7 @@ void copy_p2p_teardown(struct gdrb_ctx *c)
 {
 	struct p2p *p = state(c);
 	unsigned s;
-	int i, j;
+	int i;
 
 	if (!p)
 		return;
@@ -444,13 +409,8 @@ void copy_p2p_teardown(struct gdrb_ctx *c)
 		gdrb_buf_free(&g->src);
 		gdrb_buf_free(&g->dst);
 		gdrb_buf_free(&g->bounce);
-		for (j = 0; j < p->ngpu; j++)
-			if (p->enabled[i][j])
-				gdrb_cuda_peer_disable((int)p->dev[i], (int)p->dev[j]);
 	}
-	for (i = 0; i < p->ngpu; i++)
-		for (j = 0; j < p->ngpu; j++)
-			free(p->refused[i][j]);
+	gdrb_peer_close(&p->peers);
 	if (c->have_gpu)
 		(void)gdrb_cuda_set_device(c->gpu.index);
 	free(p);
