@@ -11,7 +11,9 @@ layer and options):
   mpi       gdrb_mpi_pairs, steered onto NIC i by the launcher variable of --nic-env
   verbs     gdrb_write_pairs (RDMA writes), given NIC i with --ib-dev
   nccl      gdrb_nccl_sendrecv --nccl-net-only, steered by --nic-env (default NCCL_IB_HCA={nic}
-            with NCCL's '=': that device only); one figure per rail, every rank's bandwidth
+            with NCCL's '=': that device only); one figure per rail, every rank's bandwidth;
+            a rail whose row's nic (the devices NCCL's log says rank 0 used) is not its NIC
+            alone is not measured
 In the all-pairs layers every node sends to and receives from every other one, in rounds,
 all pairs of a round at once.
   alone     each rail's job by itself, one after the other
@@ -335,7 +337,24 @@ def read_run(run: RailRun, folder: str, mem: str, path: str, size: int, whole: b
         errors = integer(get("nic_errors")) if get("nic_errors") else None
         run.pairs[(get("src_host"), get("dst_host"))] = Pair(
             get("src_host"), get("dst_host"), bw, get("src_gpu"), get("src_nic"), get("dst_gpu"), get("dst_nic"), errors)
+    if whole:
+        _steered(run, name)
     return run
+
+
+def _steered(run: RailRun, name: str) -> None:
+    """A rail measured as one figure counts only where its row's nic (the devices NCCL's log
+    says rank 0's connections used) is the rail's NIC alone: else RUN's fault, its figure dropped."""
+    p = run.pairs.get((WHOLE, WHOLE))
+    if p is None or run.fault:
+        return
+    used = sorted({part.split(":")[0] for part in p.src_nic.split("+") if part})
+    if used != [run.nic]:
+        run.fault = ("%s: the library used %s, not %s alone (its NIC variable not honoured?)" % (
+            name, "+".join(used), run.nic) if used else
+            "%s: which NIC the library used is not known (its log named none): the rail is not shown to be on %s"
+            % (name, run.nic))
+        run.pairs.clear()
 
 
 def _read_whole(run: RailRun, get, mem: str, path: str, size: int) -> None:
@@ -347,7 +366,7 @@ def _read_whole(run: RailRun, get, mem: str, path: str, size: int) -> None:
     if get("mem") != mem or get("path") != path or integer(get("size_bytes")) != size:
         return
     if get("status") == "ok" and bw is not None:
-        run.pairs[(WHOLE, WHOLE)] = Pair(WHOLE, WHOLE, bw, get("gpu"), get("nic"), get("gpu"), get("nic"))
+        run.pairs[(WHOLE, WHOLE)] = Pair(WHOLE, WHOLE, bw, "", get("nic"), "", get("nic"))
 
 
 # --- the verdict ------------------------------------------------------------------------------

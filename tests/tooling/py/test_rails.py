@@ -151,7 +151,8 @@ def fake_bed(folder, hosts, slow="", bw=10.0):
         with open(csv, "a") as f:
             if csv.endswith("results.csv"):
                 f.write("benchmark,mem,path,size_bytes,bw_GBps,gpu,nic,library,status,note\\n")
-                f.write("nccl_sendrecv,%%s,direct,%%s,%%s,H100,,NCCL 2.0,ok,\\n" %% (mem, size, bw("*")))
+                used = os.environ.get("FAKE_NCCL_NIC", nic + ":1")
+                f.write("nccl_sendrecv,%%s,direct,%%s,%%s,H100,%%s,NCCL 2.0,ok,\\n" %% (mem, size, bw("*"), used))
                 sys.exit(0)
             cols = %r.split(",")
             f.write(",".join(cols) + "\\n")
@@ -239,7 +240,7 @@ class Layers(unittest.TestCase):
 
     def rails(self, slow, *more, bw=10.0):
         mpirun = fake_bed(self.dir, ["n1", "n2", "n3"], slow, bw)
-        out = os.path.join(self.dir, "out")
+        out = tempfile.mkdtemp(dir=self.dir)
         return out, cli_run("rails", "--hosts", "n1,n2,n3", "--nics", "mlx5_0,mlx5_1,mlx5_2", "--mpirun", mpirun,
                             "--bin-dir", self.dir, "--time", "0.1", "--lead", "1", *more, out)
 
@@ -286,8 +287,29 @@ class Layers(unittest.TestCase):
         self.assertIn("rail 0 (mlx5_0), each rank's bandwidth, alone -> all rails: all nodes 10.0 -> 10.0 GB/s (100%)",
                       stdout)
         self.assertIn("FAIL rail 2 (all nodes): below 80% of alone in every attempt (attempt 1: 30%; attempt 2: 30%); "
-                      "GPU H100, NIC mlx5_2 (--nics), PCIe switch not known (give --doctor)", stdout)
+                      "GPU 2 (--gpu) on each node, NIC mlx5_2:1, PCIe switch not known (give --doctor)", stdout)
         self.assertIn("rails: FAIL: rail 2 below 80% of alone under load", stdout)
+
+    def test_nccl_off_its_rail(self):
+        """A NCCL whose log names another device than the rail's (it ignored NCCL_IB_HCA), or
+        none: the rail is not measured (INVALID), its figure not judged."""
+        from unittest import mock
+        with mock.patch.dict(os.environ, {"FAKE_NCCL_NIC": "mlx5_0:1"}):
+            _, (status, stdout, err) = self.rails("", "--layer", "nccl", "--mem", "device")
+        self.assertEqual(status, 3, stdout + err)
+        self.assertRegex(stdout, r"INVALID rail 1 \(mlx5_1\) alone: .*/alone/rail-1/results.csv: the library used "
+                                 r"mlx5_0, not mlx5_1 alone")
+        self.assertNotIn("INVALID rail 0 ", stdout)
+        self.assertIn("rail 1 (mlx5_1), each rank's bandwidth, alone -> all rails: all nodes not measured", stdout)
+        with mock.patch.dict(os.environ, {"FAKE_NCCL_NIC": "mlx5_1:1+mlx5_0:1"}):
+            _, (status, stdout, _) = self.rails("", "--layer", "nccl", "--mem", "device")
+        self.assertEqual(status, 3)
+        self.assertIn("the library used mlx5_0+mlx5_1, not mlx5_1 alone", stdout)
+        with mock.patch.dict(os.environ, {"FAKE_NCCL_NIC": ""}):
+            _, (status, stdout, _) = self.rails("", "--layer", "nccl", "--mem", "device")
+        self.assertEqual(status, 3)
+        self.assertIn("which NIC the library used is not known (its log named none): the rail is not shown to be on mlx5_0",
+                      stdout)
 
     def test_nccl_own_variable_and_no_window(self):
         self.rails("", "--layer", "nccl", "--mem", "host", "--nic-env", "NCCL_IB_HCA=^{nic}")
@@ -305,7 +327,8 @@ class Layers(unittest.TestCase):
         os.makedirs(folder)
         with open(os.path.join(folder, "results.csv"), "w") as f:
             f.write("benchmark,mem,path,size_bytes,bw_GBps,gpu,nic,library,status,note\n"
-                    "nccl_sendrecv,device,direct,1048576,9.5,gdrbench simulated GPU (simgpu),,NCCL 2.0 (simulated),ok,\n")
+                    "nccl_sendrecv,device,direct,1048576,9.5,gdrbench simulated GPU (simgpu),mlx5_0:1,"
+                    "NCCL 2.0 (simulated),ok,\n")
         run = rails.read_run(RailRun(0, "mlx5_0"), folder, "device", "direct", 1 << 20, whole=True)
         self.assertEqual(run.pairs[(rails.WHOLE, rails.WHOLE)].bw, 9.5)
         v = rails.judge([rails.WHOLE], [run], [[run]], 80)
