@@ -245,20 +245,26 @@ def _set(o: Options, a: str, v: str) -> None:
         o.lead = _number(a, v, 1, 600, "seconds from 1 to 600")
     elif a == "--timeout":
         o.timeout = _number(a, v, 1, 86400, "seconds from 1 to 86400")
-    elif a == "--layer":
-        if v not in LAYER_BINARY:
-            raise usage_error("--layer: expected %s, got '%s'" % (" or ".join(LAYER_BINARY), _shown(v)))
-        o.layer = v
-    elif a == "--floor":
-        o.floor = rails_floor.given(v)
-    elif a == "--sku":
-        o.sku = v
+    elif a in ("--layer", "--floor", "--sku"):
+        _set_judged(o, a, v)
     elif a == "--launcher-args":
         o.launcher_args = v.split()
     elif a == "--bin-dir":
         o.bin_dirs.append(v)
     else:
         setattr(o, a[2:], v)
+
+
+def _set_judged(o: Options, a: str, v: str) -> None:
+    """--layer, --floor and --sku: what is measured and against what."""
+    if a == "--layer":
+        if v not in LAYER_BINARY:
+            raise usage_error("--layer: expected %s, got '%s'" % (" or ".join(LAYER_BINARY), _shown(v)))
+        o.layer = v
+    elif a == "--floor":
+        o.floor = rails_floor.given(v)
+    else:
+        o.sku = v
 
 
 # --- what a job measured ------------------------------------------------------------------
