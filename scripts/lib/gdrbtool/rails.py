@@ -24,9 +24,9 @@ all pairs of a round at once.
             fraction of --time: NTP or PTP); gdrb_nccl_sendrecv has no --start-at: its jobs
             start together and overlap as far as their launches do (the report says so)
 A pair (rail, source -> destination; with nccl, the rail) whose bandwidth with all rails
-loaded is below --below percent of its bandwidth alone is low. The all-rails run is measured again, up to --attempts
-times in all, while a pair is low; only a pair low in every attempt counts (a one-off dip
-passes), and every attempt's figure is shown. A rail is named:
+loaded is below --below percent of its bandwidth alone is low. The all-rails run is measured
+again, up to --attempts times in all, while a pair is low; only a pair low in every
+attempt counts (a one-off dip passes), and every attempt's figure is shown. A rail is named:
   node    where all its sends, or all its receives, on a node are low, or else where a node
           is an end of two or more low pairs of the rail, the most first (3 nodes or more)
   link    a low pair no node explains (with 2 nodes: the one pair, both ends named); a low
