@@ -46,6 +46,8 @@ struct gdrb_nccl {
 	long long tuning_at;            /* where the next size's TUNING lines start in the log */
 	char choice_note[320];          /* rank 0: why the size's algorithm is not known, or where it came from */
 	char subsys_added[64];          /* what NCCL_DEBUG_SUBSYS gained or lost for the log ("" nothing) */
+	char nics[4 * 24];              /* rank 0: the NET/IB devices its connections used ("mlx5_1:1",
+					   "+" between; "" none or not read): the rows' nic column */
 	struct gdrb_nccl_conf conf;     /* rank 0: NCCL's configuration files (nccl_env.h) */
 };
 

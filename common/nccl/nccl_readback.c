@@ -153,6 +153,17 @@ static void line_rate(struct gdrb_ctx *c, const struct log_wire *all)
 			 c->lib_algo[0] ? c->lib_algo : "unknown: --nccl-tuning-log says which");
 }
 
+/* Rank 0's NET/IB devices as its log named them, for the nic column ("?" ones left out). */
+static void used_nics(struct gdrb_nccl *n, const struct gdrb_nccl_links *l)
+{
+	size_t at = 0;
+	unsigned i;
+
+	for (i = 0; i < GDRB_NCCL_NICS && l->nics[i].name[0] && at < sizeof(n->nics); i++)
+		if (strcmp(l->nics[i].name, "?"))
+			at += (size_t)snprintf(n->nics + at, sizeof(n->nics) - at, "%s%s", at ? "+" : "", l->nics[i].name);
+}
+
 /* Rank 0: the row's columns and note from every rank's links. */
 static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *all)
 {
@@ -165,6 +176,8 @@ static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *al
 
 	gdrb_nccl_links_init(&sum);
 	c->lib_note[0] = '\0';
+	n->nics[0] = '\0';
+	c->nic = n->nics;
 	for (r = 0; r < c->boot->size; r++) {
 		struct gdrb_nccl_links one;
 
@@ -175,6 +188,8 @@ static void compose(struct gdrb_ctx *c, struct gdrb_nccl *n, struct log_wire *al
 			continue;
 		}
 		gdrb_nccl_links_add(&sum, &one);
+		if (r == 0)
+			used_nics(n, &one);
 	}
 	snprintf(c->lib_name, sizeof(c->lib_name), "%s", n->library);
 	c->lib_gdr[0] = '\0';

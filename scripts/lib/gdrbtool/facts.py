@@ -48,6 +48,7 @@ class Facts:
     kinds: Dict[str, MemKind]
     csv_schema: int
     version: str
+    options: Tuple[str, ...] = ()   # the long names of its options ("start-at", "ib-dev")
 
     def kind(self, mem: str) -> Optional[MemKind]:
         return self.kinds.get(mem)
@@ -96,11 +97,14 @@ def parse(binary: str, text: bytes) -> Facts:
         raise _bad(binary, "describe_format %s, this tool reads %d" % (term(str(d.get("describe_format"))), FORMAT))
     kinds = _field(d, "mem_kinds", list, binary)
     default_mem = d.get("default_mem")
+    options = d.get("options")
+    names = tuple(o["name"] for o in options if isinstance(o, dict) and isinstance(o.get("name"), str)) \
+        if isinstance(options, list) else ()
     return Facts(os.path.basename(binary), str(_field(d, "benchmark", str, binary)),
                  str(_field(d, "layer", str, binary)), bool(_field(d, "all_pairs", bool, binary)),
                  bool(_field(d, "needs_gpu", bool, binary)), default_mem if isinstance(default_mem, str) else "",
                  {m.name: m for m in (_kind(k, binary) for k in kinds)},
-                 int(_field(d, "csv_schema", int, binary)), str(_field(d, "version", str, binary)))
+                 int(_field(d, "csv_schema", int, binary)), str(_field(d, "version", str, binary)), names)
 
 
 def describe(binary: str, args: Sequence[str] = ()) -> Facts:

@@ -1,22 +1,32 @@
 """Every rail of every node measured alone, then all of them at once: the node's aggregate and
-each rail's efficiency under load, naming a rail that falls below --below.
+each rail's efficiency under load, naming a rail that falls below --below, or below a per-NIC
+floor (--sku, --floor).
 
-  gdrb rails --hosts H1,H2,... --nics NIC0,NIC1,... [options] OUTDIR
+  gdrb rails --hosts H1,H2,... --nics NIC0,NIC1,... [--layer mpi|verbs|nccl] [options] OUTDIR
 
 A rail is GPU i of each node with its NIC i (the NIC nearest GPU i: gdrb_doctor's topology
-check names it, docs/rails.md). Each rail is an MPI job of gdrb_mpi_pairs, one rank per node
-on GPU i (--gpu i), steered onto NIC i by the launcher variable of --nic-env: every node
-sends to and receives from every other one, in rounds, all pairs of a round at once.
+check names it, docs/rails.md). Each rail is one job launched by mpirun, one rank per node on
+GPU i (--gpu i), on NIC i; --layer says which benchmark (each binary's --describe says its
+layer and options):
+  mpi       gdrb_mpi_pairs, steered onto NIC i by the launcher variable of --nic-env
+  verbs     gdrb_write_pairs (RDMA writes), given NIC i with --ib-dev
+  nccl      gdrb_nccl_sendrecv --nccl-net-only, steered by --nic-env (default NCCL_IB_HCA={nic}
+            with NCCL's '=': that device only); one figure per rail, every rank's bandwidth;
+            a rail whose row's nic (the devices NCCL's log says rank 0 used) is not its NIC
+            alone is not measured
+In the all-pairs layers every node sends to and receives from every other one, in rounds,
+all pairs of a round at once.
   alone     each rail's job by itself, one after the other
-  all       every rail's job started together, each told to begin round i at one
-            wall-clock second (gdrb_mpi_pairs --start-at, --lead seconds ahead, and
-            --round-every, 3 x --time + 2 s): all rails of all nodes loaded at once, round
-            by round, however slow one rail is (the nodes' clocks must agree to a fraction
-            of --time: NTP or PTP)
-A pair (rail, source -> destination) whose bandwidth with all rails loaded is below --below
-percent of its bandwidth alone is low. The all-rails run is measured again, up to --attempts
-times in all, while a pair is low; only a pair low in every attempt counts (a one-off dip
-passes), and every attempt's figure is shown. A rail is named:
+  all       every rail's job started together; a binary with --start-at (the all-pairs ones)
+            is told to begin round i at one wall-clock second (--start-at, --lead seconds
+            ahead, and --round-every, 3 x --time + 2 s): all rails of all nodes loaded at
+            once, round by round, however slow one rail is (the nodes' clocks must agree to a
+            fraction of --time: NTP or PTP); gdrb_nccl_sendrecv has no --start-at: its jobs
+            start together and overlap as far as their launches do (the report says so)
+A pair (rail, source -> destination; with nccl, the rail) whose bandwidth with all rails
+loaded is below --below percent of its bandwidth alone is low. The all-rails run is measured
+again, up to --attempts times in all, while a pair is low; only a pair low in every
+attempt counts (a one-off dip passes), and every attempt's figure is shown. A rail is named:
   node    where all its sends, or all its receives, on a node are low, or else where a node
           is an end of two or more low pairs of the rail, the most first (3 nodes or more)
   link    a low pair no node explains (with 2 nodes: the one pair, both ends named); a low
@@ -25,13 +35,19 @@ passes), and every attempt's figure is shown. A rail is named:
 with the rank's GPU and NIC (as the binary recorded them), the PCIe switch they share (from
 --doctor, gdrb_doctor --json of a node of the same layout) and the NIC error counters the
 binary read on the pairs (pairs.csv nic_errors), or what of these is not known.
+With --sku or --floor, each rail's figure on each node (the median of its sends; with nccl,
+the rail's) alone and with all rails loaded is also judged against the per-NIC floor: below
+it alone, or in every all-rails attempt, the rail is named with its GPU, NIC, switch and the
+floor's source.
 
 Options:
   --hosts H1,H2,...   the nodes, 2 to 256, each once (host names as the launcher takes them)
   --nics N0,N1,...    rail i's NIC, 1 to 64 rails, as the --nic-env variable names it (mlx5_0)
+  --layer LAYER       mpi (default), verbs or nccl: the benchmark each rail runs (above)
   --nic-env VAR=TEXT  the variable set for rail i's ranks, {nic} replaced by NIC i
-                      (default UCX_NET_DEVICES={nic}:1: UCX, Open MPI's pml ucx; Open MPI
-                      over TCP: OMPI_MCA_btl_tcp_if_include={nic})
+                      (mpi: default UCX_NET_DEVICES={nic}:1: UCX, Open MPI's pml ucx; Open
+                      MPI over TCP: OMPI_MCA_btl_tcp_if_include={nic}; nccl: default
+                      NCCL_IB_HCA={nic} with a leading '='; verbs: not taken, --ib-dev is)
   --mem KIND          device (default: GPU i's memory), pinned or host
   --path PATH         the path judged: direct (default, GPUDirect) or staged
   --size SIZE         message size (default 8M)
@@ -43,23 +59,28 @@ Options:
   --below PCT         a pair below PCT percent of its bandwidth alone is low, 1 to 100
                       (default 80: gdrbench's own estimate, no published figure; a NIC with
                       its own PCIe switch uplink should keep 90% and more under load)
+  --sku NAME          judge each rail also against the per-NIC GPUDirect write floor of the
+                      SKU's node profile (a100, h100, h200, b200: docs/skus.md), which holds
+                      for device memory, path direct, 1M messages: give those
+  --floor GBPS        judge each rail also against this per-NIC floor, Gb/s (1 to 100000)
   --doctor FILE       gdrb_doctor --json of a node: each GPU's PCIe switch for the names
   --launcher-args A   more arguments for mpirun, split at spaces
   --mpirun PATH       the launcher (default mpirun; Open MPI's -x VAR=VALUE syntax)
-  --bin-dir DIR       look for gdrb_mpi_pairs in DIR first (as gdrb sweep does)
+  --bin-dir DIR       look for the layer's binary in DIR first (as gdrb sweep does)
   --lead SEC          how far ahead the all-rails start is set, 1 to 600 (default 15: enough
                       for the launcher to start every job)
   --timeout SEC       most seconds per job (default 600): past it the job is stopped
   -h, --help          this help
 OUTDIR (created; it must not hold an earlier rails run) receives each job's output under
-alone/rail-I/ and all-A/rail-I/ (pairs.csv, the matrices, stdout, the launcher's log), then
+alone/rail-I/ and all-A/rail-I/ (pairs.csv, or results.csv with nccl; the matrices, stdout,
+the launcher's log), then
 rails.csv (one row per run, rail and pair) and verdict.txt, each written to a temporary
 file and renamed. Before measuring, one process is started on each host (hostname): a host
 the launcher cannot reach is bad usage.
 
-Verdict: PASS no rail below --below; FAIL a rail named; INVALID a rail or pair that could not
-be measured (named), or a run with a test hook; SIMULATED rows from the simulated GPU (the
-test suite's): never PASS.
+Verdict: PASS no rail below --below (nor the floor); FAIL a rail named; INVALID a rail or pair
+that could not be measured (named), a SKU whose profile has no per-NIC floor, or a run with a
+test hook; SIMULATED rows from the simulated GPU or NCCL (the test suite's): never PASS.
 Exit: 0 PASS, 1 FAIL or SIMULATED, 2 bad usage (one line naming the option and its accepted
 form; nothing written), 3 INVALID.
 """
@@ -74,7 +95,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import common, pairs
+from . import common, facts, pairs, rails_floor
 from .common import csv_quote, csv_split, decimal, integer, say, term, usage_error
 from .sweep_launch import find_bin
 from .sweep_log import capture, log_append, new_log, stop_child
@@ -83,6 +104,14 @@ _HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$")
 _NIC = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$")
 _ENV = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,63})=(.{0,200})$")
 MEMS = ("device", "pinned", "host")
+# Each layer's benchmark: an all-pairs binary where the layer has one, NCCL's send/receive
+# else; what each takes (--start-at, --ib-dev, --nccl-net-only) its --describe says.
+LAYER_BINARY = {"mpi": "gdrb_mpi_pairs", "verbs": "gdrb_write_pairs", "nccl": "gdrb_nccl_sendrecv"}
+# The variable that steers a library onto rail i's NIC where the binary takes no NIC option:
+# UCX's device list; NCCL_IB_HCA's '=' takes that device only (NCCL's env docs: a list of
+# device-name prefixes, :port optional, '=' exact, '^' excluded).
+NIC_ENV = {"mpi": ("UCX_NET_DEVICES", "{nic}:1"), "nccl": ("NCCL_IB_HCA", "={nic}")}
+WHOLE = "all nodes"       # the one "pair" of a layer measured per rail, not per pair
 PATHS = ("direct", "staged")
 BELOW_DEFAULT = 80.0
 ATTEMPTS_MAX = 9
@@ -95,7 +124,10 @@ RAILS_CSV_HEADER = ("run,attempt,rail,nic,src_host,dst_host,src_gpu,src_nic,dst_
 class Options:
     hosts: List[str] = field(default_factory=list)
     nics: List[str] = field(default_factory=list)
-    nic_env: Tuple[str, str] = ("UCX_NET_DEVICES", "{nic}:1")
+    layer: str = "mpi"
+    nic_env: Tuple[str, str] = ("", "")         # ("", ""): the layer's NIC_ENV
+    sku: str = ""
+    floor: Optional[rails_floor.Floor] = None
     mem: str = "device"
     path: str = "direct"
     size: int = 8 << 20
@@ -143,7 +175,8 @@ def parse_args(argv: Sequence[str]) -> Optional[Options]:
     args: List[str] = []
     i = 0
     valued = ("--hosts", "--nics", "--nic-env", "--mem", "--path", "--size", "--time", "--attempts",
-              "--below", "--window", "--doctor", "--launcher-args", "--mpirun", "--bin-dir", "--timeout", "--lead")
+              "--below", "--window", "--doctor", "--launcher-args", "--mpirun", "--bin-dir", "--timeout", "--lead",
+              "--layer", "--sku", "--floor")
     while i < len(argv):
         a = argv[i]
         if a in ("-h", "--help"):
@@ -165,6 +198,12 @@ def parse_args(argv: Sequence[str]) -> Optional[Options]:
         raise usage_error("--hosts: expected the nodes, e.g. --hosts n1,n2,n3")
     if not o.nics:
         raise usage_error("--nics: expected each rail's NIC in GPU order, e.g. --nics mlx5_0,mlx5_1")
+    if o.sku and o.floor:
+        raise usage_error("--floor: give --sku or --floor, not both")
+    if o.layer == "verbs" and o.nic_env[0]:
+        raise usage_error("--nic-env: the verbs layer gives each rail's NIC with --ib-dev; drop --nic-env")
+    if not o.nic_env[0]:
+        o.nic_env = NIC_ENV.get(o.layer, ("", ""))
     return o
 
 
@@ -206,12 +245,26 @@ def _set(o: Options, a: str, v: str) -> None:
         o.lead = _number(a, v, 1, 600, "seconds from 1 to 600")
     elif a == "--timeout":
         o.timeout = _number(a, v, 1, 86400, "seconds from 1 to 86400")
+    elif a in ("--layer", "--floor", "--sku"):
+        _set_judged(o, a, v)
     elif a == "--launcher-args":
         o.launcher_args = v.split()
     elif a == "--bin-dir":
         o.bin_dirs.append(v)
     else:
         setattr(o, a[2:], v)
+
+
+def _set_judged(o: Options, a: str, v: str) -> None:
+    """--layer, --floor and --sku: what is measured and against what."""
+    if a == "--layer":
+        if v not in LAYER_BINARY:
+            raise usage_error("--layer: expected %s, got '%s'" % (" or ".join(LAYER_BINARY), _shown(v)))
+        o.layer = v
+    elif a == "--floor":
+        o.floor = rails_floor.given(v)
+    else:
+        o.sku = v
 
 
 # --- what a job measured ------------------------------------------------------------------
@@ -240,10 +293,15 @@ class RailRun:
     hook: str = ""           # a test hook the rows name
 
 
-def read_run(run: RailRun, folder: str, mem: str, path: str, size: int) -> RailRun:
+RESULTS_CSV = "results.csv"      # what a benchmark that is not an all-pairs one writes (--csv)
+
+
+def read_run(run: RailRun, folder: str, mem: str, path: str, size: int, whole: bool = False) -> RailRun:
     """RUN's pairs from FOLDER/pairs.csv: bandwidth rows of MEM, PATH and SIZE with status ok;
-    a file that is not there or not readable is RUN's fault, never a figure."""
-    name = os.path.join(folder, pairs.PAIRS_CSV)
+    WHOLE (a benchmark measured per rail, not per pair): the row of FOLDER/results.csv as the
+    one pair (WHOLE, WHOLE). A file that is not there or not readable is RUN's fault, never a
+    figure."""
+    name = os.path.join(folder, RESULTS_CSV if whole else pairs.PAIRS_CSV)
     try:
         text = common.read_regular(name, CSV_LIMIT)
     except OSError as e:
@@ -254,10 +312,11 @@ def read_run(run: RailRun, folder: str, mem: str, path: str, size: int) -> RailR
         run.fault = run.fault or "%s: empty" % name
         return run
     head = lines[0].split(",")
-    need = ("metric", "mem", "path", "size_bytes", "src_host", "dst_host", "bw_GBps", "status")
+    need = ("mem", "path", "size_bytes", "bw_GBps", "status", "gpu", "library") if whole else \
+        ("metric", "mem", "path", "size_bytes", "src_host", "dst_host", "bw_GBps", "status")
     if any(k not in head for k in need):
-        run.fault = run.fault or "%s:1: not gdrb_mpi_pairs' pairs.csv (no %s)" % (
-            name, next(k for k in need if k not in head))
+        run.fault = run.fault or "%s:1: not a gdrbench %s (no %s)" % (
+            name, "results.csv" if whole else "pairs.csv", next(k for k in need if k not in head))
         return run
     col = {k: i for i, k in enumerate(head)}
     for lineno, line in enumerate(lines[1:], start=2):
@@ -273,6 +332,9 @@ def read_run(run: RailRun, folder: str, mem: str, path: str, size: int) -> RailR
         hook = pairs.note_part(note, pairs.TEST_HOOK_MARK)
         if hook is not None:
             run.hook = pairs.TEST_HOOK_MARK + hook
+        if whole:
+            _read_whole(run, get, mem, path, size)
+            continue
         if get("metric") != "bw" or get("mem") != mem or get("path") != path or integer(get("size_bytes")) != size:
             continue
         bw = decimal(get("bw_GBps"))
@@ -281,7 +343,36 @@ def read_run(run: RailRun, folder: str, mem: str, path: str, size: int) -> RailR
         errors = integer(get("nic_errors")) if get("nic_errors") else None
         run.pairs[(get("src_host"), get("dst_host"))] = Pair(
             get("src_host"), get("dst_host"), bw, get("src_gpu"), get("src_nic"), get("dst_gpu"), get("dst_nic"), errors)
+    if whole:
+        _steered(run, name)
     return run
+
+
+def _steered(run: RailRun, name: str) -> None:
+    """A rail measured as one figure counts only where its row's nic (the devices NCCL's log
+    says rank 0's connections used) is the rail's NIC alone: else RUN's fault, its figure dropped."""
+    p = run.pairs.get((WHOLE, WHOLE))
+    if p is None or run.fault:
+        return
+    used = sorted({part.split(":")[0] for part in p.src_nic.split("+") if part})
+    if used != [run.nic]:
+        run.fault = ("%s: the library used %s, not %s alone (its NIC variable not honoured?)" % (
+            name, "+".join(used), run.nic) if used else
+            "%s: which NIC the library used is not known (its log named none): the rail is not shown to be on %s"
+            % (name, run.nic))
+        run.pairs.clear()
+
+
+def _read_whole(run: RailRun, get, mem: str, path: str, size: int) -> None:
+    """A results.csv row as the rail's one pair; a simulated GPU or NCCL (the gpu and library
+    columns say so, as gdrb accept reads them) marks the run."""
+    if "simulated" in get("gpu") or "(simulated)" in get("library"):
+        run.simulated = run.simulated or (get("gpu") if "simulated" in get("gpu") else get("library"))
+    bw = decimal(get("bw_GBps"))
+    if get("mem") != mem or get("path") != path or integer(get("size_bytes")) != size:
+        return
+    if get("status") == "ok" and bw is not None:
+        run.pairs[(WHOLE, WHOLE)] = Pair(WHOLE, WHOLE, bw, "", get("nic"), "", get("nic"))
 
 
 # --- the verdict ------------------------------------------------------------------------------
@@ -301,12 +392,26 @@ class Suspect:
 
 
 @dataclass
+class FloorLow:
+    """A rail on a node (WHOLE: the rail) below the per-NIC floor alone or in every attempt."""
+    rail: int
+    host: str
+    alone: Optional[float]       # GB/s, the median of its sends alone; None: not measured
+    loaded: List[float]          # GB/s, per all-rails attempt
+    below_alone: bool
+    below_loaded: bool
+    parts: "Suspect"             # its GPU, NIC, switch and counters
+
+
+@dataclass
 class Verdict:
     overall: str
     invalid: List[str]
     suspects: List[Suspect]
     lines: List[str]         # the report before the overall line
     rows: List[str]          # rails.csv rows
+    floor_low: List["FloorLow"] = field(default_factory=list)
+    floor_again: bool = False    # a rail below the floor in every all-rails attempt so far
 
     @property
     def status(self) -> int:
@@ -328,11 +433,19 @@ def _fmt(v: float) -> str:
     return common.sig3(v)
 
 
+def _expected(hosts: Sequence[str]) -> List[Tuple[str, str]]:
+    """The pairs a rail's run measures: every ordered pair of HOSTS, or the rail as one."""
+    if list(hosts) == [WHOLE]:
+        return [(WHOLE, WHOLE)]
+    return [(s, d) for s in hosts for d in hosts if s != d]
+
+
 def _missing(hosts: Sequence[str], run: RailRun, what: str) -> List[str]:
     """What RUN lacks: its fault, else each ordered pair of HOSTS with no measured row."""
     if run.fault:
         return ["rail %d (%s) %s: %s" % (run.rail, run.nic, what, run.fault)]
-    gone = ["%s -> %s" % (s, d) for s in hosts for d in hosts if s != d and (s, d) not in run.pairs]
+    gone = ["%s -> %s" % k if k != (WHOLE, WHOLE) else "the rail's figure" for k in _expected(hosts)
+            if k not in run.pairs]
     if not gone:
         return []
     return ["rail %d (%s) %s: %d pair(s) not measured: %s%s" % (
@@ -347,17 +460,21 @@ def _name_parts(s: Suspect, rows: Sequence[Pair], end: str, switch_of: Dict[str,
     s.gpu = ",".join(gpus) or "not recorded"
     s.nic = ",".join(nics) or "%s (--nics)" % given
     sw = sorted({switch_of[g] for g in gpus if switch_of.get(g)})
-    s.switch = ",".join(sw) if sw else ("not known (give --doctor)" if not switch_of else "none shared with its NIC")
+    s.switch = ",".join(sw) if sw else ("not known (give --doctor)" if not switch_of else
+                                        "not known (no GPU address recorded)" if not gpus else "none shared with its NIC")
     errs = [p.nic_errors for p in rows]
     s.counters = ("NIC errors +%d on its pairs" % sum(e for e in errs if e is not None)
                   if all(e is not None for e in errs) and errs else "NIC error counters not read")
 
 
 def judge(hosts: Sequence[str], alone: Sequence[RailRun], attempts: Sequence[Sequence[RailRun]],
-          below: float, switch_of: Optional[Dict[str, str]] = None) -> Verdict:
-    """The verdict of ALONE (one run per rail) and ATTEMPTS (each a run of every rail at once)."""
+          below: float, switch_of: Optional[Dict[str, str]] = None,
+          floor: Optional[rails_floor.Floor] = None, no_floor: str = "") -> Verdict:
+    """The verdict of ALONE (one run per rail) and ATTEMPTS (each a run of every rail at once),
+    each rail judged against itself alone (BELOW %) and, with FLOOR, against the per-NIC floor;
+    NO_FLOOR: why a floor asked for is not known (nothing is then judged PASS)."""
     switch_of = switch_of or {}
-    invalid: List[str] = []
+    invalid: List[str] = ["no per-NIC floor: %s" % no_floor] if no_floor else []
     for run in alone:
         invalid += _missing(hosts, run, "alone")
     for a, runs in enumerate(attempts, start=1):
@@ -392,17 +509,61 @@ def judge(hosts: Sequence[str], alone: Sequence[RailRun], attempts: Sequence[Seq
         lines.append(_rail_line(hosts, run, loaded))
         suspects += _attribute(hosts, run, loaded, steady.get(run.rail, {}), nattempts, switch_of)
     lines += _aggregate(hosts, alone, last)
+    floor_low, again = _floor(hosts, alone, attempts, floor, switch_of) if floor else ([], False)
     if invalid or hook:
         overall = "INVALID"
     elif sim:
         overall = "SIMULATED"
     else:
-        overall = "FAIL" if suspects else "PASS"
+        overall = "FAIL" if suspects or floor_low else "PASS"
     if sim:
         lines.append("SIMULATED: measured on %s (the test suite's stand-in for CUDA): behaviour, never speed" % sim)
     if hook:
         lines.append("INVALID: %s was active: these rows are a test's, never a measurement" % hook)
-    return Verdict(overall, invalid, suspects, lines, rows)
+    return Verdict(overall, invalid, suspects, lines, rows, floor_low, again)
+
+
+def _floor(hosts: Sequence[str], alone: Sequence[RailRun], attempts: Sequence[Sequence[RailRun]],
+           floor: rails_floor.Floor, switch_of: Dict[str, str]) -> Tuple[List[FloorLow], bool]:
+    """Each rail on each node (the median of its sends) below FLOOR alone, or in every attempt
+    with all rails loaded; and whether one is so in every attempt so far (measure again)."""
+    out: List[FloorLow] = []
+    again = False
+    for k, run in enumerate(alone):
+        for h in hosts:
+            a = _sends(run, h)
+            figure = _median(a) if a else None
+            loaded = []
+            for runs in attempts:
+                b = _sends(runs[k], h) if k < len(runs) else []
+                if b:
+                    loaded.append(_median(b))
+            below_alone = figure is not None and figure < floor.value
+            below_loaded = bool(loaded) and len(loaded) == len(attempts) and all(x < floor.value for x in loaded)
+            again = again or below_loaded
+            if not (below_alone or below_loaded):
+                continue
+            parts = Suspect(run.rail, "floor", h, "", [])
+            last = attempts[-1][k] if attempts and k < len(attempts[-1]) else run
+            _name_parts(parts, [p for p in last.pairs.values() if p.src == h] or
+                        [p for p in run.pairs.values() if p.src == h], "src", switch_of, run.nic)
+            if h == WHOLE and parts.gpu == "not recorded":
+                parts.gpu = "%d (--gpu) on each node" % run.rail
+            out.append(FloorLow(run.rail, h, figure, loaded, below_alone, below_loaded, parts))
+    return out, again
+
+
+def floor_line(f: FloorLow, floor: rails_floor.Floor) -> str:
+    def gb(v: float) -> str:
+        return "%s Gb/s" % _fmt(v * 8)
+    where = "rail %d (all nodes)" % f.rail if f.host == WHOLE else "node %s rail %d" % (f.host, f.rail)
+    seen = "alone %s" % (gb(f.alone) if f.alone is not None else "not measured")
+    if f.loaded:
+        seen += ", all rails %s" % "; ".join("attempt %d: %s" % (a + 1, gb(v)) for a, v in enumerate(f.loaded))
+    when = " and ".join(w for w, on in (("alone", f.below_alone), ("in every all-rails attempt", f.below_loaded)) if on)
+    p = f.parts
+    return ("FAIL %s below the per-NIC floor %s %s (%s); GPU %s, NIC %s, PCIe switch %s; %s"
+            % (where, floor.cited(), when, seen, p.gpu, p.nic, p.switch, p.counters))
 
 
 def _row(kind: str, attempt: int, run: RailRun, p: Pair, alone: Optional[float],
@@ -427,7 +588,8 @@ def _rail_line(hosts: Sequence[str], alone: RailRun, loaded: RailRun) -> str:
                                                        100 * _median(b) / _median(a) if _median(a) > 0 else 0))
         else:
             parts.append("%s not measured" % h)
-    return "rail %d (%s), median send per node, alone -> all rails: %s" % (alone.rail, alone.nic, "; ".join(parts))
+    what = "each rank's bandwidth" if list(hosts) == [WHOLE] else "median send per node"
+    return "rail %d (%s), %s, alone -> all rails: %s" % (alone.rail, alone.nic, what, "; ".join(parts))
 
 
 def _aggregate(hosts: Sequence[str], alone: Sequence[RailRun], loaded: Sequence[RailRun]) -> List[str]:
@@ -436,10 +598,10 @@ def _aggregate(hosts: Sequence[str], alone: Sequence[RailRun], loaded: Sequence[
         a = [_median(_sends(r, h)) for r in alone if _sends(r, h)]
         b = [_median(_sends(r, h)) for r in loaded if _sends(r, h)]
         if len(a) == len(alone) and len(b) == len(alone) and a:
-            out.append("node %s: aggregate of %d rails %s GB/s with all rails loaded, %s GB/s as the sum of each alone (%.0f%%)"
-                       % (h, len(a), _fmt(sum(b)), _fmt(sum(a)), 100 * sum(b) / sum(a) if sum(a) > 0 else 0))
+            out.append("%s: aggregate of %d rails %s GB/s with all rails loaded, %s GB/s as the sum of each alone (%.0f%%)"
+                       % ("each node" if h == WHOLE else "node " + h, len(a), _fmt(sum(b)), _fmt(sum(a)), 100 * sum(b) / sum(a) if sum(a) > 0 else 0))
         else:
-            out.append("node %s: aggregate not known (a rail not measured)" % h)
+            out.append("%s: aggregate not known (a rail not measured)" % ("each node" if h == WHOLE else "node " + h))
     return out
 
 
@@ -484,8 +646,15 @@ def _attribute(hosts: Sequence[str], alone: RailRun, loaded: RailRun, low: Dict[
         if owner:
             owner.also.append("%s -> %s %s" % (k[0], k[1], "/".join("%.0f%%" % e for e in low[k])))
             continue
-        s = Suspect(alone.rail, "link", "%s -> %s" % k, "", [[low[k][a]] for a in range(nattempts)])
         rows = [loaded.pairs[k]] if k in loaded.pairs else []
+        if k == (WHOLE, WHOLE):
+            s = Suspect(alone.rail, "rail", WHOLE, "", [[low[k][a]] for a in range(nattempts)])
+            _name_parts(s, rows, "src", switch_of, alone.nic)
+            if s.gpu == "not recorded":
+                s.gpu = "%d (--gpu) on each node" % alone.rail
+            out.append(s)
+            continue
+        s = Suspect(alone.rail, "link", "%s -> %s" % k, "", [[low[k][a]] for a in range(nattempts)])
         _name_parts(s, rows, "src", switch_of, alone.nic)
         if rows:
             d = Suspect(0, "", "", "", [])
@@ -499,7 +668,7 @@ def _attribute(hosts: Sequence[str], alone: RailRun, loaded: RailRun, low: Dict[
 def suspect_line(s: Suspect, below: float) -> str:
     tries = "; ".join("attempt %d: %s" % (a + 1, ", ".join("%.0f%%" % e for e in effs)) for a, effs in enumerate(s.effs))
     what = ("node %s rail %d, its %s" % (s.where, s.rail, s.direction) if s.kind == "node"
-            else "rail %d link %s" % (s.rail, s.where))
+            else "rail %d (all nodes)" % s.rail if s.kind == "rail" else "rail %d link %s" % (s.rail, s.where))
     if s.direction == "pairs":
         what += " (%s)" % ", ".join(s.also)
     also = "; also low on its rail: %s" % ", ".join(s.also) if s.also and s.direction != "pairs" else ""
@@ -507,19 +676,34 @@ def suspect_line(s: Suspect, below: float) -> str:
             % (what, _g(below), tries, s.gpu, s.nic, s.switch, s.counters, also))
 
 
-def report(v: Verdict, o: Options) -> str:
-    out = ["gdrb rails: %d nodes x %d rails, %s memory, path %s, %s, --below %s%%%s\n" % (
-        len(o.hosts), len(o.nics), o.mem, o.path, common.size_fmt(o.size), _g(o.below),
-        " (gdrbench's own estimate)" if o.below == BELOW_DEFAULT else "")]
+def report(v: Verdict, o: Options, binary: str = "", together: str = "") -> str:
+    """What is printed and kept in verdict.txt; BINARY the layer's benchmark, TOGETHER how the
+    all-rails jobs were held together."""
+    out = ["gdrb rails: %d nodes x %d rails, layer %s%s, %s memory, path %s, %s, --below %s%%%s\n" % (
+        len(o.hosts), len(o.nics), o.layer, " (%s)" % binary if binary else "", o.mem, o.path,
+        common.size_fmt(o.size), _g(o.below), " (gdrbench's own estimate)" if o.below == BELOW_DEFAULT else "")]
+    if o.floor:
+        out.append("per-NIC floor%s: %s\n" % (" of SKU " + o.sku if o.sku else "", term(o.floor.cited())))
+    if together:
+        out.append("all rails at once: %s\n" % term(together))
     out += ["%s\n" % term(line) for line in v.lines]
     out += ["INVALID %s\n" % term(x) for x in v.invalid]
     out += ["%s\n" % term(suspect_line(s, o.below)) for s in v.suspects]
-    named = ", ".join(sorted({"rail %d" % s.rail for s in v.suspects}))
+    out += ["%s\n" % term(floor_line(f, o.floor)) for f in v.floor_low if o.floor]
+    why = []
+    if v.suspects:
+        why.append("%s below %s%% of alone under load" % (
+            ", ".join(sorted({"rail %d" % s.rail for s in v.suspects})), _g(o.below)))
+    if v.floor_low:
+        why.append("%s below the per-NIC floor %s" % (
+            ", ".join(sorted({"rail %d" % f.rail for f in v.floor_low})), o.floor.text if o.floor else ""))
+    floor_ok = " and at the per-NIC floor %s or above, alone and loaded" % o.floor.text if o.floor else ""
     out.append("rails: %s%s\n" % (v.overall, {
-        "FAIL": ": %s below %s%% of alone under load" % (named, _g(o.below)),
-        "INVALID": ": %d thing(s) not measured or a test hook active; nothing is judged on them" % max(1, len(v.invalid)),
+        "FAIL": ": " + "; ".join(why),
+        "INVALID": ": %d thing(s) not measured, not known or a test hook active; nothing is judged on them"
+                   % max(1, len(v.invalid)),
         "SIMULATED": ": simulated rows are never a PASS",
-        "PASS": ": every rail at %s%% of alone or more with all rails loaded" % _g(o.below)}[v.overall]))
+        "PASS": ": every rail at %s%% of alone or more with all rails loaded%s" % (_g(o.below), floor_ok)}[v.overall]))
     return "".join(out)
 
 
@@ -536,19 +720,29 @@ def switches(path: str) -> Dict[str, str]:
             if isinstance(g, dict) and isinstance(g.get("pci"), str) and isinstance(g.get("switch"), str)}
 
 
-def _command(o: Options, binary: str, rail: int, folder: str, start_at: int = 0) -> List[str]:
+def _command(o: Options, binary: str, fx: facts.Facts, rail: int, folder: str, start_at: int = 0) -> List[str]:
+    """Rail RAIL's job: BINARY on its GPU and NIC, as its --describe (FX) says it takes them."""
     var, text = o.nic_env
+    has = set(fx.options)
     cmd = [o.mpirun, "-np", str(len(o.hosts)), "--host", ",".join(o.hosts)]
     if os.getuid() == 0:
         cmd.append("--allow-run-as-root")
-    cmd += ["-x", "%s=%s" % (var, text.replace("{nic}", o.nics[rail]))] + o.launcher_args
-    cmd += [binary, "-m", str(o.size), "-t", _g(o.time_s), "--mem", o.mem, "--metric", "bw",
-            "--csv", os.path.join(folder, pairs.PAIRS_CSV)]
+    if "ib-dev" not in has:
+        cmd += ["-x", "%s=%s" % (var, text.replace("{nic}", o.nics[rail]))]
+    cmd += o.launcher_args
+    cmd += [binary, "-m", str(o.size), "-t", _g(o.time_s), "--mem", o.mem,
+            "--csv", os.path.join(folder, pairs.PAIRS_CSV if fx.all_pairs else RESULTS_CSV)]
+    if "metric" in has:
+        cmd += ["--metric", "bw"]
+    if "ib-dev" in has:
+        cmd += ["--ib-dev", o.nics[rail]]
+    if "nccl-net-only" in has:
+        cmd.append("--nccl-net-only")
     if o.window:
         cmd += ["-W", str(o.window)]
     if o.mem != "host":
         cmd += ["--gpu", str(rail)]
-    if start_at:
+    if start_at and "start-at" in has:
         cmd += ["--start-at", str(start_at), "--round-every", _g(3 * o.time_s + 2)]
     return cmd
 
@@ -594,22 +788,22 @@ def _wait_one(child: Optional[subprocess.Popen], fault: str, folder: str, deadli
             "stopped after --timeout %s s (%s)" % (_g(timeout), log))
 
 
-def run_rails(o: Options, binary: str, which: str) -> List[RailRun]:
+def run_rails(o: Options, binary: str, fx: facts.Facts, which: str) -> List[RailRun]:
     """One job per rail: WHICH "alone" runs them one after the other, "all-A" all at once."""
     runs = []
     folders = [os.path.join(o.outdir, which, "rail-%d" % r) for r in range(len(o.nics))]
     if which == "alone":
         faults = []
         for r, folder in enumerate(folders):
-            child, fault = _start(_command(o, binary, r, folder), folder)
+            child, fault = _start(_command(o, binary, fx, r, folder), folder)
             faults += _wait([(child, fault, folder)], o.timeout)
     else:
         start_at = int(time.time() + o.lead + 0.999)
-        started = [_start(_command(o, binary, r, f, start_at), f) + (f,) for r, f in enumerate(folders)]
+        started = [_start(_command(o, binary, fx, r, f, start_at), f) + (f,) for r, f in enumerate(folders)]
         faults = _wait(started, o.timeout)
     for r, folder in enumerate(folders):
         run = RailRun(r, o.nics[r], fault=faults[r])
-        runs.append(read_run(run, folder, o.mem, o.path, o.size))
+        runs.append(read_run(run, folder, o.mem, o.path, o.size, whole=not fx.all_pairs))
     return runs
 
 
@@ -626,15 +820,46 @@ def preflight(o: Options) -> None:
                                                                     ": " + line.strip()[:160] if line else ""))
 
 
+def layer_binary(o: Options) -> Tuple[str, facts.Facts]:
+    """The layer's benchmark and what it says it is; one that is missing, of another layer, or
+    without the memory, path or options the run needs is bad usage."""
+    name = LAYER_BINARY[o.layer]
+    binary = find_bin(name, o.bin_dirs)
+    if not binary:
+        raise usage_error("%s not found (build gdrbench with %s, or give --bin-dir)" % (name, o.layer.upper()))
+    fx = facts.describe(binary)
+    if fx.layer != o.layer:
+        raise usage_error("--layer %s: %s says its layer is %s" % (o.layer, binary, term(fx.layer)))
+    kind = fx.kind(o.mem)
+    if kind is None:
+        raise usage_error("--mem: %s takes %s, not %s" % (name, ", ".join(sorted(fx.kinds)), o.mem))
+    if kind.paths is not None and o.path not in [p.path for p in kind.paths]:
+        raise usage_error("--path: %s measures %s on %s memory, not %s" % (
+            name, " and ".join(p.path for p in kind.paths), o.mem, o.path))
+    if o.window and "window" not in fx.options:
+        raise usage_error("--window: %s takes no window; drop --window with --layer %s" % (name, o.layer))
+    return binary, fx
+
+
+def _together(fx: facts.Facts) -> str:
+    if "start-at" in fx.options:
+        return "each job told to begin round i at one wall-clock second (--start-at, --round-every)"
+    return ("%s has no --start-at: the jobs were started together and overlap as far as their launches "
+            "and --time do; a rail whose job started late was loaded less" % fx.binary)
+
+
 def main(argv: List[str]) -> int:
     o = parse_args(argv)
     if o is None:
         common.print_help(__doc__)
         return 0
+    no_floor = ""
+    if o.sku:
+        o.floor, no_floor = rails_floor.of_sku(o.sku)
+        if o.floor:
+            rails_floor.check_run(o.floor, o.mem, o.path, o.size)
     switch_of = switches(o.doctor)
-    binary = find_bin("gdrb_mpi_pairs", o.bin_dirs)
-    if not binary:
-        raise usage_error("gdrb_mpi_pairs not found (build gdrbench with MPI, or give --bin-dir)")
+    binary, fx = layer_binary(o)
     if os.path.lexists(os.path.join(o.outdir, "alone")):
         raise usage_error("%s: holds an earlier rails run (alone/); give a new OUTDIR" % o.outdir)
     preflight(o)
@@ -642,19 +867,20 @@ def main(argv: List[str]) -> int:
         common.make_dir(o.outdir)
     except OSError as e:
         raise usage_error("%s: cannot make the output directory: %s" % (o.outdir, e.strerror))
-    say("%d rails alone, one after the other, on %s" % (len(o.nics), ",".join(o.hosts)))
-    alone = run_rails(o, binary, "alone")
+    hosts = o.hosts if fx.all_pairs else [WHOLE]
+    say("%d rails alone, one after the other, on %s (%s)" % (len(o.nics), ",".join(o.hosts), fx.binary))
+    alone = run_rails(o, binary, fx, "alone")
     attempts: List[List[RailRun]] = []
     for a in range(1, o.attempts + 1):
         say("all %d rails at once, attempt %d of at most %d" % (len(o.nics), a, o.attempts))
-        attempts.append(run_rails(o, binary, "all-%d" % a))
-        v = judge(o.hosts, alone, attempts, o.below, switch_of)
-        # Again only while a pair is low in every attempt so far and the runs measured all.
-        if not v.suspects or v.invalid:
+        attempts.append(run_rails(o, binary, fx, "all-%d" % a))
+        v = judge(hosts, alone, attempts, o.below, switch_of, o.floor, no_floor)
+        # Again only while a pair is low (or a rail below the floor) in every attempt so far
+        # and the runs measured all.
+        if not (v.suspects or v.floor_again) or v.invalid:
             break
-    text = report(v, o)
+    text = report(v, o, fx.binary, _together(fx))
     common.write_all([(os.path.join(o.outdir, "rails.csv"), RAILS_CSV_HEADER + "".join(v.rows)),
                       (os.path.join(o.outdir, "verdict.txt"), text)])
     sys.stdout.write(text)
     return v.status
-

@@ -989,9 +989,18 @@ static void log_connections(struct ncclComm *comm)
 	 * the devices it uses, SIMNCCL_NIC (default mlx5_0) port 1 as device 0.
 	 */
 	if (!strcmp(t.net, "IB")) {
-		const char *nic = getenv("SIMNCCL_NIC");
+		const char *nic = getenv("SIMNCCL_NIC"), *hca = getenv("NCCL_IB_HCA");
 		long mbps = env_long("SIMNCCL_NIC_MBPS", 0, 0, 100000000);
+		char exact[16];
 
+		/* NCCL_IB_HCA "=NAME" or "=NAME:PORT" (one device, NCCL's exact match) is the device
+		 * used, as NCCL would on a node that has it; SIMNCCL_NIC stands for a NCCL that
+		 * ignored it. */
+		if ((!nic || !*nic) && hca && hca[0] == '=' && !strchr(hca, ',') && strcspn(hca + 1, ":") < sizeof(exact) &&
+		    strcspn(hca + 1, ":") > 0) {
+			snprintf(exact, sizeof(exact), "%.*s", (int)strcspn(hca + 1, ":"), hca + 1);
+			nic = exact;
+		}
 		if (!nic || !*nic || strlen(nic) > 15)
 			nic = "mlx5_0";
 		if (mbps)

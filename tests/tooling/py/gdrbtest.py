@@ -30,12 +30,16 @@ def describe_doc(name, version="9.9.9"):
          "paths": [{"path": "direct", "label": "direct", "reg": gpu_reg, "staged": False, "pipelined": False}] +
          ([] if layer == "nccl" else
           [{"path": "staged", "label": "staged", "reg": "staged", "staged": True, "pipelined": True}])}]
+    # The options the tools ask about, as the real binaries name them (docs/options.md).
+    options = ["sizes", "time-per-size", "csv", "label", "mem", "gpu", "verbose"]
+    options += (["window", "granularity", "start-at", "round-every", "metric"] if name.endswith("_pairs") else [])
+    options += {"verbs": ["ib-dev", "gid-index"], "nccl": ["nccl-gdr", "nccl-net-only"]}.get(layer, [])
     return json.dumps({"describe_format": 1, "binary": name, "package": "gdrbench", "version": version,
                        "csv_schema": 4, "benchmark": name[len("gdrb_"):], "bidir_benchmark": None,
                        "layer": layer, "summary": "made up", "metric": "latency", "traffic": "pingpong",
                        "all_pairs": name.endswith("_pairs"), "needs_gpu": name == "gdrb_copy_bw",
                        "default_mem": "device" if layer == "nccl" else None if not kinds else "host",
-                       "mem_kinds": kinds, "options": []})
+                       "mem_kinds": kinds, "options": [{"name": o} for o in options]})
 
 
 def describe_stub(name):

@@ -2,6 +2,7 @@
 dip passes after the repeat; a rail not measured is INVALID; simulated rows never PASS), bad
 usage in one line with exit 2, and whole runs on a made-up launcher that writes pairs.csv."""
 import contextlib
+import dataclasses
 import io
 import os
 import stat
@@ -10,7 +11,7 @@ import textwrap
 import unittest
 
 import gdrbtest  # noqa: F401  (scripts/lib on sys.path)
-from gdrbtool import cli, pairs, rails
+from gdrbtool import cli, pairs, rails, rails_floor
 from gdrbtool.rails import Pair, RailRun
 
 HOSTS = ["n1", "n2", "n3"]
@@ -114,11 +115,14 @@ class Judge(unittest.TestCase):
         self.assertEqual(v.status, 1)
 
 
-def fake_bed(folder, hosts, slow=""):
+def fake_bed(folder, hosts, slow="", bw=10.0):
     """A made-up mpirun in FOLDER: `hostname` answers on HOSTS only ("unknown host" else); a
-    gdrb_mpi_pairs job writes pairs.csv for every ordered pair of its --host list at 10 GB/s,
-    the sends of SLOW ("NIC:HOST:ATTEMPTS", e.g. "mlx5_1:n2:1,2") at 3 GB/s in those all-rails
-    attempts. And a gdrb_mpi_pairs for find_bin to find."""
+    job of an all-pairs binary writes pairs.csv for every ordered pair of its --host list at BW
+    GB/s, one of gdrb_nccl_sendrecv one results.csv row; the sends of SLOW ("NIC:HOST:RUNS",
+    e.g. "mlx5_1:n2:1,2"; HOST * for the NCCL row) at 3 GB/s in those all-rails attempts (and
+    alone where RUNS holds "alone"). The rail's NIC is --ib-dev's or the -x variable's value.
+    Each job's command line is appended to FOLDER/jobs.log. And the layers' binaries, each
+    answering --describe, for find_bin to find."""
     header = pairs.pairs_header()
     script = textwrap.dedent('''\
         #!/usr/bin/env python3
@@ -131,31 +135,38 @@ def fake_bed(folder, hosts, slow=""):
                 sys.stderr.write("mpirun: unknown host %%s\\n" %% bad[0])
                 sys.exit(1)
             sys.exit(0)
-        env = a[a.index("-x") + 1].split("=", 1)[1]
+        with open(os.path.join(%r, "jobs.log"), "a") as f:
+            f.write(" ".join(a) + "\\n")
+        nic = a[a.index("--ib-dev") + 1] if "--ib-dev" in a else a[a.index("-x") + 1].split("=", 1)[1]
+        nic = nic.lstrip("=^").split(":")[0]
         csv = a[a.index("--csv") + 1]
         size = a[a.index("-m") + 1]
-        attempt = os.path.basename(os.path.dirname(os.path.dirname(csv)))
-        nic, slow_host, tries = (%r.split(":") + ["", "", ""])[:3]
-        cols = %r.split(",")
+        mem = a[a.index("--mem") + 1]
+        run = os.path.basename(os.path.dirname(os.path.dirname(csv)))
+        slow_nic, slow_host, tries = (%r.split(":") + ["", "", ""])[:3]
+        def bw(s):
+            hit = nic == slow_nic and s == slow_host and (run == "alone" and "alone" in tries.split(",") or
+                                                          run.startswith("all-") and run[4:] in tries.split(","))
+            return "%%g" %% (3.0 if hit else %r)
         with open(csv, "a") as f:
+            if csv.endswith("results.csv"):
+                f.write("benchmark,mem,path,size_bytes,bw_GBps,gpu,nic,library,status,note\\n")
+                used = os.environ.get("FAKE_NCCL_NIC", nic + ":1")
+                f.write("nccl_sendrecv,%%s,direct,%%s,%%s,H100,%%s,NCCL 2.0,ok,\\n" %% (mem, size, bw("*"), used))
+                sys.exit(0)
+            cols = %r.split(",")
             f.write(",".join(cols) + "\\n")
             for s, d in itertools.permutations(hosts, 2):
-                bw = 10.0
-                if env == nic and s == slow_host and attempt.startswith("all-") and attempt[4:] in tries.split(","):
-                    bw = 3.0
-                row = dict(benchmark="mpi_pairs", layer="mpi", mem="host", path="direct", reg="host", metric="bw",
+                row = dict(benchmark="mpi_pairs", layer="mpi", mem=mem, path="direct", reg="host", metric="bw",
                            size_bytes=size, round="1", src_host=s, dst_host=d, src_gpu="", dst_gpu="",
-                           src_nic=env, dst_nic=env, bw_GBps="%%g" %% bw, status="ok", nic_errors="")
+                           src_nic=nic, dst_nic=nic, bw_GBps=bw(s), status="ok", nic_errors="")
                 f.write(",".join(row.get(c, "") for c in cols) + "\\n")
-        ''') % (hosts, slow, header)
+        ''') % (hosts, folder, slow, bw, header)
     mpirun = os.path.join(folder, "mpirun")
     with open(mpirun, "w") as f:
         f.write(script)
     os.chmod(mpirun, 0o755)
-    binary = os.path.join(folder, "gdrb_mpi_pairs")
-    with open(binary, "w") as f:
-        f.write("#!/bin/sh\nexit 1\n")
-    os.chmod(binary, stat.S_IRWXU)
+    gdrbtest.described_bins(folder, sorted(rails.LAYER_BINARY.values()))
     return mpirun
 
 
@@ -215,6 +226,223 @@ class Run(unittest.TestCase):
                                       os.path.join(self.dir, "mpirun"), "--bin-dir", self.dir, out)
         self.assertEqual(status, 2)
         self.assertIn("holds an earlier rails run (alone/); give a new OUTDIR", err)
+
+
+class Layers(unittest.TestCase):
+    """--layer verbs and nccl: the command lines each binary's --describe calls for, and the
+    verdict on what they measured."""
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def rails(self, slow, *more, bw=10.0):
+        mpirun = fake_bed(self.dir, ["n1", "n2", "n3"], slow, bw)
+        out = tempfile.mkdtemp(dir=self.dir)
+        return out, cli_run("rails", "--hosts", "n1,n2,n3", "--nics", "mlx5_0,mlx5_1,mlx5_2", "--mpirun", mpirun,
+                            "--bin-dir", self.dir, "--time", "0.1", "--lead", "1", *more, out)
+
+    def jobs(self):
+        with open(os.path.join(self.dir, "jobs.log")) as f:
+            return f.read().splitlines()
+
+    def test_verbs(self):
+        """gdrb_write_pairs on each rail's NIC by --ib-dev (no launcher variable), started
+        together by --start-at; a steady fault named as with MPI."""
+        out, (status, stdout, err) = self.rails("mlx5_1:n2:1,2", "--layer", "verbs", "--mem", "device")
+        self.assertEqual(status, 1, stdout + err)
+        jobs = self.jobs()
+        self.assertEqual(len(jobs), 3 + 2 * 3)
+        for line in jobs:
+            self.assertIn("gdrb_write_pairs -m 8388608 -t 0.1 --mem device --csv ", line)
+            self.assertNotIn(" -x ", line)
+            self.assertNotIn("--nccl-net-only", line)
+        self.assertIn("--metric bw --ib-dev mlx5_1 --gpu 1", jobs[1])
+        self.assertNotIn("--start-at", jobs[1])
+        self.assertEqual(sum("--start-at" in j and "--round-every 2.3" in j for j in jobs), 6)
+        self.assertIn("layer verbs (gdrb_write_pairs), device memory", stdout)
+        self.assertIn("FAIL node n2 rail 1, its sends: below 80% of alone in every attempt", stdout)
+        self.assertTrue(os.path.isfile(os.path.join(out, "all-2", "rail-1", "pairs.csv")))
+
+    def test_verbs_takes_no_nic_env(self):
+        _, (status, _, err) = self.rails("", "--layer", "verbs", "--nic-env", "X={nic}")
+        self.assertEqual(status, 2)
+        self.assertIn("--nic-env: the verbs layer gives each rail's NIC with --ib-dev; drop --nic-env", err)
+
+    def test_nccl(self):
+        """gdrb_nccl_sendrecv --nccl-net-only on each rail's NIC by NCCL_IB_HCA's exact match; no
+        --start-at (the report says the jobs only start together); the rail is one figure."""
+        out, (status, stdout, err) = self.rails("mlx5_2:*:1,2", "--layer", "nccl", "--mem", "device")
+        self.assertEqual(status, 1, stdout + err)
+        jobs = self.jobs()
+        self.assertIn("-x NCCL_IB_HCA==mlx5_2 ", jobs[2])
+        for line in jobs:
+            self.assertIn("--nccl-net-only", line)
+            self.assertNotIn("--start-at", line)
+            self.assertNotIn("--metric", line)
+            self.assertIn("/results.csv", line)
+        self.assertIn("all rails at once: gdrb_nccl_sendrecv has no --start-at: the jobs were started together", stdout)
+        self.assertIn("rail 0 (mlx5_0), each rank's bandwidth, alone -> all rails: all nodes 10.0 -> 10.0 GB/s (100%)",
+                      stdout)
+        self.assertIn("FAIL rail 2 (all nodes): below 80% of alone in every attempt (attempt 1: 30%; attempt 2: 30%); "
+                      "GPU 2 (--gpu) on each node, NIC mlx5_2:1, PCIe switch not known (give --doctor)", stdout)
+        self.assertIn("rails: FAIL: rail 2 below 80% of alone under load", stdout)
+
+    def test_nccl_off_its_rail(self):
+        """A NCCL whose log names another device than the rail's (it ignored NCCL_IB_HCA), or
+        none: the rail is not measured (INVALID), its figure not judged."""
+        from unittest import mock
+        with mock.patch.dict(os.environ, {"FAKE_NCCL_NIC": "mlx5_0:1"}):
+            _, (status, stdout, err) = self.rails("", "--layer", "nccl", "--mem", "device")
+        self.assertEqual(status, 3, stdout + err)
+        self.assertRegex(stdout, r"INVALID rail 1 \(mlx5_1\) alone: .*/alone/rail-1/results.csv: the library used "
+                                 r"mlx5_0, not mlx5_1 alone")
+        self.assertNotIn("INVALID rail 0 ", stdout)
+        self.assertIn("rail 1 (mlx5_1), each rank's bandwidth, alone -> all rails: all nodes not measured", stdout)
+        with mock.patch.dict(os.environ, {"FAKE_NCCL_NIC": "mlx5_1:1+mlx5_0:1"}):
+            _, (status, stdout, _) = self.rails("", "--layer", "nccl", "--mem", "device")
+        self.assertEqual(status, 3)
+        self.assertIn("the library used mlx5_0+mlx5_1, not mlx5_1 alone", stdout)
+        with mock.patch.dict(os.environ, {"FAKE_NCCL_NIC": ""}):
+            _, (status, stdout, _) = self.rails("", "--layer", "nccl", "--mem", "device")
+        self.assertEqual(status, 3)
+        self.assertIn("which NIC the library used is not known (its log named none): the rail is not shown to be on mlx5_0",
+                      stdout)
+
+    def test_nccl_own_variable_and_no_window(self):
+        self.rails("", "--layer", "nccl", "--mem", "host", "--nic-env", "NCCL_IB_HCA=^{nic}")
+        self.assertIn("-x NCCL_IB_HCA=^mlx5_0 ", self.jobs()[0])
+        _, (status, _, err) = self.rails("", "--layer", "nccl", "--window", "4")
+        self.assertEqual(status, 2)
+        self.assertIn("--window: gdrb_nccl_sendrecv takes no window", err)
+        _, (status, _, err) = self.rails("", "--layer", "nccl", "--path", "staged", "--mem", "device")
+        self.assertEqual(status, 2)
+        self.assertIn("--path: gdrb_nccl_sendrecv measures direct on device memory, not staged", err)
+
+    def test_nccl_simulated_never_passes(self):
+        """A results.csv row of the simulated GPU or NCCL (its gpu, library columns) marks the run."""
+        folder = os.path.join(self.dir, "r")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "results.csv"), "w") as f:
+            f.write("benchmark,mem,path,size_bytes,bw_GBps,gpu,nic,library,status,note\n"
+                    "nccl_sendrecv,device,direct,1048576,9.5,gdrbench simulated GPU (simgpu),mlx5_0:1,"
+                    "NCCL 2.0 (simulated),ok,\n")
+        run = rails.read_run(RailRun(0, "mlx5_0"), folder, "device", "direct", 1 << 20, whole=True)
+        self.assertEqual(run.pairs[(rails.WHOLE, rails.WHOLE)].bw, 9.5)
+        v = rails.judge([rails.WHOLE], [run], [[run]], 80)
+        self.assertEqual(v.overall, "SIMULATED")
+        empty = rails.read_run(RailRun(0, "mlx5_0"), self.dir, "device", "direct", 1 << 20, whole=True)
+        v = rails.judge([rails.WHOLE], [run], [[empty]], 80)
+        self.assertEqual(v.overall, "INVALID")
+        self.assertIn("results.csv: cannot read", v.invalid[0])
+
+    def test_real_binaries_take_the_options(self):
+        """The built binaries describe the options gdrb rails gives them (skipped where not built)."""
+        from gdrbtool import facts
+        need = {"gdrb_mpi_pairs": ("start-at", "round-every", "metric", "window", "gpu", "csv"),
+                "gdrb_write_pairs": ("start-at", "round-every", "metric", "window", "gpu", "csv", "ib-dev"),
+                "gdrb_nccl_sendrecv": ("nccl-net-only", "gpu", "csv")}
+        seen = 0
+        for name, layer in (("gdrb_mpi_pairs", "mpi"), ("gdrb_write_pairs", "verbs"), ("gdrb_nccl_sendrecv", "nccl")):
+            binary = rails.find_bin(name, [str(gdrbtest.BUILD)])
+            if not binary:
+                continue
+            fx = facts.describe(binary)
+            self.assertEqual((fx.layer, fx.all_pairs), (layer, layer != "nccl"), name)
+            self.assertFalse([o for o in need[name] if o not in fx.options], name)
+            seen += 1
+        if not seen:
+            self.skipTest("no rails binary built")
+
+
+class Floors(unittest.TestCase):
+    """--floor and --sku: each rail's figure alone and loaded judged against the per-NIC floor."""
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def rails(self, slow, *more, bw=10.0):
+        mpirun = fake_bed(self.dir, ["n1", "n2", "n3"], slow, bw)
+        out = tempfile.mkdtemp(dir=self.dir)
+        return out, cli_run("rails", "--hosts", "n1,n2,n3", "--nics", "mlx5_0,mlx5_1,mlx5_2", "--mpirun", mpirun,
+                            "--bin-dir", self.dir, "--time", "0.1", "--lead", "1", *more, out)
+
+    def test_rail_below_the_floor_fails(self):
+        """n2's rail 1 sends at 3 GB/s (24 Gb/s) alone and loaded: at 100% of itself, so only the
+        floor names it, with its NIC and the floor's source."""
+        _, (status, stdout, err) = self.rails("mlx5_1:n2:alone,1,2", "--floor", "40", "--mem", "host")
+        self.assertEqual(status, 1, stdout + err)
+        self.assertIn("per-NIC floor: 40 Gb/s (--floor; source: given with --floor)", stdout)
+        self.assertIn("FAIL node n2 rail 1 below the per-NIC floor 40 Gb/s (--floor; source: given with --floor) "
+                      "alone and in every all-rails attempt (alone 24.0 Gb/s, all rails attempt 1: 24.0 Gb/s; "
+                      "attempt 2: 24.0 Gb/s); GPU not recorded, NIC mlx5_1", stdout)
+        self.assertNotIn("below 80% of alone", stdout)
+        self.assertIn("rails: FAIL: rail 1 below the per-NIC floor 40 Gb/s", stdout)
+
+    def test_all_above_the_floor_passes(self):
+        _, (status, stdout, err) = self.rails("", "--floor", "40", "--mem", "host")
+        self.assertEqual(status, 0, stdout + err)
+        self.assertIn("rails: PASS: every rail at 80% of alone or more with all rails loaded and at the per-NIC "
+                      "floor 40 Gb/s or above, alone and loaded", stdout)
+
+    def test_one_off_dip_below_the_floor_passes(self):
+        out, (status, stdout, err) = self.rails("mlx5_1:n2:1", "--floor", "40", "--mem", "host", "--below", "20")
+        self.assertEqual(status, 0, stdout + err)
+        self.assertTrue(os.path.isdir(os.path.join(out, "all-2")))
+
+    def test_sku(self):
+        """--sku h200: the profile's 360 Gb/s with its source; 80 Gb/s rails fail it, 400 pass."""
+        _, (status, stdout, err) = self.rails("", "--sku", "h200", "--mem", "device", "--size", "1M")
+        self.assertEqual(status, 1, stdout + err)
+        self.assertIn("per-NIC floor of SKU h200: 360 Gb/s (rule h200-gdr-write of hgx-h200; source: "
+                      "https://github.com/Azure/azurehpc-health-checks/", stdout)
+        self.assertEqual(len([x for x in stdout.splitlines() if x.startswith("FAIL node ") and
+                              "below the per-NIC floor 360 Gb/s" in x]), 9)
+        self.assertIn("FAIL node n3 rail 2 below the per-NIC floor 360 Gb/s", stdout)
+        self.assertIn("rails: FAIL: rail 0, rail 1, rail 2 below the per-NIC floor 360 Gb/s", stdout)
+        _, (status, stdout, err) = self.rails("", "--sku", "h200", "--mem", "device", "--size", "1M", bw=50.0)
+        self.assertEqual(status, 0, stdout + err)
+
+    def test_estimate_said(self):
+        f, why = rails_floor.of_sku("b200")
+        self.assertEqual(why, "")
+        self.assertEqual((f.text, f.mem, f.path, f.sizes), ("360 Gb/s", "device", "direct", "1048576"))
+        self.assertIn("gdrbench's own estimate: the DGX B200", f.cited())
+        f, _ = rails_floor.of_sku("h100")
+        self.assertAlmostEqual(f.value, 47.5)
+
+    def test_sku_without_a_floor_is_never_a_pass(self):
+        from unittest import mock
+        from gdrbtool import inventory
+        prof = os.path.join(self.dir, "nofloor.profile")
+        with open(prof, "w") as f:
+            f.write("description no floor\nrun gdrb_copy_bw mem=none sizes=1M paths=pinned:h2d\n"
+                    "rule x copy_bw bw_GBps >= 1 GB/s path=h2d source=\"estimate: a test profile without a NIC floor\"\n")
+        sku = dataclasses.replace(inventory.SKUS["h100"], name="z1", profile=prof)
+        with mock.patch.dict(inventory.SKUS, {"z1": sku}):
+            f, why = rails_floor.of_sku("z1")
+            self.assertIsNone(f)
+            self.assertIn("has no per-NIC GPUDirect floor", why)
+            _, (status, stdout, err) = self.rails("", "--sku", "z1", "--mem", "host")
+        self.assertEqual(status, 3, stdout + err)
+        self.assertIn("INVALID no per-NIC floor: the %s profile has no per-NIC GPUDirect floor" % prof, stdout)
+        self.assertIn("rails: INVALID", stdout)
+
+    def test_bad_floor_and_sku(self):
+        base = ["--hosts", "n1,n2", "--nics", "mlx5_0"]
+        for v in ("0", "abc", "1e9", "-3"):
+            Usage.refused(self, *base, "--floor", v, "out", want="--floor: expected Gb/s per NIC, a number from 1 to 100000")
+        Usage.refused(self, *base, "--sku", "z900", "out", want="--sku: unknown SKU 'z900'; known: a100, b200, h100, h200")
+        Usage.refused(self, *base, "--sku", "h100", "--floor", "300", "out", want="--floor: give --sku or --floor, not both")
+        Usage.refused(self, *base, "--sku", "h100", "--mem", "host", "out",
+                      want="--sku: its floor 380 Gb/s is for mem=device path=direct sizes=1048576; run with "
+                           "--mem device --size 1MiB")
+        Usage.refused(self, *base, "--layer", "ucx", "out", want="--layer: expected mpi or verbs or nccl, got 'ucx'")
 
 
 class Usage(unittest.TestCase):
