@@ -13,6 +13,8 @@
 #include "gdrb_reg.h"
 #include "gdrb_size.h"
 
+#include "doctor_int.h"
+
 #define GIB (1024.0 * 1024 * 1024)
 #define MIB (1024.0 * 1024)
 /* BAR1 below this (with GPU memory unknown) limits what GPUDirect can map at once. */
@@ -41,11 +43,12 @@ static void evidence(struct gdrb_doc_check *c, const char *fmt, ...)
  * One finding. The check takes the worst verdict of its items, and the fix of
  * the first item that made it that bad.
  */
-static void item(struct gdrb_doc_check *c, enum gdrb_doc_verdict v, const char *fix, const char *fmt, ...)
+static void item(struct gdrb_doc_check *c, enum gdrb_doc_verdict v, enum gdrb_doc_fix fix, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static void item(struct gdrb_doc_check *c, enum gdrb_doc_verdict v, const char *fix, const char *fmt, ...)
+static void item(struct gdrb_doc_check *c, enum gdrb_doc_verdict v, enum gdrb_doc_fix fix, const char *fmt, ...)
 {
 	struct gdrb_doc_item *items;
+	const char *fix_text = v != GDRB_DOC_PASS ? gdrb_doc_fix_text(fix) : "";
 	va_list ap;
 
 	items = realloc(c->items, (c->nitems + 1) * sizeof(*items));
@@ -58,9 +61,9 @@ static void item(struct gdrb_doc_check *c, enum gdrb_doc_verdict v, const char *
 	items[c->nitems++].v = v;
 	if (v > c->v) {
 		c->v = v;
-		snprintf(c->fix, sizeof(c->fix), "%s", fix && v != GDRB_DOC_PASS ? fix : "");
-	} else if (v == c->v && !c->fix[0] && fix && v != GDRB_DOC_PASS) {
-		snprintf(c->fix, sizeof(c->fix), "%s", fix);
+		snprintf(c->fix, sizeof(c->fix), "%s", fix_text);
+	} else if (v == c->v && !c->fix[0]) {
+		snprintf(c->fix, sizeof(c->fix), "%s", fix_text);
 	}
 }
 
@@ -118,46 +121,34 @@ static bool verbs_lists(const struct gdrb_doctor *d, const char *name)
 /* 1. RDMA devices and ports */
 static void check_rdma_ports(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix_none[] =
-		"load the NIC's RDMA driver and ib_uverbs (modprobe mlx5_ib ib_uverbs; install "
-		"rdma-core); 'ibv_devices' must list the NIC";
-	static const char fix_provider[] =
-		"install the NIC's user-space provider (Debian: ibverbs-providers, RHEL: "
-		"libibverbs; both from rdma-core)";
-	static const char fix_port[] =
-		"bring the port up: check the cable and the switch port ('ibstat', 'ip link', "
-		"'rdma link')";
-	static const char fix_mtu[] =
-		"set MTU 9000 (at least 4200) on the netdev and its switch ports so that RoCE "
-		"uses a 4096-byte RDMA MTU";
 	const struct gdrb_topo *t = &d->topo;
 	int ports = 0, active = 0;
 	size_t n, p, listed = 0;
 	char verbs[64];
 
 	if (!t->nnics) {
-		item(c, GDRB_DOC_FAIL, fix_none, "%s/class/infiniband %s", d->sysfs_root,
+		item(c, GDRB_DOC_FAIL, GDRB_FIX_RDMA_DRIVER, "%s/class/infiniband %s", d->sysfs_root,
 		     t->have_ib_class ? "is empty" : "does not exist: no RDMA driver is loaded");
 		if (d->live)
-			item(c, GDRB_DOC_FAIL, fix_none, "libibverbs: %s",
+			item(c, GDRB_DOC_FAIL, GDRB_FIX_RDMA_DRIVER, "libibverbs: %s",
 			     d->verbs_ok ? "lists no device" : d->verbs_why);
 		evidence(c, "no RDMA device");
 		return;
 	}
 	if (d->live && !d->verbs_ok)
-		item(c, GDRB_DOC_FAIL, fix_provider, "libibverbs cannot list devices: %s", d->verbs_why);
+		item(c, GDRB_DOC_FAIL, GDRB_FIX_RDMA_PROVIDER, "libibverbs cannot list devices: %s", d->verbs_why);
 	for (n = 0; n < t->nnics; n++) {
 		const struct gdrb_topo_nic *nic = &t->nics[n];
 		bool nic_active = false;
 
 		if (d->live && d->verbs_ok && !verbs_lists(d, nic->name))
-			item(c, GDRB_DOC_FAIL, fix_provider,
+			item(c, GDRB_DOC_FAIL, GDRB_FIX_RDMA_PROVIDER,
 			     "%s: in sysfs, but libibverbs does not list it (no user-space provider)",
 			     nic->name);
 		for (p = 0; p < nic->nports; p++)
 			nic_active |= nic->ports[p].state == GDRB_PORT_ACTIVE;
 		if (!nic->nports)
-			item(c, GDRB_DOC_FAIL, fix_port, "%s: no ports in sysfs", nic->name);
+			item(c, GDRB_DOC_FAIL, GDRB_FIX_PORT_DOWN, "%s: no ports in sysfs", nic->name);
 		for (p = 0; p < nic->nports; p++) {
 			const struct gdrb_topo_port *pt = &nic->ports[p];
 			struct gdrb_rdma_port_attr attr;
@@ -165,7 +156,7 @@ static void check_rdma_ports(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 			bool eth = !strcmp(pt->link_layer, "Ethernet");
 			enum gdrb_doc_verdict v = GDRB_DOC_PASS;
 			int rdma_mtu = 0;
-			const char *fix = NULL;
+			enum gdrb_doc_fix fix = GDRB_FIX_NONE;
 
 			ports++;
 			active += pt->state == GDRB_PORT_ACTIVE;
@@ -192,11 +183,10 @@ static void check_rdma_ports(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 			}
 			if (pt->state != GDRB_PORT_ACTIVE) {
 				v = nic_active ? GDRB_DOC_WARN : GDRB_DOC_FAIL;
-				fix = fix_port;
+				fix = GDRB_FIX_PORT_DOWN;
 			} else if (rdma_mtu && rdma_mtu < 4096) {
 				v = GDRB_DOC_WARN;
-				fix = eth ? fix_mtu : "set the subnet manager's MTU to 4096 "
-						      "(opensm: mtu 5 in the partition config)";
+				fix = eth ? GDRB_FIX_ROCE_MTU : GDRB_FIX_IB_MTU;
 			}
 			item(c, v, fix, "%s port %u: %s (%s), %s, %s%s", nic->name, pt->num,
 			     pt->state_name[0] ? pt->state_name : "state unknown",
@@ -233,9 +223,6 @@ static void gid_ipv4(const char *gid, char *buf, size_t len)
 /* 2. RoCE: a RoCE v2 GID exists, and its index */
 static void check_roce_gid(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix[] =
-		"give the netdev an IP address (RoCE v2 GIDs are made from its addresses) and "
-		"check the RoCE mode: 'cma_roce_mode -d DEV -p PORT' should say RoCE v2";
 	const struct gdrb_topo *t = &d->topo;
 	int roce = 0, with_v2 = 0;
 	size_t n, p;
@@ -249,7 +236,7 @@ static void check_roce_gid(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 				continue;
 			roce++;
 			if (pt->roce_v2_gid < 0) {
-				item(c, GDRB_DOC_FAIL, fix,
+				item(c, GDRB_DOC_FAIL, GDRB_FIX_ROCE_GID,
 				     "%s port %u (%s): no RoCE v2 GID among %d GIDs (%d RoCE v1)",
 				     t->nics[n].name, pt->num, pt->netdev[0] ? pt->netdev : "no netdev",
 				     pt->ngids, pt->ngids - pt->nv2);
@@ -257,7 +244,7 @@ static void check_roce_gid(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 			}
 			with_v2++;
 			gid_ipv4(pt->roce_v2_gid_text, v4, sizeof(v4));
-			item(c, GDRB_DOC_PASS, NULL, "%s port %u (%s): RoCE v2 GID index %d = %s%s",
+			item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "%s port %u (%s): RoCE v2 GID index %d = %s%s",
 			     t->nics[n].name, pt->num, pt->netdev[0] ? pt->netdev : "no netdev",
 			     pt->roce_v2_gid, pt->roce_v2_gid_text, v4);
 		}
@@ -287,14 +274,6 @@ static char *links_in(const struct gdrb_nvml_gpu *g, enum gdrb_nvlink_state st, 
  */
 static void nvlink_items(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix_down[] =
-		"drain the node: a link down on an NVLink board is a hardware fault; 'nvidia-smi nvlink "
-		"-s' shows each link, a GPU reset or reboot retrains them, a link that stays down "
-		"needs the vendor";
-	static const char fix_all_down[] =
-		"on an NVLink board (HGX, DGX) drain the node as for one link down; a PCIe card without "
-		"an NVLink bridge has no link up and needs nothing";
-	static const char fix_unread[] = "check 'nvidia-smi nvlink -s' and the driver's messages (dmesg)";
 	const struct gdrb_nvml *nv = &d->nvml;
 	char down[96], unread[96], ver[24], far[40];
 	size_t g;
@@ -302,11 +281,11 @@ static void nvlink_items(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 	if (!d->ask_nvml)
 		return;
 	if (!nv->known) {
-		item(c, GDRB_DOC_SKIP, NULL, "NVLink not known: %s", nv->why);
+		item(c, GDRB_DOC_SKIP, GDRB_FIX_NONE, "NVLink not known: %s", nv->why);
 		return;
 	}
 	if (nv->reported > nv->ngpus)
-		item(c, GDRB_DOC_WARN, fix_unread, "NVML counts %u GPUs; the first %zu are read",
+		item(c, GDRB_DOC_WARN, GDRB_FIX_NVLINK_UNREAD, "NVML counts %u GPUs; the first %zu are read",
 		     nv->reported, nv->ngpus);
 	for (g = 0; g < nv->ngpus; g++) {
 		const struct gdrb_nvml_gpu *gp = &nv->gpus[g];
@@ -315,11 +294,11 @@ static void nvlink_items(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		enum gdrb_doc_verdict verdict = GDRB_DOC_PASS;
 
 		if (!gp->links && gp->why[0]) {
-			item(c, GDRB_DOC_WARN, fix_unread, "NVLink of NVML GPU %zu %s not read: %s", g, pci, gp->why);
+			item(c, GDRB_DOC_WARN, GDRB_FIX_NVLINK_UNREAD, "NVLink of NVML GPU %zu %s not read: %s", g, pci, gp->why);
 			continue;
 		}
 		if (!gp->links) {
-			item(c, GDRB_DOC_PASS, NULL, "NVLink %s %s: no NVLink (NVML lists none)", pci, gp->name);
+			item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "NVLink %s %s: no NVLink (NVML lists none)", pci, gp->name);
 			continue;
 		}
 		if (gp->down && gp->up)
@@ -333,7 +312,7 @@ static void nvlink_items(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 			snprintf(ver, sizeof(ver), "NVLink %s", v);
 		else
 			snprintf(ver, sizeof(ver), "version not known");
-		item(c, verdict, verdict == GDRB_DOC_FAIL ? fix_down : !gp->up && !gp->unread ? fix_all_down : fix_unread,
+		item(c, verdict, verdict == GDRB_DOC_FAIL ? GDRB_FIX_NVLINK_DOWN : !gp->up && !gp->unread ? GDRB_FIX_NVLINK_ALL_DOWN : GDRB_FIX_NVLINK_UNREAD,
 		     "NVLink %s %s: %d of %d NVLinks up%s%s%s%s, %s, %d to an NVSwitch, %d to a GPU%s%s%s",
 		     pci, gp->name, gp->up, gp->links, gp->down ? ", down: " : "",
 		     links_in(gp, GDRB_NVLINK_DOWN, down, sizeof(down)), gp->unread ? ", not read: " : "",
@@ -345,15 +324,6 @@ static void nvlink_items(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 /* 3. GPUs visible, driver and runtime versions */
 static void check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix_gpu[] =
-		"install the GPU or pass it through to this VM or container; 'nvidia-smi -L' must "
-		"list it";
-	static const char fix_driver[] =
-		"install and load the NVIDIA driver (modprobe nvidia); the GPU must be bound to "
-		"'nvidia', not vfio-pci";
-	static const char fix_cuda[] =
-		"install an NVIDIA driver at least as new as the CUDA runtime gdrbench was built "
-		"with, and check CUDA_VISIBLE_DEVICES";
 	const struct gdrb_topo *t = &d->topo;
 	const struct gdrb_node *nd = &d->node;
 	char rt[16], drv[16], cuda[160], nv[96];
@@ -380,26 +350,26 @@ static void check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		 nv, cuda);
 
 	if (!t->ngpus)
-		item(c, d->cuda_ok ? GDRB_DOC_WARN : GDRB_DOC_FAIL, fix_gpu,
+		item(c, d->cuda_ok ? GDRB_DOC_WARN : GDRB_DOC_FAIL, GDRB_FIX_GPU_MISSING,
 		     "no NVIDIA GPU (vendor 0x10de, class 0x0300/0x0302) under %s/bus/pci/devices",
 		     d->sysfs_root);
 	if (!nd->nv_version[0] && !nd->mod_nvidia)
-		item(c, GDRB_DOC_FAIL, fix_driver, "%s", nv);
+		item(c, GDRB_DOC_FAIL, GDRB_FIX_GPU_DRIVER, "%s", nv);
 	if (d->ask_cuda && !d->cuda_ok)
-		item(c, GDRB_DOC_FAIL, nd->nv_version[0] ? fix_cuda : fix_driver, "CUDA: %s", d->cuda_why);
+		item(c, GDRB_DOC_FAIL, nd->nv_version[0] ? GDRB_FIX_CUDA_DRIVER : GDRB_FIX_GPU_DRIVER, "CUDA: %s", d->cuda_why);
 	for (g = 0; g < t->ngpus; g++) {
 		const struct gdrb_pci_fn *fn = &t->gpus[g].pci;
 		int ci = gdrb_doctor_cuda_index(d, fn->bdf);
 		bool bound = !strcmp(fn->driver, "nvidia");
 
-		item(c, bound ? GDRB_DOC_PASS : GDRB_DOC_FAIL, fix_driver,
+		item(c, bound ? GDRB_DOC_PASS : GDRB_DOC_FAIL, GDRB_FIX_GPU_DRIVER,
 		     "%s device 0x%04x%s%s, driver %s, NUMA node %d%s", fn->bdf, fn->device,
 		     ci >= 0 ? " " : "", ci >= 0 ? d->cuda.devs[ci].name : "",
 		     fn->driver[0] ? fn->driver : "none", fn->numa_node,
 		     !d->cuda_ok ? "" : ci >= 0 ? ", visible to CUDA" : ", not visible to CUDA");
 	}
 	if (d->cuda_ok && d->cuda.count < (int)t->ngpus)
-		item(c, GDRB_DOC_WARN, "unset CUDA_VISIBLE_DEVICES (or check 'nvidia-smi')",
+		item(c, GDRB_DOC_WARN, GDRB_FIX_CUDA_VISIBLE,
 		     "CUDA sees %d of the %zu GPUs", d->cuda.count, t->ngpus);
 	nvlink_items(d, c);
 }
@@ -419,9 +389,6 @@ static int gpu_for_nic(const struct gdrb_doctor *d, size_t n)
 /* 4. GPU memory registration really attempted on each NIC */
 static void check_registration(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix[] =
-		"load nvidia_peermem for peer memory; for dma-buf use the NVIDIA open kernel "
-		"modules (r515+) on Linux >= 5.12; see checks 5 and 6";
 	static const enum gdrb_reg_mode modes[] = { GDRB_REG_DMABUF, GDRB_REG_PEERMEM };
 	int nics = 0, ok_nics = 0;
 	size_t v, n;
@@ -462,7 +429,7 @@ static void check_registration(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		nics++;
 		ok_nics += worked > 0;
 		for (m = 0; m < 2; m++)
-			item(c, rc[m] == 0 ? GDRB_DOC_PASS : worked ? GDRB_DOC_WARN : GDRB_DOC_FAIL, fix,
+			item(c, rc[m] == 0 ? GDRB_DOC_PASS : worked ? GDRB_DOC_WARN : GDRB_DOC_FAIL, GDRB_FIX_GPU_REGISTRATION,
 			     "%s with GPU %d (%s): %s: %s", d->verbs_devs[v], gpu,
 			     d->cuda.devs[gpu].pci_bus_id,
 			     modes[m] == GDRB_REG_DMABUF ? "dma-buf" : "peer memory", att[m].why);
@@ -474,12 +441,6 @@ static void check_registration(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 /* 5. nvidia_peermem loaded; dma-buf support in kernel and driver */
 static void check_modules(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix_both[] =
-		"modprobe nvidia_peermem (and list it in /etc/modules-load.d), or use the NVIDIA "
-		"open kernel modules (r515+) on Linux >= 5.12 for dma-buf";
-	static const char fix_peermem[] =
-		"modprobe nvidia_peermem for software that registers GPU memory as peer memory "
-		"(MPI, UCX or NCCL builds without dma-buf)";
 	const struct gdrb_node *nd = &d->node;
 	char why[256] = "";
 	bool peermem = nd->mod_nvidia_peermem || nd->mod_nv_peer_mem;
@@ -506,21 +467,21 @@ static void check_modules(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 			 nd->nv_version);
 
 	if (!nd->modules_readable)
-		item(c, GDRB_DOC_SKIP, NULL, "module list unreadable (no %s/modules, no %s/module)",
+		item(c, GDRB_DOC_SKIP, GDRB_FIX_NONE, "module list unreadable (no %s/modules, no %s/module)",
 		     d->procfs_root, d->sysfs_root);
 	else
 		item(c, peermem ? GDRB_DOC_PASS : dmabuf ? GDRB_DOC_WARN : GDRB_DOC_FAIL,
-		     dmabuf ? fix_peermem : fix_both, "%s",
+		     dmabuf ? GDRB_FIX_PEERMEM : GDRB_FIX_PEERMEM_OR_DMABUF, "%s",
 		     nd->mod_nvidia_peermem ? "nvidia_peermem loaded" :
 		     nd->mod_nv_peer_mem ? "nv_peer_mem loaded" :
 		     dmabuf ? "neither nvidia_peermem nor nv_peer_mem is loaded: only dma-buf "
 			      "registration is possible" :
 			      "neither nvidia_peermem nor nv_peer_mem is loaded");
 	if (dmabuf)
-		item(c, GDRB_DOC_PASS, NULL, "dma-buf: kernel %s, NVIDIA %s open kernel modules",
+		item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "dma-buf: kernel %s, NVIDIA %s open kernel modules",
 		     nd->kernel, nd->nv_version);
 	else
-		item(c, peermem ? GDRB_DOC_PASS : GDRB_DOC_FAIL, fix_both, "dma-buf: unavailable: %s",
+		item(c, peermem ? GDRB_DOC_PASS : GDRB_DOC_FAIL, GDRB_FIX_PEERMEM_OR_DMABUF, "dma-buf: unavailable: %s",
 		     why[0] ? why + 2 : "reason unknown");
 	evidence(c, "peer memory: %s; dma-buf: %s",
 		 !nd->modules_readable ? "unknown" : peermem ? "yes" : "no", dmabuf ? "yes" : "no");
@@ -529,13 +490,10 @@ static void check_modules(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 /* 6. RLIMIT_MEMLOCK large enough for what the runs asked about register */
 static void check_memlock(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char how[] =
-		"'* - memlock unlimited' in /etc/security/limits.conf, LimitMEMLOCK=infinity for "
-		"systemd services and slurmd";
 	const struct gdrb_node *nd = &d->node;
 	const char *src = d->live ? "getrlimit" : "self/limits";
 	struct gdrb_memlock_need need;
-	char size[32], total[48], max[32], text[512], fix[384];
+	char size[32], total[48], max[32], text[512];
 	enum gdrb_doc_verdict v;
 	bool below;
 
@@ -544,11 +502,6 @@ static void check_memlock(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 	gdrb_memlock_need_text(&need, text, sizeof(text));
 	gdrb_memlock_total_text(&need, total, sizeof(total));
 	gdrb_size_format(d->max_size, max, sizeof(max));
-	if (need.overflow)
-		snprintf(fix, sizeof(fix), "raise it to unlimited (no finite limit covers the need): %s",
-			 how);
-	else
-		snprintf(fix, sizeof(fix), "raise it to unlimited (at least %s here): %s", total, how);
 	if (!nd->memlock_known) {
 		evidence(c, "not known: %s/self/limits %s; need %s (-m %s, --mem %s)", d->procfs_root,
 			 nd->memlock_why[0] ? nd->memlock_why : "not read", total, max,
@@ -556,8 +509,8 @@ static void check_memlock(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		return;
 	}
 	if (nd->memlock_unlimited) {
-		item(c, GDRB_DOC_PASS, NULL, "RLIMIT_MEMLOCK unlimited (%s)", src);
-		item(c, GDRB_DOC_PASS, NULL, "%s", text);
+		item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "RLIMIT_MEMLOCK unlimited (%s)", src);
+		item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "%s", text);
 		evidence(c, "unlimited; need %s (-m %s, --mem %s)", total, max,
 			 gdrb_mem_kind_name(d->mem));
 		return;
@@ -566,13 +519,20 @@ static void check_memlock(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 	below = need.overflow || nd->memlock_bytes < need.bytes;
 	/* A finite limit that covers the need still stops larger runs and other libraries. */
 	v = !below ? GDRB_DOC_WARN : nd->cap_ipc_lock ? GDRB_DOC_WARN : GDRB_DOC_FAIL;
-	item(c, v, fix, "RLIMIT_MEMLOCK %s (%s) %s", size, src,
+	item(c, v, GDRB_FIX_MEMLOCK, "RLIMIT_MEMLOCK %s (%s) %s", size, src,
 	     below ? "is below the need: registering fails with ENOMEM" :
 		     "covers the need; registering more than that fails with ENOMEM");
-	item(c, below ? v : GDRB_DOC_PASS, fix, "%s", text);
+	item(c, below ? v : GDRB_DOC_PASS, GDRB_FIX_MEMLOCK, "%s", text);
 	if (nd->cap_ipc_lock)
-		item(c, GDRB_DOC_WARN, fix,
+		item(c, GDRB_DOC_WARN, GDRB_FIX_MEMLOCK,
 		     "this process has CAP_IPC_LOCK and is exempt; unprivileged jobs are not");
+	/* The fix names the figure this node needs. */
+	if (need.overflow)
+		snprintf(c->fix, sizeof(c->fix), "raise it to unlimited (no finite limit covers the need): %s",
+			 gdrb_doc_fix_text(GDRB_FIX_MEMLOCK));
+	else
+		snprintf(c->fix, sizeof(c->fix), "raise it to unlimited (at least %s here): %s", total,
+			 gdrb_doc_fix_text(GDRB_FIX_MEMLOCK));
 	evidence(c, "%s; need %s (-m %s, --mem %s)%s", size, total, max, gdrb_mem_kind_name(d->mem),
 		 nd->cap_ipc_lock ? ", exempt here (CAP_IPC_LOCK)" : "");
 }
@@ -580,14 +540,11 @@ static void check_memlock(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 /* 7. IOMMU mode */
 static void check_iommu(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix[] =
-		"boot with iommu=pt (Intel: intel_iommu=on iommu=pt), or turn the IOMMU off in the "
-		"firmware: GPUDirect RDMA needs untranslated peer addresses";
 	const struct gdrb_node *nd = &d->node;
 
-	item(c, nd->iommu == GDRB_IOMMU_TRANSLATED ? GDRB_DOC_FAIL : GDRB_DOC_PASS, fix, "%s: %s",
+	item(c, nd->iommu == GDRB_IOMMU_TRANSLATED ? GDRB_DOC_FAIL : GDRB_DOC_PASS, GDRB_FIX_IOMMU, "%s: %s",
 	     gdrb_iommu_mode_name(nd->iommu), nd->iommu_why);
-	item(c, GDRB_DOC_PASS, NULL, "%d IOMMU units in %s/class/iommu; kernel command line: %s",
+	item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "%d IOMMU units in %s/class/iommu; kernel command line: %s",
 	     nd->iommu_units, d->sysfs_root, nd->iommu_args[0] ? nd->iommu_args : "no IOMMU options");
 	evidence(c, "%s (%s)", gdrb_iommu_mode_name(nd->iommu), nd->iommu_why);
 }
@@ -595,10 +552,6 @@ static void check_iommu(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 /* 8. PCIe ACS on the bridges between each GPU and its nearest NIC */
 static void check_acs(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix[] =
-		"clear ACS redirect on those ports ('setpci -s BDF ECAP_ACS+0x6.w=0000' at every "
-		"boot) or disable ACS in the firmware; keep it only where VMs need isolation";
-	static const char fix_root[] = "run gdrb_doctor as root: ACS lives in extended config space";
 	const struct gdrb_topo *t = &d->topo;
 	int pairs = 0, redirected = 0;
 	size_t g, b;
@@ -614,7 +567,7 @@ static void check_acs(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		nic = &t->nics[d->nic_of_gpu[g]];
 		pairs++;
 		if (d->dist_of_gpu[g] > GDRB_DIST_PXB) {
-			item(c, GDRB_DOC_PASS, NULL,
+			item(c, GDRB_DOC_PASS, GDRB_FIX_NONE,
 			     "GPU %s - %s: %s, the path crosses the host bridge; ACS does not "
 			     "change it (check 9)", t->gpus[g].pci.bdf, nic->name,
 			     gdrb_topo_dist_name(d->dist_of_gpu[g]));
@@ -638,15 +591,15 @@ static void check_acs(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		}
 		if (used) {
 			redirected++;
-			item(c, GDRB_DOC_FAIL, fix,
+			item(c, GDRB_DOC_FAIL, GDRB_FIX_ACS_REDIRECT,
 			     "GPU %s - %s: ACS redirects peer-to-peer to the root complex at %s",
 			     t->gpus[g].pci.bdf, nic->name, list);
 		} else if (unreadable) {
-			item(c, GDRB_DOC_SKIP, fix_root,
+			item(c, GDRB_DOC_SKIP, GDRB_FIX_ACS_ROOT,
 			     "GPU %s - %s: config space of the %zu bridges between them not "
 			     "readable (needs root)", t->gpus[g].pci.bdf, nic->name, nb);
 		} else {
-			item(c, GDRB_DOC_PASS, NULL, "GPU %s - %s: %zu bridge%s between them, no ACS "
+			item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "GPU %s - %s: %zu bridge%s between them, no ACS "
 			     "redirect", t->gpus[g].pci.bdf, nic->name, nb, nb == 1 ? "" : "s");
 		}
 	}
@@ -657,15 +610,12 @@ static void check_acs(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 	else
 		evidence(c, "%d of %d GPU-NIC paths redirected by ACS", redirected, pairs);
 	if (count_items(c, GDRB_DOC_SKIP) && c->v == GDRB_DOC_PASS)
-		snprintf(c->fix, sizeof(c->fix), "%s", fix_root);
+		snprintf(c->fix, sizeof(c->fix), "%s", gdrb_doc_fix_text(GDRB_FIX_ACS_ROOT));
 }
 
 /* Part of check 9: GPUs whose nearest NIC is the same device, named per NIC. */
 static void shared_nics(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix_shared[] =
-		"give each GPU a NIC under its own PCIe switch; until then a rail's GPUDirect bandwidth "
-		"under load is the NIC's divided among its GPUs ('gdrb rails' measures it)";
 	const struct gdrb_topo *t = &d->topo;
 	size_t g, h;
 
@@ -690,7 +640,7 @@ static void shared_nics(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 								 t->gpus[h].pci.bdf);
 			}
 		if (n > 1)
-			item(c, GDRB_DOC_WARN, fix_shared, "GPUs %s share their nearest NIC %s: %zu rails on one NIC",
+			item(c, GDRB_DOC_WARN, GDRB_FIX_SHARED_NIC, "GPUs %s share their nearest NIC %s: %zu rails on one NIC",
 			     names, t->nics[nic].name, n);
 	}
 }
@@ -698,12 +648,6 @@ static void shared_nics(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 /* 9. GPU-NIC topology */
 static void check_topology(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix_far[] =
-		"put each GPU and its NIC under one PCIe switch (move a card), or pick the nearest "
-		"NIC per GPU (NCCL_IB_HCA, UCX_NET_DEVICES)";
-	static const char fix_sys[] =
-		"install a NIC on each GPU's socket: GPUDirect RDMA across the socket "
-		"interconnect is slow or refused";
 	const struct gdrb_topo *t = &d->topo;
 	int per_class[GDRB_DIST_UNKNOWN + 1] = { 0 };
 	char counts[160] = "";
@@ -725,7 +669,7 @@ static void check_topology(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		int depth = nic->has_pci ? gdrb_topo_shared_bridge(gpu, &nic->pci, bridge) : 0;
 
 		per_class[dist]++;
-		item(c, v, dist == GDRB_DIST_SYS ? fix_sys : fix_far,
+		item(c, v, dist == GDRB_DIST_SYS ? GDRB_FIX_GPU_NIC_SOCKET : GDRB_FIX_GPU_NIC_FAR,
 		     "GPU %s (NUMA %d) -> %s %s (NUMA %d): %s, %s; rail %zu: %s%s", gpu->bdf,
 		     gpu->numa_node, nic->name, nic->has_pci ? nic->pci.bdf : "(no PCI function)",
 		     nic->has_pci ? nic->pci.numa_node : -1, gdrb_topo_dist_name(dist),
@@ -746,38 +690,30 @@ static void check_topology(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 static void link_item(struct gdrb_doc_check *c, const char *what, const struct gdrb_pci_fn *fn,
 		      bool gpu, int *down)
 {
-	static const char fix_down[] =
-		"reseat the card, its riser or cable; check the slot's speed and bifurcation in "
-		"the firmware; 'lspci -vv' LnkSta must equal LnkCap";
-	static const char fix_idle[] =
-		"GPUs lower the link speed when idle: re-check under load ('nvidia-smi -q -d "
-		"PCI' shows the current generation)";
-	static const char fix_slot[] =
-		"move the card to a slot (or switch port) that runs at the card's own maximum";
 	const struct gdrb_pci_link *l = &fn->link;
 	double target_gts;
 	int target_width;
 
 	gdrb_pci_link_target(fn, &target_gts, &target_width);
 	if (!l->cur_gts || !l->cur_width || !target_gts || !target_width) {
-		item(c, GDRB_DOC_SKIP, NULL, "%s %s: link speed or width not reported", what, fn->bdf);
+		item(c, GDRB_DOC_SKIP, GDRB_FIX_NONE, "%s %s: link speed or width not reported", what, fn->bdf);
 		return;
 	}
 	if (l->cur_width < target_width || (!gpu && l->cur_gts < target_gts)) {
 		(*down)++;
-		item(c, GDRB_DOC_FAIL, fix_down, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d) "
+		item(c, GDRB_DOC_FAIL, GDRB_FIX_PCIE_DOWN, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d) "
 		     "x%d: down-trained", what, fn->bdf, l->cur_gts, gdrb_pci_gen(l->cur_gts),
 		     l->cur_width, target_gts, gdrb_pci_gen(target_gts), target_width);
 	} else if (l->cur_gts < target_gts) {
-		item(c, GDRB_DOC_WARN, fix_idle, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d): "
+		item(c, GDRB_DOC_WARN, GDRB_FIX_PCIE_IDLE, "%s %s: %.1f GT/s (Gen%d) x%d, can do %.1f GT/s (Gen%d): "
 		     "lower speed (idle GPU, or down-trained)", what, fn->bdf, l->cur_gts,
 		     gdrb_pci_gen(l->cur_gts), l->cur_width, target_gts, gdrb_pci_gen(target_gts));
 	} else if (target_gts < l->max_gts || target_width < l->max_width) {
-		item(c, GDRB_DOC_WARN, fix_slot, "%s %s: %.1f GT/s (Gen%d) x%d, limited by the port above "
+		item(c, GDRB_DOC_WARN, GDRB_FIX_PCIE_SLOT, "%s %s: %.1f GT/s (Gen%d) x%d, limited by the port above "
 		     "it (the card can do %.1f GT/s x%d)", what, fn->bdf, l->cur_gts,
 		     gdrb_pci_gen(l->cur_gts), l->cur_width, l->max_gts, l->max_width);
 	} else {
-		item(c, GDRB_DOC_PASS, NULL, "%s %s: %.1f GT/s (Gen%d) x%d, its maximum", what, fn->bdf,
+		item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "%s %s: %.1f GT/s (Gen%d) x%d, its maximum", what, fn->bdf,
 		     l->cur_gts, gdrb_pci_gen(l->cur_gts), l->cur_width);
 	}
 }
@@ -809,12 +745,6 @@ static void check_links(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 /* 11. GPU BAR1 size against GPU memory */
 static void check_bar1(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 {
-	static const char fix_none[] =
-		"enable 'Above 4G decoding' (and Resizable BAR) in the firmware so that BAR1 is "
-		"assigned";
-	static const char fix_small[] =
-		"enable Resizable BAR / large BAR1 in the firmware ('nvidia-smi -q -d MEMORY' shows "
-		"BAR1): GPUDirect maps GPU memory through BAR1";
 	const struct gdrb_topo *t = &d->topo;
 	size_t g;
 
@@ -826,20 +756,20 @@ static void check_bar1(struct gdrb_doctor *d, struct gdrb_doc_check *c)
 		human_bytes(size, sizeof(size), (double)gpu->bar1_bytes);
 		snprintf(bar, sizeof(bar), "%s in region %d", size, gpu->bar1_region);
 		if (!gpu->bar1_bytes)
-			item(c, GDRB_DOC_FAIL, fix_none, "GPU %s: BAR1 not assigned (its resource file has no "
+			item(c, GDRB_DOC_FAIL, GDRB_FIX_BAR1_NONE, "GPU %s: BAR1 not assigned (its resource file has no "
 			     "prefetchable memory BAR after BAR0)", gpu->pci.bdf);
 		else if (ci >= 0 && gpu->bar1_bytes < d->cuda.devs[ci].total_mem)
-			item(c, GDRB_DOC_WARN, fix_small, "GPU %s: BAR1 %s < %s of memory: at most %s can "
+			item(c, GDRB_DOC_WARN, GDRB_FIX_BAR1_SMALL, "GPU %s: BAR1 %s < %s of memory: at most %s can "
 			     "be registered at once", gpu->pci.bdf, bar,
 			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem), size);
 		else if (ci >= 0)
-			item(c, GDRB_DOC_PASS, NULL, "GPU %s: BAR1 %s >= %s of memory", gpu->pci.bdf, bar,
+			item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "GPU %s: BAR1 %s >= %s of memory", gpu->pci.bdf, bar,
 			     human_bytes(mem, sizeof(mem), (double)d->cuda.devs[ci].total_mem));
 		else if (gpu->bar1_bytes < BAR1_SMALL)
-			item(c, GDRB_DOC_WARN, fix_small, "GPU %s: BAR1 %s (GPU memory unknown): at most "
+			item(c, GDRB_DOC_WARN, GDRB_FIX_BAR1_SMALL, "GPU %s: BAR1 %s (GPU memory unknown): at most "
 			     "%s can be registered at once", gpu->pci.bdf, bar, size);
 		else
-			item(c, GDRB_DOC_PASS, NULL, "GPU %s: BAR1 %s (GPU memory unknown%s)", gpu->pci.bdf,
+			item(c, GDRB_DOC_PASS, GDRB_FIX_NONE, "GPU %s: BAR1 %s (GPU memory unknown%s)", gpu->pci.bdf,
 			     bar, d->ask_cuda ? ": not visible to CUDA" : d->live ? ": CUDA not asked (--fast)" :
 			     ": fixture tree");
 	}
