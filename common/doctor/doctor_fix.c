@@ -49,6 +49,9 @@ static const char *const fixes[GDRB_FIX_COUNT] = {
 		"an NVLink bridge has no link up and needs nothing",
 	[GDRB_FIX_NVLINK_UNREAD] =
 		"check 'nvidia-smi nvlink -s' and the driver's messages (dmesg)",
+	[GDRB_FIX_NVLINK_SLOW] =
+		"a link slower than its GPU's others trained down: 'nvidia-smi nvlink -s' shows each "
+		"link's speed; a GPU reset or reboot retrains it, a link that stays slow needs the vendor",
 	/* check 4: GPU memory registration */
 	[GDRB_FIX_GPU_REGISTRATION] =
 		"load nvidia_peermem for peer memory; for dma-buf use the NVIDIA open kernel "

@@ -29,6 +29,7 @@ enum gdrb_doc_fix {
 	GDRB_FIX_NVLINK_DOWN,
 	GDRB_FIX_NVLINK_ALL_DOWN,
 	GDRB_FIX_NVLINK_UNREAD,
+	GDRB_FIX_NVLINK_SLOW,
 	/* check 4: GPU memory registration */
 	GDRB_FIX_GPU_REGISTRATION,
 	/* check 5: nvidia_peermem, dma-buf */
@@ -83,6 +84,8 @@ void gdrb_doc_check_gpus(struct gdrb_doctor *d, struct gdrb_doc_check *c);
 void gdrb_doc_check_bar1(struct gdrb_doctor *d, struct gdrb_doc_check *c);
 /* doctor_nvlink.c: check 3's NVLink items, one per GPU NVML lists */
 void gdrb_doc_nvlink_items(struct gdrb_doctor *d, struct gdrb_doc_check *c);
+/* The fastest speed of gp's links up in MB/s, 0 none known: a link below it is slower. */
+unsigned gdrb_doc_nvlink_fastest(const struct gdrb_nvml_gpu *gp);
 /* doctor_registration.c: 4. registration attempted, 5. modules, 6. RLIMIT_MEMLOCK, 7. IOMMU */
 void gdrb_doc_check_registration(struct gdrb_doctor *d, struct gdrb_doc_check *c);
 void gdrb_doc_check_modules(struct gdrb_doctor *d, struct gdrb_doc_check *c);
