@@ -10,22 +10,11 @@
 
 static int bibw_iteration(struct gdrb_ctx *c, size_t size)
 {
-	unsigned k;
-
 	if (c->variant->pipelined)
 		return gdrb_mpi_pipe(c, size, c->window, true, true);
-	for (k = 0; k < c->window; k++)
-		if (gdrb_mpi_irecv(c, gdrb_wire_recv(c) + gdrb_msg_off(c, k), size, GDRB_TAG_DATA))
-			return GDRB_ERR;
-	for (k = 0; k < c->window; k++)
-		if (gdrb_stage_out(c, gdrb_msg_off(c, k), size) ||
-		    gdrb_mpi_isend(c, gdrb_wire_send(c) + gdrb_msg_off(c, k), size, GDRB_TAG_DATA))
-			return GDRB_ERR;
-	if (gdrb_mpi_waitall(c))
+	if (gdrb_mpi_irecv_window(c, size) || gdrb_mpi_isend_window(c, size) || gdrb_mpi_waitall(c) ||
+	    gdrb_mpi_stage_in_window(c, size))
 		return GDRB_ERR;
-	for (k = 0; k < c->window; k++)
-		if (gdrb_stage_in(c, gdrb_msg_off(c, k), size))
-			return GDRB_ERR;
 	return 0;
 }
 

@@ -10,29 +10,18 @@
 
 static int bw_iteration(struct gdrb_ctx *c, size_t size)
 {
-	unsigned k;
-
 	if (c->variant->pipelined)
 		return gdrb_mpi_pipe(c, size, c->window, c->initiator, !c->initiator) ||
 		       (c->initiator ? gdrb_mpi_recv(NULL, 0, c->peer, GDRB_TAG_ACK) :
 				       gdrb_mpi_send(NULL, 0, c->peer, GDRB_TAG_ACK)) ? GDRB_ERR : 0;
 	if (c->initiator) {
-		for (k = 0; k < c->window; k++)
-			if (gdrb_stage_out(c, gdrb_msg_off(c, k), size) ||
-			    gdrb_mpi_isend(c, gdrb_wire_send(c) + gdrb_msg_off(c, k), size, GDRB_TAG_DATA))
-				return GDRB_ERR;
-		if (gdrb_mpi_waitall(c) || gdrb_mpi_recv(NULL, 0, c->peer, GDRB_TAG_ACK))
+		if (gdrb_mpi_isend_window(c, size) || gdrb_mpi_waitall(c) ||
+		    gdrb_mpi_recv(NULL, 0, c->peer, GDRB_TAG_ACK))
 			return GDRB_ERR;
 		return 0;
 	}
-	for (k = 0; k < c->window; k++)
-		if (gdrb_mpi_irecv(c, gdrb_wire_recv(c) + gdrb_msg_off(c, k), size, GDRB_TAG_DATA))
-			return GDRB_ERR;
-	if (gdrb_mpi_waitall(c))
+	if (gdrb_mpi_irecv_window(c, size) || gdrb_mpi_waitall(c) || gdrb_mpi_stage_in_window(c, size))
 		return GDRB_ERR;
-	for (k = 0; k < c->window; k++)
-		if (gdrb_stage_in(c, gdrb_msg_off(c, k), size))
-			return GDRB_ERR;
 	return gdrb_mpi_send(NULL, 0, c->peer, GDRB_TAG_ACK);
 }
 

@@ -9,6 +9,8 @@
 #include "gdrb_json.h"
 #include "gdrb_log.h"
 
+#include "doctor_int.h"
+
 /* Where evidence starts in the table: "NN name.............. VERDICT ". */
 #define EVIDENCE_COL 31
 
@@ -283,6 +285,40 @@ static void json_topology(const struct gdrb_doctor *d, struct gdrb_json *j)
 	gdrb_json_close_array(j);
 }
 
+/*
+ * Each link up with NVML's speed in MB/s (null: not known), the fastest, the links slower than
+ * it (check 3 warns on them) and why a speed is not known.
+ */
+static void json_nvlink_speed(struct gdrb_json *j, const struct gdrb_nvml_gpu *g)
+{
+	unsigned top = gdrb_doc_nvlink_fastest(g);
+	size_t l;
+
+	gdrb_json_open_array(j, "speeds");
+	for (l = 0; l < GDRB_NVLINK_MAX_LINKS; l++) {
+		if (g->state[l] != GDRB_NVLINK_UP)
+			continue;
+		gdrb_json_open_object(j, NULL);
+		gdrb_json_int(j, "link", (long long)l);
+		if (g->speed_mbps[l])
+			gdrb_json_int(j, "mbps", g->speed_mbps[l]);
+		else
+			gdrb_json_string(j, "mbps", NULL);
+		gdrb_json_close_object(j);
+	}
+	gdrb_json_close_array(j);
+	if (top)
+		gdrb_json_int(j, "fastest_mbps", top);
+	else
+		gdrb_json_string(j, "fastest_mbps", NULL);
+	gdrb_json_open_array(j, "slower");
+	for (l = 0; l < GDRB_NVLINK_MAX_LINKS; l++)
+		if (g->state[l] == GDRB_NVLINK_UP && g->speed_mbps[l] && g->speed_mbps[l] < top)
+			gdrb_json_int(j, NULL, (long long)l);
+	gdrb_json_close_array(j);
+	gdrb_json_string(j, "speed_error", g->speed_why[0] ? g->speed_why : NULL);
+}
+
 static void json_nvlink_gpu(struct gdrb_json *j, const struct gdrb_nvml_gpu *g)
 {
 	const char *v = gdrb_nvlink_version_text(g->version);
@@ -304,6 +340,7 @@ static void json_nvlink_gpu(struct gdrb_json *j, const struct gdrb_nvml_gpu *g)
 			gdrb_json_int(j, NULL, (long long)l);
 	gdrb_json_close_array(j);
 	gdrb_json_string(j, "version", v);
+	json_nvlink_speed(j, g);
 	gdrb_json_int(j, "to_nvswitch", g->to_switch);
 	gdrb_json_int(j, "to_gpu", g->to_gpu);
 	gdrb_json_string(j, "error", g->why[0] ? g->why : NULL);

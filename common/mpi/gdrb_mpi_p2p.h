@@ -80,6 +80,15 @@ int gdrb_mpi_irecv(struct gdrb_ctx *c, void *buf, size_t len, int tag);
 int gdrb_mpi_waitall(struct gdrb_ctx *c);
 
 /*
+ * A window of c->window messages of size bytes, message k at gdrb_msg_off(c, k) of the wire
+ * buffers, tag GDRB_TAG_DATA: each staged out (where the path stages) and posted as a send; each
+ * posted as a receive; and, once received (gdrb_mpi_waitall), each staged in.
+ */
+int gdrb_mpi_isend_window(struct gdrb_ctx *c, size_t size);
+int gdrb_mpi_irecv_window(struct gdrb_ctx *c, size_t size);
+int gdrb_mpi_stage_in_window(struct gdrb_ctx *c, size_t size);
+
+/*
  * Pipelined staging of a window of `count` messages of `size` bytes (message
  * k at k * size of the device buffers): with `out`, send c->send through
  * c->out_ring; with `in`, receive into c->recv through c->in_ring; both at

@@ -174,6 +174,37 @@ int gdrb_mpi_waitall(struct gdrb_ctx *c)
 	return left > 0 ? GDRB_ERR : 0;
 }
 
+int gdrb_mpi_isend_window(struct gdrb_ctx *c, size_t size)
+{
+	unsigned k;
+
+	for (k = 0; k < c->window; k++)
+		if (gdrb_stage_out(c, gdrb_msg_off(c, k), size) ||
+		    gdrb_mpi_isend(c, gdrb_wire_send(c) + gdrb_msg_off(c, k), size, GDRB_TAG_DATA))
+			return GDRB_ERR;
+	return 0;
+}
+
+int gdrb_mpi_irecv_window(struct gdrb_ctx *c, size_t size)
+{
+	unsigned k;
+
+	for (k = 0; k < c->window; k++)
+		if (gdrb_mpi_irecv(c, gdrb_wire_recv(c) + gdrb_msg_off(c, k), size, GDRB_TAG_DATA))
+			return GDRB_ERR;
+	return 0;
+}
+
+int gdrb_mpi_stage_in_window(struct gdrb_ctx *c, size_t size)
+{
+	unsigned k;
+
+	for (k = 0; k < c->window; k++)
+		if (gdrb_stage_in(c, gdrb_msg_off(c, k), size))
+			return GDRB_ERR;
+	return 0;
+}
+
 /* --- pipelined staging ------------------------------------------------------ */
 
 /* Progress of one direction of a pipeline, in fragments. */

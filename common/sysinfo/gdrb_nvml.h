@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * NVLink state per GPU, from NVML (libnvidia-ml.so.1, part of the NVIDIA driver), loaded with
- * dlopen when asked: never a build or link dependency. Where NVML is absent or fails, the state
- * is not known, which is neither a failure nor a pass (the caller says so).
+ * NVLink state and speed per GPU, from NVML (libnvidia-ml.so.1, part of the NVIDIA driver),
+ * loaded with dlopen when asked: never a build or link dependency. Where NVML is absent or
+ * fails, the state is not known, which is neither a failure nor a pass (the caller says so).
  */
 #ifndef GDRB_NVML_H
 #define GDRB_NVML_H
@@ -38,6 +38,10 @@ struct gdrb_nvml_gpu {
 	int up, down, unread;
 	int to_switch, to_gpu;          /* links up by their far end */
 	unsigned version;               /* NVML's NVLink version code of the first link up; 0 unknown */
+	/* Links up: NVML's speed in MB/s (its "MBps" field values); 0 where not known. */
+	unsigned speed_mbps[GDRB_NVLINK_MAX_LINKS];
+	int speed_unknown;              /* links up whose speed is not known */
+	char speed_why[160];            /* why the first of them is not known; "" none */
 };
 
 struct gdrb_nvml {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * NVLink state from NVML, loaded at run time. The types below are NVML's ABI as nvml.h
- * documents it (return codes, nvmlPciInfo_t, the device-type enum); nvml.h itself is not needed.
+ * NVLink state and speed from NVML, loaded at run time, through NVML's ABI as nvml.h documents
+ * it (nvml_abi.h); nvml.h itself is not needed.
  */
 #include "config.h"
 
@@ -12,27 +12,9 @@
 
 #include "gdrb_log.h"
 #include "gdrb_nvml.h"
+#include "nvml_abi.h"
 
 #define NVML_LIBRARY "libnvidia-ml.so.1"
-
-typedef int nvml_return;
-typedef struct nvml_device_st *nvml_device;
-
-#define NVML_SUCCESS 0
-#define NVML_ERROR_INVALID_ARGUMENT 2
-#define NVML_ERROR_NOT_SUPPORTED 3
-#define NVML_ERROR_NOT_FOUND 6
-
-/* nvmlPciInfo_t (nvmlDeviceGetPciInfo_v3). */
-struct nvml_pci_info {
-	char bus_id_legacy[16];
-	unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
-	char bus_id[32];
-};
-
-/* nvmlIntNvLinkDeviceType_t */
-#define NVML_NVLINK_DEVICE_TYPE_GPU 0u
-#define NVML_NVLINK_DEVICE_TYPE_SWITCH 2u
 
 struct nvml_api {
 	void *lib;
@@ -46,6 +28,7 @@ struct nvml_api {
 	nvml_return (*link_state)(nvml_device, unsigned, unsigned *);
 	nvml_return (*link_version)(nvml_device, unsigned, unsigned *);       /* optional */
 	nvml_return (*remote_type)(nvml_device, unsigned, unsigned *);        /* optional */
+	nvml_return (*field_values)(nvml_device, int, struct nvml_field_value *);  /* optional */
 };
 
 const char *gdrb_nvlink_version_text(unsigned code)
@@ -96,6 +79,7 @@ static int nvml_resolve(struct nvml_api *api, char *why, size_t len)
 		{ "nvmlDeviceGetNvLinkState", offsetof(struct nvml_api, link_state), true },
 		{ "nvmlDeviceGetNvLinkVersion", offsetof(struct nvml_api, link_version), false },
 		{ "nvmlDeviceGetNvLinkRemoteDeviceType", offsetof(struct nvml_api, remote_type), false },
+		{ "nvmlDeviceGetFieldValues", offsetof(struct nvml_api, field_values), false },
 	};
 	size_t i;
 
@@ -146,6 +130,76 @@ static enum gdrb_nvlink_remote remote_of(const struct nvml_api *api, nvml_device
 	return type == 0xffu ? GDRB_NVLINK_REMOTE_UNKNOWN : GDRB_NVLINK_REMOTE_OTHER;
 }
 
+/* A field's value as a whole number; false for a negative, fractional or unknown type. */
+static bool field_whole(const struct nvml_field_value *f, unsigned long long *v)
+{
+	switch (f->value_type) {
+	case NVML_VALUE_TYPE_UNSIGNED_INT:
+		*v = f->value.ui;
+		return true;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG:
+		*v = f->value.ul;
+		return true;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+		*v = f->value.ull;
+		return true;
+	case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+		*v = (unsigned long long)f->value.sll;
+		return f->value.sll >= 0;
+	case NVML_VALUE_TYPE_SIGNED_INT:
+		*v = (unsigned long long)f->value.si;
+		return f->value.si >= 0;
+	case NVML_VALUE_TYPE_UNSIGNED_SHORT:
+		*v = f->value.us;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One field of link l: NVML's answer for the call, else the field's own. */
+static nvml_return ask_field(const struct nvml_api *api, nvml_device dev, unsigned id, unsigned scope,
+			     struct nvml_field_value *f)
+{
+	nvml_return rc;
+
+	memset(f, 0, sizeof(*f));
+	f->field_id = id;
+	f->scope_id = scope;
+	rc = api->field_values(dev, 1, f);
+	return rc != NVML_SUCCESS ? rc : f->nvml_return;
+}
+
+/* The speed of link l (up) in MB/s, or 0 and the first reason in g->speed_why. */
+static void read_speed(const struct nvml_api *api, nvml_device dev, struct gdrb_nvml_gpu *g, unsigned l)
+{
+	struct nvml_field_value f;
+	unsigned long long mbps = 0;
+	nvml_return rc;
+	char err[112];
+	const char *why = NULL;
+
+	if (!api->field_values) {
+		why = "no nvmlDeviceGetFieldValues in this NVML";
+	} else {
+		rc = ask_field(api, dev, NVML_FI_DEV_NVLINK_GET_SPEED, l, &f);
+		if ((rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT) && l < 12)
+			rc = ask_field(api, dev, l < 6 ? NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 + l :
+						  NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 + l - 6, 0, &f);
+		if (rc != NVML_SUCCESS)
+			why = nvml_error(api, rc, err, sizeof(err));
+		else if (!field_whole(&f, &mbps) || !mbps || mbps > 0xffffffffull)
+			why = "a value that is no speed";
+	}
+	if (!why) {
+		g->speed_mbps[l] = (unsigned)mbps;
+		return;
+	}
+	g->speed_unknown++;
+	if (!g->speed_why[0])
+		snprintf(g->speed_why, sizeof(g->speed_why), "link %u: %s", l, why);
+}
+
 /* Link l of one GPU: a link NVML refuses as not supported or invalid does not exist. */
 static void read_link(const struct nvml_api *api, nvml_device dev, struct gdrb_nvml_gpu *g, unsigned l)
 {
@@ -183,6 +237,7 @@ static void read_link(const struct nvml_api *api, nvml_device dev, struct gdrb_n
 	if (!g->version && api->link_version && api->link_version(dev, l, &version) == NVML_SUCCESS &&
 	    gdrb_nvlink_version_text(version))
 		g->version = version;
+	read_speed(api, dev, g, l);
 }
 
 static void read_gpu(const struct nvml_api *api, unsigned idx, struct gdrb_nvml_gpu *g)

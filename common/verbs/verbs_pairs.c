@@ -305,17 +305,16 @@ void gdrb_verbs_pairs_describe(void *priv, char *buf, size_t len)
 {
 	const struct vpairs *x = priv;
 	const struct gdrb_verbs *v = &x->v;
-	char chunk[32], gid[96];
+	char qps[128];
 	size_t used;
 
-	gdrb_verbs_gid_line(v, gid, sizeof(gid));
-	snprintf(buf, len,
-		 "NIC %s (rank 0): %s, %s, MTU %d, %s; GPU-NIC distance %s (%s); %u RC QP(s), one per peer met, on one completion queue of %u entries; tx depth %u; at most %s per work request; relaxed ordering %s\n"
-		 "completion: a window is RDMA writes, the last with immediate (RC keeps a QP's writes in order: one receive completion says all of it landed); ready and acknowledgement are zero-byte sends with immediate; a ping-pong message is an RDMA write with immediate; every rank polls its completion queue",
-		 v->nic, v->ethernet ? "Ethernet (RoCE)" : "InfiniBand", v->rate[0] ? v->rate : "rate unknown",
-		 mtu_bytes((enum ibv_mtu)v->me.mtu), gid, gdrb_topo_dist_name(v->dist), gdrb_verbs_port_why(v, x->vp),
-		 x->npeers, x->cqe, v->tx_depth, gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)),
-		 v->relaxed ? "requested" : "off");
+	snprintf(qps, sizeof(qps), "%u RC QP(s), one per peer met, on one completion queue of %u entries;",
+		 x->npeers, x->cqe);
+	used = gdrb_verbs_nic_line(v, x->vp, "MTU", mtu_bytes((enum ibv_mtu)v->me.mtu), qps,
+				   v->relaxed ? "requested" : "off", buf, len);
+	if (used + 1 < len)
+		snprintf(buf + used, len - used,
+			 "\ncompletion: a window is RDMA writes, the last with immediate (RC keeps a QP's writes in order: one receive completion says all of it landed); ready and acknowledgement are zero-byte sends with immediate; a ping-pong message is an RDMA write with immediate; every rank polls its completion queue");
 	used = strlen(buf);
 	if (v->scatter_cqe[0] && used + 1 < len)
 		snprintf(buf + used, len - used, "\n%s", v->scatter_cqe);

@@ -831,7 +831,7 @@ static void describe_registration(const struct gdrb_gpu_mr *m, char *buf, size_t
 				      gdrb_reg_mode_name(m->tried[i].mode), m->tried[i].why);
 }
 
-void gdrb_verbs_gid_line(const struct gdrb_verbs *v, char *buf, size_t len)
+static void gid_line(const struct gdrb_verbs *v, char *buf, size_t len)
 {
 	if (v->gid_index >= 0)
 		snprintf(buf, len, "GID index %d %s (%s)", v->gid_index, v->gid_text,
@@ -840,10 +840,20 @@ void gdrb_verbs_gid_line(const struct gdrb_verbs *v, char *buf, size_t len)
 		snprintf(buf, len, "no GRH (LID routing)");
 }
 
-const char *gdrb_verbs_port_why(const struct gdrb_verbs *v, const struct gdrb_verbs_params *vp)
+size_t gdrb_verbs_nic_line(const struct gdrb_verbs *v, const struct gdrb_verbs_params *vp, const char *mtu_what,
+			   int mtu, const char *qps, const char *relaxed, char *buf, size_t len)
 {
-	return v->nearest ? "nearest active port to this rank's GPU" :
-	       vp->ib_dev[0] ? "chosen with --ib-dev" : "first active port; no GPU-NIC PCI path";
+	char chunk[32], gid[96];
+
+	gid_line(v, gid, sizeof(gid));
+	snprintf(buf, len,
+		 "NIC %s (rank 0): %s, %s, %s %d, %s; GPU-NIC distance %s (%s); %s tx depth %u; at most %s per work request; relaxed ordering %s",
+		 v->nic, v->ethernet ? "Ethernet (RoCE)" : "InfiniBand", v->rate[0] ? v->rate : "rate unknown",
+		 mtu_what, mtu, gid, gdrb_topo_dist_name(v->dist),
+		 v->nearest ? "nearest active port to this rank's GPU" :
+		 vp->ib_dev[0] ? "chosen with --ib-dev" : "first active port; no GPU-NIC PCI path",
+		 qps, v->tx_depth, gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)), relaxed);
+	return strlen(buf);
 }
 
 void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
@@ -851,24 +861,21 @@ void gdrb_verbs_describe(const struct gdrb_ctx *c, char *buf, size_t len)
 	const struct gdrb_verbs *v = c->priv;
 	enum ibv_mtu mtu = v->me.mtu < v->peer.mtu ? (enum ibv_mtu)v->me.mtu : (enum ibv_mtu)v->peer.mtu;
 	bool pp = c->bench->traffic == GDRB_TRAFFIC_PINGPONG;
-	char chunk[32], gid[96];
+	char qps[32];
 	size_t used;
 
-	gdrb_verbs_gid_line(v, gid, sizeof(gid));
-	snprintf(buf, len,
-		 "NIC %s (rank 0): %s, %s, path MTU %d, %s; GPU-NIC distance %s (%s); %u QP(s), tx depth %u; at most %s per work request; relaxed ordering %s\n"
-		 "# completion: %s",
-		 v->nic, v->ethernet ? "Ethernet (RoCE)" : "InfiniBand", v->rate[0] ? v->rate : "rate unknown",
-		 mtu_bytes(mtu), gid,
-		 gdrb_topo_dist_name(v->dist), gdrb_verbs_port_why(v, gdrb_verbs_params(c)),
-		 v->nqps, v->tx_depth, gdrb_size_format(v->max_chunk, chunk, sizeof(chunk)),
-		 !v->relaxed ? "off" : v->poll ? "requested (off for the polled receive buffer)" : "requested",
-		 v->op == GDRB_VERBS_READ ? "the reader polls its send completion queue for its reads (the last read per QP is signaled); the owner learns the window is done from a control send" :
-		 v->op == GDRB_VERBS_WRITE ? (pp && v->poll ? "each message is a plain RDMA write; the receiver spins on the last byte of its host receive buffer, as perftest does (--completion imm: write with immediate)" :
-					      pp ? "each message is an RDMA write with immediate; the receiver polls its receive completion queue, never the buffer" :
-					      "the last write of a window on each QP carries an immediate; the receiver polls its receive completion queue, then acknowledges with a send") :
-		 pp ? "send/receive; the receiver polls its receive completion queue, never the buffer" :
-		      "the receiver posts the window's receives, says ready with a send, polls its receive completion queue, then acknowledges");
+	snprintf(qps, sizeof(qps), "%u QP(s),", v->nqps);
+	used = gdrb_verbs_nic_line(v, gdrb_verbs_params(c), "path MTU", mtu_bytes(mtu), qps,
+				   !v->relaxed ? "off" : v->poll ? "requested (off for the polled receive buffer)" : "requested",
+				   buf, len);
+	if (used + 1 < len)
+		snprintf(buf + used, len - used, "\n# completion: %s",
+			 v->op == GDRB_VERBS_READ ? "the reader polls its send completion queue for its reads (the last read per QP is signaled); the owner learns the window is done from a control send" :
+			 v->op == GDRB_VERBS_WRITE ? (pp && v->poll ? "each message is a plain RDMA write; the receiver spins on the last byte of its host receive buffer, as perftest does (--completion imm: write with immediate)" :
+						      pp ? "each message is an RDMA write with immediate; the receiver polls its receive completion queue, never the buffer" :
+						      "the last write of a window on each QP carries an immediate; the receiver polls its receive completion queue, then acknowledges with a send") :
+			 pp ? "send/receive; the receiver polls its receive completion queue, never the buffer" :
+			      "the receiver posts the window's receives, says ready with a send, polls its receive completion queue, then acknowledges");
 	used = strlen(buf);
 	if (gdrb_ring_ready(&c->in_ring) && used + 1 < len)
 		snprintf(buf + used, len - used, "\n# completion, path staged: %s",

@@ -55,8 +55,12 @@ int gdrb_verbs_connect_qp(const struct gdrb_verbs *v, const struct gdrb_verbs_pa
 /* Destroy what v holds (its QPs, MRs, CQs, PD, device context); v itself stays. */
 void gdrb_verbs_release(struct gdrb_verbs *v);
 
-/* The header's NIC line pieces: "GID index N ADDR (TYPE)" (or "no GRH (LID routing)"), and why this port. */
-void gdrb_verbs_gid_line(const struct gdrb_verbs *v, char *buf, size_t len);
-const char *gdrb_verbs_port_why(const struct gdrb_verbs *v, const struct gdrb_verbs_params *vp);
+/*
+ * The header's NIC line of both verbs drivers (one pair, all pairs): the NIC, its link, MTU (named
+ * mtu_what), GID, GPU-NIC distance, then qps (ending in its own separator), tx depth, largest work
+ * request and relaxed ordering. Returns the length written.
+ */
+size_t gdrb_verbs_nic_line(const struct gdrb_verbs *v, const struct gdrb_verbs_params *vp, const char *mtu_what,
+			   int mtu, const char *qps, const char *relaxed, char *buf, size_t len);
 
 #endif

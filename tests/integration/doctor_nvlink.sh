@@ -1,7 +1,9 @@
 #!/bin/bash
-# gdrb_doctor's NVLink state (check 3, docs/doctor.md) on the simulated NVML
+# gdrb_doctor's NVLink state and speed (check 3, docs/doctor.md) on the simulated NVML
 # (tests/support/simnvml): every link up passes each GPU, one link down fails that GPU naming
-# the link, every link down warns, a state NVML cannot give warns, NVML absent, failing or too old is
+# the link, every link down warns, a state NVML cannot give warns; every link at one speed
+# passes, a link slower than its GPU's others warns naming it, a speed NVML cannot give is "not
+# known" (SKIP, never PASS), through the scoped field or an older NVML's per-link ones; NVML absent, failing or too old is
 # "not known" (a SKIP item, never a PASS), a huge GPU count and links past NVML's maximum stay
 # bounded, a fixture tree does not ask NVML, and the JSON carries the same, which gdrb
 # inventory --sku h200 reads: all up passes, a link down fails naming the GPU, NVML failing
@@ -29,9 +31,26 @@ doctor() {
 		fail "$name: the simulated NVML reports a misuse"
 	fi
 }
-# nvlink_items FILE VERDICT: how many NVLink items of that verdict the table holds.
+# nvlink_items FILE VERDICT: how many NVLink state items (one per GPU) of that verdict the table
+# holds; speed_items: the same of the speed items (one per GPU with links up).
 nvlink_items() {
-	grep -c "^ *$2 NVLink " "$WORK/$1.txt"
+	grep -c "^ *$2 NVLink [0-9(]" "$WORK/$1.txt"
+}
+speed_items() {
+	grep -c "^ *$2 NVLink speed " "$WORK/$1.txt"
+}
+# counted FILE ITEMS "VERDICT..." "COUNT..." WHAT: FILE holds COUNT ITEMS (nvlink_items or
+# speed_items) of each VERDICT, else fail saying WHAT.
+counted() {
+	local got="" v
+	for v in $3; do
+		got="$got${got:+ }$("$2" "$1" "$v")"
+	done
+	[ "$got" = "$4" ] || { cat "$WORK/$1.txt"; fail "$5: $3 items: $got, expected $4"; }
+}
+# first FILE PATTERN: the first item of FILE's table matching PATTERN, for a pass line.
+first() {
+	grep -m1 -- "$2" "$WORK/$1.txt" | sed 's/^ *//'
 }
 has() {
 	grep -q -- "$2" "$WORK/$1.txt" || { cat "$WORK/$1.txt"; fail "$1: no '$2' in the table"; }
@@ -46,18 +65,45 @@ print(d["asked"], d["known"], d["reported"], len(d["gpus"]),
 
 # Every link up: each of the 8 GPUs passes, named as simulated, with its links' far end.
 doctor up
-[ "$(nvlink_items up PASS)" -eq 8 ] || { cat "$WORK/up.txt"; fail "all up: not 8 GPUs passing"; }
-[ "$(nvlink_items up FAIL)$(nvlink_items up WARN)" = 00 ] || fail "all up: a GPU judged down"
+counted up nvlink_items "PASS WARN FAIL" "8 0 0" "all up"
 has up "PASS NVLink 0000:18:00.0 gdrbench simulated GPU (simnvml): 18 of 18 NVLinks up, NVLink 4.0, 18 to an NVSwitch, 0 to a GPU$"
 pass "all 18 links up on 8 GPUs: 8 PASS, each said simulated"
+counted up speed_items "PASS WARN SKIP" "8 0 0" "all up, their speed"
+has up "PASS NVLink speed 0000:18:00.0 gdrbench simulated GPU (simnvml): 18 links up at 25000 MB/s each$"
+pass "every link at one speed (25000 MB/s, simulated): 8 speed PASS"
+
+# A link slower than its GPU's others (planted at half speed): that GPU warns naming the link;
+# its state still passes and the other GPUs pass. (Check 3's own verdict is this machine's: it
+# has no GPU on its PCI bus, so the check fails whatever NVML says.)
+SIMNVML_SLOW=3:5 doctor slow
+counted slow speed_items "WARN PASS" "1 7" "one slow link"
+counted slow nvlink_items "PASS" "8" "one slow link, the links' state"
+has slow "WARN NVLink speed 0000:48:00.0 gdrbench simulated GPU (simnvml): 1 of 18 links up slower than the GPU's fastest, 25000 MB/s: 5 at 12500 MB/s$"
+pass "link 5 of GPU 3 at half speed: $(first slow 'WARN NVLink speed')"
+
+# A speed NVML cannot give: not known, a SKIP item and never a PASS for that GPU; a slow link
+# beside it still warns. A link down is left out of the speeds.
+SIMNVML_GPUS=3 SIMNVML_SPEED_ERR=0:2,1:4 SIMNVML_SLOW=1:9 SIMNVML_DOWN=2:0 doctor speederr
+has speederr "SKIP NVLink speed 0000:18:00.0 .*: 17 of 18 links up at 25000 MB/s; speed not known for link 2 (link 2: Unknown Error (NVML error 999))$"
+has speederr "WARN NVLink speed 0000:28:00.0 .*: 1 of 18 links up slower than the GPU's fastest, 25000 MB/s: 9 at 12500 MB/s; speed not known for link 4 "
+has speederr "PASS NVLink speed 0000:38:00.0 .*: 17 links up at 25000 MB/s each$"
+[ "$(speed_items speederr PASS)" -eq 1 ] || fail "a speed not known: passed"
+pass "a speed not known: SKIP naming the link; a slow link beside it still WARN; a link down left out"
+
+# An NVML before scoped NVLink fields: the per-link fields give links 0..11 (a slow one among
+# them is caught), links 12..17 are not known.
+SIMNVML_GPUS=1 SIMNVML_SPEED_LEGACY=1 SIMNVML_SLOW=0:7 doctor legacy
+has legacy "WARN NVLink speed 0000:18:00.0 .*: 1 of 18 links up slower than the GPU's fastest, 25000 MB/s: 7 at 12500 MB/s; speed not known for links 12, 13, 14, 15, 16, 17 (link 12: Not Supported (NVML error 3))$"
+SIMNVML_GPUS=1 SIMNVML_SPEED_LEGACY=1 doctor legacy_even
+has legacy_even "SKIP NVLink speed 0000:18:00.0 .*: 12 of 18 links up at 25000 MB/s; speed not known for links 12, "
+pass "an NVML without scoped fields: links 0..11 read (a slow one caught), the rest not known"
 
 # One link down: that GPU fails, naming the link; the others still pass.
 SIMNVML_DOWN=3:5 doctor down
-[ "$(nvlink_items down FAIL) $(nvlink_items down PASS)" = "1 7" ] ||
-	{ cat "$WORK/down.txt"; fail "one link down: not 1 FAIL and 7 PASS"; }
+counted down nvlink_items "FAIL PASS" "1 7" "one link down"
 has down "FAIL NVLink 0000:48:00.0 gdrbench simulated GPU (simnvml): 17 of 18 NVLinks up, down: 5, NVLink 4.0, 17 to an NVSwitch"
 grep -q "^  3 gpus  *FAIL" "$WORK/down.txt" || fail "one link down: check 3 not FAIL"
-pass "link 5 of GPU 3 down: $(grep -m1 'FAIL NVLink' "$WORK/down.txt" | sed 's/^ *//')"
+pass "link 5 of GPU 3 down: $(first down 'FAIL NVLink')"
 
 # Two links down on two GPUs, NVSwitch-less (GPU to GPU): both named.
 SIMNVML_DOWN=0:0,7:17 SIMNVML_REMOTE=gpu doctor down2
@@ -123,13 +169,23 @@ pass "NVML absent, broken, failing or too old: NVLink not known (SKIP), never PA
 # An NVML without the optional calls (version, far end): links still counted, the rest said unknown.
 SIMNVML_GPUS=1 SIMNVML_DOWN=0:1 nvml_old old old
 has old "FAIL NVLink 0000:18:00.0 .*: 17 of 18 NVLinks up, down: 1, version not known, 0 to an NVSwitch, 0 to a GPU, 17 far end not known$"
-pass "NVML without the version and far-end calls: links counted, version and far end not known"
+has old "SKIP NVLink speed 0000:18:00.0 .*: not known (link 0: no nvmlDeviceGetFieldValues in this NVML)$"
+[ "$(speed_items old PASS)" -eq 0 ] || fail "NVML without field values: a speed PASS"
+pass "NVML without the version, far-end and field-value calls: links counted, version, far end and speed not known"
 
 # JSON: the same per GPU (up/links/down/not read).
 SIMNVML_GPUS=3 SIMNVML_DOWN=1:5,1:6 SIMNVML_ERR=2:0 doctor json --json
 got=$(json_nvlink "$WORK/json.txt")
 [ "$got" = "True True 3 3 18/18/-/- 16/18/5,6/- 17/18/-/0" ] || { cat "$WORK/json.txt"; fail "JSON nvlink: '$got'"; }
 pass "JSON nvlink: $got"
+SIMNVML_GPUS=2 SIMNVML_SLOW=1:5 SIMNVML_SPEED_ERR=1:7 doctor json_speed --json
+got=$(python3 -c 'import json, sys
+for g in json.load(open(sys.argv[1]))["nvlink"]["gpus"]:
+    s = {x["link"]: x["mbps"] for x in g["speeds"]}
+    print(g["fastest_mbps"], ",".join(map(str, g["slower"])) or "-", s[0], s[5], s[7], g["speed_error"])' "$WORK/json_speed.txt")
+[ "$got" = "25000 - 25000 25000 25000 None
+25000 5 25000 12500 None link 7: Unknown Error (NVML error 999)" ] || { cat "$WORK/json_speed.txt"; fail "JSON speeds: '$got'"; }
+pass "JSON nvlink speeds: each link up, the fastest, the slower ones, why not known"
 
 # A fixture tree describes another node: NVML is not asked even where it answers.
 [ -d "$fx/dgx8/sys" ] || fail "no fixture trees in $fx"

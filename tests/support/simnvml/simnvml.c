@@ -2,7 +2,7 @@
 /*
  * simnvml: the tests' simulated NVML (README.md), built as libnvidia-ml.so.1 and found only
  * through a test's LD_LIBRARY_PATH. It answers the calls gdrbench makes, with NVML's ABI as
- * nvml.h documents it, for GPUs described by the environment:
+ * nvml.h documents it (common/sysinfo/nvml_abi.h, which gdrbench calls NVML with), for GPUs described by the environment:
  *   SIMNVML_GPUS=N        GPUs NVML counts (default 8; any 32-bit count, to test the bound)
  *   SIMNVML_LINKS=M       NVLinks per GPU (default 18; 0: none; more than 18 answers for links
  *                         past NVML_NVLINK_MAX_LINKS, and reports each such call on stderr)
@@ -13,9 +13,15 @@
  *   SIMNVML_VERSION=C     NVML's NVLink version code (default 6, NVLink 4.0)
  *   SIMNVML_INIT=RC       nvmlInit_v2 answers RC (default 0; 9 is NVML_ERROR_DRIVER_NOT_LOADED)
  *   SIMNVML_BUSES=13,14   the PCI bus (hex) of GPU 0, 1, ... (default 0x18 + 0x10 g)
+ *   SIMNVML_SPEED=MBPS    every link's speed in NVML's field values, in MB/s (default 25000,
+ *                         a round figure: simulated, no real GPU's)
+ *   SIMNVML_SLOW=G:L,...  links at half that speed; SIMNVML_SPEED_ERR=G:L,... links whose speed
+ *                         field answers NVML_ERROR_UNKNOWN
+ *   SIMNVML_SPEED_LEGACY=1  an NVML before scoped NVLink fields: NVML_FI_DEV_NVLINK_GET_SPEED
+ *                         answers NOT_SUPPORTED, the per-link fields of links 0..11 answer
  * Each GPU is named "gdrbench simulated GPU (simnvml)", so whatever shows it says so.
- * Built with SIMNVML_NO_OPTIONAL it lacks the NVLink version and far-end calls (an old NVML);
- * with SIMNVML_NO_PCI_V3, nvmlDeviceGetPciInfo_v3, which gdrbench needs.
+ * Built with SIMNVML_NO_OPTIONAL it lacks the NVLink version, far-end and field-value calls (an
+ * old NVML); with SIMNVML_NO_PCI_V3, nvmlDeviceGetPciInfo_v3, which gdrbench needs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,20 +30,8 @@
 
 #define API __attribute__((visibility("default")))
 
-typedef int nvml_return;
-typedef struct nvml_device_st *nvml_device;
+#include "nvml_abi.h"
 
-struct nvml_pci_info {
-	char bus_id_legacy[16];
-	unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
-	char bus_id[32];
-};
-
-#define SUCCESS 0
-#define ERROR_UNINITIALIZED 1
-#define ERROR_INVALID_ARGUMENT 2
-#define ERROR_NOT_SUPPORTED 3
-#define ERROR_UNKNOWN 999
 #define NVML_NVLINK_MAX_LINKS 18
 
 API nvml_return nvmlInit_v2(void);
@@ -53,6 +47,7 @@ API nvml_return nvmlDeviceGetNvLinkState(nvml_device dev, unsigned link, unsigne
 #ifndef SIMNVML_NO_OPTIONAL
 API nvml_return nvmlDeviceGetNvLinkVersion(nvml_device dev, unsigned link, unsigned *version);
 API nvml_return nvmlDeviceGetNvLinkRemoteDeviceType(nvml_device dev, unsigned link, unsigned *type);
+API nvml_return nvmlDeviceGetFieldValues(nvml_device dev, int count, struct nvml_field_value *values);
 #endif
 
 static int initialised;
@@ -103,45 +98,45 @@ static int device_index(nvml_device dev, unsigned *g)
 	return 1;
 }
 
-/* Link l of a GPU that has it: SUCCESS; past the links: NOT_SUPPORTED, as NVML answers. */
+/* Link l of a GPU that has it: NVML_SUCCESS; past the links: NOT_SUPPORTED, as NVML answers. */
 static nvml_return link_exists(nvml_device dev, unsigned link, unsigned *g, const void *out)
 {
 	if (!device_index(dev, g) || !out)
-		return ERROR_INVALID_ARGUMENT;
+		return NVML_ERROR_INVALID_ARGUMENT;
 	if (link >= NVML_NVLINK_MAX_LINKS && link < env_uint("SIMNVML_LINKS", 18))
 		fprintf(stderr, "simnvml: error: link %u asked, past NVML_NVLINK_MAX_LINKS (%d)\n", link,
 			NVML_NVLINK_MAX_LINKS);
-	return link < env_uint("SIMNVML_LINKS", 18) ? SUCCESS : ERROR_NOT_SUPPORTED;
+	return link < env_uint("SIMNVML_LINKS", 18) ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
 }
 
 nvml_return nvmlInit_v2(void)
 {
 	nvml_return rc = (nvml_return)env_uint("SIMNVML_INIT", 0);
 
-	initialised = rc == SUCCESS;
+	initialised = rc == NVML_SUCCESS;
 	return rc;
 }
 
 nvml_return nvmlShutdown(void)
 {
 	if (!initialised)
-		return ERROR_UNINITIALIZED;
+		return NVML_ERROR_UNINITIALIZED;
 	initialised = 0;
-	return SUCCESS;
+	return NVML_SUCCESS;
 }
 
 const char *nvmlErrorString(nvml_return rc)
 {
 	switch (rc) {
-	case SUCCESS:
+	case NVML_SUCCESS:
 		return "Success";
-	case ERROR_UNINITIALIZED:
+	case NVML_ERROR_UNINITIALIZED:
 		return "Uninitialized";
-	case ERROR_INVALID_ARGUMENT:
+	case NVML_ERROR_INVALID_ARGUMENT:
 		return "Invalid Argument";
-	case ERROR_NOT_SUPPORTED:
+	case NVML_ERROR_NOT_SUPPORTED:
 		return "Not Supported";
-	case 9:
+	case NVML_ERROR_DRIVER_NOT_LOADED:
 		return "Driver Not Loaded";
 	default:
 		return "Unknown Error";
@@ -151,21 +146,21 @@ const char *nvmlErrorString(nvml_return rc)
 nvml_return nvmlDeviceGetCount_v2(unsigned *count)
 {
 	if (!initialised)
-		return ERROR_UNINITIALIZED;
+		return NVML_ERROR_UNINITIALIZED;
 	if (!count)
-		return ERROR_INVALID_ARGUMENT;
+		return NVML_ERROR_INVALID_ARGUMENT;
 	*count = env_uint("SIMNVML_GPUS", 8);
-	return SUCCESS;
+	return NVML_SUCCESS;
 }
 
 nvml_return nvmlDeviceGetHandleByIndex_v2(unsigned idx, nvml_device *dev)
 {
 	if (!initialised)
-		return ERROR_UNINITIALIZED;
+		return NVML_ERROR_UNINITIALIZED;
 	if (!dev || idx >= env_uint("SIMNVML_GPUS", 8) || idx == 0xffffffffu)
-		return ERROR_INVALID_ARGUMENT;
+		return NVML_ERROR_INVALID_ARGUMENT;
 	*dev = (nvml_device)(uintptr_t)(idx + 1);
-	return SUCCESS;
+	return NVML_SUCCESS;
 }
 
 #ifndef SIMNVML_NO_PCI_V3
@@ -191,14 +186,14 @@ nvml_return nvmlDeviceGetPciInfo_v3(nvml_device dev, struct nvml_pci_info *pci)
 	unsigned g;
 
 	if (!device_index(dev, &g) || !pci)
-		return ERROR_INVALID_ARGUMENT;
+		return NVML_ERROR_INVALID_ARGUMENT;
 	memset(pci, 0, sizeof(*pci));
 	pci->domain = g >> 8;
 	pci->bus = bus_of(g);
 	pci->pci_device_id = 0x233510de;
 	snprintf(pci->bus_id, sizeof(pci->bus_id), "%08x:%02x:00.0", pci->domain, pci->bus);
 	snprintf(pci->bus_id_legacy, sizeof(pci->bus_id_legacy), "%04x:%02x:00.0", pci->domain, pci->bus);
-	return SUCCESS;
+	return NVML_SUCCESS;
 }
 
 #endif
@@ -208,9 +203,9 @@ nvml_return nvmlDeviceGetName(nvml_device dev, char *name, unsigned len)
 	unsigned g;
 
 	if (!device_index(dev, &g) || !name || !len)
-		return ERROR_INVALID_ARGUMENT;
+		return NVML_ERROR_INVALID_ARGUMENT;
 	snprintf(name, len, "gdrbench simulated GPU (simnvml)");
-	return SUCCESS;
+	return NVML_SUCCESS;
 }
 
 nvml_return nvmlDeviceGetNvLinkState(nvml_device dev, unsigned link, unsigned *active)
@@ -218,12 +213,12 @@ nvml_return nvmlDeviceGetNvLinkState(nvml_device dev, unsigned link, unsigned *a
 	unsigned g;
 	nvml_return rc = link_exists(dev, link, &g, active);
 
-	if (rc != SUCCESS)
+	if (rc != NVML_SUCCESS)
 		return rc;
 	if (listed("SIMNVML_ERR", g, link))
-		return ERROR_UNKNOWN;
+		return NVML_ERROR_UNKNOWN;
 	*active = listed("SIMNVML_BAD", g, link) ? 7 : !listed("SIMNVML_DOWN", g, link);
-	return SUCCESS;
+	return NVML_SUCCESS;
 }
 
 #ifndef SIMNVML_NO_OPTIONAL
@@ -232,7 +227,7 @@ nvml_return nvmlDeviceGetNvLinkVersion(nvml_device dev, unsigned link, unsigned 
 	unsigned g;
 	nvml_return rc = link_exists(dev, link, &g, version);
 
-	if (rc == SUCCESS)
+	if (rc == NVML_SUCCESS)
 		*version = env_uint("SIMNVML_VERSION", 6);
 	return rc;
 }
@@ -243,8 +238,48 @@ nvml_return nvmlDeviceGetNvLinkRemoteDeviceType(nvml_device dev, unsigned link, 
 	unsigned g;
 	nvml_return rc = link_exists(dev, link, &g, type);
 
-	if (rc == SUCCESS)
+	if (rc == NVML_SUCCESS)
 		*type = remote && !strcmp(remote, "gpu") ? 0 : 2;
 	return rc;
+}
+
+/* The link a speed field asks about; -1 for a field this simulation does not answer. */
+static int speed_link(const struct nvml_field_value *f)
+{
+	if (f->field_id == NVML_FI_DEV_NVLINK_GET_SPEED && !env_uint("SIMNVML_SPEED_LEGACY", 0))
+		return f->scope_id > 0x7fffffffu ? 0x7fffffff : (int)f->scope_id;
+	if (f->field_id >= NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 && f->field_id < NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 + 6)
+		return (int)(f->field_id - NVML_FI_DEV_NVLINK_SPEED_MBPS_L0);
+	if (f->field_id >= NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 && f->field_id < NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 + 6)
+		return (int)(f->field_id - NVML_FI_DEV_NVLINK_SPEED_MBPS_L6) + 6;
+	return -1;
+}
+
+/* Each field answers for itself, as NVML's do: the call succeeds for a valid device. */
+nvml_return nvmlDeviceGetFieldValues(nvml_device dev, int count, struct nvml_field_value *values)
+{
+	unsigned g, mbps = env_uint("SIMNVML_SPEED", 25000);
+	int i, link;
+
+	if (!device_index(dev, &g) || count < 0 || (count && !values))
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (i = 0; i < count; i++) {
+		struct nvml_field_value *f = &values[i];
+
+		f->value_type = NVML_VALUE_TYPE_UNSIGNED_INT;
+		link = speed_link(f);
+		if (link < 0) {
+			f->nvml_return = NVML_ERROR_NOT_SUPPORTED;
+			continue;
+		}
+		f->nvml_return = link_exists(dev, (unsigned)link, &g, f);
+		if (f->nvml_return != NVML_SUCCESS)
+			continue;
+		if (listed("SIMNVML_SPEED_ERR", g, (unsigned)link))
+			f->nvml_return = NVML_ERROR_UNKNOWN;
+		else
+			f->value.ui = listed("SIMNVML_SLOW", g, (unsigned)link) ? mbps / 2 : mbps;
+	}
+	return NVML_SUCCESS;
 }
 #endif
