@@ -1,6 +1,7 @@
 """What the unittest files share: scripts/lib on sys.path, the source tree and its fixtures."""
 import os
 import sys
+import zlib
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[3]
@@ -64,3 +65,12 @@ def described_bins(folder, names):
         path = os.path.join(folder, name)
         return path if os.path.isfile(path) else ""
     return find
+
+
+def png_bytes() -> bytes:
+    """A 1x1 PNG, made here (no image library needed): a figure gdrb report embeds."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (len(data).to_bytes(4, "big") + kind + data
+                + (zlib.crc32(kind + data) & 0xffffffff).to_bytes(4, "big"))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", bytes([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]))
+            + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b""))

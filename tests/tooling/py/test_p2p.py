@@ -12,7 +12,6 @@ import re
 import shutil
 import tempfile
 import unittest
-import zlib
 
 import gdrbtest
 from gdrbtool import common, p2p, plot, report
@@ -54,15 +53,6 @@ def md_matrix(md, title):
         row = [c.strip() for c in line.strip("|").split("|")]
         cells.update(((row[0], n), v) for n, v in zip(names, row[1:]))
     return cells
-
-
-def png_bytes():
-    """A 1x1 PNG, made here."""
-    def chunk(kind, data):
-        return (len(data).to_bytes(4, "big") + kind + data
-                + (zlib.crc32(kind + data) & 0xffffffff).to_bytes(4, "big"))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", bytes([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]))
-            + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b""))
 
 
 class Base(unittest.TestCase):
@@ -191,11 +181,11 @@ class P2PTest(Base):
         os.mkdir(os.path.join(d, "plots"))
         name = p2p.figure_name("copy_bw", "device", "p2p-staged", 1048576)
         with open(os.path.join(d, "plots", name + ".png"), "wb") as f:
-            f.write(png_bytes())
+            f.write(gdrbtest.png_bytes())
         md, html = self.report(d)
         self.assertIn("![p2p-staged 1MiB, device](plots/%s.png)" % name, md)
         self.assertIn('<img alt="p2p-staged 1MiB, device" src="data:image/png;base64,%s">'
-                      % base64.b64encode(png_bytes()).decode(), html)
+                      % base64.b64encode(gdrbtest.png_bytes()).decode(), html)
         self.assertEqual(html.count("<img "), 1)
 
     def test_subset_and_missing_pairs(self):

@@ -228,9 +228,8 @@ class Run(unittest.TestCase):
         self.assertIn("holds an earlier rails run (alone/); give a new OUTDIR", err)
 
 
-class Layers(unittest.TestCase):
-    """--layer verbs and nccl: the command lines each binary's --describe calls for, and the
-    verdict on what they measured."""
+class ThreeNodeBed(unittest.TestCase):
+    """A fake bed of three nodes of three rails each (fake_bed), in a directory of the test's."""
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.dir = self.tmp.name
@@ -243,6 +242,11 @@ class Layers(unittest.TestCase):
         out = tempfile.mkdtemp(dir=self.dir)
         return out, cli_run("rails", "--hosts", "n1,n2,n3", "--nics", "mlx5_0,mlx5_1,mlx5_2", "--mpirun", mpirun,
                             "--bin-dir", self.dir, "--time", "0.1", "--lead", "1", *more, out)
+
+
+class Layers(ThreeNodeBed):
+    """--layer verbs and nccl: the command lines each binary's --describe calls for, and the
+    verdict on what they measured."""
 
     def jobs(self):
         with open(os.path.join(self.dir, "jobs.log")) as f:
@@ -357,20 +361,8 @@ class Layers(unittest.TestCase):
             self.skipTest("no rails binary built")
 
 
-class Floors(unittest.TestCase):
+class Floors(ThreeNodeBed):
     """--floor and --sku: each rail's figure alone and loaded judged against the per-NIC floor."""
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def rails(self, slow, *more, bw=10.0):
-        mpirun = fake_bed(self.dir, ["n1", "n2", "n3"], slow, bw)
-        out = tempfile.mkdtemp(dir=self.dir)
-        return out, cli_run("rails", "--hosts", "n1,n2,n3", "--nics", "mlx5_0,mlx5_1,mlx5_2", "--mpirun", mpirun,
-                            "--bin-dir", self.dir, "--time", "0.1", "--lead", "1", *more, out)
 
     def test_rail_below_the_floor_fails(self):
         """n2's rail 1 sends at 3 GB/s (24 Gb/s) alone and loaded: at 100% of itself, so only the

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 import unittest
-import zlib
 
 import gdrbtest
 from gdrbtool import common, report
@@ -53,15 +52,6 @@ def rendered(md):
     """MD's text as a Markdown reader sees it: backslash escapes taken out (a temporary
     directory's name may hold a '_' that summary.md escapes)."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)
-
-
-def png_bytes():
-    """A 1x1 PNG, made here (no image library needed)."""
-    def chunk(kind, data):
-        return (len(data).to_bytes(4, "big") + kind + data
-                + (zlib.crc32(kind + data) & 0xffffffff).to_bytes(4, "big"))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", bytes([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]))
-            + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b""))
 
 
 class ReportTest(unittest.TestCase):
@@ -365,7 +355,7 @@ class ReportTest(unittest.TestCase):
     def test_png_embedded_when_present(self):
         d = self.fixture("bad-run")
         os.mkdir(os.path.join(d, "plots"))
-        png = png_bytes()
+        png = gdrbtest.png_bytes()
         with open(os.path.join(d, "plots", "write_lat-device.png"), "wb") as f:
             f.write(png)
         md, html = self.report(d)
@@ -462,7 +452,7 @@ class ReportTest(unittest.TestCase):
         self.assertTrue(name.startswith("_._.._write_lat-device~"), name)
         os.mkdir(os.path.join(d, "plots"))
         with open(os.path.join(d, "plots", name + ".png"), "wb") as f:
-            f.write(png_bytes())
+            f.write(gdrbtest.png_bytes())
         md, html = self.report(d)
         self.assertTrue("](plots/%s.png)" % name in md)
         self.assertFalse("](plots/../" in md)
