@@ -74,3 +74,25 @@ def png_bytes() -> bytes:
                 + (zlib.crc32(kind + data) & 0xffffffff).to_bytes(4, "big"))
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", bytes([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]))
             + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b""))
+
+
+def run_tool(prog, main, argv, quiet_stdout=True):
+    """MAIN(ARGV) in this process as scripts/gdrb runs it (common.prog PROG, a Stop's message
+    said and its status returned): (exit status, stderr). stdout is dropped unless quiet_stdout
+    is false."""
+    import contextlib
+    import io
+    from gdrbtool import common
+    common.prog = prog
+    err = io.StringIO()
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.redirect_stderr(err))
+        if quiet_stdout:
+            stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+        try:
+            status = main(list(argv))
+        except common.Stop as e:
+            if e.message:
+                common.say(e.message)
+            status = e.status
+    return status, err.getvalue()

@@ -84,16 +84,7 @@ class Base(unittest.TestCase):
         return d
 
     def run_report(self, d):
-        common.prog = "gdrb-report"
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            try:
-                status = report.main([d])
-            except common.Stop as e:
-                if e.message:
-                    common.say(e.message)
-                status = e.status
-        return status, err.getvalue()
+        return gdrbtest.run_tool("gdrb-report", report.main, [d])
 
     def report(self, d):
         status, err = self.run_report(d)

@@ -56,16 +56,8 @@ class Tmp(unittest.TestCase):
 
     def run_main(self, argv, env=None):
         """plot.main as scripts/gdrb runs it: (exit status, stderr)."""
-        err = io.StringIO()
-        common.prog = "gdrb-plot"
-        with contextlib.redirect_stderr(err), mock.patch.dict(os.environ, env or {}):
-            try:
-                rc = plot.main(argv)
-            except common.Stop as e:
-                if e.message:
-                    common.say(e.message)
-                rc = e.status
-        return rc, err.getvalue()
+        with mock.patch.dict(os.environ, env or {}):
+            return gdrbtest.run_tool("gdrb-plot", plot.main, argv, quiet_stdout=False)
 
 
 class MedianTest(unittest.TestCase):

@@ -2,8 +2,6 @@
 side by side, invalid values shown as invalid and empty ones as n/a (never as 0), hostile text
 escaped in the HTML, the PNG figures embedded; bad input and unwritable output."""
 import base64
-import contextlib
-import io
 import json
 import os
 import re
@@ -66,16 +64,7 @@ class ReportTest(unittest.TestCase):
 
     def run_report(self, *argv):
         """gdrb report ARGV in this process, as scripts/gdrb runs it: (status, stderr)."""
-        common.prog = "gdrb-report"
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            try:
-                status = report.main(list(argv))
-            except common.Stop as e:
-                if e.message:
-                    common.say(e.message)
-                status = e.status
-        return status, err.getvalue()
+        return gdrbtest.run_tool("gdrb-report", report.main, argv)
 
     def report(self, d):
         status, err = self.run_report(d)
