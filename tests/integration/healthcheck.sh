@@ -306,6 +306,20 @@ GDRB_DOCTOR=$WORK/bin/orphan-doctor run_hc 0 "" healthy "$WORK/hc-no-group-kill"
 TMPDIR=$WORK/no-such-dir run_hc 0 "" healthy || fail "TMPDIR unwritable: a healthy node not judged healthy"
 pass "wrapper: a child left holding the doctor's stdout killed, not waited for ($ms ms; a runner leaving it is caught); no temporary folder needed"
 
+# A line that reaches the check in pieces (a loaded machine: the first bytes, then the rest after
+# a read's 1 s wait ended) is one line: the drain names gdrbench's whole line, never the tail a
+# reader that judged each piece alone would take for it (seen: "drbench: FAIL ..." in CI's fresh
+# root). A runner that keeps each piece apart is caught.
+fake split-doctor "printf 'gdr'; sleep 1.6; echo 'bench: FAIL peermem-dmabuf: neither nvidia_peermem nor nv_peer_mem is loaded'; exit 1"
+GDRB_HEALTHCHECK_REPEAT=0 GDRB_DOCTOR=$WORK/bin/split-doctor run_hc 1 "$drain_nopeermem" healthy ||
+	fail "a line in two pieces: not drained with the whole line"
+sed 's/^\t\t((rc > 128)) \&\& kill -0 "\$pid" 2>\/dev\/null \&\& continue$/\t\t:/' "$hc" >"$WORK/hc-pieces"
+chmod +x "$WORK/hc-pieces"
+! cmp -s "$hc" "$WORK/hc-pieces" || fail "could not plant the piece-by-piece reader"
+GDRB_HEALTHCHECK_REPEAT=0 GDRB_DOCTOR=$WORK/bin/split-doctor run_hc 1 "$drain_nopeermem" healthy "$WORK/hc-pieces" >/dev/null &&
+	fail "the test passes a runner that judges a line's pieces apart"
+pass "wrapper: a line in two pieces (1.6 s apart) drained as one line; a piece-by-piece reader caught"
+
 # Warn only, by the site's choice: the UNJUDGED node left as it is, exit 5; any other value refused.
 GDRB_HEALTHCHECK_UNJUDGED=warn GDRB_DOCTOR=$WORK/bin/segv-doctor run_hc 5 "" healthy ||
 	fail "GDRB_HEALTHCHECK_UNJUDGED=warn: node touched or not exit 5"
