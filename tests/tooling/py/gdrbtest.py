@@ -96,3 +96,12 @@ def run_tool(prog, main, argv, quiet_stdout=True):
                 common.say(e.message)
             status = e.status
     return status, err.getvalue()
+
+
+def report_files(d):
+    """What gdrb report wrote into D: (summary.md, report.html) as text."""
+    with open(os.path.join(d, "summary.md"), encoding="utf-8") as f:
+        md = f.read()
+    with open(os.path.join(d, "report.html"), encoding="utf-8") as f:
+        html = f.read()
+    return md, html

@@ -89,12 +89,7 @@ class Base(unittest.TestCase):
     def report(self, d):
         status, err = self.run_report(d)
         self.assertEqual(status, 0, err)
-        with open(os.path.join(d, "summary.md"), encoding="utf-8") as f:
-            md = f.read()
-        with open(os.path.join(d, "report.html"), encoding="utf-8") as f:
-            html = f.read()
-        return md, html
-
+        return gdrbtest.report_files(d)
 
 
 class P2PTest(Base):

@@ -70,11 +70,7 @@ class ReportTest(unittest.TestCase):
         status, err = self.run_report(d)
         self.assertEqual(status, 0, err)
         self.assertEqual(err, "gdrb-report: %s/summary.md and %s/report.html\n" % (d, d))
-        with open(os.path.join(d, "summary.md"), encoding="utf-8") as f:
-            md = f.read()
-        with open(os.path.join(d, "report.html"), encoding="utf-8") as f:
-            html = f.read()
-        return md, html
+        return gdrbtest.report_files(d)
 
     # --- the verdict, the run, the tables ------------------------------------------
 
