@@ -1018,6 +1018,7 @@ class Judge:
         rule, u = r.rule, r.unit()
         for key, directs in r.direct.items():
             size, staged = key[3], r.staged.get(key, [])
+            r.row_pair = key[1] if r.per_pair else ""       # the key's pair, not the last row read
             for k, (dv, dst, dnote, dline) in enumerate(directs):
                 # The check: the k-th direct row of its key; the attempt: key[-1].
                 at = At(key[:-1] + (k,), key[-1], dline)
