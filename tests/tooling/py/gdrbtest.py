@@ -1,5 +1,6 @@
 """What the unittest files share: scripts/lib on sys.path, the source tree and its fixtures."""
 import os
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -105,3 +106,9 @@ def report_files(d):
     with open(os.path.join(d, "report.html"), encoding="utf-8") as f:
         html = f.read()
     return md, html
+
+
+def rendered(md):
+    """MD's text as a Markdown reader sees it: backslash escapes taken out (a temporary
+    directory's name may hold a '_' that summary.md escapes)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)

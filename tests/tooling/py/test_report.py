@@ -46,12 +46,6 @@ DOCTOR_MPI = {
 }
 
 
-def rendered(md):
-    """MD's text as a Markdown reader sees it: backslash escapes taken out (a temporary
-    directory's name may hold a '_' that summary.md escapes)."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)
-
-
 class ReportTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="gdrb-report-test.")
@@ -240,7 +234,7 @@ class ReportTest(unittest.TestCase):
                 md, html = self.report(d)
                 self.assertIn("| 8B | invalid '%s' | 2.315 | 10.63 | 14.02 | - |" % value, md)
                 self.assertIn("Invalid: %s/results.csv:2: lat_p50_us '%s' is not a finite non-negative decimal number "
-                              "(shown as invalid, never as a number)" % (d, value), rendered(md))
+                              "(shown as invalid, never as a number)" % (d, value), gdrbtest.rendered(md))
                 self.assertIn("<td>invalid '%s'</td>" % value, html)
                 self.assertNotRegex(md, r"\| 8B \| 0 \|")
 
@@ -248,13 +242,13 @@ class ReportTest(unittest.TestCase):
         d = self.fixture("invalid-text")
         md, _ = self.report(d)
         self.assertRegex(md, r"\| 8B \| invalid '[^']*' \|")
-        self.assertIn("Invalid: %s/results.csv:2:" % d, rendered(md))
+        self.assertIn("Invalid: %s/results.csv:2:" % d, gdrbtest.rendered(md))
 
     def test_invalid_size_row_left_out_and_listed(self):
         d = self.fixture("invalid-size")
         md, _ = self.report(d)
         self.assertIn("Invalid: %s/results.csv:2: size_bytes '8x' is not a non-negative integer (row not shown)" % d,
-                      rendered(md))
+                      gdrbtest.rendered(md))
         # The direct row was the one at "8x": only the staged path is left.
         self.assertIn("| size | staged p50 us | staged p99 us |\n|---|---:|---:|\n| 8B | 10.63 | 14.02 |\n", md)
 
