@@ -170,7 +170,8 @@ def fake_bed(folder, hosts, slow="", bw=10.0):
     return mpirun
 
 
-class Run(unittest.TestCase):
+class TempDirCase(unittest.TestCase):
+    """A test with a folder of its own (self.dir), removed after it."""
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.dir = self.tmp.name
@@ -178,6 +179,8 @@ class Run(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+
+class Run(TempDirCase):
     def rails(self, slow, *more, hosts="n1,n2,n3"):
         mpirun = fake_bed(self.dir, ["n1", "n2", "n3"], slow)
         out = os.path.join(self.dir, "out")
@@ -228,15 +231,8 @@ class Run(unittest.TestCase):
         self.assertIn("holds an earlier rails run (alone/); give a new OUTDIR", err)
 
 
-class ThreeNodeBed(unittest.TestCase):
+class ThreeNodeBed(TempDirCase):
     """A fake bed of three nodes of three rails each (fake_bed), in a directory of the test's."""
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
     def rails(self, slow, *more, bw=10.0):
         mpirun = fake_bed(self.dir, ["n1", "n2", "n3"], slow, bw)
         out = tempfile.mkdtemp(dir=self.dir)
