@@ -138,9 +138,10 @@ part_copies() {
 }
 
 # The node's one GPU against its SKU (issue 40, docs/skus.md): the SKU from the GPU's name
-# (GDRB_BUNDLE_SKU overrides it), the doctor's report, gdrb inventory (on a node of fewer GPUs
-# than the SKU's it fails, naming what differs: the honest answer), then the node profile's copy
-# steps (host<->GPU, within the GPU, GPU to GPU where there are two) judged against its floors.
+# (GDRB_BUNDLE_SKU overrides it), the node profile's copy steps (host<->GPU, within the GPU, GPU
+# to GPU where there are two) judged against its floors, then gdrb inventory on the doctor's
+# report the sweep kept (on a node of fewer GPUs than the SKU's it fails, naming what differs:
+# the honest answer).
 part_sku() {
 	local d=$W/sku name sku gdrb=$B/scripts/gdrb sweep_args=()
 	mkdir -p "$d"
@@ -160,15 +161,14 @@ part_sku() {
 	fi
 	{
 		echo "## GPU '$name': SKU $sku (node profile hgx-$sku)"
-		lim 30 "$B/build/bench/gdrb_doctor" --json --fast >"$d/doctor.json" 2>"$d/doctor.err"
-		echo "gdrb_doctor --json --fast: exit $?"
-		echo "## gdrb inventory --sku $sku"
-		lim 15 python3 "$gdrb" inventory --sku "$sku" "$d/doctor.json"
-		echo "exit $?"
 		[[ ${GDRB_BUNDLE_QUICK:-0} == 1 ]] && sweep_args=(--sizes 256M --time-per-size 0.05)
 		echo "## gdrb sweep --profile hgx-$sku --bench copy_bw ${sweep_args[*]}"
 		lim 80 python3 "$gdrb" sweep --profile "hgx-$sku" --bench copy_bw --bin-dir "$B/build" --repeat-failed 1 \
 			"${sweep_args[@]}" --out "$d/sweep"
+		echo "exit $?"
+		# The profile's doctor line ran the doctor into the sweep's folder: its report is read once.
+		echo "## gdrb inventory --sku $sku (the sweep's doctor.json)"
+		lim 15 python3 "$gdrb" inventory --sku "$sku" "$d/sweep/doctor.json"
 		echo "exit $?"
 	} >"$OUT/sku.txt" 2>&1
 }

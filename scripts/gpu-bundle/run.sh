@@ -10,8 +10,8 @@
 #               {all_reduce,all_gather,reduce_scatter}_perf on one rank, 8 B to 64 MiB, out of
 #               place and in place, 3 rounds in alternating order
 #   copies      gdrb_copy_bw beside nvbandwidth (copy engine and SM, each direction and both)
-#   sku         the GPU's SKU from its name (GDRB_BUNDLE_SKU overrides): gdrb inventory on the
-#               doctor's report, and the node profile's copy steps against its floors (sku.txt)
+#   sku         the GPU's SKU from its name (GDRB_BUNDLE_SKU overrides): the node profile's copy
+#               steps against its floors, and gdrb inventory on the sweep's doctor report (sku.txt)
 #   mpi         every MPI binary with --mem device -c on two ranks on one GPU under MPS, direct
 #               beside staged, on the CUDA-aware Open MPI, UCX's protocol choices and Open MPI's
 #               verbose lines kept raw; OMB's osu_latency/osu_bw -d cuda and ucx_perftest -m cuda
