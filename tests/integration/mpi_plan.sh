@@ -92,10 +92,16 @@ pass "2 ms every 50th iteration: $n iterations, flagged noisy (p99 $(row_field 8
 # 30 of them stay within 4 x the budget up to 33 ms an iteration: a loaded machine adds a few
 # ms to each sleep (at load 8 a 2 ms sleep took about 7, and 30 of those passed 4 x a 0.05 s
 # budget, so the plan rightly gave way to it).
-lat 10000/1 -t 0.25 --min-iters 30
+# Judged on the driver's account (-v) of what it planned: where the warm-up kept the 30, 30 ran;
+# at the lowest priority beside CI's passes a 10 ms iteration took about 80 ms (3 in the
+# budget), past 33 ms, and the plan rightly gave way: then what it planned ran.
+lat 10000/1 -t 0.25 --min-iters 30 -v
 n=$(row_field 8 iterations)
-[ "$n" -ge 30 ] && ! row_field 8 quality | grep -q few-samples ||
-	{ cat "$WORK/out" "$csv"; fail "--min-iters 30 at 10 ms an iteration: $n iterations, quality $(row_field 8 quality)"; }
+planned=$(sed -n 's/.* size 8 path [^:]*: [0-9]* timed iterations (at least \([0-9]*\) planned), .*/\1/p' "$WORK/err")
+[ -n "$planned" ] || { cat "$WORK/err"; fail "--min-iters 30 at 10 ms an iteration: no account of the size (-v)"; }
+[ "$planned" -le 30 ] && [ "$n" -ge "$planned" ] && { [ "$planned" -eq 30 ] || [ "$(awk -v p="$(row_field 8 lat_p50_us)" 'BEGIN { print (p > 33000) }')" = 1 ]; } &&
+	! row_field 8 quality | grep -q few-samples ||
+	{ cat "$WORK/out" "$csv"; fail "--min-iters 30 at 10 ms an iteration: $n iterations of $planned planned, quality $(row_field 8 quality)"; }
 lat 10000/1 -t 0.25 --min-iters 500
 m=$(row_field 8 iterations)
 # (A descheduled sample may still make so short a row noisy on a loaded machine.)
