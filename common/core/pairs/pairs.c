@@ -235,17 +235,61 @@ static int iteration(const struct xfer *x, bool active, double *secs)
 
 /*
  * How long a peer may be busy without a word to this rank: the pairs of a
- * latency phase time their ping-pongs without barriers, for about the time
- * budget, while the ranks outside them go on to the next measurement (or the
- * round's gather) and wait there. The count is planned from a short batch, so
- * a machine that gets busier during the phase stretches it: 4 x the budget
- * ran out under the sanitizers beside other tests (a 2 s phase, --timeout 1).
- * As long as the driver lets any size run. Bandwidth iterations end together
- * (each has a barrier).
+ * latency phase time a batch of ping-pongs (a tenth of the budget, planned
+ * from the rate so far) while the ranks outside them wait for the agreement
+ * after it; the estimate before timing waits on the slowest pair's batch too.
+ * A machine that gets busier stretches a batch. As long as the driver lets any
+ * size run. Bandwidth iterations end together (each has a barrier).
  */
 static double busy_s(const struct pairs_run *r)
 {
 	return GDRB_MAX_STRETCH * r->p.time_per_size;
+}
+
+/*
+ * The timed ping-pongs of a latency phase, in batches that aim at a tenth of
+ * the budget (the first at the estimate `est`, then at the slowest rank's rate
+ * so far, at most twice the last): after each, every rank (those outside a
+ * pair too) agrees on the slowest rank's seconds since the phase's timing
+ * began, agreements included, and all stop alike once that is the budget or
+ * `n` have run. A count planned once from a short batch ran 10 x the budget
+ * and more on a machine that got busier during the phase (the sanitizers
+ * beside other tests); now a stretched phase ends one batch past its budget.
+ * The agreements run between batches; *secs sums this pair's batch spans.
+ */
+static int lat_batches(struct xfer *x, bool active, double est, uint64_t n, uint64_t *iters, double *secs)
+{
+	struct pairs_run *r = x->r;
+	const double budget = r->p.time_per_size;
+	uint64_t start = gdrb_ticks(), t0, done = 0, batch, i, left;
+	double elapsed = 0, per;
+
+	/* A rank outside every pair waits on the pairs' batches, which a loaded machine stretches. */
+	gdrb_watchdog_allow(busy_s(r));
+	*secs = 0;
+	batch = (uint64_t)(budget / 10 / est);
+	for (batch = batch < 1 ? 1 : batch < n ? batch : n; batch; ) {
+		t0 = gdrb_ticks();
+		for (i = 0; active && i < batch; i++)
+			if (lat_iteration(x))
+				return GDRB_ERR;
+		*secs += gdrb_ticks_to_us(gdrb_ticks() - t0) * 1e-6;
+		done += batch;
+		elapsed = gdrb_ticks_to_us(gdrb_ticks() - start) * 1e-6;
+		if (gdrb_boot_step_max(r->boot, &elapsed, "agreeing on the latency phase's next batch", x->size))
+			return GDRB_ERR;
+		if (done >= n || elapsed >= budget)
+			break;
+		per = elapsed / (double)done;
+		left = (uint64_t)((budget - elapsed) / per) + 1;
+		i = (uint64_t)(budget / 10 / per);
+		i = i < 1 ? 1 : i < 2 * batch ? i : 2 * batch;
+		i = i < left ? i : left;
+		batch = i < n - done ? i : n - done;
+	}
+	gdrb_watchdog_allow(0);
+	*iters = done;
+	return 0;
 }
 
 /*
@@ -255,7 +299,7 @@ static double busy_s(const struct pairs_run *r)
  * one pays for the connection to a peer met for the first time (TCP and
  * most transports connect lazily), which would make a pair of the first
  * round read low and its count small. Bandwidth: *secs sums the pair's
- * times; latency: the wall span of the ping-pongs. active: this rank has
+ * times; latency: the spans of its batches (lat_batches). active: this rank has
  * a part (latency phases leave some idle).
  */
 static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
@@ -307,12 +351,7 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 	}
 	if (gdrb_boot_step_barrier(r->boot, "the barrier before timing", x->size))
 		return GDRB_ERR;
-	t0 = gdrb_ticks();
-	for (i = 0; active && i < n; i++)
-		if (lat_iteration(x))
-			return GDRB_ERR;
-	*secs = gdrb_ticks_to_us(gdrb_ticks() - t0) * 1e-6;
-	return 0;
+	return lat_batches(x, active, est, r->p.iters, iters, secs);
 }
 
 /* The transport's begin, where it has one: after prepare, before the first message. */
