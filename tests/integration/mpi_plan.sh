@@ -33,6 +33,23 @@ lat() { # STALL ARGS...: gdrb_mpi_latency at 8 B with a stall injected
 	csv_check -v rows=1 "$csv" || fail "stall $stall: schema"
 }
 
+# plan_account: the driver's account (-v) of size 8 in the last run: "RAN PLANNED BEGAN ENDED STOP",
+# the timed iterations, the minimum it planned, when the last batch began and the size ended, the
+# hard stop, in seconds on the clock the stop is checked on (mpi_budget.sh holds it to the truth).
+plan_account() {
+	sed -n 's/.* size 8 path [^:]*: \([0-9]*\) timed iterations (at least \([0-9]*\) planned), .*; the size.s last batch began at \([0-9.]*\) s, it ended at \([0-9.]*\) s (hard stop \([0-9.]*\) s)$/\1 \2 \3 \4 \5/p' "$WORK/err"
+}
+# quality_expected N PLANNED: the flags the 8 B row's own figures call for: few-samples exactly
+# when fewer than planned ran, noisy exactly when its p99 is over 5 x its p50.
+quality_expected() {
+	local few noisy
+	few=$([ "$1" -lt "$2" ] && echo 1 || echo 0)
+	noisy=$(awk -v p50="$(row_field 8 lat_p50_us)" -v p99="$(row_field 8 lat_p99_us)" 'BEGIN { print (p50 > 0 && p99 > 5 * p50) ? 1 : 0 }')
+	case $few$noisy in
+	11) echo 'few-samples+noisy' ;; 10) echo 'few-samples' ;; 01) echo 'noisy' ;; *) echo 'ok' ;;
+	esac
+}
+
 # One slow first iteration (100 ms): the median of the warm-up ignores it. A plan from that one
 # iteration would hold 1000 of them (100 s) past 4 x the budget (1 s) and give way; from the
 # median, 1000 fit while an iteration takes under 1 ms, as it does at the lowest priority on a
@@ -58,17 +75,14 @@ pass "a 100 ms first iteration: 8 B still ran $n timed iterations (at least --mi
 lat 200000/5 -t 0.2 --min-iters 50 -v
 n=$(row_field 8 iterations)
 q=$(row_field 8 quality)
-account=$(sed -n 's/.* size 8 path [^:]*: \([0-9]*\) timed iterations (at least \([0-9]*\) planned), .*; the size.s last batch began at \([0-9.]*\) s, it ended at \([0-9.]*\) s (hard stop \([0-9.]*\) s)$/\1 \2 \3 \4 \5/p' "$WORK/err")
+account=$(plan_account)
 [ -n "$account" ] || { cat "$WORK/err"; fail "200 ms every 5th iteration: no account of the size (-v)"; }
 read -r ran planned began ended stop <<<"$account"
 [ "$ran" = "$n" ] || fail "200 ms every 5th iteration: the account says $ran iterations, the CSV $n"
 awk -v b="$began" -v s="$stop" 'BEGIN { exit !(b < s && s <= 2.0001) }' ||
 	fail "200 ms every 5th iteration: the last batch began at $began s, the stop at $stop s: the 10 x budget stop (2 s) did not hold"
+expect=$(quality_expected "$n" "$planned")
 few=$([ "$n" -lt "$planned" ] && echo 1 || echo 0)
-noisy=$(awk -v p50="$(row_field 8 lat_p50_us)" -v p99="$(row_field 8 lat_p99_us)" 'BEGIN { print (p50 > 0 && p99 > 5 * p50) ? 1 : 0 }')
-case $few$noisy in
-11) expect='few-samples+noisy' ;; 10) expect='few-samples' ;; 01) expect='noisy' ;; *) expect='ok' ;;
-esac
 [ "$q" = "$expect" ] || { cat "$WORK/out" "$csv"; fail "200 ms every 5th iteration: $n of $planned planned, p99 $(row_field 8 lat_p99_us) us, p50 $(row_field 8 lat_p50_us) us: quality '$q', expected '$expect'"; }
 if [ "$planned" -eq 50 ]; then
 	[ "$n" -lt 50 ] && [ "$few" = 1 ] || { cat "$WORK/out" "$csv"; fail "200 ms every 5th iteration: $n iterations within the 2 s stop, planned 50"; }
@@ -81,12 +95,27 @@ fi
 # A 2 ms stall every 50th iteration: the minimum is met, the tail is flagged. A budget of 1 s
 # (a hard stop of 10 s, -n 5000 idle: about 0.2 s): on a loaded machine (CI's fresh root beside
 # the passes, load 17) descheduling took the mean iteration to 2.5 ms, and 1000 of them past the
-# hard stop of -t 0.2, which rightly ended the size at 305.
-lat 2000/50 -t 1 -n 5000 --min-iters 1000
+# hard stop of -t 0.2, which rightly ended the size at 305. Judged on the driver's account (-v)
+# too: where the plan kept the 1000 (a warm-up median under 4 ms), at least 1000 ran, the stalls
+# are the row's p99 (1 in 50 samples) and the row is noisy exactly when that p99 is over 5 x its
+# p50 (a machine that deschedules every ping-pong for a millisecond raises the p50 too); where
+# the machine was so loaded that the plan gave way, the flags are as the row's figures say.
+lat 2000/50 -t 1 -n 5000 --min-iters 1000 -v
 n=$(row_field 8 iterations)
-[ "$n" -ge 1000 ] && [ "$(row_field 8 quality)" = noisy ] ||
-	{ cat "$WORK/out" "$csv"; fail "2 ms every 50th iteration: $n iterations, quality '$(row_field 8 quality)', expected >= 1000 and noisy"; }
-pass "2 ms every 50th iteration: $n iterations, flagged noisy (p99 $(row_field 8 lat_p99_us) us, p50 $(row_field 8 lat_p50_us) us)"
+q=$(row_field 8 quality)
+account=$(plan_account)
+[ -n "$account" ] || { cat "$WORK/err"; fail "2 ms every 50th iteration: no account of the size (-v)"; }
+read -r ran planned began ended stop <<<"$account"
+[ "$ran" = "$n" ] && [ "$q" = "$(quality_expected "$n" "$planned")" ] ||
+	{ cat "$WORK/out" "$csv"; fail "2 ms every 50th iteration: $n iterations (the account: $ran of $planned planned), quality '$q', expected '$(quality_expected "$n" "$planned")'"; }
+if [ "$planned" -eq 1000 ]; then
+	[ "$n" -ge 1000 ] && awk -v p99="$(row_field 8 lat_p99_us)" 'BEGIN { exit !(p99 >= 1000) }' ||
+		{ cat "$WORK/out" "$csv"; fail "2 ms every 50th iteration: $n iterations, p99 $(row_field 8 lat_p99_us) us: expected >= 1000 and the stalls in the p99"; }
+	pass "2 ms every 50th iteration: $n iterations, the stalls the p99 ($(row_field 8 lat_p99_us) us, p50 $(row_field 8 lat_p50_us) us), flagged '$q'"
+else
+	[ "$planned" -lt 1000 ] && [ "$planned" -ge 3 ] || fail "2 ms every 50th iteration: $planned planned, expected 1000, or from 3 to 999 under load"
+	pass "2 ms every 50th iteration: under load the plan lowered the minimum to $planned; ran $n, flagged '$q' as its figures say (invariants only)"
+fi
 
 # 10 ms every iteration, a 0.25 s budget (about 25 iterations): 30 fit 4 x the budget, 500 do not.
 # 30 of them stay within 4 x the budget up to 33 ms an iteration: a loaded machine adds a few
