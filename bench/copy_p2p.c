@@ -2,26 +2,19 @@
 /* gdrb_copy_bw --p2p: copies between the node's GPUs (copy_p2p.h). */
 #include "config.h"
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy_p2p.h"
+#include "copy_p2p_int.h"
 #include "gdrb_log.h"
-#include "gdrb_matrix.h"
 #include "gdrb_peer.h"
 #include "gdrb_report.h"
 #include "gdrb_run.h"
 #include "gdrb_size.h"
 
-#define P2P_MAX_GPUS GDRB_PEER_MAX
-
 const char *const copy_p2p_mode_names[P2P_MODES] = { "off", "uni", "bidir", "both" };
-
-/* A path's id: whether it stages through host memory, whether the opposite direction runs at once. */
-enum { PATH_STAGED = 1, PATH_BIDIR = 2 };
 
 static const struct {
 	const char *label, *path, *reg, *how;
@@ -35,30 +28,6 @@ static const struct {
 	{ "staged_bidir", "p2p-staged-bidir", "staged",
 	  "the staged copy while GPU j stages to GPU i at once through its own slots; a direction's bandwidth: the size over the time until both ended" },
 };
-
-/* One GPU's part: its buffers, its streams (copies it sends, copies into it) and their events. */
-struct p2p_gpu {
-	struct gdrb_buf src, dst;       /* device memory, the largest size each */
-	struct gdrb_buf bounce;         /* pinned: its outgoing staged fragments, P2P_SLOTS x P2P_CHUNK */
-	void *out, *in;
-	void *out_done[P2P_SLOTS], *in_done[P2P_SLOTS];
-};
-
-struct p2p {
-	int mode, ngpu;
-	unsigned dev[P2P_MAX_GPUS];     /* slot i's CUDA device: every GPU, or those of --p2p-gpus */
-	struct p2p_gpu gpu[P2P_MAX_GPUS];
-	struct gdrb_peer_map peers;     /* the same slots */
-	int from, to;                   /* the pair being measured */
-	/* The current size's figures, for the matrices: [path id][from][to]. */
-	double bw[4][P2P_MAX_GPUS][P2P_MAX_GPUS];
-	const char *status[4][P2P_MAX_GPUS][P2P_MAX_GPUS];
-};
-
-static struct p2p *state(const struct gdrb_ctx *c)
-{
-	return c->priv;
-}
 
 static int open_gpu_part(struct p2p_gpu *g, int dev, size_t max)
 {
@@ -160,7 +129,7 @@ int copy_p2p_setup(struct gdrb_ctx *c, int mode, uint64_t gpus)
 /* Subject k: the k-th ordered pair, from GPU k / (n-1), to each other GPU in order. */
 int copy_p2p_select(struct gdrb_ctx *c, unsigned k)
 {
-	struct p2p *p = state(c);
+	struct p2p *p = copy_p2p_state(c);
 	size_t i;
 
 	p->from = (int)k / (p->ngpu - 1);
@@ -230,7 +199,7 @@ static void *landing(struct p2p *p, int id, int from, int to)
 /* One iteration: the copy (and the opposite one at once), to the end of both, on the host clock. */
 int copy_p2p_iteration(struct gdrb_ctx *c, size_t size)
 {
-	struct p2p *p = state(c);
+	struct p2p *p = copy_p2p_state(c);
 	int id = c->variant->id;
 	bool bidir = id & PATH_BIDIR;
 
@@ -245,7 +214,7 @@ int copy_p2p_iteration(struct gdrb_ctx *c, size_t size)
 
 int copy_p2p_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 {
-	struct p2p *p = state(c);
+	struct p2p *p = copy_p2p_state(c);
 	uint64_t seed = gdrb_p2p_seed(size, iter, 0, 0);
 
 	if (gdrb_buf_fill_pattern(&p->gpu[p->from].src, 0, size, seed))
@@ -255,7 +224,7 @@ int copy_p2p_prepare(struct gdrb_ctx *c, size_t size, uint64_t iter)
 
 static uint64_t check_dst(struct gdrb_ctx *c, int from, int to, size_t size, uint64_t seed)
 {
-	struct gdrb_buf *dst = &state(c)->gpu[to].dst;
+	struct gdrb_buf *dst = &copy_p2p_state(c)->gpu[to].dst;
 	size_t first = 0;
 	uint64_t bad;
 
@@ -264,14 +233,14 @@ static uint64_t check_dst(struct gdrb_ctx *c, int from, int to, size_t size, uin
 	bad = gdrb_buf_check_pattern(dst, 0, size, seed, &first);
 	if (bad && bad != (uint64_t)-1)
 		gdrb_mismatch(c, "%llu wrong byte(s) after the %s copy gpu%u->gpu%u at size %zu, first at byte %zu",
-			      (unsigned long long)bad, c->variant->label, state(c)->dev[from], state(c)->dev[to], size,
+			      (unsigned long long)bad, c->variant->label, copy_p2p_state(c)->dev[from], copy_p2p_state(c)->dev[to], size,
 			      first);
 	return bad;
 }
 
 uint64_t copy_p2p_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 {
-	struct p2p *p = state(c);
+	struct p2p *p = copy_p2p_state(c);
 	uint64_t seed = gdrb_p2p_seed(size, iter, 0, 0), bad, far;
 
 	bad = check_dst(c, p->from, p->to, size, seed);
@@ -281,115 +250,9 @@ uint64_t copy_p2p_check(struct gdrb_ctx *c, size_t size, uint64_t iter)
 	return far == (uint64_t)-1 ? far : bad + far;
 }
 
-/* " (--p2p-gpus: gpu0, gpu2, gpu5 of the node's 8)" where a list chose them; else nothing. */
-static void chosen(const struct gdrb_ctx *c, char *buf, size_t len)
-{
-	const struct p2p *p = state(c);
-	size_t at;
-	int i;
-
-	buf[0] = '\0';
-	if (p->ngpu == c->gpu.count)
-		return;
-	at = (size_t)snprintf(buf, len, " (--p2p-gpus:");
-	for (i = 0; i < p->ngpu && at < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, "%s gpu%u", i ? "," : "", p->dev[i]);
-	if (at < len)
-		snprintf(buf + at, len - at, " of the node's %d)", c->gpu.count);
-}
-
-void copy_p2p_describe(const struct gdrb_ctx *c, char *buf, size_t len)
-{
-	const struct p2p *p = state(c);
-	const char *sep = "; without it: ";
-	char which[P2P_MAX_GPUS * 8 + 64];
-	size_t at;
-	int i, j, pairs = p->ngpu * (p->ngpu - 1), peers = gdrb_peer_count(&p->peers);
-
-	chosen(c, which, sizeof(which));
-	at = (size_t)snprintf(buf, len,
-			      "GPU to GPU (--p2p %s): %d GPUs%s, every ordered pair (the CSV pair gpuI->gpuJ); each iteration one copy of the size (with bidir the opposite one at once), timed on the host clock from its enqueue to the end of its stream (cudaStreamSynchronize); staged fragments %zu KiB through %u pinned slots per direction; peer access (cudaDeviceCanAccessPeer): %d of %d ordered pairs",
-			      copy_p2p_mode_names[p->mode], p->ngpu, which, P2P_CHUNK >> 10, P2P_SLOTS, peers, pairs);
-	for (i = 0; i < p->ngpu; i++)
-		for (j = 0; j < p->ngpu; j++) {
-			if (i == j || p->peers.can[i][j] || at >= len)
-				continue;
-			at += (size_t)snprintf(buf + at, len - at, "%sgpu%u->gpu%u", sep, p->dev[i], p->dev[j]);
-			sep = ", ";
-		}
-}
-
-/* A matrix of a size: path id's figures, or their ratio to path over's (-1: none). */
-struct p2p_matrix {
-	const struct p2p *p;
-	int id, over;
-};
-
-static const char *shown_status(const char *st)
-{
-	return strcmp(st, GDRB_ST_INVALID) ? st : "INVALID";
-}
-
-static void p2p_cell(const void *arg, size_t row, size_t col, char *buf, size_t len)
-{
-	const struct p2p_matrix *m = arg;
-	const char *st = m->p->status[m->id][row][col];
-	const char *ost = m->over >= 0 ? m->p->status[m->over][row][col] : GDRB_ST_OK;
-	double v = m->p->bw[m->id][row][col];
-
-	if (row == col)
-		snprintf(buf, len, "-");
-	else if (!st || !strcmp(st, GDRB_ST_UNSUPPORTED) || !ost || !strcmp(ost, GDRB_ST_UNSUPPORTED))
-		snprintf(buf, len, "n/a");
-	else if (strcmp(st, GDRB_ST_OK))
-		snprintf(buf, len, "%s", shown_status(st));
-	else if (strcmp(ost, GDRB_ST_OK))
-		snprintf(buf, len, "%s", shown_status(ost));
-	else
-		snprintf(buf, len, "%.2f", m->over >= 0 ? v / m->p->bw[m->over][row][col] : v);
-}
-
-/* One matrix of a size under its title: from GPU (rows) to GPU (columns). */
-static void print_matrix(const struct p2p *p, const char *title, int id, int over)
-{
-	const struct p2p_matrix arg = { p, id, over };
-	const struct gdrb_matrix m = { .n = (size_t)p->ngpu, .prefix = "# ", .corner = "", .name = "gpu",
-		.number = p->dev, .sep = " ", .label_width = -8, .width = 11, .cell = p2p_cell, .arg = &arg };
-
-	printf("# %s\n", title);
-	gdrb_matrix_print(stdout, &m);
-}
-
-void copy_p2p_reported(struct gdrb_ctx *c, size_t size, size_t variant, const char *status, double bw_GBps)
-{
-	struct p2p *p = state(c);
-	char sz[32], title[160];
-	int b;
-
-	if (!c->nsubjects || !p)
-		return;
-	p->status[c->variants[variant].id][p->from][p->to] = status;
-	p->bw[c->variants[variant].id][p->from][p->to] = bw_GBps;
-	if (c->subject + 1 < c->nsubjects || variant + 1 < c->nvariants)
-		return;
-	gdrb_size_format(size, sz, sizeof(sz));
-	for (b = 0; b <= PATH_BIDIR; b += PATH_BIDIR) {
-		if (!(p->mode == P2P_BOTH || (p->mode == P2P_BIDIR) == (b != 0)))
-			continue;
-		snprintf(title, sizeof(title), "%s%s: direct (peer access) GB/s, from GPU (row) to GPU (column)",
-			 sz, b ? ", both directions at once, each direction's" : "");
-		print_matrix(p, title, b, -1);
-		snprintf(title, sizeof(title), "%s%s: staged (through pinned host memory) GB/s", sz, b ? " bidir" : "");
-		print_matrix(p, title, b | PATH_STAGED, -1);
-		snprintf(title, sizeof(title), "%s%s: direct / staged", sz, b ? " bidir" : "");
-		print_matrix(p, title, b, b | PATH_STAGED);
-	}
-	(void)fflush(stdout);
-}
-
 void copy_p2p_teardown(struct gdrb_ctx *c)
 {
-	struct p2p *p = state(c);
+	struct p2p *p = copy_p2p_state(c);
 	unsigned s;
 	int i;
 
