@@ -96,4 +96,8 @@ void gdrb_doc_check_acs(struct gdrb_doctor *d, struct gdrb_doc_check *c);
 void gdrb_doc_check_topology(struct gdrb_doctor *d, struct gdrb_doc_check *c);
 void gdrb_doc_check_links(struct gdrb_doctor *d, struct gdrb_doc_check *c);
 
+/* Output (doctor_out.c): each check's verdict, and how many of the checks have each verdict. */
+void gdrb_doc_verdicts(const struct gdrb_doctor *d, enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS]);
+void gdrb_doc_counts(const enum gdrb_doc_verdict v[GDRB_DOC_NCHECKS], int n[4]);
+
 #endif
