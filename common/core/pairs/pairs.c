@@ -252,15 +252,16 @@ static double busy_s(const struct pairs_run *r)
  * so far, at most twice the last): after each, every rank (those outside a
  * pair too) agrees on the slowest rank's seconds since the phase's timing
  * began, agreements included, and all stop alike once that is the budget or
- * `n` have run. A count planned once from a short batch ran 10 x the budget
+ * -n have run. A count planned once from a short batch ran 10 x the budget
  * and more on a machine that got busier during the phase (the sanitizers
  * beside other tests); now a stretched phase ends one batch past its budget.
  * The agreements run between batches; *secs sums this pair's batch spans.
  */
-static int lat_batches(struct xfer *x, bool active, double est, uint64_t n, uint64_t *iters, double *secs)
+static int lat_batches(struct xfer *x, bool active, double est, uint64_t *iters, double *secs)
 {
 	struct pairs_run *r = x->r;
 	const double budget = r->p.time_per_size;
+	const uint64_t n = r->p.iters;
 	uint64_t start = gdrb_ticks(), t0, done = 0, batch, i, left;
 	double elapsed = 0, per;
 
@@ -339,9 +340,9 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 	for (i = 0; i < warm; i++)
 		if (iteration(x, active, &s))
 			return GDRB_ERR;
-	*iters = n;
-	*secs = 0;
 	if (x->count) {
+		*iters = n;
+		*secs = 0;
 		for (i = 0; i < n; i++) {
 			if (iteration(x, active, &s))
 				return GDRB_ERR;
@@ -351,7 +352,7 @@ static int run_timed(struct xfer *x, bool active, uint64_t *iters, double *secs)
 	}
 	if (gdrb_boot_step_barrier(r->boot, "the barrier before timing", x->size))
 		return GDRB_ERR;
-	return lat_batches(x, active, est, r->p.iters, iters, secs);
+	return lat_batches(x, active, est, iters, secs);
 }
 
 /* The transport's begin, where it has one: after prepare, before the first message. */
