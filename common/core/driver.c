@@ -179,11 +179,11 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 	/* The timed loop and its agreement are over; the rows are not written yet. */
 	gdrb_counters_read(r->counters, &mine.rise);
 	if (gdrb_verbose() && c->initiator)
-		gdrb_info("%s size %zu path %s%s%s: %llu timed iterations (at least %llu planned), %.3f s, %llu wrong bytes; %llu warm-up; the size's last batch began at %.3f s, it ended at %.3f s (hard stop %.3f s)",
+		gdrb_info("%s size %zu path %s%s%s: %llu timed iterations (at least %llu planned), %.3f s, %llu wrong bytes; %llu warm-up (the first took %.3f us, the plan's median %.3f us); the size's last batch began at %.3f s, it ended at %.3f s (hard stop %.3f s)",
 			  c->bench->name, size, v->label, placement_sep(c), gdrb_placement_name(c->placement),
 			  (unsigned long long)n,
 			  (unsigned long long)want, total_us * 1e-6, (unsigned long long)errors,
-			  (unsigned long long)r->plan_warmup, r->plan_last_batch_s, r->plan_size_s,
+			  (unsigned long long)r->plan_warmup, r->plan_cold_s * 1e6, r->plan_median_s * 1e6, r->plan_last_batch_s, r->plan_size_s,
 			  GDRB_MAX_STRETCH * r->p.time_per_size);
 	mine.initiator = c->initiator;
 	mine.pair = c->pair;

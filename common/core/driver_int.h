@@ -49,10 +49,12 @@ struct run {
 	/* Load injection for the iteration plan's tests: rank 0 sleeps stall_us before iterations 0, every, 2 x every, ... of each size; 0: off. */
 	unsigned long stall_us, stall_every;
 	bool window_warned;     /* the transport's window cap was said on stderr */
-	/* The last size's plan as it ran, for -v: warm-up iterations, and the slowest rank's
-	 * seconds since the size began when its last timed batch began and at its end. */
+	/* The last size's plan as it ran, for -v: warm-up iterations, the slowest rank's first
+	 * (cold) warm-up iteration and median of the rest in seconds (the median plans the
+	 * minimum), and its seconds since the size began when its last timed batch began and at
+	 * its end. */
 	uint64_t plan_warmup;
-	double plan_last_batch_s, plan_size_s;
+	double plan_cold_s, plan_median_s, plan_last_batch_s, plan_size_s;
 	double *samples;
 	size_t samples_cap;
 	double *all_samples;    /* rank 0: every rank's samples */

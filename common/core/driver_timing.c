@@ -298,6 +298,7 @@ static int warm_up(struct run *r, size_t size, uint64_t start, uint64_t *iter, u
 		gdrb_stats_compute(r->samples + (kept > 1), kept - (kept > 1), &st);
 		*est = st.p50 * 1e-6 * (r->c.calls_per_iter > 1 ? r->c.calls_per_iter : 1);
 	}
+	r->plan_cold_s = cold;
 	return agree_max(&r->c, est);
 }
 
@@ -352,6 +353,7 @@ int gdrb_drv_measure(struct run *r, size_t size, uint64_t *n_out, uint64_t *min_
 	if (est > 0 && iters_for(stop - size_s, est, p->iters) < batch)
 		batch = iters_for(stop - size_s, est, p->iters);
 	r->plan_warmup = iter;
+	r->plan_median_s = est;
 	for (;;) {
 		uint64_t next, left;
 		double per;

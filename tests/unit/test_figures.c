@@ -502,6 +502,32 @@ static const char *csv_get(const struct csv_row *row, const char *name)
 
 #define ck_assert_cell(row, col, want) ck_assert_str_eq(csv_get(row, col), want)
 
+/* A new empty file in $TMPDIR (or /tmp) for a run's CSV: its name in path. */
+static void temp_csv(char *path, size_t len)
+{
+	const char *base = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, len, "%s/test_figures.XXXXXX", base && *base ? base : "/tmp");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+/* The header and first row of the CSV at path into *row; the file removed. */
+static void first_row(const char *path, struct csv_row *row)
+{
+	FILE *f = fopen(path, "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(row->header, sizeof(row->header), f));
+	ck_assert_ptr_nonnull(fgets(row->line, sizeof(row->line), f));
+	fclose(f);
+	unlink(path);
+	row->n = csv_split(row->header, row->name);
+	ck_assert_int_eq(csv_split(row->line, row->cell), row->n);
+}
+
 /*
  * gdrb_main on bench and boot with 4 timed iterations of the steps (us), no warm-up,
  * at size (and window); the first row of its CSV into *row.
@@ -509,24 +535,19 @@ static const char *csv_get(const struct csv_row *row, const char *name)
 static void run_fake(const struct gdrb_bench *bench, struct gdrb_boot *boot, const char *size,
 		     const char *window, const uint64_t *steps_us, struct csv_row *row)
 {
-	const char *base = getenv("TMPDIR");
 	char path[4096];
 	const char *argv[] = { "test_figures", "-m", size, "-n", "4", "-w", "0", "-t", "10",
 			       "-T", "0", "--clock", "monotonic", "--csv", path,
 			       window ? "-W" : NULL, window, NULL };
 	uint64_t steps_ns[4];
-	int argc = 0, i, fd;
-	FILE *f;
+	int argc = 0, i;
 
 	for (i = 0; i < 4; i++)
 		steps_ns[i] = steps_us[i] * 1000;
 	fake_steps_ns = steps_ns;
 	fake_nsteps = 4;
 	fake_iters = 0;
-	snprintf(path, sizeof(path), "%s/test_figures.XXXXXX", base && *base ? base : "/tmp");
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	temp_csv(path, sizeof(path));
 	while (argv[argc])
 		argc++;
 
@@ -539,14 +560,7 @@ static void run_fake(const struct gdrb_bench *bench, struct gdrb_boot *boot, con
 	__atomic_store_n(&fake_clock, false, __ATOMIC_RELAXED);
 	ck_assert_uint_eq(fake_iters, 4);
 
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(fgets(row->header, sizeof(row->header), f));
-	ck_assert_ptr_nonnull(fgets(row->line, sizeof(row->line), f));
-	fclose(f);
-	unlink(path);
-	row->n = csv_split(row->header, row->name);
-	ck_assert_int_eq(csv_split(row->line, row->cell), row->n);
+	first_row(path, row);
 	ck_assert_cell(row, "status", "ok");
 	ck_assert_cell(row, "pair", "all");
 	ck_assert_cell(row, "iterations", "4");
@@ -743,6 +757,44 @@ START_TEST(test_plan_long_iteration)
 }
 END_TEST
 
+/*
+ * One slow first iteration (100 ms), then 500 us ones, at -t 0.25 --min-iters 1000: the
+ * budget alone holds 500, and 1000 x 500 us fits 4 x the budget, so 1000 must run. Two
+ * things see to it: the warm-up's median plans the minimum (the first iteration left out),
+ * and the timed rate raises it. A plan from the first iteration alone, with no raise, gives
+ * way to the floor (3) and runs 501: seen by hand, making both faults.
+ */
+START_TEST(test_plan_slow_first)
+{
+	static uint64_t steps_ns[8192];
+	char path[4096];
+	const char *argv[] = { "test_figures", "-m", "8", "-t", "0.25", "--min-iters", "1000",
+			       "-n", "5000", "-T", "0", "--clock", "monotonic", "--csv", path, NULL };
+	struct gdrb_bench b = fake_bench("fake_latency", GDRB_TRAFFIC_PINGPONG, GDRB_METRIC_LAT);
+	struct gdrb_boot boot = pair_boot();
+	struct csv_row row;
+	size_t i;
+
+	steps_ns[0] = 100000000;
+	for (i = 1; i < sizeof(steps_ns) / sizeof(steps_ns[0]); i++)
+		steps_ns[i] = 500000;
+	fake_steps_ns = steps_ns;
+	fake_nsteps = sizeof(steps_ns) / sizeof(steps_ns[0]);
+	fake_iters = 0;
+	temp_csv(path, sizeof(path));
+	ck_assert_ptr_nonnull(freopen("/dev/null", "w", stdout));
+	__atomic_store_n(&fake_clock, true, __ATOMIC_RELAXED);
+	ck_assert_int_eq(gdrb_main(&b, &boot, 15, (char **)argv), GDRB_EXIT_OK);
+	__atomic_store_n(&fake_clock, false, __ATOMIC_RELAXED);
+	ck_assert_uint_lt(fake_iters, fake_nsteps);
+	first_row(path, &row);
+	ck_assert_msg(strtoull(csv_get(&row, "iterations"), NULL, 10) >= 1000,
+		      "a 100 ms first iteration, then 500 us ones: %s timed iterations at --min-iters 1000 (1000 fit 4 x -t 0.25), quality %s",
+		      csv_get(&row, "iterations"), csv_get(&row, "quality"));
+	ck_assert_cell(&row, "quality", "ok");
+}
+END_TEST
+
 static Suite *figures_suite(void)
 {
 	const struct unit_case pure[] = {
@@ -773,6 +825,7 @@ static Suite *figures_suite(void)
 	const struct unit_case plan[] = {
 		{ .test = test_plan_agreements_count },
 		{ .test = test_plan_long_iteration },
+		{ .test = test_plan_slow_first },
 	};
 	Suite *s = suite_create("figures");
 
