@@ -183,7 +183,8 @@ static int measure_variant(struct run *r, size_t size, const struct gdrb_variant
 			  c->bench->name, size, v->label, placement_sep(c), gdrb_placement_name(c->placement),
 			  (unsigned long long)n,
 			  (unsigned long long)want, total_us * 1e-6, (unsigned long long)errors,
-			  (unsigned long long)r->plan_warmup, r->plan_cold_s * 1e6, r->plan_median_s * 1e6, r->plan_last_batch_s, r->plan_size_s,
+			  (unsigned long long)r->plan_warmup, r->plan_cold_s * 1e6, r->plan_median_s * 1e6,
+			  r->plan_last_batch_s, r->plan_size_s,
 			  GDRB_MAX_STRETCH * r->p.time_per_size);
 	mine.initiator = c->initiator;
 	mine.pair = c->pair;

@@ -49,9 +49,9 @@ struct run {
 	/* Load injection for the iteration plan's tests: rank 0 sleeps stall_us before iterations 0, every, 2 x every, ... of each size; 0: off. */
 	unsigned long stall_us, stall_every;
 	bool window_warned;     /* the transport's window cap was said on stderr */
-	/* The last size's plan as it ran, for -v: warm-up iterations, the slowest rank's first
-	 * (cold) warm-up iteration and median of the rest in seconds (the median plans the
-	 * minimum), and its seconds since the size began when its last timed batch began and at
+	/* The last size's plan as it ran, for -v: warm-up iterations; the slowest rank's first
+	 * (cold) warm-up iteration and its median warm-up iteration, which plans the minimum, in
+	 * seconds; and its seconds since the size began when its last timed batch began and at
 	 * its end. */
 	uint64_t plan_warmup;
 	double plan_cold_s, plan_median_s, plan_last_batch_s, plan_size_s;
