@@ -109,7 +109,11 @@ pauser=$!
 start=$(now)
 kill -STOP "$victim"
 named=
-while kill -0 "$launcher" 2>/dev/null; do
+# The run ends as soon as it has named the peer: a look after its end reads the line it left
+# (one that only looked while it ran missed it when the end fell between two looks, and under
+# the sanitizer pass beside the fresh root it did).
+for ((running = 1; running; )); do
+	kill -0 "$launcher" 2>/dev/null || running=0
 	grep -q 'timeout: no answer from rank 1' "$WORK/err" && { named=$(now); break; }
 	# Four times the limit of running time and more: it will not come.
 	awk -v now="$(now)" -v start="$start" 'BEGIN { exit !(now - start > 60) }' && break
