@@ -38,8 +38,7 @@ plan_run() {
 		>"$WORK/out" 2>"$WORK/err" ||
 		{ cat "$WORK/out" "$WORK/err"; fail "gdrb_mpi_latency $*"; }
 	took=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
-	sed -n 's/.* size \([0-9]*\) path [^:]*: \([0-9]*\) timed iterations .*; \([0-9]*\) warm-up ([^)]*); the size.s last batch began at \([0-9.]*\) s, it ended at \([0-9.]*\) s (hard stop \([0-9.]*\) s)$/\1 \2 \3 \4 \5 \6/p' \
-		"$WORK/err" >"$WORK/plan"
+	drv_accounts "$WORK/err" | awk '{ print $1, $2, $4, $7, $8, $9 }' >"$WORK/plan"
 	[ "$(wc -l <"$WORK/plan")" -eq "$sizes" ] ||
 		{ cat "$WORK/err"; fail "gdrb_mpi_latency $*: not $sizes sizes accounted for (-v)"; }
 }

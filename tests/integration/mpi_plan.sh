@@ -33,13 +33,10 @@ lat() { # STALL ARGS...: gdrb_mpi_latency at 8 B with a stall injected
 	csv_check -v rows=1 "$csv" || fail "stall $stall: schema"
 }
 
-# plan_account: the driver's account (-v) of size 8 in the last run: "RAN PLANNED COLD MEDIAN BEGAN
-# ENDED STOP", the timed iterations, the minimum it planned, the first (cold) warm-up iteration
-# and the warm-up median that planned the minimum (both in us), when the last batch began and the size ended,
-# the hard stop, in seconds on the clock the stop is checked on (mpi_budget.sh holds it to the
-# truth).
+# plan_account: the driver's account (-v, drv_accounts) of size 8 in the last run: "RAN PLANNED
+# COLD MEDIAN BEGAN ENDED STOP".
 plan_account() {
-	sed -n 's/.* size 8 path [^:]*: \([0-9]*\) timed iterations (at least \([0-9]*\) planned), .* warm-up (the first took \([0-9.]*\) us, the plan.s median \([0-9.]*\) us); the size.s last batch began at \([0-9.]*\) s, it ended at \([0-9.]*\) s (hard stop \([0-9.]*\) s)$/\1 \2 \3 \4 \5 \6 \7/p' "$WORK/err"
+	drv_accounts "$WORK/err" | awk '$1 == 8 { print $2, $3, $5, $6, $7, $8, $9 }'
 }
 # min_from_median MIN BUDGET MEDIAN_US: the minimum a warm-up median plans (planned_min in
 # common/core/driver_timing.c): MIN where MIN of it fit 4 x the budget, else what the budget

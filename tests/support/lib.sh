@@ -317,3 +317,12 @@ expect_refused() {
 our_lines() {
 	grep -c "^$1:" "$2" || true
 }
+
+# drv_accounts FILE: the driver's account (-v) of each size in the stderr FILE, one line a size:
+# SIZE TIMED PLANNED WARMUP COLD_US MEDIAN_US BEGAN ENDED STOP: the timed iterations, the
+# minimum planned, the warm-up iterations, the first (cold) warm-up iteration and the warm-up
+# median that planned the minimum (us), when the last batch began and the size ended, and the
+# hard stop (s, on the clock the stop is checked on; mpi_budget.sh holds it to the truth).
+drv_accounts() {
+	sed -n 's/.* size \([0-9]*\) path [^:]*: \([0-9]*\) timed iterations (at least \([0-9]*\) planned), .*; \([0-9]*\) warm-up (the first took \([0-9.]*\) us, the plan.s median \([0-9.]*\) us); the size.s last batch began at \([0-9.]*\) s, it ended at \([0-9.]*\) s (hard stop \([0-9.]*\) s)$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "$1"
+}
