@@ -31,13 +31,23 @@ wait_listen() {
 }
 ibv_devinfo -d rxe0 >"$out/devinfo" 2>&1
 cat /sys/class/infiniband/rxe0/ports/1/gids/1 /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/1 >"$out/gid1" 2>&1
-ib_write_bw -d rxe0 -x 1 -s 4096 -n 200 -p 18515 >"$out/bw-server" 2>&1 &
-server=$!
-wait_listen 18515 || echo "server not listening" >"$out/bw-client"
-ib_write_bw -d rxe0 -x 1 -s 4096 -n 200 -p 18515 10.0.2.15 >>"$out/bw-client" 2>&1
-echo $? >"$out/bw-client.rc"
-wait "$server"
-echo $? >"$out/bw-server.rc"
+# perftest calibrates its cycle counter against gettimeofday before it reports, and gives up
+# ("Correlation coefficient r^2: ... < 0.9", "Can't produce a report", exit 1) when the VM's
+# CPU is taken from it mid-calibration on a loaded host. That, and only that, is tried again
+# (3 tries, each on its own port); each calibration failure is counted in bw-calib.
+: >"$out/bw-calib"
+for port in 18515 18517 18519; do
+	ib_write_bw -d rxe0 -x 1 -s 4096 -n 200 -p "$port" >"$out/bw-server" 2>&1 &
+	server=$!
+	: >"$out/bw-client"
+	wait_listen "$port" || echo "server not listening" >"$out/bw-client"
+	ib_write_bw -d rxe0 -x 1 -s 4096 -n 200 -p "$port" 10.0.2.15 >>"$out/bw-client" 2>&1
+	echo $? >"$out/bw-client.rc"
+	wait "$server"
+	echo $? >"$out/bw-server.rc"
+	grep -qF 'Correlation coefficient r^2' "$out/bw-server" "$out/bw-client" || break
+	echo "$port" >>"$out/bw-calib"
+done
 if [ "$with_mpi" = 1 ]; then
 	mpirun -np 2 "$builddir/mpi/gdrb_mpi_latency" -m 8,4K -n 200 -t 0.05 -c \
 		--csv "$out/vm.csv" >"$out/mpi.out" 2>"$out/mpi.err"
@@ -80,6 +90,8 @@ pass "GID index 1: RoCE v2, ::ffff:10.0.2.15"
 bw=$(awk '$1 == 4096 && $2 == 200 { print $4 }' "$WORK/bw-client")
 awk -v bw="$bw" 'BEGIN { exit !(bw + 0 > 0) }' ||
 	{ cat "$WORK/bw-client"; fail "ib_write_bw printed no bandwidth row"; }
+calib=$(wc -l <"$WORK/bw-calib")
+[ "$calib" -eq 0 ] || echo "perftest's clock calibration failed under load $calib time(s); tried again"
 pass "ib_write_bw over rxe0, 4 KiB x 200: $bw MB/s"
 
 if [ "$mpi_in_vm" = 1 ]; then
@@ -96,9 +108,17 @@ read -r client_rc client_s <"$WORK/fault.rc"
 { grep -q DOWN "$WORK/fault-state" && [ "$(sed -n 2p "$WORK/fault-state")" -ge 1 ]; } ||
 	{ cat "$WORK/fault-state"; fail "rxe0 port not DOWN, or link_downed not counted"; }
 if [ "$client_rc" -ne 0 ]; then
-	grep -q 'Completion with error' "$WORK/fault-client" ||
-		{ cat "$WORK/fault-client"; fail "ib_write_bw failed, but not with a completion error"; }
-	pass "link down mid-transfer: ib_write_bw got a completion error after $client_s s (exit $client_rc), rxe0 port DOWN"
+	if grep -q 'Completion with error' "$WORK/fault-client"; then
+		pass "link down mid-transfer: ib_write_bw got a completion error after $client_s s (exit $client_rc), rxe0 port DOWN"
+	elif grep -qF 'Correlation coefficient r^2' "$WORK/fault-client" &&
+		grep -qF "Can't produce a report" "$WORK/fault-client"; then
+		# It missed the fault (below) and then failed its clock calibration under load: the
+		# fault itself is shown above; perftest's outcome is not this test's to judge.
+		pass "link down mid-transfer: rxe0 port DOWN; perftest reached its report and failed its clock calibration (exit $client_rc)"
+	else
+		cat "$WORK/fault-client"
+		fail "ib_write_bw failed, but not with a completion error"
+	fi
 else
 	# perftest's duration mode polls nothing once the link is gone between two of its
 	# phases: it then reports 0 iterations and exits 0. That is perftest's blind spot
